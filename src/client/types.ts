@@ -1,0 +1,53 @@
+import type {
+  CancelResponse,
+  GenerationRequest,
+  JobResult,
+  ModelId,
+  ModelInputs,
+  QuoteResponse,
+  StatusResponse,
+} from '../contract';
+
+/** When and how often a call is retried; data, not code, so each call kind states its own rule. */
+export interface RetryRule {
+  /** Attempts in total, the first included. */
+  maxAttempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** 0..1: the share of each delay that is randomised. */
+  jitter: number;
+}
+
+export interface ServiceClientOptions {
+  /** `{base_url}` of the spec, e.g. `https://api.example.com` or `http://127.0.0.1:8787`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Authorization scheme; the spec accepts `Key` (default) and `Bearer`. */
+  authScheme?: 'Key' | 'Bearer';
+  /** Per-call timeout in ms (default 30 s). */
+  timeoutMs?: number;
+  /** HTTP method for `cancel_url` (not shown in the spec; default POST). */
+  cancelMethod?: 'POST' | 'PUT' | 'DELETE';
+  /** Retry rule for idempotent calls (status, result, cancel, quote). */
+  retry?: Partial<RetryRule>;
+  /** Retry rule for submit: used only where the request provably was not accepted. */
+  submitRetry?: Partial<RetryRule>;
+  /** Counts every HTTP call by kind; benchmarks and tests read it. */
+  onRequest?: (kind: CallKind) => void;
+}
+
+export type CallKind = 'submit' | 'status' | 'result' | 'cancel' | 'quote';
+
+/** Typed HTTP client of the service. Errors are `ServiceClientError` subclasses (see errors.ts). */
+export interface ServiceClient {
+  /** Queues a job. `idempotencyKey` is sent as `Idempotency-Key`. */
+  submit<M extends ModelId>(model: M, input: ModelInputs[M], options?: { idempotencyKey?: string }): Promise<GenerationRequest>;
+  /** Reads a job's state; pass `statusUrl` from the submit answer to follow it as given. */
+  status(requestId: string, options?: { statusUrl?: string }): Promise<StatusResponse>;
+  /** Reads a COMPLETED job's result. */
+  result(requestId: string, options?: { responseUrl?: string }): Promise<JobResult>;
+  /** Asks the service to cancel; follows `cancelUrl` when given. */
+  cancel(requestId: string, options?: { cancelUrl?: string }): Promise<CancelResponse>;
+  /** Exact credit cost of a submission, priced by the service. */
+  quote<M extends ModelId>(model: M, input: ModelInputs[M]): Promise<QuoteResponse>;
+}

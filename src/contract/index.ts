@@ -1,0 +1,10 @@
+/**
+ * The service contract: schemas, limits, prices and model metadata. Pure and deterministic, so
+ * workflows may import it. The signature rule lives in `./signature` (it needs node:crypto).
+ */
+export * from './limits';
+export * from './uri';
+export * from './models';
+export * from './validation';
+export * from './pricing';
+export * from './resources';

@@ -1,0 +1,71 @@
+/**
+ * Every numeric limit and allowed value of the service spec, in one place.
+ * Nothing else in reelflow re-declares these: schemas, the local service, the bridge
+ * and the client all import them from here.
+ */
+export const LIMITS = {
+  /** Longest clip `service-horizon-studio` accepts, in seconds (10 minutes). */
+  horizonMaxClipSeconds: 600,
+  imageUrlsMax: 30,
+  audioUrlsMax: 10,
+  videoUrlsMax: 10,
+  /** 30 + 10 + 10 reference files on the long-form model. */
+  referenceFilesMax: 50,
+  promptMaxLength: 30_000,
+  webhookToleranceSeconds: 300,
+  /** A webhook handler slower than this is retried needlessly by the service. */
+  webhookHandlerBudgetSeconds: 10,
+  webhookMaxAttempts: 6,
+  /** Delays between webhook attempts: 1, 2, 4, 8, 16 s (6 attempts in total). */
+  webhookRetryDelaysSeconds: [1, 2, 4, 8, 16] as readonly number[],
+  webhookMaxRedirects: 3,
+  webhookAllowedPorts: [443, 8443] as readonly number[],
+  /** 4xx answers from a webhook receiver that are still retried. */
+  webhookRetryableClientStatuses: [408, 425, 429] as readonly number[],
+  /** A revoked key stops working within about this long, in seconds. */
+  keyRevocationDelaySeconds: 60,
+} as const;
+
+export const ASPECT_RATIOS = ['21:9', '16:9', '4:3', '1:1', '3:4', '9:16'] as const;
+export type AspectRatio = (typeof ASPECT_RATIOS)[number];
+
+export const LONG_FORM_DURATIONS = ['4', '5', '10', '15', '20', '25', '30'] as const;
+export type LongFormDuration = (typeof LONG_FORM_DURATIONS)[number];
+
+export const RESOLUTIONS = ['480p', '720p'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+export const PROCESSING_SPEEDS = ['standard', 'ultra-fast'] as const;
+export type ProcessingSpeed = (typeof PROCESSING_SPEEDS)[number];
+
+export const JOB_STATES = ['IN_QUEUE', 'IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+export const TERMINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
+
+/** True once a job can no longer change state; clients stop polling then. */
+export function isTerminalState(state: JobState): boolean {
+  return TERMINAL_STATES.includes(state);
+}
+
+/** Defaults the spec gives (and the ones it leaves open, decided in docs/spec-decisions.md). */
+export const DEFAULTS = {
+  processingSpeed: 'standard' as ProcessingSpeed,
+  aspectRatio: '16:9' as AspectRatio,
+  duration: '4' as LongFormDuration,
+  resolution: '480p' as Resolution,
+  webSearch: false,
+  /** Not shown in the spec; decided: off. */
+  nsfwChecker: false,
+  /** Not shown in the spec; decided: off. */
+  sound: false,
+} as const;
+
+/** Header names of webhook deliveries (the spec's neutral `Service-` prefix). */
+export const WEBHOOK_HEADERS = {
+  eventType: 'service-webhook-event-type',
+  id: 'service-webhook-id',
+  timestamp: 'service-webhook-timestamp',
+  signature: 'service-webhook-signature',
+} as const;
+
+export const API_PREFIX = '/v1';

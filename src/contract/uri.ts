@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+/**
+ * A URI input of the service: a public `https://` URL (no credentials in it) or an inline
+ * base64 data URI. Address rules that need DNS (public space only) are enforced where the
+ * URL is fetched; see `address-rules.ts` for the pure part.
+ */
+const DATA_URI = /^data:[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(;[a-z0-9-]+=[^;,]+)*;base64,[A-Za-z0-9+/]*={0,2}$/i;
+
+/** Describes why a string is not an acceptable URI input, or returns null when it is. */
+export function uriProblem(value: string): string | null {
+  if (value.startsWith('data:')) {
+    return DATA_URI.test(value) ? null : 'must be a base64 data URI (data:<type>;base64,<data>)';
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an https URL or a base64 data URI';
+  }
+  if (url.protocol !== 'https:') return 'must use https (or be a base64 data URI)';
+  if (url.username || url.password) return 'must not carry credentials';
+  if (!url.hostname) return 'must name a host';
+  return null;
+}
+
+/** Schema of a URI input field. */
+export const uriSchema = z.string().superRefine((value, ctx) => {
+  const problem = uriProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});

