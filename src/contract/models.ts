@@ -7,7 +7,7 @@ import {
   PROCESSING_SPEEDS,
   RESOLUTIONS,
 } from './limits';
-import { uriSchema } from './uri';
+import { makeUriSchema, type UriRules } from './uri';
 
 export const MODEL_IDS = [
   'service-horizon-studio',
@@ -19,35 +19,45 @@ export const modelIdSchema = z.enum(MODEL_IDS);
 
 const processingSpeed = z.enum(PROCESSING_SPEEDS);
 
-/** Input of `service-horizon-studio`: re-voice a clip (up to 10 minutes) with a new audio track. */
-export const horizonStudioInputSchema = z.strictObject({
-  audio_url: uriSchema,
-  video_url: uriSchema,
-  processing_speed: processingSpeed.optional(),
-});
+/** Builds the three models' input schemas; `rules` widens what a URI field accepts. */
+export function createModelInputSchemas(rules: UriRules = {}) {
+  const uri = makeUriSchema(rules);
+  return {
+    /** Input of `service-horizon-studio`: re-voice a clip (up to 10 minutes) with a new audio track. */
+    'service-horizon-studio': z.strictObject({
+      audio_url: uri,
+      video_url: uri,
+      processing_speed: processingSpeed.optional(),
+    }),
+    /** Input of `service-upscale-video-fast`. */
+    'service-upscale-video-fast': z.strictObject({
+      video_url: uri,
+      processing_speed: processingSpeed.optional(),
+    }),
+    /** Input of `service-video-cinema-long-form-from-references`. */
+    'service-video-cinema-long-form-from-references': z.strictObject({
+      image_urls: z.array(uri).max(LIMITS.imageUrlsMax),
+      prompt: z.string().max(LIMITS.promptMaxLength).optional(),
+      audio_urls: z.array(uri).max(LIMITS.audioUrlsMax).optional(),
+      video_urls: z.array(uri).max(LIMITS.videoUrlsMax).optional(),
+      aspect_ratio: z.enum(ASPECT_RATIOS).optional(),
+      duration: z.enum(LONG_FORM_DURATIONS).optional(),
+      resolution: z.enum(RESOLUTIONS).optional(),
+      processing_speed: processingSpeed.optional(),
+      nsfw_checker: z.boolean().optional(),
+      sound: z.boolean().optional(),
+      web_search: z.boolean().optional(),
+    }),
+  } as const;
+}
+
+/** The schemas with the spec's URI rule (public https or data URI). */
+export const MODEL_INPUT_SCHEMAS = createModelInputSchemas();
+export const horizonStudioInputSchema = MODEL_INPUT_SCHEMAS['service-horizon-studio'];
+export const upscaleVideoFastInputSchema = MODEL_INPUT_SCHEMAS['service-upscale-video-fast'];
+export const longFormInputSchema = MODEL_INPUT_SCHEMAS['service-video-cinema-long-form-from-references'];
 export type HorizonStudioInput = z.infer<typeof horizonStudioInputSchema>;
-
-/** Input of `service-upscale-video-fast`. */
-export const upscaleVideoFastInputSchema = z.strictObject({
-  video_url: uriSchema,
-  processing_speed: processingSpeed.optional(),
-});
 export type UpscaleVideoFastInput = z.infer<typeof upscaleVideoFastInputSchema>;
-
-/** Input of `service-video-cinema-long-form-from-references`. */
-export const longFormInputSchema = z.strictObject({
-  image_urls: z.array(uriSchema).max(LIMITS.imageUrlsMax),
-  prompt: z.string().max(LIMITS.promptMaxLength).optional(),
-  audio_urls: z.array(uriSchema).max(LIMITS.audioUrlsMax).optional(),
-  video_urls: z.array(uriSchema).max(LIMITS.videoUrlsMax).optional(),
-  aspect_ratio: z.enum(ASPECT_RATIOS).optional(),
-  duration: z.enum(LONG_FORM_DURATIONS).optional(),
-  resolution: z.enum(RESOLUTIONS).optional(),
-  processing_speed: processingSpeed.optional(),
-  nsfw_checker: z.boolean().optional(),
-  sound: z.boolean().optional(),
-  web_search: z.boolean().optional(),
-});
 export type LongFormInput = z.infer<typeof longFormInputSchema>;
 
 export interface ModelInputs {
@@ -56,12 +66,6 @@ export interface ModelInputs {
   'service-video-cinema-long-form-from-references': LongFormInput;
 }
 export type ModelInput = ModelInputs[ModelId];
-
-export const MODEL_INPUT_SCHEMAS = {
-  'service-horizon-studio': horizonStudioInputSchema,
-  'service-upscale-video-fast': upscaleVideoFastInputSchema,
-  'service-video-cinema-long-form-from-references': longFormInputSchema,
-} as const satisfies Record<ModelId, z.ZodType>;
 
 /** How a model is billed. */
 export type PricingUnit = 'per-output-second' | 'per-request';

@@ -7,8 +7,18 @@ import { z } from 'zod';
  */
 const DATA_URI = /^data:[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(;[a-z0-9-]+=[^;,]+)*;base64,[A-Za-z0-9+/]*={0,2}$/i;
 
+/** Options of URI validation. */
+export interface UriRules {
+  /**
+   * Origins (e.g. a local service's own `http://127.0.0.1:8787`) whose URLs are accepted even
+   * though they are not https: the service accepts its own output URLs as inputs.
+   */
+  allowedOrigins?: readonly string[];
+}
+
 /** Describes why a string is not an acceptable URI input, or returns null when it is. */
-export function uriProblem(value: string): string | null {
+export function uriProblem(value: string, rules: UriRules = {}): string | null {
+  if (rules.allowedOrigins?.some((origin) => value.startsWith(`${origin.replace(/\/+$/, '')}/`))) return null;
   if (value.startsWith('data:')) {
     return DATA_URI.test(value) ? null : 'must be a base64 data URI (data:<type>;base64,<data>)';
   }
@@ -24,8 +34,13 @@ export function uriProblem(value: string): string | null {
   return null;
 }
 
-/** Schema of a URI input field. */
-export const uriSchema = z.string().superRefine((value, ctx) => {
-  const problem = uriProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-});
+/** Schema of a URI input field under the given rules. */
+export function makeUriSchema(rules: UriRules = {}) {
+  return z.string().superRefine((value, ctx) => {
+    const problem = uriProblem(value, rules);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
+/** Schema of a URI input field: public https URL or base64 data URI. */
+export const uriSchema = makeUriSchema();

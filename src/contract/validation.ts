@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { MODEL_INPUT_SCHEMAS, modelIdSchema, type ModelId, type ModelInputs } from './models';
+import { MODEL_INPUT_SCHEMAS, createModelInputSchemas, modelIdSchema, type ModelId, type ModelInputs } from './models';
+import type { UriRules } from './uri';
 
 /** One problem with an input: where it is (`image_urls.3`) and why it is wrong. */
 export interface FieldError {
@@ -16,10 +17,12 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Turns zod issues into field errors; `prefix` nests them (e.g. `steps.1.input`). */
 export function toFieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] = []): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: formatPath([...prefix, ...issue.path]),
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) =>
+    // An unknown field is reported at its own path, so a person sees which one to remove.
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: formatPath([...prefix, ...issue.path, key]), message: 'is not a known field' }))
+      : [{ path: formatPath([...prefix, ...issue.path]), message: issue.message }],
+  );
 }
 
 /** Validates with any schema, returning field errors instead of throwing. */
@@ -28,9 +31,13 @@ export function validateWith<T>(schema: z.ZodType<T>, value: unknown, prefix: re
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: toFieldErrors(parsed.error, prefix) };
 }
 
-/** Validates a model's input against every limit of the spec. */
-export function validateModelInput<M extends ModelId>(model: M, input: unknown): Validation<ModelInputs[M]> {
-  return validateWith(MODEL_INPUT_SCHEMAS[model] as unknown as z.ZodType<ModelInputs[M]>, input);
+/**
+ * Validates a model's input against every limit of the spec. `rules.allowedOrigins` lets a
+ * service accept its own (possibly http) output URLs.
+ */
+export function validateModelInput<M extends ModelId>(model: M, input: unknown, rules?: UriRules): Validation<ModelInputs[M]> {
+  const schemas = rules?.allowedOrigins?.length ? createModelInputSchemas(rules) : MODEL_INPUT_SCHEMAS;
+  return validateWith(schemas[model] as unknown as z.ZodType<ModelInputs[M]>, input);
 }
 
 /** Validates a model identifier coming from outside (a path segment, a spec file). */
