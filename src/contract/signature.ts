@@ -92,7 +92,9 @@ export function verify(input: VerifyInput): VerifyResult {
   if (timestamp - now > tolerance) return { ok: false, reason: 'timestamp_too_new' };
 
   const candidates: Buffer[] = [];
-  for (const entry of signature.split(/\s+/).filter(Boolean)) {
+  // Commas too: a fetch `Headers` joins a repeated header line with ", ", which would otherwise
+  // glue a comma to the hex of every entry but the last and silently drop those entries.
+  for (const entry of signature.split(/[\s,]+/).filter(Boolean)) {
     if (!entry.startsWith('v1=')) continue;
     const hex = entry.slice(3);
     if (HEX_SHA256.test(hex)) candidates.push(Buffer.from(hex, 'hex'));

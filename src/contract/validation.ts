@@ -37,6 +37,9 @@ export function validateWith<T>(schema: z.ZodType<T>, value: unknown, prefix: re
  */
 export function validateModelInput<M extends ModelId>(model: M, input: unknown, rules?: UriRules): Validation<ModelInputs[M]> {
   const schemas = rules?.allowedOrigins?.length ? createModelInputSchemas(rules) : MODEL_INPUT_SCHEMAS;
+  // `model` may come from outside despite its type (a path segment cast to ModelId): answer with
+  // a field error rather than a TypeError on a missing (or inherited, e.g. `constructor`) schema.
+  if (!Object.hasOwn(schemas, model)) return { ok: false, errors: [{ path: 'model', message: 'is not a known model' }] };
   return validateWith(schemas[model] as unknown as z.ZodType<ModelInputs[M]>, input);
 }
 

@@ -1,0 +1,101 @@
+import * as path from 'node:path';
+import { ESLint } from 'eslint';
+
+/**
+ * Proves the ESLint boundary of the workflow sandbox with the real config: code linted as if it
+ * lived in src/workflows/ must not reach Node built-ins, undici or activity values, and no promise
+ * may be left floating. The probe file exists only in memory (allowDefaultProject in the config).
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const PROBE = path.join(ROOT, 'src/workflows/__lint_probe__.ts');
+const CONTRACT_PROBE = path.join(ROOT, 'src/contract/__lint_probe__.ts');
+
+let eslint: ESLint;
+
+beforeAll(() => {
+  // The config is passed in directly: ESLint would otherwise load eslint.config.js through a
+  // dynamic import(), which jest's module sandbox does not support without VM-module flags.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const config = require(path.join(ROOT, 'eslint.config.js')) as ESLint.Options['overrideConfig'];
+  eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config });
+});
+
+async function lintWorkflow(code: string, filePath = PROBE): Promise<Array<{ ruleId: string | null; message: string }>> {
+  const [result] = await eslint.lintText(code, { filePath });
+  if (!result) throw new Error('ESLint returned no result for the probe');
+  // A fatal message (parse error, project-service refusal) has no ruleId; surface it, do not hide it.
+  const fatal = result.messages.find((m) => m.fatal);
+  if (fatal) throw new Error(`probe could not be linted: ${fatal.message}`);
+  return result.messages.map(({ ruleId, message }) => ({ ruleId, message }));
+}
+
+function restrictedImportsOf(messages: Array<{ ruleId: string | null; message: string }>): string[] {
+  return messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.message);
+}
+
+describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
+  it.each([
+    ['node:fs', "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n"],
+    ['fs', "import * as fs from 'fs';\nexport const files = fs;\n"],
+    ['crypto', "import { createHash } from 'crypto';\nexport const hash = createHash;\n"],
+    ['child_process', "import { spawn } from 'child_process';\nexport const run = spawn;\n"],
+    ['undici', "import { request } from 'undici';\nexport const get = request;\n"],
+    ['@temporalio/activity', "import { Context } from '@temporalio/activity';\nexport const ctx = Context;\n"],
+    ['@temporalio/client', "import { Client } from '@temporalio/client';\nexport const client = Client;\n"],
+    // A value import from activities would drag activity code (and its I/O) into the bundle.
+    ['../activities', "import { fetchInput } from '../activities';\nexport const fetcher = fetchInput;\n"],
+    ['../activities/media', "import * as media from '../activities/media';\nexport const m = media;\n"],
+    ['../contract/signature', "import { verify } from '../contract/signature';\nexport const check = verify;\n"],
+  ])('flags an import of %s', async (specifier, code) => {
+    const messages = restrictedImportsOf(await lintWorkflow(code));
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(`'${specifier}'`);
+  });
+
+  it('allows `import type` from activities', async () => {
+    const messages = await lintWorkflow(
+      "import type * as activities from '../activities';\nimport { type FetchInput } from '../activities/fetch';\nexport type A = typeof activities | FetchInput;\n",
+    );
+    expect(restrictedImportsOf(messages)).toEqual([]);
+  });
+
+  it('allows the imports workflows are meant to use', async () => {
+    const messages = await lintWorkflow(
+      "import { proxyActivities } from '@temporalio/workflow';\nimport { LIMITS } from '../contract';\nexport const both = [proxyActivities, LIMITS];\n",
+    );
+    expect(messages).toEqual([]);
+  });
+
+  it('flags an un-awaited promise (no-floating-promises, type-aware)', async () => {
+    const messages = await lintWorkflow(
+      'async function step(): Promise<void> {}\nexport function run(): void {\n  step();\n}\n',
+    );
+    expect(messages.map((m) => m.ruleId)).toEqual(['@typescript-eslint/no-floating-promises']);
+  });
+
+  it('accepts the same promise once it is awaited', async () => {
+    const messages = await lintWorkflow(
+      'async function step(): Promise<void> {}\nexport async function run(): Promise<void> {\n  await step();\n}\n',
+    );
+    expect(messages).toEqual([]);
+  });
+});
+
+describe('contract purity boundary (eslint, src/contract/** except signature.ts)', () => {
+  it.each([
+    ['node:crypto', "import { createHash } from 'node:crypto';\nexport const hash = createHash;\n"],
+    ['path', "import * as path from 'path';\nexport const p = path;\n"],
+    ['undici', "import { fetch } from 'undici';\nexport const get = fetch;\n"],
+    ['./signature', "export { verify } from './signature';\n"],
+  ])('flags an import of %s', async (specifier, code) => {
+    const messages = restrictedImportsOf(await lintWorkflow(code, CONTRACT_PROBE));
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(`'${specifier}'`);
+  });
+
+  it('allows zod and sibling modules', async () => {
+    const messages = await lintWorkflow("import { z } from 'zod';\nimport { LIMITS } from './limits';\nexport const both = [z, LIMITS];\n", CONTRACT_PROBE);
+    expect(messages).toEqual([]);
+  });
+});
