@@ -1,5 +1,9 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineSearchAttributeKey } from '@temporalio/common';
 import type { WebhookEvent } from '../contract';
+import type { JobState } from './job-types';
+import type { PipelineSummary } from './pipeline-types';
+import type { BatchProgress } from './batch-types';
 
 /**
  * Signals and queries shared by workflows, the bridge and the CLI. Deterministic: imports only
@@ -30,3 +34,44 @@ export const RENDEZVOUS_WORKFLOW_TYPE = 'webhookRendezvousWorkflow';
 export const TASK_QUEUES = {
   pipelines: 'reelflow-pipelines',
 } as const;
+
+// ---- Pipelines (issue 4) -------------------------------------------------------------------
+
+/** Search attributes of pipeline workflows (registered on the namespace; see SEARCH_ATTRIBUTE_KEYS). */
+export const SEARCH_ATTRIBUTES = {
+  status: defineSearchAttributeKey('ReelflowStatus', 'KEYWORD'),
+  currentStep: defineSearchAttributeKey('ReelflowCurrentStep', 'KEYWORD'),
+  creditsSpent: defineSearchAttributeKey('ReelflowCreditsSpent', 'INT'),
+  requestIds: defineSearchAttributeKey('ReelflowRequestIds', 'KEYWORD_LIST'),
+} as const;
+
+/** Every custom search attribute reelflow sets, for `startDevServer({ searchAttributes })` and operator setup. */
+export const SEARCH_ATTRIBUTE_KEYS = [
+  SEARCH_ATTRIBUTES.status,
+  SEARCH_ATTRIBUTES.currentStep,
+  SEARCH_ATTRIBUTES.creditsSpent,
+  SEARCH_ATTRIBUTES.requestIds,
+];
+
+/** Readable workflow ids: `pipeline/<name>` and `<name>/job/<step>`. */
+export function pipelineWorkflowId(pipelineName: string): string {
+  return `pipeline/${pipelineName}`;
+}
+export function jobWorkflowId(pipelineName: string, stepId: string): string {
+  return `${pipelineName}/job/${stepId}`;
+}
+export function batchWorkflowId(batchName: string): string {
+  return `batch/${batchName}`;
+}
+
+/** Workflow type names, for starting by name from the CLI or other processes. */
+export const WORKFLOW_TYPES = {
+  job: 'jobWorkflow',
+  pipeline: 'pipelineWorkflow',
+  batch: 'batchWorkflow',
+} as const;
+
+/** Queries (their result types live next to each workflow). */
+export const jobStateQuery = defineQuery<JobState>('jobState');
+export const pipelineProgressQuery = defineQuery<PipelineSummary>('pipelineProgress');
+export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');

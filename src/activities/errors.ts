@@ -1,0 +1,54 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { ServiceClientError, ServiceProblemError, AmbiguousSubmissionError } from '../client/errors';
+
+/**
+ * ApplicationFailure types the workflows branch on. A problem document keeps its stable code in
+ * the type (`ServiceProblem:insufficient_credits`), so a workflow can branch on either part.
+ */
+export const FAILURE_TYPES = {
+  ambiguousSubmission: 'AmbiguousSubmission',
+  unreachable: 'ServiceUnreachable',
+  timeout: 'ServiceTimeout',
+  unexpectedResponse: 'UnexpectedResponse',
+  problemPrefix: 'ServiceProblem',
+} as const;
+
+/** Structured details attached to every mapped failure (first element of `details`). */
+export interface ServiceFailureDetails {
+  type: string;
+  code?: string;
+  status?: number;
+  fieldErrors?: { path: string; message: string }[];
+  jobStatus?: string;
+  idempotencyKey?: string;
+}
+
+/**
+ * Maps a client error to an ApplicationFailure. Non-retryable: validation (422), auth (401/403),
+ * insufficient credits (402), any other 4xx but 408/429, an ambiguous submission and a body that
+ * breaks the contract. Retryable: 408/429/5xx, unreachable, timeout (honouring Retry-After).
+ */
+export function toApplicationFailure(error: unknown): unknown {
+  if (!(error instanceof ServiceClientError)) return error;
+  if (error instanceof ServiceProblemError) {
+    const details: ServiceFailureDetails = {
+      type: error.type,
+      code: error.code,
+      status: error.status,
+      ...(error.fieldErrors.length ? { fieldErrors: error.fieldErrors } : {}),
+      ...(error.jobStatus ? { jobStatus: error.jobStatus } : {}),
+    };
+    return ApplicationFailure.create({
+      type: `${FAILURE_TYPES.problemPrefix}:${error.code}`,
+      message: error.message + (error.fieldErrors.length ? ` [${error.fieldErrors.map((f) => `${f.path}: ${f.message}`).join('; ')}]` : ''),
+      nonRetryable: !error.retryable,
+      details: [details],
+      ...(error.retryable && error.retryAfterSeconds !== undefined ? { nextRetryDelay: `${error.retryAfterSeconds}s` } : {}),
+    });
+  }
+  const details: ServiceFailureDetails = {
+    type: error.type,
+    ...(error instanceof AmbiguousSubmissionError && error.idempotencyKey ? { idempotencyKey: error.idempotencyKey } : {}),
+  };
+  return ApplicationFailure.create({ type: error.type, message: error.message, nonRetryable: !error.retryable, details: [details] });
+}

@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH } from './config';
+import { checkDelivery, claimedId } from './delivery';
+import type { EventSink } from './event-sink';
+
+/** Options of the bridge routes, whether standalone or mounted in an existing Fastify app. */
+export interface BridgeRouteOptions {
+  /** Signing secrets; several during a rotation. */
+  secrets: readonly string[];
+  sink: EventSink;
+  /** Webhook path, `/webhooks` by default. */
+  path?: string;
+  /** Largest accepted body in bytes (413 beyond), 1 MiB by default. */
+  bodyLimit?: number;
+  toleranceSeconds?: number;
+  /** Adds GET /healthz and /readyz. Default true. */
+  health?: boolean;
+}
+
+const problem = (status: number, code: string, title: string, extra: Record<string, unknown> = {}) => ({
+  type: 'about:blank',
+  title,
+  status,
+  code,
+  ...extra,
+});
+
+const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options) => {
+  const path = options.path ?? DEFAULT_WEBHOOK_PATH;
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES;
+  const secrets = [...options.secrets];
+  if (secrets.length === 0 || secrets.some((secret) => secret.length === 0)) throw new Error('bridge: at least one non-empty signing secret is required');
+
+  // This plugin is encapsulated: the raw-bytes parser and error handler below do not leak into a host app.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status === 413) {
+      request.log.warn({ outcome: 'too_large', webhook_id: claimedId(request.headers) }, 'webhook body over the size limit');
+      return reply.code(413).type('application/problem+json').send(problem(413, 'payload_too_large', 'Payload Too Large', { limit_bytes: bodyLimit }));
+    }
+    if (status >= 400 && status < 500) {
+      request.log.warn({ outcome: 'bad_request', err_code: error.code }, 'webhook request refused');
+      return reply.code(status).type('application/problem+json').send(problem(status, 'bad_request', 'Bad Request'));
+    }
+    request.log.error({ err: error }, 'webhook handler failed');
+    return reply.code(500).type('application/problem+json').send(problem(500, 'internal_error', 'Internal Server Error'));
+  });
+
+  app.post(path, { bodyLimit }, async (request, reply) => {
+    const started = performance.now();
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const outcome = checkDelivery({ headers: request.headers, body, secrets, ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}) });
+
+    if (outcome.kind === 'rejected') {
+      request.log.warn({ outcome: 'rejected', reason: outcome.reason, webhook_id: claimedId(request.headers) }, 'webhook delivery rejected');
+      // Empty body: a forger learns nothing about why.
+      return reply.code(401).send();
+    }
+    if (outcome.kind === 'malformed') {
+      request.log.error({ outcome: 'malformed', event_id: outcome.eventId, errors: outcome.errors }, 'well-signed webhook is not a valid event');
+      return reply
+        .code(400)
+        .type('application/problem+json')
+        .send(problem(400, 'malformed_event', 'Malformed Event', { errors: outcome.errors }));
+    }
+
+    const { event } = outcome;
+    const ids = { event_id: event.event_id, request_id: event.request_id, event_type: event.event_type };
+    try {
+      await options.sink.deliver(event);
+    } catch (error) {
+      request.log.error({ ...ids, outcome: 'unavailable', err: error instanceof Error ? error.message : String(error) }, 'event not accepted by Temporal');
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .type('application/problem+json')
+        .send(problem(503, 'service_unavailable', 'Service Unavailable'));
+    }
+    request.log.info({ ...ids, outcome: 'accepted', ms: Math.round(performance.now() - started) }, 'webhook event handed to Temporal');
+    return reply.code(202).send({ accepted: true, event_id: event.event_id });
+  });
+
+  if (options.health !== false) {
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    app.get('/readyz', async (_request, reply) =>
+      (await options.sink.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' }),
+    );
+  }
+};
+
+/** Mounts the bridge routes into an existing Fastify app (encapsulated; the host's parsers are untouched). */
+export async function mountBridge(app: FastifyInstance, options: BridgeRouteOptions): Promise<void> {
+  await app.register(bridgePlugin, options);
+}

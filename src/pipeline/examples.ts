@@ -1,0 +1,37 @@
+import type { UriRules } from '../contract';
+import { from, pipeline } from './builder';
+import type { PipelineSpec } from './spec';
+
+/** Inputs of the canonical chain that come from outside: references and the new voice track. */
+export interface ThreeStepInputs {
+  imageUrls: string[];
+  audioUrl: string;
+  prompt?: string;
+  duration?: '4' | '5' | '10' | '15' | '20' | '25' | '30';
+}
+
+/** Inputs used by examples/three-step.json (public https placeholders; replace with your own files). */
+export const EXAMPLE_INPUTS: ThreeStepInputs = {
+  imageUrls: ['https://example.com/reelflow/hero.png', 'https://example.com/reelflow/product.png'],
+  audioUrl: 'https://example.com/reelflow/voice-over.wav',
+  prompt: 'A product hero shot: the character lifts the bottle into the light and smiles.',
+  duration: '5',
+};
+
+/**
+ * The canonical three-step chain: long-form generation from references, re-voicing of that
+ * video with horizon-studio, then a fast upscale of the re-voiced video.
+ */
+export function threeStepPipeline(inputs: ThreeStepInputs = EXAMPLE_INPUTS, name = 'three-step', rules?: UriRules): PipelineSpec {
+  return pipeline(name)
+    .step('generate', 'service-video-cinema-long-form-from-references', {
+      image_urls: inputs.imageUrls,
+      ...(inputs.prompt !== undefined ? { prompt: inputs.prompt } : {}),
+      duration: inputs.duration ?? '5',
+      resolution: '480p',
+      aspect_ratio: '16:9',
+    })
+    .step('revoice', 'service-horizon-studio', { video_url: from('generate'), audio_url: inputs.audioUrl })
+    .step('upscale', 'service-upscale-video-fast', { video_url: from('revoice', 'videos[0].url') })
+    .build(rules);
+}

@@ -1,0 +1,6 @@
+/** Pipeline spec, builder, references and pacing. Pure: the workflows import it. */
+export * from './references';
+export * from './spec';
+export * from './pacing';
+export * from './builder';
+export * from './examples';

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import {
+  describeFieldErrors,
+  formatPath,
+  MODELS,
+  modelIdSchema,
+  toFieldErrors,
+  validateModelInput,
+  type FieldError,
+  type ModelId,
+  type UriRules,
+} from '../contract';
+import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, parseReferencePath } from './references';
+
+/**
+ * The pipeline spec: a named, ordered list of steps, each a model and its input, where an input
+ * value may reference an earlier step's output. Pure (zod + contract), so workflows import it.
+ */
+
+/** Names that stay readable and unambiguous inside workflow ids (`pipeline/<name>`, `<name>/job/<step>`). */
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const SAFE_NAME_MESSAGE = 'must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit';
+
+/** Largest number of steps in one pipeline and of deliberate resubmits per step. */
+export const PIPELINE_LIMITS = { maxSteps: 20, maxResubmits: 5 } as const;
+
+export const safeNameSchema = z.string().regex(SAFE_NAME, SAFE_NAME_MESSAGE);
+
+export const stepReferenceSchema = z.strictObject({
+  $from: safeNameSchema,
+  path: z
+    .string()
+    .refine((path) => parseReferencePath(path) !== null, 'must be a path such as videos[0].url')
+    .optional(),
+});
+
+/** Fallback-poll pacing of a step (see pacing.ts); all optional, defaults from the model. */
+export const pollPacingSchema = z.strictObject({
+  firstPollSeconds: z.number().positive().optional(),
+  factor: z.number().min(1).max(10).optional(),
+  capSeconds: z.number().positive().optional(),
+});
+
+export const stepRetrySchema = z.strictObject({
+  /** Deliberate resubmits after a terminal FAILED (refunded) job; 0 = never resubmit. */
+  maxResubmits: z.number().int().min(0).max(PIPELINE_LIMITS.maxResubmits).default(0),
+});
+
+export const pipelineStepSchema = z.strictObject({
+  id: safeNameSchema,
+  model: modelIdSchema,
+  input: z.record(z.string(), z.unknown()),
+  retry: stepRetrySchema.optional(),
+  pacing: pollPacingSchema.optional(),
+});
+
+export const pipelineSpecSchema = z.strictObject({
+  name: safeNameSchema,
+  steps: z.array(pipelineStepSchema).min(1).max(PIPELINE_LIMITS.maxSteps),
+  /** Most credits the pipeline may spend (net of refunds); checked against each quote before submitting. */
+  budgetCredits: z.number().int().positive().optional(),
+});
+
+export type PipelineStep = z.infer<typeof pipelineStepSchema>;
+export type PipelineSpec = z.infer<typeof pipelineSpecSchema>;
+export type PollPacingOverrides = z.infer<typeof pollPacingSchema>;
+
+/** A spec that does not validate; `errors` carry paths such as `steps.1.input.video_url`. */
+export class PipelineSpecError extends Error {
+  readonly type = 'InvalidPipelineSpec';
+  constructor(readonly errors: FieldError[]) {
+    super(`invalid pipeline spec:\n${describeFieldErrors(errors)}`);
+    this.name = 'PipelineSpecError';
+  }
+}
+
+export type SpecValidation = { ok: true; value: PipelineSpec } | { ok: false; errors: FieldError[] };
+
+/**
+ * Validates a pipeline spec: shape, unique step ids, references that point to earlier steps,
+ * and literal inputs against the model's schema (references count as a valid https URL there).
+ * `rules.allowedOrigins` accepts a local service's own http URLs as inputs.
+ */
+export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecValidation {
+  const parsed = pipelineSpecSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error) };
+  const spec = parsed.data;
+  const errors: FieldError[] = [];
+  const earlier = new Set<string>();
+  spec.steps.forEach((step, index) => {
+    const at = ['steps', index];
+    if (earlier.has(step.id)) errors.push({ path: formatPath([...at, 'id']), message: `duplicates the id of an earlier step ("${step.id}")` });
+    forEachReference(step.input, (reference, where) => {
+      const path = [...at, 'input', ...where];
+      const checked = stepReferenceSchema.safeParse(reference);
+      if (!checked.success) {
+        errors.push(...toFieldErrors(checked.error, path));
+      } else if (reference.$from === step.id) {
+        errors.push({ path: formatPath([...path, '$from']), message: 'a step cannot read its own output' });
+      } else if (!earlier.has(reference.$from)) {
+        errors.push({ path: formatPath([...path, '$from']), message: `must name an earlier step (got "${reference.$from}")` });
+      }
+    });
+    const literal = mapReferences(step.input, () => REFERENCE_PLACEHOLDER_URL);
+    const checked = validateModelInput(step.model, literal, rules);
+    if (!checked.ok) errors.push(...checked.errors.map((e) => ({ path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`), message: e.message })));
+    earlier.add(step.id);
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}
+
+/** Like validatePipelineSpec, but throws PipelineSpecError. */
+export function parsePipelineSpec(value: unknown, rules?: UriRules): PipelineSpec {
+  const result = validatePipelineSpec(value, rules);
+  if (!result.ok) throw new PipelineSpecError(result.errors);
+  return result.value;
+}
+
+/** Expected run time of a step's model, in seconds (where fallback polling starts). */
+export function expectedRunSecondsOf(model: ModelId): number {
+  return MODELS[model].expectedRunSeconds;
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { DEFAULT_FAULTS, mergeFaults, type FaultConfig } from './faults';
+
+/** Options of `startLocalService`, validated at boot (a bad value stops the start with a clear error). */
+export interface LocalServiceOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Where journal and output files live; created if missing. */
+  dataDir: string;
+  /** Keys seeded at start (stored hashed). */
+  apiKeys?: string[];
+  /** Credits seeded into a fresh data directory (default 100000); ignored on a restart. */
+  credits?: number;
+  /** Relaxes only the address, scheme and port rules of webhook URLs (and input fetching) for local use. */
+  allowPrivateWebhooks?: boolean;
+  /** Base URL clients see (status/response/cancel/file URLs); default `http://<host>:<port>`. */
+  publicUrl?: string;
+  faults?: Partial<FaultConfig>;
+  /** Jobs running at once per model (default 2). */
+  concurrencyPerModel?: number;
+  /** Shorthand for `faults.failEventsEnabled`. */
+  emitFailureEvents?: boolean;
+  /** Grace period of a rotated secret, in seconds (default 86400). */
+  secretGraceSeconds?: number;
+  /** false (default) or pino options. */
+  logger?: false | Record<string, unknown>;
+}
+
+const optionsSchema = z.object({
+  port: z.number().int().min(0).max(65_535).default(0),
+  host: z.string().min(1).default('127.0.0.1'),
+  dataDir: z.string().min(1),
+  apiKeys: z.array(z.string().min(8, 'an API key needs at least 8 characters').regex(/^\S+$/, 'an API key cannot contain spaces')).default([]),
+  credits: z.number().int().min(0).default(100_000),
+  allowPrivateWebhooks: z.boolean().default(false),
+  publicUrl: z
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), 'must be an http(s) URL')
+    .optional(),
+  faults: z.record(z.string(), z.unknown()).default({}),
+  concurrencyPerModel: z.number().int().min(1).max(64).default(2),
+  emitFailureEvents: z.boolean().optional(),
+  secretGraceSeconds: z.number().int().min(0).default(86_400),
+  logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default(false),
+});
+
+export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults'> & { faults: FaultConfig };
+
+/** Validates options, throwing one readable error that lists every bad field. */
+export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new Error(`invalid local service options:\n${lines.join('\n')}`);
+  }
+  const value = parsed.data;
+  let faults = mergeFaults(DEFAULT_FAULTS, value.faults);
+  if (value.emitFailureEvents !== undefined) faults = { ...faults, failEventsEnabled: value.emitFailureEvents };
+  return { ...value, faults, publicUrl: value.publicUrl?.replace(/\/+$/, '') };
+}

@@ -1,0 +1,196 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { resolveOptions, type LocalServiceOptions } from './config';
+import type { ServiceContext, ServiceCounters } from './context';
+import { mergeFaults, type FaultConfig } from './faults';
+import { buildApp } from './http/app';
+import { hashKey, keyIdFor } from './http/auth';
+import { checkWebhookUrl } from './media/address-rules';
+import { createFfmpegModelRunner } from './media/runner';
+import { JobManager } from './queue/jobs';
+import { newApiKey } from './routes/account';
+import type { DeliveryRecord, JobRecord, LedgerEntry } from './store/records';
+import { Store } from './store/store';
+import { WebhookDispatcher } from './webhooks/dispatcher';
+
+export type { LocalServiceOptions } from './config';
+export type { FaultConfig } from './faults';
+export type { ServiceCounters } from './context';
+export { DEFAULT_FAULTS } from './faults';
+
+/** Read-only view of a job for tests and benchmarks. */
+export interface JobView {
+  id: string;
+  model: string;
+  status: JobRecord['status'];
+  idempotencyKey: string | null;
+  creditsCharged: number;
+  creditsRefunded: number;
+  submittedAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  error: { code: string; message: string } | null;
+}
+
+/** Read-only view of a webhook delivery. */
+export type DeliveryView = Omit<DeliveryRecord, 'body'>;
+
+/** A running local service. */
+export interface LocalService {
+  /** Base URL (no trailing slash), e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  /** Actual port it listens on. */
+  port: number;
+  /** A key generated at start when no key existed at all (shown once, never logged). */
+  generatedApiKey: string | null;
+  close(): Promise<void>;
+  setFaults(change: Partial<FaultConfig>): void;
+  faults(): FaultConfig;
+  counters(): ServiceCounters;
+  jobs(): JobView[];
+  deliveries(): DeliveryView[];
+  ledger(): LedgerEntry[];
+  /** Credit balance of the account (every key draws on the same one). */
+  balance(apiKey?: string): number;
+}
+
+/**
+ * Starts the local service: replays its journal under `dataDir` (jobs caught IN_PROGRESS by a
+ * crash end FAILED and refunded; pending webhook deliveries resume), seeds keys and credits,
+ * and listens. Requests wait until recovery is done.
+ */
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  const config = resolveOptions(options);
+  const dataDir = path.resolve(config.dataDir);
+  const filesDir = path.join(dataDir, 'files');
+  fs.mkdirSync(filesDir, { recursive: true });
+  const store = Store.open(path.join(dataDir, 'state'));
+
+  const generatedApiKey = seed(store, config.apiKeys, config.credits);
+
+  let faults = config.faults;
+  const counters: ServiceCounters = { submits: 0, statusCalls: 0, resultCalls: 0, cancelCalls: 0, quoteCalls: 0, jobsCreated: 0 };
+  let context: ServiceContext | null = null;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+
+  const logger = config.logger === false ? false : { ...config.logger, redact: ['req.headers.authorization', 'headers.authorization', 'secret', 'key'] };
+  const app: FastifyInstance = buildApp({
+    context: () => {
+      if (!context) throw new Error('local service context used before start');
+      return context;
+    },
+    ready,
+    logger,
+  });
+
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+  const port = (app.server.address() as { port: number }).port;
+  const url = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  void address;
+
+  const log = app.log;
+  const runner = createFfmpegModelRunner({ allowPrivate: config.allowPrivateWebhooks, ownOrigin: url, ownFilesDir: filesDir });
+  const dispatcher = new WebhookDispatcher({
+    store,
+    faults: () => faults,
+    log,
+    checkUrl: (target) => checkWebhookUrl(target, { allowPrivate: config.allowPrivateWebhooks, fetchRedirects: false }),
+  });
+  const jobs = new JobManager({
+    store,
+    runner,
+    publicUrl: url,
+    filesDir,
+    concurrencyPerModel: config.concurrencyPerModel,
+    faults: () => faults,
+    onTerminal: (job) => dispatcher.onTerminal(job),
+    log,
+  });
+  context = {
+    store,
+    jobs,
+    dispatcher,
+    runner,
+    publicUrl: url,
+    filesDir,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    secretGraceSeconds: config.secretGraceSeconds,
+    checkWebhookUrl,
+    counters,
+    getFaults: () => faults,
+    setFaults: (change) => (faults = mergeFaults(faults, change)),
+  };
+  dispatcher.recover();
+  jobs.recover();
+  markReady();
+  if (config.allowPrivateWebhooks) log.warn('private, loopback and plain-http webhook and input URLs are allowed (--allow-private-webhooks): local use only');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    generatedApiKey,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await jobs.close();
+        await dispatcher.close();
+        store.close();
+      })()),
+    setFaults: (change) => {
+      faults = mergeFaults(faults, change);
+    },
+    faults: () => faults,
+    counters: () => ({ ...counters }),
+    jobs: () => [...store.state.jobs.values()].map(viewJob),
+    deliveries: () => [...store.state.deliveries.values()].map(({ body, ...rest }) => (void body, { ...rest })),
+    ledger: () => store.state.ledger.map((e) => ({ ...e })),
+    balance: () => store.state.balance,
+  };
+}
+
+function viewJob(job: JobRecord): JobView {
+  return {
+    id: job.id,
+    model: job.model,
+    status: job.status,
+    idempotencyKey: job.idempotencyKey,
+    creditsCharged: job.creditsCharged,
+    creditsRefunded: job.creditsRefunded,
+    submittedAt: job.submittedAt,
+    startedAt: job.startedAt,
+    completedAt: job.completedAt,
+    error: job.error,
+  };
+}
+
+/**
+ * Seeds the given keys (idempotent: a key's id derives from its hash; a revoked key stays
+ * revoked) and, on a fresh data directory only, the credit balance. With no key at all, one is
+ * generated and returned so the operator can be shown it once.
+ */
+function seed(store: Store, apiKeys: readonly string[], credits: number): string | null {
+  const state = store.state;
+  const fresh = state.ledger.length === 0 && state.keys.size === 0 && state.jobs.size === 0;
+  for (const key of apiKeys) {
+    const hash = hashKey(key);
+    const id = keyIdFor(hash);
+    if (!state.keys.has(id)) store.commit({ t: 'key.created', key: { id, hash, createdAt: Date.now(), revokedAt: null } });
+  }
+  if (fresh && credits > 0) {
+    store.commit({ t: 'ledger', entry: { seq: state.nextLedgerSeq(), kind: 'seed', amount: credits, requestId: null, at: Date.now() } });
+  }
+  if (state.keys.size > 0) return null;
+  const key = newApiKey();
+  const hash = hashKey(key);
+  store.commit({ t: 'key.created', key: { id: keyIdFor(hash), hash, createdAt: Date.now(), revokedAt: null } });
+  return key;
+}

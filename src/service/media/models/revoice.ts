@@ -1,0 +1,43 @@
+import { LIMITS, type HorizonStudioInput } from '../../../contract';
+import { MediaError } from '../errors';
+import { clipSeconds, type ProbeResult } from '../ffmpeg';
+import { AAC, encodeTo, H264, probeInput, seconds, type ModelContext } from './common';
+
+/** Refuses a clip longer than LIMITS.horizonMaxClipSeconds (10 minutes) with input_too_long on `video_url`. */
+export function assertClipLength(result: ProbeResult): number {
+  const length = clipSeconds(result);
+  if (length > LIMITS.horizonMaxClipSeconds + 1e-3) {
+    throw new MediaError(
+      'input_too_long',
+      `clip is ${length.toFixed(3)} s long; at most ${LIMITS.horizonMaxClipSeconds} s are accepted`,
+      'video_url',
+    );
+  }
+  return length;
+}
+
+/**
+ * Re-voicing model (`service-horizon-studio`): the clip's picture with its audio replaced by the
+ * new track over exactly the clip's length (a shorter track is padded with silence, a longer one
+ * trimmed). H.264 pictures are copied untouched, others re-encoded to H.264; audio is AAC.
+ * The lip-sync of the real model is not imitated.
+ */
+export async function renderRevoice(input: HorizonStudioInput, ctx: ModelContext): Promise<string> {
+  const clip = await ctx.fetchInput(input.video_url, 'video_url', 'clip');
+  const clipProbe = await probeInput(clip, 'video_url', 'video', ctx.signal);
+  const length = assertClipLength(clipProbe);
+  const voice = await ctx.fetchInput(input.audio_url, 'audio_url', 'voice');
+  await probeInput(voice, 'audio_url', 'audio', ctx.signal);
+  const picture = clipProbe.streams.find((s) => s.codecType === 'video');
+  const copy = picture?.codecName === 'h264';
+  return encodeTo(ctx, [
+    '-i', clip,
+    '-i', voice,
+    '-filter_complex', `[1:a:0]aresample=48000,apad,atrim=duration=${seconds(length)},asetpts=PTS-STARTPTS[aout]`,
+    '-map', '0:v:0',
+    '-map', '[aout]',
+    ...(copy ? ['-c:v', 'copy'] : H264),
+    ...AAC,
+    '-t', seconds(length),
+  ]);
+}

@@ -1,0 +1,164 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import {
+  withLongFormDefaults,
+  type HorizonStudioInput,
+  type LongFormInput,
+  type ModelId,
+  type ModelInput,
+  type UpscaleVideoFastInput,
+} from '../../contract';
+import { MediaError } from './errors';
+import { clipSeconds, FfmpegError, probe } from './ffmpeg';
+import { materialiseInput, type InputSourceOptions } from './inputs';
+import { probeInput, type ModelContext } from './models/common';
+import { renderLongForm } from './models/long-form';
+import { assertClipLength, renderRevoice } from './models/revoice';
+import { renderUpscale } from './models/upscale';
+import type { LookupFn } from './url-rules';
+
+export { MediaError, type MediaErrorCode } from './errors';
+
+/** One output file of a render, inside the request's outputDir. */
+export interface RenderedFile {
+  path: string;
+  fileName: string;
+  contentType: string;
+}
+
+/** One render: the validated input of a model, written into `outputDir`. */
+export interface RenderRequest {
+  model: ModelId;
+  input: ModelInput;
+  requestId: string;
+  outputDir: string;
+  /** Aborting kills ffmpeg and any download; render then rejects with `signal.reason`. */
+  signal: AbortSignal;
+}
+
+/** Renders the three models and measures what the per-second models bill. */
+export interface ModelRunner {
+  /** Renders; rejects with MediaError (or the abort reason). `outputSeconds` is the output's probed duration. */
+  render(req: RenderRequest): Promise<{ files: RenderedFile[]; outputSeconds: number }>;
+  /**
+   * Seconds billed: the probed length of the input clip for the per-second models (re-voicing
+   * refuses clips over 10 minutes), the requested duration for the long-form model. Throws MediaError.
+   */
+  billedSeconds(model: ModelId, input: ModelInput): Promise<number>;
+}
+
+/** Options of the ffmpeg runner. */
+export interface FfmpegModelRunnerOptions {
+  /** The `--allow-private-webhooks` switch: input URLs may then be http and private (local use). */
+  allowPrivate: boolean;
+  /** The service's public origin; `${ownOrigin}/files/<request_id>/<file_name>` is read from disk. */
+  ownOrigin: string;
+  /** Directory holding `<request_id>/<file_name>` outputs. */
+  ownFilesDir: string;
+  /** Largest input file or decoded data URI; default 512 MiB. */
+  maxInputBytes?: number;
+  /** Deadline of one input download, redirects included; default 120 s. */
+  fetchTimeoutMs?: number;
+  /** DNS resolution of input hosts (tests resolve names without the network); default node:dns. */
+  lookup?: LookupFn;
+}
+
+export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_FETCH_TIMEOUT_MS = 120_000;
+
+const OUTPUT_STEMS: Record<ModelId, string> = {
+  'service-horizon-studio': 'revoiced',
+  'service-upscale-video-fast': 'upscaled',
+  'service-video-cinema-long-form-from-references': 'long-form',
+};
+
+/** File name of a model's output: `<kind>-<request id>.mp4`, restricted to URL-safe characters. */
+export function outputFileName(model: ModelId, requestId: string): string {
+  const id = requestId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100) || 'output';
+  return `${OUTPUT_STEMS[model]}-${id}.mp4`;
+}
+
+function toMediaError(error: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (error instanceof MediaError) return error;
+  if (error instanceof FfmpegError) return new MediaError('render_failed', error.message);
+  return new MediaError('render_failed', (error as Error)?.message ?? String(error));
+}
+
+/** A model runner backed by ffmpeg: real, playable outputs (see docs/decisions/media.md). */
+export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): ModelRunner {
+  const sources: InputSourceOptions = {
+    allowPrivate: options.allowPrivate,
+    ownOrigin: options.ownOrigin,
+    ownFilesDir: options.ownFilesDir,
+    maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
+    fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  };
+
+  async function withWorkDir<T>(fn: (workDir: string) => Promise<T>): Promise<T> {
+    const workDir = await mkdtemp(join(tmpdir(), 'reelflow-media-'));
+    try {
+      return await fn(workDir);
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  }
+
+  async function render(req: RenderRequest): Promise<{ files: RenderedFile[]; outputSeconds: number }> {
+    req.signal.throwIfAborted();
+    try {
+      return await withWorkDir(async (workDir) => {
+        await mkdir(req.outputDir, { recursive: true });
+        const ctx: ModelContext = {
+          workDir,
+          outputDir: req.outputDir,
+          fileName: outputFileName(req.model, req.requestId),
+          signal: req.signal,
+          fetchInput: (uri, path, name) => materialiseInput(uri, path, workDir, name, sources, req.signal),
+        };
+        let file: string;
+        switch (req.model) {
+          case 'service-video-cinema-long-form-from-references':
+            file = await renderLongForm(req.input as LongFormInput, ctx);
+            break;
+          case 'service-horizon-studio':
+            file = await renderRevoice(req.input as HorizonStudioInput, ctx);
+            break;
+          case 'service-upscale-video-fast':
+            file = await renderUpscale(req.input as UpscaleVideoFastInput, ctx);
+            break;
+          default:
+            throw new MediaError('render_failed', `unknown model ${String(req.model)}`);
+        }
+        const probed = await probe(file, { signal: req.signal });
+        return { files: [{ path: file, fileName: basename(file), contentType: 'video/mp4' }], outputSeconds: probed.duration };
+      });
+    } catch (error) {
+      throw toMediaError(error, req.signal);
+    }
+  }
+
+  async function billedSeconds(model: ModelId, input: ModelInput): Promise<number> {
+    if (model === 'service-video-cinema-long-form-from-references') {
+      return Number(withLongFormDefaults(input as LongFormInput).duration);
+    }
+    if (model !== 'service-horizon-studio' && model !== 'service-upscale-video-fast') {
+      throw new MediaError('render_failed', `unknown model ${String(model)}`);
+    }
+    const signal = new AbortController().signal;
+    try {
+      return await withWorkDir(async (workDir) => {
+        const uri = (input as HorizonStudioInput | UpscaleVideoFastInput).video_url;
+        const file = await materialiseInput(uri, 'video_url', workDir, 'clip', sources, signal);
+        const probed = await probeInput(file, 'video_url', 'video', signal);
+        return model === 'service-horizon-studio' ? assertClipLength(probed) : clipSeconds(probed);
+      });
+    } catch (error) {
+      throw toMediaError(error);
+    }
+  }
+
+  return { render, billedSeconds };
+}

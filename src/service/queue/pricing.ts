@@ -1,0 +1,54 @@
+import {
+  DEFAULTS,
+  LOCAL_PER_SECOND_RATES,
+  MODELS,
+  priceLongForm,
+  pricePerSecond,
+  type LongFormInput,
+  type ModelId,
+  type ModelInput,
+  type PricingUnit,
+} from '../../contract';
+import { MediaError, type ModelRunner } from '../media/runner';
+import { ServiceProblem } from '../http/problem';
+
+export interface Price {
+  credits: number;
+  pricingUnit: PricingUnit;
+  /** Probed clip seconds for the per-second models; null for the long-form model. */
+  billedSeconds: number | null;
+}
+
+/**
+ * The one calculator behind both the quote endpoint and the charge on submit: the long-form
+ * table, or the local per-second rate times the probed length of the input clip.
+ */
+export async function priceOf(runner: ModelRunner, model: ModelId, input: ModelInput): Promise<Price> {
+  if (model === 'service-video-cinema-long-form-from-references') {
+    return { credits: priceLongForm(input as LongFormInput), pricingUnit: 'per-request', billedSeconds: null };
+  }
+  const speed = (input as { processing_speed?: 'standard' | 'ultra-fast' }).processing_speed ?? DEFAULTS.processingSpeed;
+  let seconds: number;
+  try {
+    seconds = await runner.billedSeconds(model, input);
+  } catch (error) {
+    throw mediaProblem(error);
+  }
+  return {
+    credits: pricePerSecond(LOCAL_PER_SECOND_RATES[model][speed], seconds),
+    pricingUnit: MODELS[model].pricingUnit,
+    billedSeconds: seconds,
+  };
+}
+
+/** Maps a media failure while reading inputs to a 422 problem naming the field. */
+export function mediaProblem(error: unknown): ServiceProblem {
+  if (error instanceof MediaError) {
+    const path = error.path ?? '(root)';
+    if (error.code === 'input_too_long') {
+      return new ServiceProblem('validation_failed', error.message, { errors: [{ path, message: error.message }] });
+    }
+    return new ServiceProblem('input_fetch_failed', error.message, { errors: [{ path, message: error.message }] });
+  }
+  return new ServiceProblem('internal_error', 'could not price the input');
+}

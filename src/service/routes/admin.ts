@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { toFieldErrors } from '../../contract';
+import type { ServiceContext } from '../context';
+import { ServiceProblem } from '../http/problem';
+
+const grantSchema = z.strictObject({ credits: z.number().int().positive() });
+
+/** Fault injection at run time, and credit grants, for tests and benchmarks. */
+export function registerAdminRoutes(app: FastifyInstance, context: () => ServiceContext): void {
+  app.get('/v1/admin/faults', async () => context().getFaults());
+
+  app.put<{ Body: unknown }>('/v1/admin/faults', async (request) => {
+    try {
+      return context().setFaults(request.body ?? {});
+    } catch (error) {
+      if (error instanceof z.ZodError) throw new ServiceProblem('validation_failed', 'invalid fault configuration', { errors: toFieldErrors(error) });
+      throw error;
+    }
+  });
+
+  app.post<{ Body: unknown }>('/v1/admin/credits', async (request) => {
+    const ctx = context();
+    const parsed = grantSchema.safeParse(request.body ?? {});
+    if (!parsed.success) throw new ServiceProblem('validation_failed', 'invalid credit grant', { errors: toFieldErrors(parsed.error) });
+    const state = ctx.store.state;
+    ctx.store.commit({ t: 'ledger', entry: { seq: state.nextLedgerSeq(), kind: 'grant', amount: parsed.data.credits, requestId: null, at: Date.now() } });
+    return { credits: state.balance };
+  });
+}

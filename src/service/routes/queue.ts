@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import { validateModelId, validateModelInput, type ModelId } from '../../contract';
+import type { ServiceContext } from '../context';
+import { chance } from '../faults';
+import { hashBody } from '../http/canonical';
+import { ServiceProblem } from '../http/problem';
+import { priceOf } from '../queue/pricing';
+import type { JobRecord } from '../store/records';
+
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** The Generation request document of a job (submit answer). */
+export function generationRequest(ctx: ServiceContext, job: JobRecord): Record<string, unknown> {
+  const base = `${ctx.publicUrl}/v1/queue/requests/${encodeURIComponent(job.id)}`;
+  return {
+    request_id: job.id,
+    status: job.status,
+    model: job.model,
+    status_url: `${base}/status`,
+    response_url: base,
+    cancel_url: `${base}/cancel`,
+    queue_position: ctx.jobs.queuePosition(job),
+  };
+}
+
+function findJob(ctx: ServiceContext, id: string): JobRecord {
+  const job = ctx.store.state.jobs.get(id);
+  if (!job) throw new ServiceProblem('not_found', `no request ${id}`);
+  return job;
+}
+
+/** Submit, status, result and cancel. */
+export function registerQueueRoutes(app: FastifyInstance, context: () => ServiceContext): void {
+  app.post<{ Params: { model: string }; Body: unknown }>('/v1/queue/:model', async (request, reply) => {
+    const ctx = context();
+    ctx.counters.submits++;
+    const faults = ctx.getFaults();
+    if (chance(faults.submitErrorRate)) {
+      const status = faults.submitErrorStatus;
+      const code = status === 429 ? 'rate_limited' : status === 503 ? 'service_unavailable' : 'internal_error';
+      throw new ServiceProblem(code, `injected ${status} on submit (fault injection); no job was created`, {
+        ...(status === 500 ? {} : { retryAfterSeconds: faults.submitRetryAfterSeconds }),
+      });
+    }
+
+    const modelCheck = validateModelId(request.params.model);
+    if (!modelCheck.ok) throw new ServiceProblem('not_found', `unknown model ${request.params.model}`);
+    const model: ModelId = modelCheck.value;
+    const validation = validateModelInput(model, request.body ?? {}, { allowedOrigins: [ctx.publicUrl] });
+    if (!validation.ok) {
+      throw new ServiceProblem('validation_failed', `the input of ${model} is invalid`, { errors: validation.errors });
+    }
+
+    const header = request.headers['idempotency-key'];
+    const idempotencyKey = typeof header === 'string' && header.length > 0 ? header : null;
+    if (idempotencyKey && idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw new ServiceProblem('validation_failed', 'Idempotency-Key is too long', {
+        errors: [{ path: 'Idempotency-Key', message: `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` }],
+      });
+    }
+    const bodyHash = hashBody({ model, input: request.body ?? {} });
+    const existing = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
+    if (existing) return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, existing));
+
+    const price = await priceOf(ctx.runner, model, validation.value);
+    // A concurrent submit with the same key may have created the job while this one was pricing.
+    const raced = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
+    if (raced) return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
+
+    const job = ctx.jobs.create(model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash);
+    ctx.counters.jobsCreated++;
+    if (chance(ctx.getFaults().dropSubmitResponseRate)) {
+      // The job exists and is billed, but the client never hears so: the ambiguous submission.
+      reply.hijack();
+      request.raw.socket.destroy();
+      return reply;
+    }
+    return reply.code(202).send(generationRequest(ctx, job));
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/queue/requests/:id/status', async (request) => {
+    const ctx = context();
+    ctx.counters.statusCalls++;
+    const job = findJob(ctx, request.params.id);
+    return {
+      request_id: job.id,
+      status: job.status,
+      queue_position: ctx.jobs.queuePosition(job),
+      ...(job.error && job.status === 'FAILED' ? { error: job.error } : {}),
+    };
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/queue/requests/:id', async (request) => {
+    const ctx = context();
+    ctx.counters.resultCalls++;
+    const job = findJob(ctx, request.params.id);
+    if (job.status !== 'COMPLETED' || !job.result) {
+      // Also for FAILED and CANCELLED: there is no result, and `job_status` says why.
+      throw new ServiceProblem('result_not_ready', `the job is ${job.status}; a result exists only once it is COMPLETED`, {
+        job_status: job.status,
+        request_id: job.id,
+        ...(job.error ? { error: job.error } : {}),
+      });
+    }
+    return job.result;
+  });
+
+  app.post<{ Params: { id: string } }>('/v1/queue/requests/:id/cancel', async (request, reply) => {
+    const ctx = context();
+    ctx.counters.cancelCalls++;
+    const job = ctx.jobs.cancel(request.params.id);
+    return reply.code(202).send({ request_id: job.id, status: job.status });
+  });
+}

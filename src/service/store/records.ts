@@ -1,0 +1,116 @@
+import type { JobState, ModelId, ModelInput } from '../../contract';
+
+/** A job as the service keeps it. Timestamps are ms since the epoch. */
+export interface JobRecord {
+  id: string;
+  model: ModelId;
+  input: ModelInput;
+  status: JobState;
+  /** `Idempotency-Key` of the submit, if any, and the hash of the body it came with. */
+  idempotencyKey: string | null;
+  bodyHash: string;
+  creditsCharged: number;
+  creditsRefunded: number;
+  /** Seconds the per-second price was based on (null for the long-form model). */
+  billedSeconds: number | null;
+  submittedAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  /** Result document once COMPLETED. */
+  result: Record<string, unknown> | null;
+  /** `{code, message}` once FAILED or CANCELLED. */
+  error: { code: string; message: string } | null;
+}
+
+/** An API key; only the SHA-256 of the key is kept. */
+export interface KeyRecord {
+  id: string;
+  hash: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** A registered webhook endpoint. Secrets are kept raw: signing needs them. */
+export interface EndpointRecord {
+  id: string;
+  url: string;
+  secret: string;
+  /** Previous secret during a rotation's grace period, and when that period ends (ms). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
+  createdAt: number;
+}
+
+export type LedgerKind = 'seed' | 'charge' | 'refund' | 'grant';
+
+/** One credit movement; the balance is the sum of `amount` over the ledger. */
+export interface LedgerEntry {
+  seq: number;
+  kind: LedgerKind;
+  /** Signed: negative for a charge. */
+  amount: number;
+  requestId: string | null;
+  at: number;
+}
+
+/** `dropped`: never sent (fault injection); `abandoned`: its endpoint was deleted. */
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'abandoned' | 'dropped';
+
+/** One webhook event on its way to one endpoint. */
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  eventType: string;
+  requestId: string;
+  endpointId: string;
+  /** The exact body bytes (UTF-8 JSON) sent on every attempt. */
+  body: string;
+  state: DeliveryState;
+  attempts: number;
+  /** When the next attempt is due (ms), null once settled. */
+  nextAttemptAt: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  /** Whether the duplicate-delivery fault should resend it after success. */
+  duplicate: boolean;
+}
+
+/** One line of the journal. Every change of durable state is one of these. */
+export type JournalEntry =
+  | { t: 'key.created'; key: KeyRecord }
+  | { t: 'key.revoked'; id: string; at: number }
+  | { t: 'ledger'; entry: LedgerEntry }
+  | { t: 'job.created'; job: JobRecord; charge: LedgerEntry }
+  | {
+      t: 'job.transition';
+      id: string;
+      to: JobState;
+      at: number;
+      result?: Record<string, unknown>;
+      error?: { code: string; message: string };
+      refund?: LedgerEntry;
+    }
+  | { t: 'endpoint.created'; endpoint: EndpointRecord }
+  | { t: 'endpoint.rotated'; id: string; secret: string; previousSecret: string; previousSecretExpiresAt: number }
+  | { t: 'endpoint.deleted'; id: string }
+  | { t: 'delivery.created'; delivery: DeliveryRecord }
+  | {
+      t: 'delivery.attempted';
+      id: string;
+      attempts: number;
+      state: DeliveryState;
+      nextAttemptAt: number | null;
+      lastStatus: number | null;
+      lastError: string | null;
+    }
+  | { t: 'snapshot'; state: SnapshotState };
+
+/** Everything durable, as written by a compaction. */
+export interface SnapshotState {
+  jobs: JobRecord[];
+  keys: KeyRecord[];
+  endpoints: EndpointRecord[];
+  ledger: LedgerEntry[];
+  deliveries: DeliveryRecord[];
+}

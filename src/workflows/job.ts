@@ -1,0 +1,237 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ActivityFailure,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { EVENT_TYPES, MODELS, isTerminalState, type GenerationRequest, type JobState as ServiceJobState, type WebhookEvent } from '../contract';
+import type { ReelflowActivities } from '../activities';
+import { CANCEL_POLL_PACING, pollDelaySeconds, resolvePacing, type PollPacing } from '../pipeline/pacing';
+import { jobEventSignal, jobStateQuery } from './definitions';
+import { JOB_FAILURE_TYPES, type JobAttempt, type JobOutcome, type JobState, type JobWorkflowInput } from './job-types';
+
+export * from './job-types';
+
+/** Idempotent calls: retried by Temporal with backoff (non-retryable failures stop at once). */
+const api = proxyActivities<ReelflowActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** The terminal state an event reports, or null for an event that says nothing terminal. */
+export function eventState(event: WebhookEvent): ServiceJobState | null {
+  if (event.event_type === EVENT_TYPES.completed) return 'COMPLETED';
+  if (event.event_type === EVENT_TYPES.failed) return 'FAILED';
+  if (event.event_type === EVENT_TYPES.cancelled) return 'CANCELLED';
+  const status = event.data?.status;
+  return status !== undefined && isTerminalState(status) ? status : null;
+}
+
+/** Idempotency-Key of a deliberate attempt: stable across activity retries, fresh per resubmit and per run. */
+export function idempotencyKeyFor(workflowId: string, firstRunId: string, attempt: number): string {
+  return `reelflow:${workflowId}:${firstRunId}:${attempt}`;
+}
+
+/**
+ * One pipeline step as service requests: quote, budget check, submit (Idempotency-Key), wait for
+ * the webhook with paced polling as the fallback, fetch the result. FAILED jobs are refunded and
+ * resubmitted only as the step's policy allows. On cancel the paid job is cancelled via its
+ * `cancel_url` and its terminal state awaited; the outcome says cancelled or completed-too-late.
+ */
+export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> {
+  const info = workflowInfo();
+  const pacing: PollPacing = resolvePacing(MODELS[input.model].expectedRunSeconds, input.pacing);
+  const maxResubmits = input.maxResubmits ?? 0;
+  const state: JobState = {
+    workflowId: info.workflowId,
+    pipeline: input.pipeline,
+    step: input.step,
+    model: input.model,
+    phase: 'quoting',
+    attempts: [],
+    polls: 0,
+    pollOffsetsSeconds: [],
+    eventsReceived: 0,
+    duplicateEvents: 0,
+    ignoredEvents: 0,
+  };
+  /** First terminal event per request id; events are deduped on event_id. */
+  const seenEventIds = new Set<string>();
+  const terminalEvents = new Map<string, ServiceJobState>();
+  const current = (): JobAttempt | undefined => state.attempts[state.attempts.length - 1];
+
+  setHandler(jobStateQuery, () => state);
+  setHandler(jobEventSignal, (event) => {
+    if (seenEventIds.has(event.event_id)) {
+      state.duplicateEvents += 1;
+      return;
+    }
+    seenEventIds.add(event.event_id);
+    state.eventsReceived += 1;
+    const terminal = eventState(event);
+    const attempt = current();
+    // Late events (an earlier attempt, a job already settled) and events for other requests change nothing.
+    if (!terminal || !attempt || attempt.requestId !== event.request_id || attempt.outcome || terminalEvents.has(event.request_id)) {
+      state.ignoredEvents += 1;
+      return;
+    }
+    terminalEvents.set(event.request_id, terminal);
+  });
+
+  const submitApi = proxyActivities<ReelflowActivities>({
+    startToCloseTimeout: `${input.submitTimeoutSeconds ?? 120} seconds`,
+    heartbeatTimeout: `${Math.min(30, input.submitTimeoutSeconds ?? 30)} seconds`,
+    // Transport failures before the request reached the service are retried by the client; here a
+    // retry mostly covers a worker that died mid-submit, which the Idempotency-Key makes safe.
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+  });
+
+  const outcome = (phase: JobOutcome['phase']): JobOutcome => {
+    state.phase = phase;
+    return { ...state, phase, ledger: ledgerOf(state), requestIds: requestIdsOf(state) };
+  };
+
+  /** Waits for a terminal state of `attempt`: webhook first, paced polls as the fallback. */
+  async function awaitTerminal(attempt: JobAttempt, request: GenerationRequest, schedule: PollPacing): Promise<ServiceJobState> {
+    const since = Date.now();
+    state.pollOffsetsSeconds = [];
+    for (let k = 0; ; k += 1) {
+      const requestId = attempt.requestId as string;
+      const delayMs = pollDelaySeconds(schedule, k) * 1000;
+      if (await condition(() => terminalEvents.has(requestId), delayMs)) {
+        attempt.learnedBy = 'webhook';
+        return terminalEvents.get(requestId) as ServiceJobState;
+      }
+      state.polls += 1;
+      state.pollOffsetsSeconds.push((Date.now() - since) / 1000);
+      const status = await api.pollJobStatus(requestId, request.status_url);
+      if (isTerminalState(status.status)) {
+        attempt.learnedBy = 'poll';
+        return status.status;
+      }
+    }
+  }
+
+  async function settle(attempt: JobAttempt, request: GenerationRequest, terminal: ServiceJobState): Promise<void> {
+    attempt.outcome = terminal;
+    if (terminal === 'COMPLETED') {
+      state.phase = 'fetching-result';
+      const result = await api.fetchJobResult(attempt.requestId as string, request.response_url);
+      state.result = result;
+      if (result.credits_used !== null) attempt.charged = result.credits_used;
+    } else {
+      // The service refunds FAILED and CANCELLED jobs automatically.
+      attempt.refunded = attempt.charged;
+    }
+  }
+
+  let request: GenerationRequest | undefined;
+  try {
+    const quote = await api.quoteJob(input.model, input.input);
+    state.quote = quote.credits;
+    for (let n = 1; ; n += 1) {
+      // Budget before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
+      if (input.budgetRemaining !== undefined && quote.credits > input.budgetRemaining) {
+        state.phase = 'budget-exceeded';
+        state.error = `quote of ${quote.credits} credits exceeds the remaining budget of ${input.budgetRemaining}`;
+        throw ApplicationFailure.create({
+          type: JOB_FAILURE_TYPES.budgetExceeded,
+          nonRetryable: true,
+          message: `step ${input.step}: ${state.error}; nothing was submitted`,
+          details: [{ quote: quote.credits, remaining: input.budgetRemaining, state }],
+        });
+      }
+      const attempt: JobAttempt = { attempt: n, idempotencyKey: idempotencyKeyFor(info.workflowId, info.firstExecutionRunId, n), charged: 0, refunded: 0 };
+      state.attempts.push(attempt);
+      state.phase = 'submitting';
+      // Never abandon a submit half-way: once it may have reached the service, learn the request id.
+      request = await CancellationScope.nonCancellable(() => submitApi.submitJob(input.model, input.input, attempt.idempotencyKey)).catch((error: unknown) => {
+        throw ambiguityOrSame(error, attempt, input.step, state);
+      });
+      attempt.requestId = request.request_id;
+      attempt.cancelUrl = request.cancel_url;
+      attempt.charged = quote.credits;
+      state.phase = 'waiting';
+      await api.subscribeToWebhook(request.request_id, info.workflowId);
+      const terminal = await awaitTerminal(attempt, request, pacing);
+      await settle(attempt, request, terminal);
+      if (terminal === 'COMPLETED') return outcome('completed');
+      if (terminal === 'CANCELLED') {
+        // Cancelled at the service by someone else: the step is over, refunded.
+        return outcome('cancelled');
+      }
+      attempt.error = 'the service reported FAILED (refunded)';
+      if (n > maxResubmits) {
+        state.phase = 'failed';
+        state.error = `failed ${n} time(s); policy allows ${maxResubmits} resubmit(s); every attempt was refunded`;
+        throw ApplicationFailure.create({
+          type: JOB_FAILURE_TYPES.jobFailed,
+          nonRetryable: true,
+          message: `step ${input.step} (${input.model}): ${state.error} (request ids ${state.attempts.map((a) => a.requestId).join(', ')})`,
+          details: [{ ...state, ledger: ledgerOf(state), requestIds: requestIdsOf(state) }],
+        });
+      }
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    return CancellationScope.nonCancellable(() => cancelInFlight(request));
+  }
+
+  /** The workflow was cancelled: stop the paid job, wait for its terminal state, report it. */
+  async function cancelInFlight(inFlight: GenerationRequest | undefined): Promise<JobOutcome> {
+    const attempt = current();
+    if (!inFlight || !attempt || !attempt.requestId) return outcome('cancelled');
+    if (attempt.outcome) {
+      // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
+      if (attempt.outcome === 'COMPLETED' && !state.result) await settle(attempt, inFlight, 'COMPLETED');
+      return outcome(attempt.outcome === 'COMPLETED' ? 'completed-too-late' : 'cancelled');
+    }
+    state.phase = 'cancelling';
+    const answer = await api.cancelJob(attempt.requestId, inFlight.cancel_url);
+    let terminal: ServiceJobState;
+    if (isTerminalState(answer.status)) {
+      terminal = answer.status;
+      attempt.learnedBy = 'cancel';
+    } else {
+      terminal = await awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING);
+    }
+    await settle(attempt, inFlight, terminal);
+    return outcome(terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled');
+  }
+}
+
+/** Credits of a job: quoted once, charged and refunded summed over attempts. */
+export function ledgerOf(state: JobState): JobOutcome['ledger'] {
+  return {
+    quoted: state.quote ?? 0,
+    charged: state.attempts.reduce((sum, a) => sum + a.charged, 0),
+    refunded: state.attempts.reduce((sum, a) => sum + a.refunded, 0),
+  };
+}
+
+function requestIdsOf(state: JobState): string[] {
+  return state.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));
+}
+
+/** A submit that may have created a job surfaces as its own non-retryable type, naming what to check. */
+function ambiguityOrSame(error: unknown, attempt: JobAttempt, step: string, state: JobState): unknown {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (cause instanceof ApplicationFailure && cause.type === JOB_FAILURE_TYPES.ambiguousSubmission) {
+    state.phase = 'ambiguous-submission';
+    state.error =
+      `the submit of step ${step} may have created a job (no answer came back), so it was not retried; the request id is unknown. ` +
+      `Check the service's job list for Idempotency-Key ${attempt.idempotencyKey} (resubmitting with that key returns the original job)`;
+    return ApplicationFailure.create({
+      type: JOB_FAILURE_TYPES.ambiguousSubmission,
+      nonRetryable: true,
+      message: state.error,
+      details: [{ idempotencyKey: attempt.idempotencyKey, step, state }],
+    });
+  }
+  return error;
+}

@@ -1,0 +1,196 @@
+import { API_VERSION, LIMITS, webhookEventSchema } from '../../src/contract';
+import { verify } from '../../src/contract/signature';
+import { LONG_FORM, PIXEL_PNG, startReceiver, startTestService, waitForStatus, waitUntil, type TestService, type WebhookReceiver } from '../helpers/local-service';
+
+/** Signed webhook deliveries to receivers on loopback, checked with the contract's `verify`. */
+
+const input = { image_urls: [PIXEL_PNG] };
+const services: TestService[] = [];
+const receivers: WebhookReceiver[] = [];
+
+async function service(options: Parameters<typeof startTestService>[0] = {}): Promise<TestService> {
+  const svc = await startTestService(options);
+  services.push(svc);
+  return svc;
+}
+
+async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<WebhookReceiver> {
+  const r = await startReceiver(respond);
+  receivers.push(r);
+  return r;
+}
+
+async function register(svc: TestService, url: string): Promise<{ id: string; secret: string }> {
+  const response = await svc.call('POST', '/v1/webhooks/endpoints', { body: { url } });
+  expect(response.status).toBe(201);
+  return response.body;
+}
+
+async function runJob(svc: TestService): Promise<string> {
+  const id = (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id as string;
+  await waitForStatus(svc.url, id, (s) => s === 'COMPLETED');
+  return id;
+}
+
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+test('endpoints: created with a secret shown once, listed without it, deleted; refused URLs are 422', async () => {
+  const svc = await service();
+  const hook = await receiver();
+  const created = await register(svc, hook.url);
+  expect(created.secret).toMatch(/^whsec_/);
+  const listed = await svc.call('GET', '/v1/webhooks/endpoints');
+  expect(listed.body.endpoints).toEqual([expect.objectContaining({ id: created.id, url: hook.url })]);
+  expect(JSON.stringify(listed.body)).not.toContain(created.secret);
+  expect((await svc.call('DELETE', `/v1/webhooks/endpoints/${created.id}`)).status).toBe(204);
+  expect((await svc.call('DELETE', `/v1/webhooks/endpoints/${created.id}`)).body.code).toBe('not_found');
+  expect((await svc.call('POST', '/v1/webhooks/endpoints', { body: { url: 42 } })).body.code).toBe('validation_failed');
+
+  // Without the dev flag the spec's registration rules apply: loopback http is refused.
+  const strict = await service({ allowPrivateWebhooks: false });
+  const refused = await strict.call('POST', '/v1/webhooks/endpoints', { body: { url: hook.url } });
+  expect(refused.status).toBe(422);
+  expect(refused.body.code).toBe('webhook_url_refused');
+  expect(refused.body.errors[0].path).toBe('url');
+});
+
+test('a completed job is delivered once to every endpoint, signed, with every field of the event', async () => {
+  const svc = await service();
+  const a = await receiver();
+  const b = await receiver();
+  const endpointA = await register(svc, a.url);
+  const endpointB = await register(svc, b.url);
+  const id = await runJob(svc);
+  await waitUntil(() => a.received.length === 1 && b.received.length === 1, 20_000, 'deliveries');
+
+  for (const [hook, endpoint] of [[a, endpointA], [b, endpointB]] as const) {
+    const delivery = hook.received[0]!;
+    expect(verify({ headers: delivery.headers, body: delivery.body, secrets: endpoint.secret })).toMatchObject({ ok: true });
+    const event = webhookEventSchema.parse(JSON.parse(delivery.body.toString('utf8')));
+    expect(event).toMatchObject({ event_type: 'generation.completed', api_version: API_VERSION, request_id: id, status: 'OK', error: null });
+    expect(delivery.headers['service-webhook-id']).toBe(event.event_id);
+    expect(delivery.headers['service-webhook-event-type']).toBe('generation.completed');
+    const result = (await svc.call('GET', `/v1/queue/requests/${id}`)).body;
+    expect(event.data).toEqual({ ...result, gateway_request_id: id, output_count: result.videos.length });
+  }
+  // The other endpoint's secret does not verify: each endpoint signs with its own.
+  expect(verify({ headers: a.received[0]!.headers, body: a.received[0]!.body, secrets: endpointB.secret }).ok).toBe(false);
+});
+
+test('408, 425, 429 and 5xx are retried with the same event_id; 400, 401, 404 and 410 are not', async () => {
+  const svc = await service();
+  const retried = [408, 425, 429, 500, 503];
+  const permanent = [400, 401, 404, 410];
+  const retryHooks = await Promise.all(retried.map((status) => receiver((_body, n) => (n === 0 ? status : 200))));
+  const permanentHooks = await Promise.all(permanent.map((status) => receiver(() => status)));
+  for (const hook of [...retryHooks, ...permanentHooks]) await register(svc, hook.url);
+  await runJob(svc);
+
+  await waitUntil(() => retryHooks.every((h) => h.received.length === 2), 20_000, 'retries');
+  for (const hook of retryHooks) {
+    expect(hook.received[0]!.headers['service-webhook-id']).toBe(hook.received[1]!.headers['service-webhook-id']);
+    expect(hook.received[1]!.body.equals(hook.received[0]!.body)).toBe(true);
+  }
+  // The service's own record says the permanent ones are settled after one attempt: no retry is scheduled.
+  await waitUntil(() => svc.service.deliveries().filter((d) => d.state === 'failed').length === permanent.length, 20_000, 'permanent failures');
+  const failed = svc.service.deliveries().filter((d) => d.state === 'failed');
+  expect(failed.map((d) => d.attempts)).toEqual(permanent.map(() => 1));
+  expect(failed.map((d) => d.nextAttemptAt)).toEqual(permanent.map(() => null));
+  expect(permanentHooks.map((h) => h.received.length)).toEqual(permanent.map(() => 1));
+  expect(svc.service.deliveries().filter((d) => d.state === 'delivered')).toHaveLength(retried.length);
+});
+
+test('rotation: deliveries carry two v1= entries during the grace period, old and new secret both verify', async () => {
+  const svc = await service();
+  const hook = await receiver();
+  const endpoint = await register(svc, hook.url);
+  const rotated = await svc.call('POST', `/v1/webhooks/endpoints/${endpoint.id}/rotate`);
+  expect(rotated.status).toBe(200);
+  expect(rotated.body.secret).not.toBe(endpoint.secret);
+  await runJob(svc);
+  await waitUntil(() => hook.received.length === 1, 20_000, 'delivery');
+  const delivery = hook.received[0]!;
+  const entries = String(delivery.headers['service-webhook-signature']).split(/\s+/);
+  expect(entries).toHaveLength(2);
+  expect(entries.every((e) => e.startsWith('v1='))).toBe(true);
+  expect(verify({ headers: delivery.headers, body: delivery.body, secrets: endpoint.secret }).ok).toBe(true);
+  expect(verify({ headers: delivery.headers, body: delivery.body, secrets: rotated.body.secret }).ok).toBe(true);
+
+  // With no grace period the old secret stops signing at once.
+  const second = await svc.call('POST', `/v1/webhooks/endpoints/${endpoint.id}/rotate`, { body: { grace_seconds: 0 } });
+  await runJob(svc);
+  await waitUntil(() => hook.received.length === 2, 20_000, 'second delivery');
+  const next = hook.received[1]!;
+  expect(String(next.headers['service-webhook-signature']).split(/\s+/)).toHaveLength(1);
+  expect(verify({ headers: next.headers, body: next.body, secrets: second.body.secret }).ok).toBe(true);
+  expect(verify({ headers: next.headers, body: next.body, secrets: rotated.body.secret }).ok).toBe(false);
+});
+
+test('failed and cancelled jobs emit events only when the flag is on', async () => {
+  const svc = await service();
+  const hook = await receiver();
+  await register(svc, hook.url);
+  svc.service.setFaults({ failureRate: 1 });
+  const failedId = (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id;
+  await waitForStatus(svc.url, failedId, (s) => s === 'FAILED');
+  expect(svc.service.deliveries()).toHaveLength(0);
+
+  svc.service.setFaults({ failEventsEnabled: true });
+  const failed = (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id;
+  await waitForStatus(svc.url, failed, (s) => s === 'FAILED');
+  await waitUntil(() => hook.received.length === 1, 20_000, 'failed event');
+  svc.service.setFaults({ failureRate: 0, modelDurationMs: 60_000 });
+  const cancelled = (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id;
+  await svc.call('POST', `/v1/queue/requests/${cancelled}/cancel`);
+  await waitUntil(() => hook.received.length === 2, 20_000, 'cancelled event');
+  const [failedEvent, cancelledEvent] = hook.received.map((d) => webhookEventSchema.parse(JSON.parse(d.body.toString('utf8'))));
+  expect(failedEvent).toMatchObject({ event_type: 'generation.failed', request_id: failed, status: 'ERROR', error: { code: 'generation_failed' } });
+  expect(failedEvent!.data).toMatchObject({ status: 'FAILED', output_count: 0, gateway_request_id: failed });
+  expect(cancelledEvent).toMatchObject({ event_type: 'generation.cancelled', request_id: cancelled, status: 'CANCELLED', error: { code: 'cancelled' } });
+  expect(cancelledEvent!.data).toMatchObject({ status: 'CANCELLED', output_count: 0, gateway_request_id: cancelled });
+});
+
+test('delivery faults: dropped events are never sent, duplicated ones arrive twice with one event_id', async () => {
+  const svc = await service({ faults: { dropDeliveryRate: 1 } });
+  const hook = await receiver();
+  await register(svc, hook.url);
+  await runJob(svc);
+  await waitUntil(() => svc.service.deliveries().length === 1, 20_000, 'delivery record');
+  expect(svc.service.deliveries()[0]!.state).toBe('dropped');
+
+  svc.service.setFaults({ dropDeliveryRate: 0, duplicateDeliveryRate: 1 });
+  await runJob(svc);
+  await waitUntil(() => hook.received.length === 2, 20_000, 'duplicate');
+  expect(hook.received[0]!.headers['service-webhook-id']).toBe(hook.received[1]!.headers['service-webhook-id']);
+});
+
+test('delivery delay holds the first attempt back', async () => {
+  const svc = await service({ faults: { deliveryDelayMs: 300 } });
+  const hook = await receiver();
+  await register(svc, hook.url);
+  const id = await runJob(svc);
+  await waitUntil(() => hook.received.length === 1, 20_000, 'delayed delivery');
+  const completedAt = svc.service.jobs().find((j) => j.id === id)!.completedAt!;
+  expect(hook.received[0]!.at - completedAt).toBeGreaterThanOrEqual(300);
+});
+
+test(`a receiver that always fails gets exactly ${LIMITS.webhookMaxAttempts} attempts, 1, 2, 4, 8, 16 s apart`, async () => {
+  const svc = await service();
+  const hook = await receiver(() => 500);
+  await register(svc, hook.url);
+  await runJob(svc);
+  await waitUntil(() => svc.service.deliveries()[0]?.state === 'failed', 45_000, 'retries exhausted');
+  expect(hook.received).toHaveLength(LIMITS.webhookMaxAttempts);
+  const gaps = hook.received.slice(1).map((d, i) => (d.at - hook.received[i]!.at) / 1000);
+  gaps.forEach((gap, i) => {
+    const expected = LIMITS.webhookRetryDelaysSeconds[i]!;
+    // Tolerance: timers and the attempt's own round trip add a little; never early.
+    expect(gap).toBeGreaterThanOrEqual(expected - 0.05);
+    expect(gap).toBeLessThan(expected + 0.75);
+  });
+  expect(new Set(hook.received.map((d) => d.headers['service-webhook-id'])).size).toBe(1);
+  expect(svc.service.deliveries()[0]).toMatchObject({ attempts: 6, state: 'failed', nextAttemptAt: null, lastStatus: 500 });
+}, 60_000);

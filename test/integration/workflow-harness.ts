@@ -1,0 +1,187 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal } from '@temporalio/proto';
+import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
+import { createServiceClient } from '../../src/client/service-client';
+import type { CallKind, ServiceClient } from '../../src/client/types';
+import { createTemporalSink } from '../../src/bridge/temporal-sink';
+import { createReelflowWorker } from '../../src/workers/worker';
+import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
+import type { LocalServiceOptions } from '../../src/service';
+
+/**
+ * Shared parts of the workflow integration tests: the real local service, a real reelflow worker
+ * and a stand-in for the webhook bridge that hands completion events to Temporal exactly as the
+ * bridge does (signal-with-start of the per-request rendezvous).
+ */
+
+export function quietLogger() {
+  const noop = () => undefined;
+  return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
+}
+
+export function bundleReelflowWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger() });
+}
+
+/** A 1 s silent mono WAV as a data URI (the re-voicing step's new audio track). */
+export function silentWavDataUri(seconds = 1, sampleRate = 8000): string {
+  const samples = seconds * sampleRate;
+  const buffer = Buffer.alloc(44 + samples * 2);
+  buffer.write('RIFF', 0);
+  buffer.writeUInt32LE(36 + samples * 2, 4);
+  buffer.write('WAVEfmt ', 8);
+  buffer.writeUInt32LE(16, 16);
+  buffer.writeUInt16LE(1, 20);
+  buffer.writeUInt16LE(1, 22);
+  buffer.writeUInt32LE(sampleRate, 24);
+  buffer.writeUInt32LE(sampleRate * 2, 28);
+  buffer.writeUInt16LE(2, 32);
+  buffer.writeUInt16LE(16, 34);
+  buffer.write('data', 36);
+  buffer.writeUInt32LE(samples * 2, 40);
+  return `data:audio/wav;base64,${buffer.toString('base64')}`;
+}
+
+/** Builds the `generation.completed` event the service would send, from the fetched result. */
+export async function completionEvent(client: ServiceClient, requestId: string, eventId = `evt_test_${requestId}`): Promise<WebhookEvent> {
+  const result = await client.result(requestId);
+  return {
+    event_id: eventId,
+    event_type: EVENT_TYPES.completed,
+    api_version: API_VERSION,
+    created_at: new Date().toISOString(),
+    request_id: requestId,
+    status: 'OK',
+    data: { ...result, gateway_request_id: requestId, output_count: result.videos.length },
+    error: null,
+  };
+}
+
+/** Stands in for the bridge: delivers each COMPLETED job's event once through the real Temporal sink. */
+export interface TestBridge {
+  delivered: string[];
+  deliver(event: WebhookEvent): Promise<void>;
+  /** Stop or resume automatic delivery (a dead webhook path). */
+  setEnabled(enabled: boolean): void;
+  stop(): Promise<void>;
+}
+
+export function startTestBridge(service: TestService, client: Client, sideClient: ServiceClient, taskQueue: string): TestBridge {
+  const sink = createTemporalSink({ client, taskQueue });
+  const delivered: string[] = [];
+  let enabled = true;
+  let stopped = false;
+  let busy: Promise<void> = Promise.resolve();
+  const tick = async () => {
+    if (!enabled) return;
+    for (const job of service.service.jobs()) {
+      if (job.status !== 'COMPLETED' || delivered.includes(job.id)) continue;
+      delivered.push(job.id);
+      await sink.deliver(await completionEvent(sideClient, job.id));
+    }
+  };
+  const timer = setInterval(() => {
+    if (!stopped) busy = busy.then(tick).catch(() => undefined);
+  }, 100);
+  return {
+    delivered,
+    deliver: (event) => sink.deliver(event),
+    setEnabled: (value) => {
+      enabled = value;
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await busy;
+    },
+  };
+}
+
+export interface Harness {
+  service: TestService;
+  client: ServiceClient & { close(): Promise<void> };
+  /** A second client for the test's own calls, so they do not count as the worker's. */
+  sideClient: ServiceClient & { close(): Promise<void> };
+  /** Activity calls made by the worker, by kind. */
+  calls: Record<CallKind, number>;
+  taskQueue: string;
+  /** The running worker (started here, shut down by close()). */
+  worker: Worker;
+  close(): Promise<void>;
+}
+
+/** Starts a local service and a running reelflow worker against `env`. */
+export async function startHarness(
+  env: TestWorkflowEnvironment,
+  bundle: WorkflowBundleWithSourceMap,
+  taskQueue: string,
+  serviceOptions: Partial<LocalServiceOptions> = {},
+): Promise<Harness> {
+  const service = await startTestService(serviceOptions);
+  const fast = { maxAttempts: 2, initialDelayMs: 50, maxDelayMs: 200, jitter: 0 };
+  const client = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, retry: fast, submitRetry: fast });
+  const sideClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, retry: fast });
+  const calls: Record<CallKind, number> = { submit: 0, status: 0, result: 0, cancel: 0, quote: 0 };
+  const worker = await createReelflowWorker({
+    connection: env.nativeConnection,
+    client: env.client,
+    taskQueue,
+    service: client,
+    workflowBundle: bundle,
+    onCall: (kind) => (calls[kind] += 1),
+  });
+  const running = worker.run();
+  return {
+    service,
+    client,
+    sideClient,
+    calls,
+    taskQueue,
+    worker,
+    close: async () => {
+      worker.shutdown();
+      await running;
+      await client.close();
+      await sideClient.close();
+      await service.close();
+    },
+  };
+}
+
+/** Waits for `predicate`, checking every 50 ms (a condition, not a timing assertion). */
+export async function eventually<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * When RECORD_HISTORIES=1, saves the workflow's history (handle.fetchHistory()) for the replay test.
+ * The history is kept as base64 protobuf inside JSON: the installed SDK's proto3-JSON helpers
+ * (historyToJSON / historyFromJSON) fail on a duplicated protobufjs, the binary form does not.
+ * `eventTypes` is there for a person reading the file.
+ */
+export async function maybeRecordHistory(handle: WorkflowHandle, name: string): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await handle.fetchHistory();
+  const dir = path.join(__dirname, '..', 'replay', 'histories');
+  fs.mkdirSync(dir, { recursive: true });
+  const events = history.events ?? [];
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  const record = {
+    workflowId: handle.workflowId,
+    workflowType: started?.workflowType?.name ?? null,
+    encoding: 'protobuf-base64',
+    eventTypes: events.map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0]),
+    history: Buffer.from(temporal.api.history.v1.History.encode(history).finish()).toString('base64'),
+  };
+  fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(record, null, 1)}\n`);
+}

@@ -1,0 +1,340 @@
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { request } from 'undici';
+import { startDevServer } from '../helpers/temporal';
+import { PIXEL_PNG, LONG_FORM } from '../helpers/local-service';
+import { from, pipeline, threeStepPipeline } from '../../src/pipeline';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../src/activities';
+import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
+import {
+  jobEventSignal,
+  jobStateQuery,
+  jobWorkflowId,
+  rendezvousStateQuery,
+  rendezvousWorkflowId,
+  SEARCH_ATTRIBUTES,
+  SEARCH_ATTRIBUTE_KEYS,
+  pipelineProgressQuery,
+  pipelineWorkflowId,
+  type PipelineSummary,
+  type PipelineWorkflowInput,
+} from '../../src/workflows';
+import { bundleReelflowWorkflows, completionEvent, eventually, maybeRecordHistory, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+
+let bundle: WorkflowBundleWithSourceMap;
+let env: TestWorkflowEnvironment;
+let h: Harness;
+let bridge: TestBridge;
+const TASK_QUEUE = 'workflow-pipeline-test';
+/** Short fallback polling so failure paths finish fast; long enough that a delivered webhook always wins. */
+const FAST_PACING = { firstPollSeconds: 1, factor: 2, capSeconds: 2 };
+
+beforeAll(async () => {
+  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 1 });
+  bridge = startTestBridge(h.service, env.client, h.sideClient, TASK_QUEUE);
+}, 120_000);
+
+afterAll(async () => {
+  await bridge?.stop();
+  await h?.close();
+  await env?.teardown();
+});
+
+function start(input: PipelineWorkflowInput) {
+  return env.client.workflow.start('pipelineWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: pipelineWorkflowId(input.spec.name),
+    args: [{ uriRules: { allowedOrigins: [h.service.url] }, ...input }],
+  });
+}
+
+/** The worker runs for the whole file; kept as a seam so each test reads the same. */
+function run<T>(fn: () => Promise<T>): Promise<T> {
+  return fn();
+}
+
+const jobsOf = (ids: string[]) => h.service.service.jobs().filter((j) => ids.includes(j.id));
+
+describe('pipeline workflow on the dev server with the local service', () => {
+  it('runs the three-step chain, each input URL the previous output URL, with zero status polls on the webhook path', async () => {
+    const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'three-step-ok', { allowedOrigins: [h.service.url] });
+    const statusBefore = h.service.service.counters().statusCalls;
+    const summary = await run(async () => {
+      const handle = await start({ spec });
+      const result = (await handle.result()) as PipelineSummary;
+      await maybeRecordHistory(handle, 'pipeline-three-step');
+      return result;
+    });
+    expect(summary.status).toBe('completed');
+    expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
+    const [generate, revoice, upscale] = summary.steps;
+    expect(revoice?.input?.video_url).toBe(generate?.output?.videos[0]?.url);
+    expect(upscale?.input?.video_url).toBe(revoice?.output?.videos[0]?.url);
+    expect(upscale?.output?.videos[0]?.url).toMatch(new RegExp(`^${h.service.url}/files/`));
+    // Webhook path: every outcome came by event, so not one status poll.
+    expect(h.service.service.counters().statusCalls - statusBefore).toBe(0);
+    expect(summary.steps.map((s) => s.polls)).toEqual([0, 0, 0]);
+    // The ledger matches the service's own books.
+    const jobs = jobsOf(summary.steps.flatMap((s) => s.requestIds));
+    expect(jobs).toHaveLength(3);
+    const charged = jobs.reduce((sum, j) => sum + j.creditsCharged, 0);
+    expect(summary.ledger).toEqual({ quoted: charged, charged, refunded: 0, net: charged });
+    // The final output is a real video file.
+    const file = await request(upscale?.output?.videos[0]?.url as string);
+    expect(file.statusCode).toBe(200);
+    expect(String(file.headers['content-type'])).toMatch(/^video\//);
+    await file.body.dump();
+    // Operator visibility: search attributes and memo.
+    const description = await env.client.workflow.getHandle(pipelineWorkflowId(spec.name)).describe();
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe('completed');
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.creditsSpent)).toBe(charged);
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.requestIds)?.sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect((description.memo?.summary as { status: string }).status).toBe('completed');
+  });
+
+  it('resubmits a step that fails once, with a fresh idempotency key, and records the refund', async () => {
+    h.service.service.setFaults({ failureRate: 1 });
+    const spec = pipeline('fail-once').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { maxResubmits: 1 }).build();
+    const summary = await run(async () => {
+      const handle = await start({ spec, defaultPacing: FAST_PACING });
+      // The fault is decided when a job starts; once the first one has started, let the next succeed.
+      await eventually(() => h.service.service.jobs().some((j) => j.status !== 'IN_QUEUE' && j.idempotencyKey?.includes('fail-once/job/generate')), 'first attempt started');
+      h.service.service.setFaults({ failureRate: 0 });
+      const result = (await handle.result()) as PipelineSummary;
+      await maybeRecordHistory(handle, 'pipeline-fail-once');
+      await maybeRecordHistory(env.client.workflow.getHandle(jobWorkflowId('fail-once', 'generate')), 'job-fail-once');
+      return result;
+    });
+    const step = summary.steps[0];
+    expect(step?.status).toBe('completed');
+    expect(step?.attempts).toBe(2);
+    const jobs = jobsOf(step?.requestIds ?? []);
+    expect(jobs.map((j) => j.status)).toEqual(['FAILED', 'COMPLETED']);
+    expect(new Set(jobs.map((j) => j.idempotencyKey)).size).toBe(2);
+    expect(summary.ledger).toEqual({ quoted: 80, charged: 160, refunded: 80, net: 80 });
+  });
+
+  it('fails the pipeline with a clear error when a step fails past its policy; the ledger shows the refunds', async () => {
+    h.service.service.setFaults({ failureRate: 1 });
+    const spec = pipeline('fail-past-policy')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { maxResubmits: 1 })
+      .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') })
+      .build();
+    const submitsBefore = h.service.service.counters().submits;
+    try {
+      const error = await run(async () => {
+        const handle = await start({ spec, defaultPacing: FAST_PACING });
+        const failure = await handle.result().then(() => null, (e: unknown) => e);
+        await maybeRecordHistory(handle, 'pipeline-fail-past-policy');
+        return failure;
+      });
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe('StepFailed');
+      expect(cause.message).toMatch(/failed at step generate \[JobFailed\].*failed 2 time\(s\); policy allows 1 resubmit/);
+      const summary = cause.details?.[0] as PipelineSummary;
+      expect(summary.steps.map((s) => s.status)).toEqual(['failed', 'skipped']);
+      expect(summary.ledger).toEqual({ quoted: 80, charged: 160, refunded: 160, net: 0 });
+      // Failure without any event was found by polling; no later step was submitted.
+      expect(summary.steps[0]?.polls).toBeGreaterThan(0);
+      expect(h.service.service.counters().submits - submitsBefore).toBe(2);
+    } finally {
+      h.service.service.setFaults({ failureRate: 0 });
+    }
+  });
+
+  it('stops before submitting a step whose quote exceeds the remaining budget', async () => {
+    // generate costs 80 (4 s, 480p); the upscale of a 4 s clip is quoted above the 5 credits left.
+    const spec = pipeline('over-budget')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') })
+      .budget(85)
+      .build();
+    const submitsBefore = h.service.service.counters().submits;
+    const error = await run(async () => {
+      const handle = await start({ spec, uriRules: { allowedOrigins: [h.service.url] } });
+      const failure = await handle.result().then(() => null, (e: unknown) => e);
+      await maybeRecordHistory(handle, 'pipeline-over-budget');
+      return failure;
+    });
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('BudgetExceeded');
+    expect(cause.message).toMatch(/stopped before step upscale: .*quote of \d+ credits exceeds the remaining budget of 5; nothing was submitted/);
+    const summary = cause.details?.[0] as PipelineSummary;
+    expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'budget-exceeded']);
+    expect(summary.steps[1]?.requestIds).toEqual([]);
+    expect(h.service.service.counters().submits - submitsBefore).toBe(1);
+    expect(summary.ledger.net).toBe(80);
+  });
+
+  it('cancels a running job and a queued job through cancel_url; each reported cancelled and refunded, no later step', async () => {
+    // Jobs run one at a time per model here: the first pipeline's job runs (and would run for ten
+    // minutes), the second one's waits in the queue behind it.
+    h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 600_000 } });
+    const twoSteps = (name: string) =>
+      pipeline(name)
+        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+        .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') })
+        .build();
+    const submitsBefore = h.service.service.counters().submits;
+    try {
+      const running = await start({ spec: twoSteps('cancel-running') });
+      const runningJob = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('cancel-running/job/generate') && j.status === 'IN_PROGRESS'), 'running job');
+      const queued = await start({ spec: twoSteps('cancel-queued') });
+      const queuedJob = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('cancel-queued/job/generate') && j.status === 'IN_QUEUE'), 'queued job');
+      await queued.cancel();
+      await running.cancel();
+      for (const [handle, jobId, name] of [[queued, queuedJob.id, 'queued'], [running, runningJob.id, 'running']] as const) {
+        const error = await handle.result().then(() => null, (e: unknown) => e);
+        expect(error).toBeInstanceOf(WorkflowFailedError);
+        expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
+        const summary = await handle.query(pipelineProgressQuery);
+        await maybeRecordHistory(handle, `pipeline-cancel-${name}`);
+        await maybeRecordHistory(env.client.workflow.getHandle(jobWorkflowId(`cancel-${name}`, 'generate')), `job-cancel-${name}`);
+        expect(summary.status).toBe('cancelled');
+        expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'skipped']);
+        expect(summary.steps[0]?.requestIds).toEqual([jobId]);
+        expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
+        const job = h.service.service.jobs().find((j) => j.id === jobId);
+        expect(job?.status).toBe('CANCELLED');
+        expect(job?.creditsRefunded).toBe(80);
+      }
+      expect(h.service.service.counters().submits - submitsBefore).toBe(2);
+    } finally {
+      h.service.service.setFaults({ modelDurationMs: 0 });
+    }
+  });
+
+  it('reports a job that completed before the cancel as completed-too-late, with its output, and starts no later step', async () => {
+    bridge.setEnabled(false);
+    const spec = pipeline('cancel-too-late')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { pacing: { firstPollSeconds: 3600 } })
+      .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') })
+      .build();
+    const submitsBefore = h.service.service.counters().submits;
+    try {
+      const handle = await start({ spec });
+      const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('cancel-too-late/job/generate') && j.status === 'COMPLETED'), 'completed job');
+      await handle.cancel();
+      const error = await handle.result().then(() => null, (e: unknown) => e);
+      expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
+      const summary = await handle.query(pipelineProgressQuery);
+      await maybeRecordHistory(handle, 'pipeline-cancel-too-late');
+      expect(summary.steps.map((s) => s.status)).toEqual(['completed-too-late', 'skipped']);
+      expect(summary.steps[0]?.output?.request_id).toBe(job.id);
+      expect(summary.steps[0]?.output?.videos[0]?.url).toMatch(/\/files\//);
+      expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 0, net: 80 });
+      expect(h.service.service.counters().submits - submitsBefore).toBe(1);
+    } finally {
+      bridge.setEnabled(true);
+    }
+  });
+
+  it('ignores duplicate, late and unknown-request events', async () => {
+    bridge.setEnabled(false);
+    const spec = pipeline('events').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    try {
+      const handle = await start({ spec });
+      const jobHandle = env.client.workflow.getHandle(jobWorkflowId('events', 'generate'));
+      const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('events/job/generate') && j.status === 'COMPLETED'), 'completed job');
+      const real = await completionEvent(h.sideClient, job.id);
+      // While the job waits: an event for a request nobody knows, twice (the second is a duplicate).
+      const stranger = { ...real, event_id: 'evt_stranger', request_id: 'req_nobody_knows' };
+      await jobHandle.signal(jobEventSignal, stranger);
+      await jobHandle.signal(jobEventSignal, stranger);
+      // The same unknown request through the bridge path: a rendezvous nobody subscribes to.
+      await bridge.deliver({ ...stranger, event_id: 'evt_stranger_2' });
+      const waiting = await jobHandle.query(jobStateQuery);
+      expect(waiting.phase).toBe('waiting');
+      expect(waiting).toMatchObject({ eventsReceived: 1, duplicateEvents: 1, ignoredEvents: 1 });
+      // The real event, delivered twice by the service (same event_id).
+      await bridge.deliver(real);
+      await bridge.deliver(real);
+      const summary = (await handle.result()) as PipelineSummary;
+      await maybeRecordHistory(handle, 'pipeline-events');
+      await maybeRecordHistory(jobHandle, 'job-events');
+      // A late event after completion (fresh event_id, same request): harmless.
+      await bridge.deliver({ ...real, event_id: 'evt_late' });
+      const rendezvous = await eventually(async () => {
+        const state = await env.client.workflow.getHandle(rendezvousWorkflowId(job.id)).query(rendezvousStateQuery);
+        return state.events.length === 2 ? state : undefined;
+      }, 'late event reached the rendezvous');
+      expect(rendezvous.duplicatesIgnored).toBe(1);
+      expect(summary.status).toBe('completed');
+      expect(summary.steps[0]?.output?.request_id).toBe(job.id);
+      const after = await jobHandle.query(jobStateQuery);
+      expect(after.phase).toBe('completed');
+      expect(after.polls).toBe(0);
+      expect(after.attempts).toHaveLength(1);
+      expect(h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('events/job/'))).toHaveLength(1);
+    } finally {
+      bridge.setEnabled(true);
+    }
+  });
+
+  it('surfaces a submit whose answer was lost as AmbiguousSubmission naming the idempotency key, without a second job', async () => {
+    h.service.service.setFaults({ dropSubmitResponseRate: 1 });
+    const spec = pipeline('ambiguous').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    const submitsBefore = h.service.service.counters().submits;
+    try {
+      const handle = await start({ spec });
+      const error = await handle.result().then(() => null, (e: unknown) => e);
+      const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe('StepFailed');
+      expect(cause.message).toMatch(/\[AmbiguousSubmission\].*request id is unknown.*Idempotency-Key reelflow:ambiguous\/job\/generate:/);
+      const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('ambiguous/job/generate'));
+      expect(jobs).toHaveLength(1);
+      expect(cause.message).toContain(jobs[0]?.idempotencyKey);
+      expect(h.service.service.counters().submits - submitsBefore).toBe(1);
+    } finally {
+      h.service.service.setFaults({ dropSubmitResponseRate: 0 });
+    }
+  });
+});
+
+describe('exactly one job per step', () => {
+  it('a submit that reached the service but whose worker never reported it is retried with the same key: one job', async () => {
+    // A worker whose first submit "dies" after the service accepted the job: the activity attempt
+    // fails after the HTTP call, exactly as a worker killed at that moment looks to Temporal.
+    const queue = 'workflow-exactly-once';
+    const activities = createActivities({ client: h.client, subscribe: createSubscribeActivity(env.client, queue) });
+    let lost = 0;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: queue,
+      workflowBundle: bundle,
+      activities: {
+        ...activities,
+        submitJob: async (...args: Parameters<typeof activities.submitJob>) => {
+          const request = await activities.submitJob(...args);
+          if (lost++ === 0) throw new Error('worker died before reporting the submit');
+          return request;
+        },
+      },
+    });
+    const bridge2 = startTestBridge(h.service, env.client, h.sideClient, queue);
+    const spec = pipeline('exactly-once').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    const before = h.service.service.counters();
+    try {
+      const summary = await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: queue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec }] });
+        const result = (await handle.result()) as PipelineSummary;
+        await maybeRecordHistory(handle, 'pipeline-exactly-once');
+        return result;
+      });
+      const after = h.service.service.counters();
+      expect(after.submits - before.submits).toBe(2);
+      expect(after.jobsCreated - before.jobsCreated).toBe(1);
+      const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('exactly-once/job/generate'));
+      expect(jobs).toHaveLength(1);
+      expect(summary.steps[0]?.requestIds).toEqual([jobs[0]?.id]);
+      expect(summary.ledger.charged).toBe(80);
+    } finally {
+      await bridge2.stop();
+    }
+  });
+});
