@@ -1,0 +1,83 @@
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import pino from 'pino';
+import { startDevServer } from '../helpers/temporal';
+import { PIXEL_PNG } from '../helpers/local-service';
+import { threeStepPipeline } from '../../src/pipeline';
+import { startBridgeServer, type RunningBridge } from '../../src/bridge/server';
+import { loadBridgeConfig } from '../../src/bridge/config';
+import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
+import type { PipelineSummary } from '../../src/workflows/pipeline-types';
+import { bundleReelflowWorkflows, silentWavDataUri, startHarness, type Harness } from './workflow-harness';
+
+/**
+ * The whole webhook path with no stand-in: the local service signs and POSTs `generation.completed`
+ * to a registered endpoint, which is the real bridge over HTTP; the bridge verifies and hands the
+ * event to the rendezvous, which forwards it to the job workflow. No status poll is made.
+ */
+
+let bundle: WorkflowBundleWithSourceMap;
+let env: TestWorkflowEnvironment;
+let h: Harness;
+let bridge: RunningBridge;
+const TASK_QUEUE = 'webhook-path-test';
+
+beforeAll(async () => {
+  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  h = await startHarness(env, bundle, TASK_QUEUE, { allowPrivateWebhooks: true });
+}, 120_000);
+
+afterAll(async () => {
+  await bridge?.close();
+  await h?.close();
+  await env?.teardown();
+});
+
+async function startBridgeWithSecret(secret: string): Promise<RunningBridge> {
+  const config = loadBridgeConfig({
+    REELFLOW_WEBHOOK_SECRETS: secret,
+    TEMPORAL_ADDRESS: env.address,
+    REELFLOW_BRIDGE_PORT: '0',
+    REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
+  });
+  return startBridgeServer(config, { logger: pino({ level: 'silent' }) });
+}
+
+it('completes a three-step pipeline from the service’s own signed webhooks, with zero status polls', async () => {
+  // The endpoint must exist before its secret is known; the bridge starts once the secret is shown.
+  const placeholder = await startBridgeWithSecret('not-yet');
+  const registered = await h.service.call('POST', '/v1/webhooks/endpoints', { body: { url: placeholder.url } });
+  expect(registered.status).toBe(201);
+  const port = placeholder.port;
+  await placeholder.close();
+  const config = loadBridgeConfig({
+    REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
+    TEMPORAL_ADDRESS: env.address,
+    REELFLOW_BRIDGE_PORT: String(port),
+    REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
+  });
+  bridge = await startBridgeServer(config, { logger: pino({ level: 'silent' }) });
+
+  const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'webhook-path', {
+    allowedOrigins: [h.service.url],
+  });
+  const handle = await env.client.workflow.start('pipelineWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: pipelineWorkflowId(spec.name),
+    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] } }],
+  });
+  const summary = (await handle.result()) as PipelineSummary;
+
+  expect(summary.status).toBe('completed');
+  expect(h.calls.status).toBe(0);
+  expect(h.service.service.counters().statusCalls).toBe(0);
+  const jobs = h.service.service.jobs();
+  expect(jobs).toHaveLength(3);
+  // Every completion reached the bridge as a real signed delivery, and each rendezvous forwarded it.
+  const deliveries = h.service.service.deliveries();
+  for (const job of jobs) {
+    expect(deliveries.some((d) => d.requestId === job.id && d.state === 'delivered')).toBe(true);
+    const rendezvous = await env.client.workflow.getHandle(rendezvousWorkflowId(job.id)).describe();
+    expect(rendezvous.type).toBe('webhookRendezvousWorkflow');
+  }
+});
