@@ -8,11 +8,15 @@ export interface ReferenceInputs {
   voicePath: string;
 }
 
-/** Three distinct still frames, each a different ffmpeg source, so the slideshow visibly changes. */
+/**
+ * Three distinct still frames, each a different ffmpeg source, so the slideshow visibly changes.
+ * 854x480 JPEGs: the demo's 480p output needs no more, and inline (data URI) inputs travel in
+ * Temporal payloads, which should stay well under the SDK's 512 KB warning size.
+ */
 const IMAGE_SOURCES = [
-  'testsrc2=size=1280x720:rate=1',
-  'mandelbrot=size=1280x720:rate=1',
-  'gradients=size=1280x720:rate=1:c0=0x1f4e79:c1=0xf2a541:seed=7',
+  'testsrc2=size=854x480:rate=1',
+  'mandelbrot=size=854x480:rate=1',
+  'gradients=size=854x480:rate=1:c0=0x1f4e79:c1=0xf2a541:seed=7',
 ] as const;
 
 /**
@@ -31,7 +35,7 @@ export async function ensureReferenceInputs(dir: string, voiceSeconds = 6): Prom
   mkdirSync(dir, { recursive: true });
   const imagePaths: string[] = [];
   for (const [index, source] of IMAGE_SOURCES.entries()) {
-    const file = join(dir, `reference-${index + 1}.png`);
+    const file = join(dir, `reference-${index + 1}.jpg`);
     if (!existsSync(file)) await renderImage(source, file);
     imagePaths.push(file);
   }
@@ -54,9 +58,9 @@ export async function ensureReferenceInputs(dir: string, voiceSeconds = 6): Prom
 
 async function renderImage(source: string, file: string): Promise<void> {
   try {
-    await runFfmpeg(['-f', 'lavfi', '-i', source, '-frames:v', '1', file]);
+    await runFfmpeg(['-f', 'lavfi', '-i', source, '-frames:v', '1', '-q:v', '4', file]);
   } catch {
     // Older ffmpeg builds lack some sources (gradients); a colour test pattern still differs.
-    await runFfmpeg(['-f', 'lavfi', '-i', 'smptehdbars=size=1280x720:rate=1', '-frames:v', '1', file]);
+    await runFfmpeg(['-f', 'lavfi', '-i', 'smptehdbars=size=854x480:rate=1', '-frames:v', '1', '-q:v', '4', file]);
   }
 }

@@ -1,0 +1,93 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { startLocalStack, type LocalStack } from '../../stack/local-stack';
+import { redact, stateDirFromEnv, type StackPorts } from '../../stack/stack-state';
+
+function port(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new InvalidArgumentError('must be a port number 0-65535 (0 picks a free one)');
+  return Number(text);
+}
+
+interface DevOptions {
+  stateDir?: string;
+  temporalPort?: number;
+  uiPort?: number;
+  servicePort?: number;
+  bridgePort?: number;
+  autoPorts?: boolean;
+}
+
+/** The lines a person needs: every address and what to export in another terminal (never the key itself). */
+export function describeStack(stack: LocalStack): string[] {
+  return [
+    `  Temporal gRPC  ${stack.temporalAddress} (namespace ${stack.namespace})`,
+    `  Temporal UI    ${stack.temporalUiUrl}`,
+    `  service        ${stack.serviceUrl}`,
+    `  bridge         ${stack.bridgeUrl}`,
+    `  worker         task queue ${stack.taskQueue}`,
+    `  API key        ${redact(stack.apiKey)} in ${stack.paths.apiKey}`,
+    '',
+    'In another terminal:',
+    `  export TEMPORAL_ADDRESS=${stack.temporalAddress}`,
+    `  export TEMPORAL_NAMESPACE=${stack.namespace}`,
+    `  export REELFLOW_TASK_QUEUE=${stack.taskQueue}`,
+    `  export REELFLOW_SERVICE_URL=${stack.serviceUrl}`,
+    `  export REELFLOW_API_KEY="$(cat ${stack.paths.apiKey})"`,
+    `  export REELFLOW_STATE_DIR=${stack.paths.root}`,
+  ];
+}
+
+/** Runs the stack until SIGINT/SIGTERM (or until its worker stops), then stops it cleanly. */
+export async function runDev(options: DevOptions): Promise<void> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const ports: Partial<StackPorts> = {
+    ...(options.temporalPort !== undefined ? { temporal: options.temporalPort } : {}),
+    ...(options.uiPort !== undefined ? { temporalUi: options.uiPort } : {}),
+    ...(options.servicePort !== undefined ? { service: options.servicePort } : {}),
+    ...(options.bridgePort !== undefined ? { bridge: options.bridgePort } : {}),
+  };
+  const stack = await startLocalStack({
+    stateDir: options.stateDir ?? stateDirFromEnv(),
+    ports,
+    autoPorts: options.autoPorts ?? process.env.REELFLOW_DEV_PORTS === 'auto',
+    log: (line) => out(line),
+  });
+  if (stack.reusedFrom) {
+    out(`a \`reelflow dev\` already runs this stack (pid ${stack.reusedFrom.pid}); nothing to start:`);
+    for (const line of describeStack(stack)) out(line);
+    return;
+  }
+  out('reelflow dev: the local stack is up');
+  for (const line of describeStack(stack)) out(line);
+  out('');
+  out('ready — Ctrl-C stops everything (state is kept)');
+  const reason = await new Promise<string>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => resolve(signal);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    stack.workerDone.then(
+      () => resolve('the worker stopped'),
+      (error: unknown) => resolve(`the worker failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  });
+  out(`reelflow dev: ${reason}, stopping…`);
+  await stack.stop();
+  out('reelflow dev: stopped');
+  if (!reason.startsWith('SIG')) process.exitCode = 1;
+}
+
+/** `reelflow dev`: the whole local stack in the foreground. */
+export function registerDevCommand(program: Command): void {
+  program
+    .command('dev')
+    .description('Run the local stack in the foreground until Ctrl-C: Temporal dev server + UI, local service, webhook bridge, worker (state in REELFLOW_STATE_DIR or .reelflow)')
+    .option('--state-dir <dir>', 'persistent state (default REELFLOW_STATE_DIR or .reelflow)')
+    .option('--temporal-port <port>', 'Temporal gRPC port (default: stored, else 7233)', port)
+    .option('--ui-port <port>', 'Temporal UI port (default: stored, else 8233)', port)
+    .option('--service-port <port>', 'local service port (default: stored, else 8710)', port)
+    .option('--bridge-port <port>', 'webhook bridge port (default: stored, else 8787)', port)
+    .option('--auto-ports', 'first start of a state directory: pick free ports (also REELFLOW_DEV_PORTS=auto)')
+    .addHelpText('after', '\nPorts chosen on the first start are stored in <state-dir>/stack.json and reused, so output URLs and the\nregistered webhook URL stay valid. A second `reelflow dev` or `npm run demo` on the same state directory\nreuses the running stack.')
+    .action(async (options: DevOptions) => {
+      await runDev(options);
+    });
+}

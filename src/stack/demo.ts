@@ -1,0 +1,203 @@
+import { readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { threeStepPipeline } from '../pipeline/examples';
+import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
+import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
+import { startLocalStack, type LocalStack } from './local-stack';
+import { fetchAndCheck, type CheckedOutput } from './output-check';
+import { ensureReferenceInputs } from './reference-inputs';
+import { redact, stateDirFromEnv } from './stack-state';
+
+/** Options of the demo; `npm run demo` takes them from the environment (see `demoOptionsFromEnv`). */
+export interface DemoOptions {
+  stateDir: string;
+  /** Free ports on the first start of the state directory (tests, CI). */
+  autoPorts?: boolean;
+  /** Where the demo writes its lines (default stdout). */
+  out?: (line: string) => void;
+  /** How often progress is queried, ms (default 500). */
+  pollMs?: number;
+}
+
+/** `REELFLOW_STATE_DIR` (default `.reelflow`) and `REELFLOW_DEV_PORTS=auto` (free ports on first start). */
+export function demoOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DemoOptions {
+  return { stateDir: stateDirFromEnv(env), autoPorts: env.REELFLOW_DEV_PORTS === 'auto' };
+}
+
+const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.m4a': 'audio/mp4', '.wav': 'audio/wav' };
+
+/** A local file as a base64 data URI (the service accepts inputs inline; nothing is uploaded anywhere). */
+export function fileDataUri(file: string): string {
+  const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
+  return `data:${type};base64,${readFileSync(file).toString('base64')}`;
+}
+
+/** Temporal UI page of a workflow. */
+export function workflowUiUrl(uiUrl: string, namespace: string, workflowId: string): string {
+  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+function uniqueName(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `demo-${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** One step as the progress lines show it. */
+export interface StepProgress {
+  id: string;
+  /** The pipeline's step status, with the job's phase while it runs (`running/waiting`). */
+  state: string;
+  requestId: string | null;
+  charged: number;
+  refunded: number;
+  done: boolean;
+}
+
+/** A step's progress; for a running step, the job workflow's own state (request id, phase) is asked too. */
+async function stepProgress(client: Client, step: StepSummary): Promise<StepProgress> {
+  const base = { id: step.id, state: step.status, requestId: step.requestIds.at(-1) ?? null, charged: step.charged, refunded: step.refunded, done: !['pending', 'running'].includes(step.status) };
+  if (step.status !== 'running') return base;
+  try {
+    const job = await client.workflow.getHandle(step.jobWorkflowId).query(jobStateQuery);
+    const attempts = job.attempts;
+    return {
+      ...base,
+      state: `running/${job.phase}`,
+      requestId: attempts.at(-1)?.requestId ?? base.requestId,
+      charged: attempts.reduce((sum, a) => sum + a.charged, 0),
+      refunded: attempts.reduce((sum, a) => sum + a.refunded, 0),
+    };
+  } catch {
+    return base; // the child has not started its first task yet
+  }
+}
+
+/** Prints a line per step whenever its state, request id or credits change (with elapsed time). */
+function progressPrinter(out: (line: string) => void) {
+  const seen = new Map<string, string>();
+  const startedAt = new Map<string, number>();
+  const endedAt = new Map<string, number>();
+  const printedAt = new Map<string, number>();
+  return (steps: readonly StepProgress[]) => {
+    const now = Date.now();
+    for (const step of steps) {
+      if (step.state !== 'pending' && !startedAt.has(step.id)) startedAt.set(step.id, now);
+      if (step.done && !endedAt.has(step.id)) endedAt.set(step.id, now);
+      const requestId = step.requestId ?? '-';
+      const key = `${step.state}|${requestId}|${step.charged}|${step.refunded}`;
+      // Unchanged steps stay quiet, except a running one every 5 s so its elapsed time is visible.
+      if (seen.get(step.id) === key && (step.done || step.state === 'pending' || now - (printedAt.get(step.id) ?? 0) < 5_000)) continue;
+      seen.set(step.id, key);
+      printedAt.set(step.id, now);
+      const start = startedAt.get(step.id);
+      const elapsed = start === undefined ? 0 : ((endedAt.get(step.id) ?? now) - start) / 1000;
+      const credits = `${step.charged} credits${step.refunded ? ` (${step.refunded} refunded)` : ''}`;
+      out(`  ${step.id.padEnd(9)} ${step.state.padEnd(23)} ${requestId.padEnd(36)} ${credits.padEnd(11)} ${elapsed.toFixed(1)}s`);
+    }
+  };
+}
+
+/**
+ * `npm run demo`: starts (or reuses) the local stack, generates reference inputs, runs the canonical
+ * generate → re-voice → upscale pipeline with live progress, downloads and ffprobe-checks every
+ * output, and prints paths, URLs, credits and the Temporal UI link. Returns the exit code: 0 only when
+ * the pipeline completed and every output passed. Stops what it started (not a reused `reelflow dev`).
+ */
+export async function runDemo(options: DemoOptions): Promise<number> {
+  const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const t0 = Date.now();
+  out(`reelflow demo — state in ${options.stateDir}`);
+  const stack: LocalStack = await startLocalStack({ stateDir: options.stateDir, autoPorts: options.autoPorts ?? false, log: (line) => out(`  ${line}`) });
+  let connection: Connection | null = null;
+  let onSignal: () => void = () => undefined;
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    onSignal = () => resolve('interrupted');
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  });
+  try {
+    out(stack.reusedFrom ? `stack: reused the running \`reelflow dev\` (pid ${stack.reusedFrom.pid})` : `stack: started here in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+    out(`  Temporal      ${stack.temporalAddress} (namespace ${stack.namespace})`);
+    out(`  Temporal UI   ${stack.temporalUiUrl}`);
+    out(`  service       ${stack.serviceUrl}`);
+    out(`  bridge        ${stack.bridgeUrl}`);
+    out(`  API key       ${redact(stack.apiKey)} (${stack.apiKeyCreated ? 'created' : 'reused'}; ${stack.paths.apiKey})`);
+
+    const inputs = await ensureReferenceInputs(stack.paths.inputs, 6);
+    out(`inputs: ${inputs.imagePaths.length} reference images and a voice track in ${stack.paths.inputs}`);
+    const name = uniqueName();
+    const uriRules = { allowedOrigins: [stack.serviceUrl] };
+    const spec = threeStepPipeline(
+      { imageUrls: inputs.imagePaths.map(fileDataUri), audioUrl: fileDataUri(inputs.voicePath), duration: '5' },
+      name,
+      uriRules,
+    );
+    connection = await Connection.connect({ address: stack.temporalAddress });
+    const client = new Client({ connection, namespace: stack.namespace });
+    const workflowId = pipelineWorkflowId(name);
+    const input: PipelineWorkflowInput = { spec, uriRules };
+    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input] });
+    out(`pipeline ${name}: generate → revoice → upscale (workflow ${workflowId})`);
+
+    const print = progressPrinter(out);
+    const result = handle.result() as Promise<PipelineSummary>;
+    let finished = false;
+    const outcome = result.then(
+      (summary) => ({ summary, error: null as Error | null }),
+      (error: Error) => ({ summary: null, error }),
+    );
+    void outcome.then(() => (finished = true));
+    while (!finished) {
+      const winner = await Promise.race([outcome, interrupted, new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500))]);
+      if (winner === 'interrupted') {
+        out('interrupted: the pipeline keeps running in Temporal; `reelflow status` follows it');
+        return 130;
+      }
+      try {
+        const progress = await handle.query(pipelineProgressQuery);
+        print(await Promise.all(progress.steps.map((step) => stepProgress(client, step))));
+      } catch {
+        // The workflow may not have run its first task yet, or has just closed; the next round tells.
+      }
+    }
+    const { summary, error } = await outcome;
+    const uiLink = workflowUiUrl(stack.temporalUiUrl, stack.namespace, workflowId);
+    if (!summary) {
+      out(`pipeline failed: ${error?.message ?? 'unknown error'}${error?.cause instanceof Error ? ` (${error.cause.message})` : ''}`);
+      out(`Temporal UI: ${uiLink}`);
+      return 1;
+    }
+    print(await Promise.all(summary.steps.map((step) => stepProgress(client, step))));
+
+    const dir = join(stack.paths.outputs, name);
+    const checked: CheckedOutput[] = [];
+    for (const step of summary.steps) {
+      const url = step.output?.videos[0]?.url;
+      if (!url) continue;
+      const previous = checked.at(-1);
+      const expected = step.model === 'service-upscale-video-fast' && previous?.width && previous.height ? { width: previous.width * 2, height: previous.height * 2 } : undefined;
+      checked.push(await fetchAndCheck(step.id, url, dir, expected));
+    }
+    out('outputs:');
+    for (const file of checked) {
+      const verdict = file.problems.length === 0 ? 'ok' : `FAILED: ${file.problems.join('; ')}`;
+      out(`  ${file.step.padEnd(9)} ${file.width}x${file.height} ${file.durationSeconds.toFixed(2)}s  ffprobe ${verdict}`);
+      out(`            file ${file.path}`);
+      out(`            url  ${file.url}`);
+    }
+    out(`credits: ${summary.ledger.charged} spent, ${summary.ledger.refunded} refunded, ${summary.ledger.net} net (quoted ${summary.ledger.quoted})`);
+    out(`Temporal UI: ${uiLink}`);
+    const passed = summary.status === 'completed' && checked.length === summary.steps.length && checked.every((f) => f.problems.length === 0);
+    out(`${passed ? 'demo passed' : 'demo FAILED'}: pipeline ${summary.status} in ${((Date.now() - t0) / 1000).toFixed(1)}s total`);
+    return passed ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await connection?.close();
+    if (!stack.reusedFrom) {
+      out('stopping the stack started by the demo (state kept for the next run)');
+      await stack.stop();
+    }
+  }
+}

@@ -1,0 +1,265 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import pino from 'pino';
+import { request } from 'undici';
+import { REDACT_PATHS } from '../bridge/app';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, type BridgeConfig } from '../bridge/config';
+import { startBridgeServer, type RunningBridge } from '../bridge/server';
+import { createServiceClient } from '../client/service-client';
+import { startLocalService, type LocalService } from '../service';
+import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
+import { createReelflowWorker } from '../workers/worker';
+import {
+  clearRunning,
+  ensureApiKey,
+  processAlive,
+  readRunning,
+  resolvePorts,
+  statePaths,
+  writeRunning,
+  type RunningStackRecord,
+  type StackPorts,
+  type StatePaths,
+} from './stack-state';
+import { isListening, startTemporalDevServer, type SearchAttributeSpec, type TemporalDevServer } from './temporal-dev-server';
+import { ensureWebhookEndpoint, StackSetupError } from './webhook-endpoint';
+
+/** Options of `startLocalStack`. */
+export interface LocalStackOptions {
+  /** Persistent state (default `.reelflow`). */
+  stateDir?: string;
+  /** Bind address of every listener (default 127.0.0.1). */
+  host?: string;
+  /** Explicit ports; otherwise the stored ones, then the defaults (0 = a free port). */
+  ports?: Partial<StackPorts>;
+  /** Pick free ports on the first start of a state directory (tests, CI). */
+  autoPorts?: boolean;
+  namespace?: string;
+  taskQueue?: string;
+  /** Reuse a stack that another process (`reelflow dev`) runs on this state directory. Default true. */
+  reuseRunning?: boolean;
+  /** Progress lines ("starting the Temporal dev server…"). */
+  log?: (line: string) => void;
+}
+
+/** Addresses of the stack, whoever runs it. */
+export interface StackAddresses {
+  temporalAddress: string;
+  temporalUiUrl: string;
+  namespace: string;
+  serviceUrl: string;
+  bridgeUrl: string;
+  taskQueue: string;
+}
+
+/** A local stack: started here, or a running one reused. */
+export interface LocalStack extends StackAddresses {
+  paths: StatePaths;
+  apiKey: string;
+  /** True when the API key was created by this start (a fresh state directory). */
+  apiKeyCreated: boolean;
+  /** True when the webhook endpoint was registered by this start. */
+  endpointCreated: boolean;
+  /** Set when another process runs the stack and this one only uses it. */
+  reusedFrom: RunningStackRecord | null;
+  /** True when the Temporal dev server was started by this process (else it was already listening). */
+  temporalStartedHere: boolean;
+  /** Resolves when the in-process worker stops (never, for a reused stack, until stop()). */
+  workerDone: Promise<void>;
+  /** Stops what this process started (nothing, for a reused stack). Idempotent. */
+  stop(): Promise<void>;
+}
+
+const TYPE_NAMES: Record<string, SearchAttributeSpec['type']> = {
+  KEYWORD: 'Keyword',
+  TEXT: 'Text',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+/** reelflow's search attributes in the Temporal CLI's words (`ReelflowStatus=Keyword`, …). */
+export function cliSearchAttributes(): SearchAttributeSpec[] {
+  return SEARCH_ATTRIBUTE_KEYS.map((key) => {
+    const type = TYPE_NAMES[key.type];
+    if (!type) throw new Error(`search attribute ${key.name}: no Temporal CLI name for type ${key.type}`);
+    return { name: key.name, type };
+  });
+}
+
+/** The SDK logs every worker start at INFO; the stack's own lines are what a person wants to read. */
+function quietTemporalRuntime(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  } catch {
+    // Already installed (by an embedding program): keep its settings.
+  }
+}
+
+async function ok(url: string, apiKey?: string): Promise<boolean> {
+  try {
+    const response = await request(url, { headers: apiKey ? { authorization: `Key ${apiKey}` } : {}, headersTimeout: 2_000, bodyTimeout: 2_000 });
+    await response.body.dump();
+    return response.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** A listener that cannot bind: name the port and how to pick another one. */
+async function listening<T>(what: string, port: number, flag: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new StackSetupError(`${what}: port ${port} is already in use by another program; stop it, or choose another port with \`reelflow dev ${flag} <port>\` (stored for this state directory)`);
+    }
+    throw error;
+  }
+}
+
+/** The running stack recorded in the state directory, when its process lives and every part answers. */
+async function findRunning(paths: StatePaths, apiKey: string): Promise<RunningStackRecord | null> {
+  const record = readRunning(paths);
+  if (!record || record.pid === process.pid || !processAlive(record.pid)) return null;
+  const [host, port] = record.temporalAddress.split(':');
+  const healthy =
+    (await isListening(host ?? '127.0.0.1', Number(port))) &&
+    (await ok(`${record.serviceUrl}/v1/account/balance`, apiKey)) &&
+    (await ok(`${new URL(record.bridgeUrl).origin}/healthz`));
+  return healthy ? record : null;
+}
+
+/**
+ * Brings up the whole local stack in this process — Temporal dev server (a child process, with UI and
+ * SQLite under the state directory), the local service, the webhook bridge and a worker — or reuses
+ * the one a `reelflow dev` already runs on the same state directory (`running.json` + health checks;
+ * that process's worker serves the task queue, so nothing is started here).
+ *
+ * First start of a state directory: an API key is created (stored 0600) and the bridge URL is
+ * registered as the service's webhook endpoint, its secret stored (0600). Later starts reuse both,
+ * and the same ports, so output URLs and the registration stay valid.
+ */
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log ?? (() => undefined);
+  const host = options.host ?? '127.0.0.1';
+  const namespace = options.namespace ?? 'default';
+  const taskQueue = options.taskQueue ?? TASK_QUEUES.pipelines;
+  const paths = statePaths(options.stateDir ?? '.reelflow');
+  mkdirSync(paths.logs, { recursive: true });
+  const { key: apiKey, created: apiKeyCreated } = ensureApiKey(paths);
+
+  if (options.reuseRunning !== false) {
+    const running = await findRunning(paths, apiKey);
+    if (running) {
+      log(`reusing the stack of \`reelflow dev\` (pid ${running.pid}) on ${paths.root}`);
+      return {
+        ...running,
+        paths,
+        apiKey,
+        apiKeyCreated,
+        endpointCreated: false,
+        reusedFrom: running,
+        temporalStartedHere: false,
+        workerDone: new Promise<void>(() => undefined),
+        stop: async () => undefined,
+      };
+    }
+  }
+
+  const ports = await resolvePorts(paths, options.ports ?? {}, options.autoPorts ?? false, host);
+  const cleanups: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    while (cleanups.length > 0) {
+      const cleanup = cleanups.pop();
+      await cleanup?.().catch(() => undefined);
+    }
+  };
+  try {
+    log(`Temporal dev server on ${host}:${ports.temporal} (UI ${ports.temporalUi})…`);
+    const temporal: TemporalDevServer = await startTemporalDevServer({
+      dbFile: paths.temporalDb,
+      logFile: join(paths.logs, 'temporal.log'),
+      host,
+      port: ports.temporal,
+      uiPort: ports.temporalUi,
+      namespace,
+      searchAttributes: cliSearchAttributes(),
+    });
+    cleanups.push(() => temporal.stop());
+    if (!temporal.startedHere) log(`a Temporal server already listens on ${temporal.address}; using it`);
+
+    log(`local service on ${host}:${ports.service}…`);
+    const service: LocalService = await listening('local service', ports.service, '--service-port', () =>
+      startLocalService({ host, port: ports.service, dataDir: paths.serviceData, apiKeys: [apiKey], allowPrivateWebhooks: true, logger: false }),
+    );
+    cleanups.push(() => service.close());
+
+    const bridgeUrl = `http://${host}:${ports.bridge}${DEFAULT_WEBHOOK_PATH}`;
+    const { endpoint, created: endpointCreated } = await ensureWebhookEndpoint(paths, service.url, apiKey, bridgeUrl);
+    log(`webhook bridge on ${bridgeUrl}…`);
+    const bridgeConfig: BridgeConfig = {
+      secrets: [endpoint.secret],
+      temporal: { address: temporal.address, namespace },
+      host,
+      port: ports.bridge,
+      path: DEFAULT_WEBHOOK_PATH,
+      bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+      taskQueue,
+      signalTimeoutMs: DEFAULT_SIGNAL_TIMEOUT_MS,
+      rendezvous: {},
+      logLevel: 'warn',
+    };
+    // The bridge logs to a file: the terminal is for the stack's own lines.
+    const bridgeLogger = pino({ level: 'warn', redact: REDACT_PATHS }, pino.destination({ dest: join(paths.logs, 'bridge.log'), sync: true, mkdir: true }));
+    const bridge: RunningBridge = await listening('webhook bridge', ports.bridge, '--bridge-port', () => startBridgeServer(bridgeConfig, { logger: bridgeLogger }));
+    cleanups.push(() => bridge.close());
+
+    log(`worker on task queue ${taskQueue} (bundling workflows)…`);
+    quietTemporalRuntime();
+    const nativeConnection = await NativeConnection.connect({ address: temporal.address });
+    cleanups.push(() => nativeConnection.close());
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanups.push(() => connection.close());
+    const client = new Client({ connection, namespace });
+    const serviceClient = createServiceClient({ baseUrl: service.url, apiKey });
+    cleanups.push(() => serviceClient.close());
+    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient });
+    const workerDone = worker.run();
+    cleanups.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await workerDone.catch(() => undefined);
+    });
+
+    const addresses: StackAddresses = {
+      temporalAddress: temporal.address,
+      temporalUiUrl: temporal.uiUrl,
+      namespace,
+      serviceUrl: service.url,
+      bridgeUrl: bridge.url,
+      taskQueue,
+    };
+    writeRunning(paths, { pid: process.pid, startedAt: new Date().toISOString(), ...addresses });
+    cleanups.unshift(async () => clearRunning(paths));
+
+    let stopping: Promise<void> | null = null;
+    return {
+      ...addresses,
+      paths,
+      apiKey,
+      apiKeyCreated,
+      endpointCreated,
+      reusedFrom: null,
+      temporalStartedHere: temporal.startedHere,
+      workerDone,
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

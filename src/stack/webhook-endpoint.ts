@@ -1,0 +1,54 @@
+import { request } from 'undici';
+import { readEndpoint, writeEndpoint, type StatePaths, type StoredEndpoint } from './stack-state';
+
+/** The local stack could not set itself up against its own service. */
+export class StackSetupError extends Error {
+  readonly type = 'StackSetup';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StackSetupError';
+  }
+}
+
+async function call(method: 'GET' | 'POST' | 'DELETE', url: string, apiKey: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const response = await request(url, {
+    method,
+    headers: { authorization: `Key ${apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.body.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
+  return { status: response.statusCode, json };
+}
+
+/**
+ * Makes sure the bridge URL is registered as the service's webhook endpoint, once: a stored endpoint
+ * that the service still knows under the same URL is reused (its secret is what the bridge verifies
+ * with); otherwise the old one is deleted and a new one registered, its secret stored (0600).
+ */
+export async function ensureWebhookEndpoint(paths: StatePaths, serviceUrl: string, apiKey: string, bridgeUrl: string): Promise<{ endpoint: StoredEndpoint; created: boolean }> {
+  const stored = readEndpoint(paths);
+  const listed = await call('GET', `${serviceUrl}/v1/webhooks/endpoints`, apiKey);
+  if (listed.status !== 200) throw new StackSetupError(`listing webhook endpoints at ${serviceUrl} answered HTTP ${listed.status}`);
+  const known = (listed.json as { endpoints?: Array<{ id: string; url: string }> }).endpoints ?? [];
+  if (stored && known.some((e) => e.id === stored.id && e.url === bridgeUrl) && stored.url === bridgeUrl) {
+    return { endpoint: stored, created: false };
+  }
+  // A stale registration (other bridge port, or one whose secret we lost) would only collect failed deliveries.
+  for (const old of known.filter((e) => e.url === bridgeUrl || e.id === stored?.id)) {
+    await call('DELETE', `${serviceUrl}/v1/webhooks/endpoints/${old.id}`, apiKey);
+  }
+  const created = await call('POST', `${serviceUrl}/v1/webhooks/endpoints`, apiKey, { url: bridgeUrl });
+  const answer = created.json as { id?: string; secret?: string; detail?: string };
+  if (created.status !== 201 || !answer.id || !answer.secret) {
+    throw new StackSetupError(`registering ${bridgeUrl} as webhook endpoint failed: HTTP ${created.status} ${answer.detail ?? ''}`.trim());
+  }
+  const endpoint = { id: answer.id, url: bridgeUrl, secret: answer.secret };
+  writeEndpoint(paths, endpoint);
+  return { endpoint, created: true };
+}
