@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nonBlankSchema, temporalAddressSchema, webhookSecretsSchema } from '../config/schemas';
 import { TASK_QUEUES } from '../workflows/definitions';
 import { BridgeConfigError } from './errors';
 
@@ -21,16 +22,10 @@ const intFromText = (min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max));
 
 const envSchema = z.object({
-  REELFLOW_WEBHOOK_SECRETS: z
-    .string({ error: 'is required (comma-separated signing secrets)' })
-    .transform((text) => text.split(',').map((part) => part.trim()))
-    .pipe(z.array(z.string().min(1, 'must not contain an empty secret')).min(1)),
-  TEMPORAL_ADDRESS: z
-    .string()
-    .trim()
-    .regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port')
-    .default('localhost:7233'),
-  TEMPORAL_NAMESPACE: z.string().trim().min(1, 'must not be empty').default('default'),
+  // The variables shared with the CLI and the worker are validated by the same rules (src/config).
+  REELFLOW_WEBHOOK_SECRETS: webhookSecretsSchema,
+  TEMPORAL_ADDRESS: temporalAddressSchema.default('localhost:7233'),
+  TEMPORAL_NAMESPACE: nonBlankSchema.default('default'),
   /** Temporal Cloud API key; when set the connection uses TLS. */
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   REELFLOW_BRIDGE_HOST: z.string().trim().min(1).default('127.0.0.1'),

@@ -1,20 +1,38 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
+import { CliError, EXIT } from './exit';
 
-/** Exit codes scripts can rely on (documented in the README). */
-export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 3, notFound: 4 } as const;
+export { EXIT } from './exit';
+
+const EXIT_HELP = `
+Exit codes:
+  0  ok
+  1  the pipeline or batch failed or was cancelled (or another runtime error)
+  2  usage error, invalid spec or manifest, invalid configuration
+  3  Temporal or the service is unreachable
+  4  unknown pipeline or batch id
+
+Configuration comes from the environment (see .env.example and the README's Configuration table).`;
 
 async function main(argv: string[]): Promise<void> {
   const program = new Command('reelflow')
     .description('Durable media pipelines on Temporal for an asynchronous video-generation service')
     .showHelpAfterError()
+    .addHelpText('after', EXIT_HELP)
     .exitOverride();
   registerCommands(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
+      // Commander already printed the message. Help and version are 0; every parse failure
+      // (unknown option, missing or invalid argument, invalid option value) is a usage error.
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    if (error instanceof CliError) {
+      console.error(`reelflow: ${error.message}`);
+      process.exitCode = error.exitCode;
       return;
     }
     console.error(`reelflow: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { TASK_QUEUES } from '../workflows/definitions';
+import { nonBlankSchema, temporalAddressSchema } from './schemas';
 
 /**
  * Temporal connection settings from the environment. A local dev server needs nothing; Temporal
@@ -17,11 +18,8 @@ export interface TemporalSettings {
 }
 
 const envSchema = z.object({
-  TEMPORAL_ADDRESS: z
-    .string()
-    .regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233')
-    .default('localhost:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_ADDRESS: temporalAddressSchema.default('localhost:7233'),
+  TEMPORAL_NAMESPACE: nonBlankSchema.default('default'),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
   TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),

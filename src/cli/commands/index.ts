@@ -1,10 +1,24 @@
 import type { Command } from 'commander';
+import { registerBatchCommand } from './batch';
 import { registerBridgeCommand } from './bridge';
+import { registerCancelCommand } from './cancel';
+import { registerDevCommand } from './dev';
+import { registerOutputsCommand } from './outputs';
+import { registerQuoteCommand } from './quote';
+import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
+import { registerStatusCommand } from './status';
 
 /** Each command lives in its own file and adds itself to the program here. */
 export function registerCommands(program: Command): void {
   void program;
   registerBridgeCommand(program);
   registerServiceCommand(program);
+  registerRunCommand(program);
+  registerBatchCommand(program);
+  registerStatusCommand(program);
+  registerCancelCommand(program);
+  registerQuoteCommand(program);
+  registerOutputsCommand(program);
+  registerDevCommand(program);
 }

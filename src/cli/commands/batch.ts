@@ -1,0 +1,91 @@
+import * as path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { safeNameSchema } from '../../pipeline/spec';
+import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
+import type { BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
+import { batchProgress, cliEnv, findWorkflow, uriRulesFor, withTemporal } from '../context';
+import { CliError, EXIT } from '../exit';
+import { followBatch } from '../follow';
+import { loadManifest } from '../manifest';
+import { batchLines, printJson, say } from '../output';
+
+function positiveInt(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 1000) throw new InvalidArgumentError('must be a whole number from 1 to 1000');
+  return n;
+}
+
+function batchName(explicit: string | undefined, manifestName: string | undefined, file: string): string {
+  const name = explicit ?? manifestName ?? path.basename(file).replace(/\.[^.]+$/, '');
+  if (!safeNameSchema.safeParse(name).success) {
+    throw new CliError(`batch name "${name}" must be 1-64 letters, digits, ".", "_" or "-" (set --name)`, EXIT.usage);
+  }
+  return name;
+}
+
+/** Exit code of a finished batch: 0 only when every item completed. */
+export function batchExit(progress: BatchProgress): number {
+  return progress.status === 'completed' && progress.results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failed;
+}
+
+/** `reelflow batch <manifest>`: run many pipelines with a concurrency bound. */
+export function registerBatchCommand(program: Command): void {
+  program
+    .command('batch')
+    .description(
+      'Start a batch of pipelines from a manifest and follow it with a progress bar. JSON manifest: {"name"?, "concurrency"?, "items": [spec path | inline spec]}; ' +
+        'CSV manifest (.csv): header "spec,name" with one spec file path per row (name optional, overrides the spec name). Exit 0 all completed, 1 any failed/cancelled',
+    )
+    .argument('<manifest>', 'manifest file (.json or .csv); paths inside are relative to it')
+    .option('--concurrency <n>', 'pipelines in flight at once (default: manifest value or 4)', positiveInt)
+    .option('--name <name>', 'batch name; its workflow id is batch/<name> (default: manifest name or file name)')
+    .option('--rerun-failed <batch-id>', 'run again only the items that did not complete in that earlier batch')
+    .option('--detach', 'only start the batch and print its workflow id', false)
+    .option('--json', 'print the final progress as JSON', false)
+    .action(async (manifestFile: string, options: { concurrency?: number; name?: string; rerunFailed?: string; detach: boolean; json: boolean }) => {
+      const env = cliEnv();
+      const rules = uriRulesFor(env);
+      const manifest = loadManifest(manifestFile, rules);
+      await withTemporal(env, async ({ client, settings }) => {
+        let rerunOf: BatchWorkflowInput['rerunOf'];
+        let name = batchName(options.name, manifest.name, manifestFile);
+        if (options.rerunFailed) {
+          const previous = await findWorkflow(client, options.rerunFailed.includes('/') ? options.rerunFailed : `batch/${options.rerunFailed}`);
+          if (previous.kind !== 'batch') throw new CliError(`${previous.workflowId} is not a batch`, EXIT.usage);
+          if (previous.status === 'RUNNING') throw new CliError(`${previous.workflowId} is still running; re-run its failures once it has finished`, EXIT.usage);
+          rerunOf = (await batchProgress(previous.handle)).results;
+          if (!options.name) name = `${previous.workflowId.replace(/^batch\//, '')}-rerun`;
+          const failed = rerunOf.filter((r) => r.status !== 'completed').length;
+          say(`re-running ${failed} of ${rerunOf.length} item(s) of ${previous.workflowId} that did not complete`, options.json);
+        }
+        const workflowId = batchWorkflowId(name);
+        const concurrency = options.concurrency ?? manifest.concurrency;
+        const input: BatchWorkflowInput = {
+          name,
+          items: manifest.items,
+          ...(concurrency !== undefined ? { concurrency } : {}),
+          ...(rerunOf ? { rerunOf } : {}),
+          ...(rules ? { uriRules: rules } : {}),
+        };
+        let handle;
+        try {
+          handle = await client.workflow.start(WORKFLOW_TYPES.batch, { taskQueue: settings.taskQueue, workflowId, args: [input] });
+        } catch (error) {
+          if (error instanceof WorkflowExecutionAlreadyStartedError) throw new CliError(`a batch ${workflowId} is already running; pick another --name`, EXIT.usage);
+          throw error;
+        }
+        if (options.detach) {
+          if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId });
+          else say(workflowId);
+          return;
+        }
+        say(`started ${workflowId} (${manifest.items.length} pipelines, concurrency ${concurrency ?? 'default'})`, options.json);
+        const progress = await followBatch(handle, { quiet: options.json });
+        if (!progress) throw new CliError(`${workflowId} ended without progress`, EXIT.failed);
+        if (options.json) printJson({ workflowId, ...progress });
+        else say(batchLines(progress, workflowId).join('\n'));
+        process.exitCode = batchExit(progress);
+      });
+    });
+}

@@ -1,0 +1,60 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Command } from 'commander';
+import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
+import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
+import { cliEnv, exitFor, uriRulesFor, withTemporal } from '../context';
+import { CliError, EXIT } from '../exit';
+import { followPipeline } from '../follow';
+import { printJson, say } from '../output';
+import { loadSpecFile } from '../spec-files';
+
+/** Hint printed under a failure a person can act on. */
+export function hintFor(error: string | undefined): string | undefined {
+  if (error && /insufficient[_ ]credits/i.test(error)) return 'hint: the account has too few credits; top it up (local service: POST /v1/admin/credits) and run again';
+  return undefined;
+}
+
+/** `reelflow run <spec.json>`: start a pipeline and follow it to the end. */
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('Start a pipeline from a spec file and follow it to the end (exit 0 completed, 1 failed/cancelled, 2 invalid spec, 3 unreachable)')
+    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields are sent as data URIs')
+    .option('--detach', 'only start the pipeline and print its workflow id', false)
+    .option('--json', 'print the final summary (or, with --detach, the ids) as JSON on stdout', false)
+    .action(async (specFile: string, options: { detach: boolean; json: boolean }) => {
+      const env = cliEnv();
+      const rules = uriRulesFor(env);
+      const spec = loadSpecFile(specFile, rules);
+      await withTemporal(env, async ({ client, settings }) => {
+        const workflowId = pipelineWorkflowId(spec.name);
+        const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}) };
+        const startedAt = Date.now();
+        let handle;
+        try {
+          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input] });
+        } catch (error) {
+          if (error instanceof WorkflowExecutionAlreadyStartedError) {
+            throw new CliError(`a pipeline named "${spec.name}" is already running (${workflowId}); follow it with \`reelflow status ${workflowId}\` or rename the spec`, EXIT.usage);
+          }
+          throw error;
+        }
+        if (options.detach) {
+          if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId });
+          else say(workflowId);
+          return;
+        }
+        say(`started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`, options.json);
+        const summary = await followPipeline(handle, { quiet: options.json, startedAt });
+        if (!summary) throw new CliError(`${workflowId} ended without a summary`, EXIT.failed);
+        if (options.json) printJson({ workflowId, ...summary });
+        else {
+          const final = summary.steps.at(-1)?.output?.videos[0]?.url;
+          if (final) say(`output: ${final}`);
+          const hint = hintFor([summary.error, ...summary.steps.map((step) => step.error)].filter(Boolean).join(' '));
+          if (hint) say(hint);
+        }
+        process.exitCode = exitFor(summary.status);
+      });
+    });
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/**
+ * Validation rules of the environment variables shared by several programs (CLI, worker, bridge),
+ * in one place so that one variable means the same thing everywhere.
+ */
+
+/** TEMPORAL_ADDRESS: `host:port`. */
+export const temporalAddressSchema = z
+  .string()
+  .trim()
+  .regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
+
+/** TEMPORAL_NAMESPACE and other names that must not be blank. */
+export const nonBlankSchema = z.string().trim().min(1, 'must not be empty');
+
+/** REELFLOW_WEBHOOK_SECRETS: comma-separated signing secrets (two during a rotation). */
+export const webhookSecretsSchema = z
+  .string({ error: 'is required (comma-separated signing secrets)' })
+  .transform((text) => text.split(',').map((part) => part.trim()))
+  .pipe(z.array(z.string().min(1, 'must not contain an empty secret')).min(1));
+
+/** REELFLOW_SERVICE_URL: an http(s) base URL, returned without a trailing slash. */
+export const serviceUrlSchema = z
+  .string()
+  .trim()
+  .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8710' }))
+  .transform((url) => url.replace(/\/+$/, ''));

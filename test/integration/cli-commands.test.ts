@@ -1,0 +1,219 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { LOCAL_PER_SECOND_RATES, LONG_FORM_PRICES, pricePerSecond } from '../../src/contract';
+import { probe } from '../../src/service/media/ffmpeg';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+import { startDevServer } from '../helpers/temporal';
+import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
+import { bundleReelflowWorkflows, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import { jsonOf, runCli } from './cli-process';
+
+/**
+ * The CLI as a person or script runs it: `node bin/reelflow.js ...` child processes against a real
+ * Temporal dev server, the real local service and a real reelflow worker (one of each for the file).
+ */
+
+let bundle: WorkflowBundleWithSourceMap;
+let env: TestWorkflowEnvironment;
+let h: Harness;
+let bridge: TestBridge;
+let dir: string;
+let cliEnv: Record<string, string>;
+const TASK_QUEUE = 'cli-commands-test';
+
+/** A three-step spec whose reference image and voice track are local files next to it. */
+function writeThreeStepSpec(name: string): string {
+  const spec = {
+    name,
+    steps: [
+      { id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], prompt: 'cli test', duration: '4', resolution: '480p' } },
+      { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'generate' }, audio_url: 'voice.wav' } },
+      { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'revoice', path: 'videos[0].url' } } },
+    ],
+  };
+  const file = path.join(dir, `${name}.json`);
+  fs.writeFileSync(file, JSON.stringify(spec, null, 2));
+  return file;
+}
+
+function writeJson(name: string, value: unknown): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, JSON.stringify(value, null, 2));
+  return file;
+}
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-cli-'));
+  fs.writeFileSync(path.join(dir, 'hero.png'), Buffer.from(PIXEL_PNG.split(',')[1] ?? '', 'base64'));
+  fs.writeFileSync(path.join(dir, 'voice.wav'), Buffer.from(silentWavDataUri(2).split(',')[1] ?? '', 'base64'));
+  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
+  bridge = startTestBridge(h.service, env.client, h.sideClient, TASK_QUEUE);
+  cliEnv = { TEMPORAL_ADDRESS: env.address, REELFLOW_TASK_QUEUE: TASK_QUEUE, REELFLOW_SERVICE_URL: h.service.url, REELFLOW_API_KEY: TEST_API_KEY };
+}, 120_000);
+
+afterAll(async () => {
+  await bridge?.stop();
+  await h?.close();
+  await env?.teardown();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('reelflow CLI against a dev server, the local service and a worker', () => {
+  it('run --json follows the three-step pipeline (local files sent as data URIs); status and outputs then read it', async () => {
+    const spec = writeThreeStepSpec('cli-three');
+    const run = await runCli(['run', spec, '--json'], cliEnv);
+    expect(run.stderr).toContain('started pipeline/cli-three');
+    expect(run.code).toBe(0);
+    const summary = jsonOf(run);
+    expect(summary.workflowId).toBe('pipeline/cli-three');
+    expect(summary.status).toBe('completed');
+    expect(summary.steps.map((s: { status: string }) => s.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(summary.steps[0].input.image_urls[0]).toMatch(/^data:image\/png;base64,/);
+    expect(summary.steps[1].input.audio_url).toMatch(/^data:audio\/wav;base64,/);
+    expect(summary.ledger.net).toBeGreaterThan(0);
+
+    const status = await runCli(['status', 'cli-three', '--json'], cliEnv);
+    expect(status.code).toBe(0);
+    expect(jsonOf(status)).toMatchObject({ kind: 'pipeline', workflowId: 'pipeline/cli-three', temporalStatus: 'COMPLETED', progress: { status: 'completed' } });
+    const statusText = await runCli(['status', 'pipeline/cli-three'], cliEnv);
+    expect(statusText.code).toBe(0);
+    for (const step of ['generate', 'revoice', 'upscale']) expect(statusText.stdout).toMatch(new RegExp(`${step}\\s+completed\\s+\\S+`));
+
+    const out = path.join(dir, 'out');
+    const outputs = await runCli(['outputs', 'pipeline/cli-three', '--to', out, '--json'], cliEnv);
+    expect(outputs.code).toBe(0);
+    const files = jsonOf(outputs).files as Array<{ step: string; file: string; bytes: number }>;
+    expect(files.map((f) => f.step)).toEqual(['generate', 'revoice', 'upscale']);
+    for (const f of files) {
+      expect(fs.statSync(f.file).size).toBe(f.bytes);
+      const probed = await probe(f.file);
+      expect(probed.streams.some((s) => s.codecType === 'video')).toBe(true);
+      expect(probed.duration).toBeGreaterThan(3);
+    }
+  });
+
+  it('run without --json prints progress per step (state, request id, elapsed, credits) and the output URL', async () => {
+    const spec = writeJson('cli-text.json', { name: 'cli-text', steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }] });
+    const run = await runCli(['run', spec], cliEnv);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('started pipeline/cli-text');
+    expect(run.stdout).toMatch(/generate\s+running\s+\S+/);
+    const price = LONG_FORM_PRICES['4']['480p standard'];
+    expect(run.stdout).toMatch(new RegExp(`generate\\s+completed\\s+\\S+\\s+\\d+\\.\\ds\\s+${price} credits`));
+    expect(run.stdout).toMatch(new RegExp(`pipeline/cli-text: completed {2}elapsed \\d+\\.\\ds`));
+    expect(run.stdout).toContain(`output: ${h.service.url}/files/`);
+  });
+
+  it('quote prints each step and the total; the long-form price matches the contract table', async () => {
+    const spec = writeThreeStepSpec('cli-quote');
+    const jobsBefore = h.service.service.jobs().length;
+    const balanceBefore = h.service.service.balance();
+    const quoted = await runCli(['quote', spec, '--json'], cliEnv);
+    expect(quoted.code).toBe(0);
+    const quote = jsonOf(quoted);
+    const longForm = LONG_FORM_PRICES['4']['480p standard'];
+    const revoice = pricePerSecond(LOCAL_PER_SECOND_RATES['service-horizon-studio'].standard, 4);
+    const upscale = pricePerSecond(LOCAL_PER_SECOND_RATES['service-upscale-video-fast'].standard, 4);
+    expect(quote.steps).toEqual([
+      expect.objectContaining({ step: 'generate', credits: longForm, basis: 'quote', dependsOn: null }),
+      expect.objectContaining({ step: 'revoice', credits: revoice, basis: 'estimate', dependsOn: 'generate' }),
+      expect.objectContaining({ step: 'upscale', credits: upscale, basis: 'estimate', dependsOn: 'revoice' }),
+    ]);
+    expect(quote).toMatchObject({ total: longForm + revoice + upscale, exact: false, incomplete: false });
+
+    const text = await runCli(['quote', spec], cliEnv);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`generate\\s+${LONG_FORM}\\s+${longForm} credits\\s+\\(quote\\)`));
+    expect(text.stdout).toMatch(new RegExp(`revoice .* ${revoice} credits\\s+\\(~ estimate; depends on step generate output`));
+    expect(text.stdout).toContain(`total: ${longForm + revoice + upscale} credits (includes estimates)`);
+    // Quoting spent nothing.
+    expect(h.service.service.jobs().length).toBe(jobsBefore);
+    expect(h.service.service.balance()).toBe(balanceBefore);
+  });
+
+  it('run --detach prints the id; cancel waits for the close and reports every step', async () => {
+    const spec = writeThreeStepSpec('cli-cancel');
+    const started = await runCli(['run', spec, '--detach'], cliEnv);
+    expect(started.code).toBe(0);
+    expect(started.stdout.trim()).toBe('pipeline/cli-cancel');
+    const cancelled = await runCli(['cancel', 'pipeline/cli-cancel', '--json'], cliEnv);
+    expect(cancelled.code).toBe(0);
+    const report = jsonOf(cancelled);
+    expect(report.temporalStatus).toBe('CANCELLED');
+    expect(report.progress.status).toBe('cancelled');
+    expect(report.progress.steps).toHaveLength(3);
+    expect(report.progress.steps.at(-1).status).toMatch(/skipped|cancelled/);
+    const status = await runCli(['status', 'pipeline/cli-cancel'], cliEnv);
+    expect(status.stdout).toContain('pipeline/cli-cancel: cancelled');
+  });
+
+  it('an invalid spec exits 2 naming the path and the reason; nothing is started', async () => {
+    const spec = writeJson('cli-invalid.json', {
+      name: 'cli-invalid',
+      steps: [
+        { id: 'generate', model: LONG_FORM, input: { image_urls: [PIXEL_PNG], duration: '7' } },
+        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'later' }, audio_url: 'missing.wav' } },
+      ],
+    });
+    const result = await runCli(['run', spec], cliEnv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('steps.1.input.audio_url');
+    expect(result.stderr).toContain('missing.wav');
+    const fixed = writeJson('cli-invalid2.json', {
+      name: 'cli-invalid',
+      steps: [
+        { id: 'generate', model: LONG_FORM, input: { image_urls: [PIXEL_PNG], duration: '7' } },
+        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'later' }, audio_url: PIXEL_PNG } },
+      ],
+    });
+    const second = await runCli(['run', fixed], cliEnv);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/steps\.0\.input\.duration: /);
+    expect(second.stderr).toMatch(/steps\.1\.input\.video_url\.\$from: must name an earlier step/);
+    const status = await runCli(['status', 'cli-invalid'], cliEnv);
+    expect(status.code).toBe(4);
+  });
+
+  it('status, cancel and outputs of an unknown id exit 4 and say which ids were tried', async () => {
+    for (const command of [['status', 'nope'], ['cancel', 'pipeline/nope'], ['outputs', 'nope', '--to', path.join(dir, 'x')]]) {
+      const result = await runCli(command, cliEnv);
+      expect(result.code).toBe(4);
+      expect(result.stderr).toContain('no pipeline or batch with id');
+    }
+  });
+
+  it('batch runs a JSON manifest with a concurrency bound; --rerun-failed runs only the failed item again', async () => {
+    const one = (name: string, budgetCredits?: number) => ({
+      name,
+      ...(budgetCredits ? { budgetCredits } : {}),
+      steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }],
+    });
+    writeJson('item-a.json', one('cli-batch-a'));
+    // A budget below the quote: refused before anything is submitted.
+    const manifest = writeJson('manifest.json', { name: 'cli-batch', items: ['item-a.json', one('cli-batch-b', 10)] });
+    const result = await runCli(['batch', manifest, '--concurrency', '2', '--json'], cliEnv);
+    expect(result.code).toBe(1);
+    const progress = jsonOf(result);
+    expect(progress).toMatchObject({ workflowId: 'batch/cli-batch', status: 'completed', total: 2, completed: 1, failed: 1 });
+    const byName = (results: Array<{ name: string; status: string }>) => results.map((r) => [r.name, r.status]).sort();
+    expect(byName(progress.results)).toEqual([
+      ['cli-batch-a', 'completed'],
+      ['cli-batch-b', 'failed'],
+    ]);
+
+    const rerun = await runCli(['batch', manifest, '--rerun-failed', 'batch/cli-batch', '--json'], cliEnv);
+    expect(rerun.stderr).toContain('re-running 1 of 2');
+    const again = jsonOf(rerun);
+    expect(again).toMatchObject({ workflowId: 'batch/cli-batch-rerun', toRun: 1, completed: 1, failed: 1 });
+    expect(byName(again.results)).toEqual(byName(progress.results));
+    expect(rerun.code).toBe(1);
+
+    const status = await runCli(['status', 'batch/cli-batch'], cliEnv);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/\[#+\] 2\/2 {2}completed 1 {2}failed 1/);
+  });
+});
