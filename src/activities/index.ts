@@ -3,6 +3,7 @@ import type { CancelResponse, GenerationRequest, JobResult, ModelId, ModelInputs
 import { ServiceProblemError } from '../client/errors';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
+import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { FAILURE_TYPES, toApplicationFailure, type ServiceFailureDetails } from './errors';
 
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   onCall?: (kind: CallKind) => void;
   /** Heartbeat period while a call is in flight (the client may be backing off inside). Default 5 s. */
   heartbeatEveryMs?: number;
+  /** Where service calls, polls, submissions and charged credits are counted. Default: the process registry. */
+  metrics?: WorkerMetrics;
 }
 
 /** A quote as the workflows use it. */
@@ -39,6 +42,7 @@ export interface ReelflowActivities {
 export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const { client } = deps;
   const every = deps.heartbeatEveryMs ?? 5_000;
+  const metrics = deps.metrics ?? workerMetrics();
 
   /** Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. */
   async function wrap<T>(kind: CallKind | 'subscribe', call: () => Promise<T>): Promise<T> {
@@ -55,8 +59,12 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       // Not inside an activity (direct call in a script): nothing to heartbeat.
     }
     try {
-      return await call();
+      const value = await call();
+      if (kind !== 'subscribe') metrics.serviceCalls.inc({ kind, outcome: 'ok' });
+      return value;
     } catch (error) {
+      if (kind !== 'subscribe') metrics.serviceCalls.inc({ kind, outcome: 'error' });
+      if (kind === 'status') metrics.polls.inc({ status: 'error' });
       throw toApplicationFailure(error);
     } finally {
       if (timer) clearInterval(timer);
@@ -68,14 +76,21 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       const quote = await wrap('quote', () => client.quote(model, input as ModelInputs[typeof model]));
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };
     },
-    submitJob(model, input, idempotencyKey) {
-      return wrap('submit', () => client.submit(model, input as ModelInputs[typeof model], { idempotencyKey }));
+    async submitJob(model, input, idempotencyKey) {
+      const request = await wrap('submit', () => client.submit(model, input as ModelInputs[typeof model], { idempotencyKey }));
+      metrics.submitted.inc({ model });
+      return request;
     },
-    pollJobStatus(requestId, statusUrl) {
-      return wrap('status', () => client.status(requestId, statusUrl ? { statusUrl } : {}));
+    async pollJobStatus(requestId, statusUrl) {
+      const status = await wrap('status', () => client.status(requestId, statusUrl ? { statusUrl } : {}));
+      metrics.polls.inc({ status: status.status });
+      return status;
     },
-    fetchJobResult(requestId, responseUrl) {
-      return wrap('result', () => client.result(requestId, responseUrl ? { responseUrl } : {}));
+    async fetchJobResult(requestId, responseUrl) {
+      const result = await wrap('result', () => client.result(requestId, responseUrl ? { responseUrl } : {}));
+      metrics.completed.inc({ model: result.model });
+      if (result.credits_used !== null) metrics.creditsCharged.inc({ model: result.model }, result.credits_used);
+      return result;
     },
     cancelJob(requestId, cancelUrl) {
       return wrap('cancel', async () => {

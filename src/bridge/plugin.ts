@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH } from './config';
 import { checkDelivery, claimedId } from './delivery';
 import type { EventSink } from './event-sink';
+import { bridgeMetrics, defaultRegistry, PROMETHEUS_CONTENT_TYPE, type Registry } from '../metrics';
 
 /** Options of the bridge routes, whether standalone or mounted in an existing Fastify app. */
 export interface BridgeRouteOptions {
@@ -15,6 +16,8 @@ export interface BridgeRouteOptions {
   toleranceSeconds?: number;
   /** Adds GET /healthz and /readyz. Default true. */
   health?: boolean;
+  /** Registry the delivery metrics go to, served on GET /metrics; `false` for no /metrics route. Default: the process registry. */
+  metrics?: Registry | false;
 }
 
 const problem = (status: number, code: string, title: string, extra: Record<string, unknown> = {}) => ({
@@ -29,6 +32,7 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
   const path = options.path ?? DEFAULT_WEBHOOK_PATH;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES;
   const secrets = [...options.secrets];
+  const metrics = bridgeMetrics(options.metrics || defaultRegistry);
   if (secrets.length === 0 || secrets.some((secret) => secret.length === 0)) throw new Error('bridge: at least one non-empty signing secret is required');
 
   // This plugin is encapsulated: the raw-bytes parser and error handler below do not leak into a host app.
@@ -38,10 +42,12 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status === 413) {
+      metrics.deliveries.inc({ outcome: 'too_large' });
       request.log.warn({ outcome: 'too_large', webhook_id: claimedId(request.headers) }, 'webhook body over the size limit');
       return reply.code(413).type('application/problem+json').send(problem(413, 'payload_too_large', 'Payload Too Large', { limit_bytes: bodyLimit }));
     }
     if (status >= 400 && status < 500) {
+      metrics.deliveries.inc({ outcome: 'bad_request' });
       request.log.warn({ outcome: 'bad_request', err_code: error.code }, 'webhook request refused');
       return reply.code(status).type('application/problem+json').send(problem(status, 'bad_request', 'Bad Request'));
     }
@@ -55,11 +61,14 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
     const outcome = checkDelivery({ headers: request.headers, body, secrets, ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}) });
 
     if (outcome.kind === 'rejected') {
+      metrics.deliveries.inc({ outcome: 'rejected' });
+      metrics.verificationFailures.inc({ reason: outcome.reason });
       request.log.warn({ outcome: 'rejected', reason: outcome.reason, webhook_id: claimedId(request.headers) }, 'webhook delivery rejected');
       // Empty body: a forger learns nothing about why.
       return reply.code(401).send();
     }
     if (outcome.kind === 'malformed') {
+      metrics.deliveries.inc({ outcome: 'malformed' });
       request.log.error({ outcome: 'malformed', event_id: outcome.eventId, errors: outcome.errors }, 'well-signed webhook is not a valid event');
       return reply
         .code(400)
@@ -72,6 +81,7 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
     try {
       await options.sink.deliver(event);
     } catch (error) {
+      metrics.deliveries.inc({ outcome: 'unavailable' });
       request.log.error({ ...ids, outcome: 'unavailable', err: error instanceof Error ? error.message : String(error) }, 'event not accepted by Temporal');
       return reply
         .code(503)
@@ -79,7 +89,10 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
         .type('application/problem+json')
         .send(problem(503, 'service_unavailable', 'Service Unavailable'));
     }
-    request.log.info({ ...ids, outcome: 'accepted', ms: Math.round(performance.now() - started) }, 'webhook event handed to Temporal');
+    const elapsedMs = performance.now() - started;
+    metrics.deliveries.inc({ outcome: 'accepted' });
+    metrics.signalLatency.observe({}, elapsedMs / 1000);
+    request.log.info({ ...ids, outcome: 'accepted', ms: Math.round(elapsedMs) }, 'webhook event handed to Temporal');
     return reply.code(202).send({ accepted: true, event_id: event.event_id });
   });
 
@@ -88,6 +101,10 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
     app.get('/readyz', async (_request, reply) =>
       (await options.sink.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' }),
     );
+  }
+  if (options.metrics !== false) {
+    const registry = options.metrics ?? defaultRegistry;
+    app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(registry.render()));
   }
 };
 

@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities } from '../activities';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { createServiceClient } from '../client/service-client';
@@ -40,6 +41,41 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
   });
 }
 
+/** Reads an optional positive whole number from the environment; the error names the variable. */
+function positiveInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new Error(`${name}: must be a whole number >= 1`);
+  return Number(text);
+}
+
+/**
+ * Production tuning from the environment: concurrency, sticky cache, shutdown grace and the workflow
+ * bundle built by `npm run build` (REELFLOW_WORKFLOW_BUNDLE), which spares a cold start of bundling.
+ */
+export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<WorkerOptions> {
+  const activities = positiveInt(env, 'REELFLOW_MAX_CONCURRENT_ACTIVITIES');
+  const workflowTasks = positiveInt(env, 'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS');
+  const cached = positiveInt(env, 'REELFLOW_MAX_CACHED_WORKFLOWS');
+  const grace = positiveInt(env, 'REELFLOW_SHUTDOWN_GRACE_SECONDS');
+  const bundle = env.REELFLOW_WORKFLOW_BUNDLE;
+  return {
+    ...(activities !== undefined ? { maxConcurrentActivityTaskExecutions: activities } : {}),
+    ...(workflowTasks !== undefined ? { maxConcurrentWorkflowTaskExecutions: workflowTasks } : {}),
+    ...(cached !== undefined ? { maxCachedWorkflows: cached } : {}),
+    ...(grace !== undefined ? { shutdownGraceTime: `${grace} seconds` } : {}),
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+  };
+}
+
+/**
+ * Installs the SDK runtime with its Prometheus exporter on `bindAddress` (host:port). Must run before
+ * the first connection is made; the SDK's `temporal_*` metrics and the job workflow's own counters appear there.
+ */
+export function installSdkMetrics(bindAddress: string): void {
+  Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+}
+
 /** Reads a required environment variable; the error names it. */
 function required(name: string): string {
   const value = process.env[name];
@@ -51,17 +87,45 @@ function required(name: string): string {
 export async function main(): Promise<void> {
   const settings = loadTemporalSettings();
   const connect = connectionOptions(settings);
+  const tuning = workerOptionsFromEnv();
+  // Metrics: reelflow's registry on REELFLOW_METRICS_PORT/metrics, with the SDK exporter's text appended.
+  const metricsPort = process.env.REELFLOW_METRICS_PORT ? Number(process.env.REELFLOW_METRICS_PORT) : undefined;
+  const sdkAddress = process.env.REELFLOW_SDK_METRICS_ADDRESS || (metricsPort !== undefined ? '127.0.0.1:9464' : undefined);
+  if (sdkAddress) installSdkMetrics(sdkAddress);
+  let metrics: MetricsServer | undefined;
+  if (metricsPort !== undefined) {
+    if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) throw new Error('REELFLOW_METRICS_PORT: must be a port number');
+    metrics = await startMetricsServer({
+      host: process.env.REELFLOW_METRICS_HOST || '127.0.0.1',
+      port: metricsPort,
+      ...(sdkAddress ? { appendFrom: [`http://${sdkAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`] } : {}),
+    });
+  }
   const connection = await NativeConnection.connect(connect);
   const clientConnection = await Connection.connect(connect);
   const client = new Client({ connection: clientConnection, namespace: settings.namespace });
   const service = createServiceClient({ baseUrl: required('REELFLOW_SERVICE_URL'), apiKey: required('REELFLOW_API_KEY') });
-  const worker = await createReelflowWorker({ connection, client, taskQueue: settings.taskQueue, namespace: settings.namespace, service });
+  const { workflowBundle, ...workerTuning } = tuning;
+  const worker = await createReelflowWorker({
+    connection,
+    client,
+    taskQueue: settings.taskQueue,
+    namespace: settings.namespace,
+    service,
+    ...(workflowBundle ? { workflowBundle } : {}),
+    worker: workerTuning,
+  });
   // Worker.create installs SIGINT/SIGTERM handlers that call shutdown(); run() resolves once in-flight
   // tasks are done (or the grace time passes), then the connections close.
-  console.log(`reelflow worker: task queue ${settings.taskQueue} on ${settings.address} (namespace ${settings.namespace})`);
+  console.log(
+    `reelflow worker: task queue ${settings.taskQueue} on ${settings.address} (namespace ${settings.namespace})` +
+      `${workflowBundle ? `, workflows from ${process.env.REELFLOW_WORKFLOW_BUNDLE}` : ', workflows bundled at start'}` +
+      `${metrics ? `, metrics on ${metrics.url}` : ''}`,
+  );
   try {
     await worker.run();
   } finally {
+    await metrics?.close();
     await service.close();
     await clientConnection.close();
     await connection.close();

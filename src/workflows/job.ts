@@ -4,8 +4,11 @@ import {
   ActivityFailure,
   condition,
   isCancellation,
+  metricMeter,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import { EVENT_TYPES, MODELS, isTerminalState, type GenerationRequest, type JobState as ServiceJobState, type WebhookEvent } from '../contract';
@@ -22,6 +25,31 @@ const api = proxyActivities<ReelflowActivities>({
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+
+/**
+ * Patch id of the resubmit backoff (added after the first release). Workflows that were running on the
+ * previous code have no marker in their history and keep resubmitting at once on replay; new ones wait.
+ * See docs/safe-deploys.md. Remove the old branch only once no execution started before it is open.
+ */
+export const RESUBMIT_BACKOFF_PATCH = 'resubmit-backoff';
+
+/** Seconds to wait before resubmit number `resubmit` (1, 2, ...): 2, 4, 8, ... capped at one minute. */
+export function resubmitBackoffSeconds(resubmit: number): number {
+  return Math.min(60, 2 ** resubmit);
+}
+
+/**
+ * Job outcomes and credits through the SDK's metric meter (exported by the runtime's Prometheus
+ * endpoint; the SDK drops workflow metrics during replay, so each outcome counts once).
+ */
+function recordOutcome(state: JobState, phase: string): void {
+  // Created here, not at module load: the meter exists only inside a workflow context, and this module is
+  // also imported by tests and the CLI for its helpers.
+  const ledger = ledgerOf(state);
+  metricMeter.createCounter('reelflow_jobs', 'jobs', 'Job workflows finished, by model and outcome.').add(1, { model: state.model, outcome: phase });
+  if (ledger.charged > 0) metricMeter.createCounter('reelflow_credits_charged', 'credits', 'Credits charged by job workflows, by model.').add(ledger.charged, { model: state.model });
+  if (ledger.refunded > 0) metricMeter.createCounter('reelflow_credits_refunded', 'credits', 'Credits refunded to job workflows, by model.').add(ledger.refunded, { model: state.model });
+}
 
 /** The terminal state an event reports, or null for an event that says nothing terminal. */
 export function eventState(event: WebhookEvent): ServiceJobState | null {
@@ -93,6 +121,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
 
   const outcome = (phase: JobOutcome['phase']): JobOutcome => {
     state.phase = phase;
+    recordOutcome(state, phase);
     return { ...state, phase, ledger: ledgerOf(state), requestIds: requestIdsOf(state) };
   };
 
@@ -139,12 +168,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       if (input.budgetRemaining !== undefined && quote.credits > input.budgetRemaining) {
         state.phase = 'budget-exceeded';
         state.error = `quote of ${quote.credits} credits exceeds the remaining budget of ${input.budgetRemaining}`;
+        recordOutcome(state, state.phase);
         throw ApplicationFailure.create({
           type: JOB_FAILURE_TYPES.budgetExceeded,
           nonRetryable: true,
           message: `step ${input.step}: ${state.error}; nothing was submitted`,
           details: [{ quote: quote.credits, remaining: input.budgetRemaining, state }],
         });
+      }
+      // Versioned change: back off before a resubmit (a job that just failed often fails again at once).
+      // The old path (no wait) stays for executions whose history was written without the patch.
+      if (n > 1 && patched(RESUBMIT_BACKOFF_PATCH)) {
+        await sleep(`${resubmitBackoffSeconds(n - 1)} seconds`);
       }
       const attempt: JobAttempt = { attempt: n, idempotencyKey: idempotencyKeyFor(info.workflowId, info.firstExecutionRunId, n), charged: 0, refunded: 0 };
       state.attempts.push(attempt);
@@ -169,6 +204,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       if (n > maxResubmits) {
         state.phase = 'failed';
         state.error = `failed ${n} time(s); policy allows ${maxResubmits} resubmit(s); every attempt was refunded`;
+        recordOutcome(state, state.phase);
         throw ApplicationFailure.create({
           type: JOB_FAILURE_TYPES.jobFailed,
           nonRetryable: true,

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Registers the custom search attributes reelflow sets (SEARCH_ATTRIBUTES in
+# src/workflows/definitions.ts; test/unit/compose-file.test.ts checks the two lists match).
+# Idempotent: an attribute that already exists is left as it is.
+set -eu
+ADDRESS="${TEMPORAL_ADDRESS:-temporal:7233}"
+NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
+
+until temporal operator cluster health --address "$ADDRESS" >/dev/null 2>&1; do
+  echo "waiting for Temporal at $ADDRESS"
+  sleep 2
+done
+
+register() {
+  if temporal operator search-attribute list --address "$ADDRESS" --namespace "$NAMESPACE" | grep -qw "$1"; then
+    echo "search attribute $1 already registered"
+  else
+    temporal operator search-attribute create --address "$ADDRESS" --namespace "$NAMESPACE" --name "$1" --type "$2"
+  fi
+}
+
+register ReelflowStatus Keyword
+register ReelflowCurrentStep Keyword
+register ReelflowCreditsSpent Int
+register ReelflowRequestIds KeywordList

@@ -1,0 +1,3 @@
+export * from './registry';
+export * from './definitions';
+export * from './server';

@@ -1,0 +1,166 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+
+/**
+ * docker-compose.yml cannot run here (no container engine), so this checks what can be checked
+ * statically: it parses, images are pinned, every variable set for reelflow's containers is one the
+ * code reads, health checks, state volumes, two workers and two bridges behind one address,
+ * Temporal on PostgreSQL with its UI, and the search attributes registered at start.
+ */
+
+// js-yaml is a devDependency (only this test reads YAML).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = require('js-yaml') as { load(text: string): unknown };
+
+const root = path.join(__dirname, '..', '..');
+const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  entrypoint?: string[];
+  restart?: string;
+  profiles?: string[];
+  environment?: Record<string, string | number | boolean | null>;
+  healthcheck?: { test?: string[] | string };
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+}
+interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+const compose = yaml.load(read('docker-compose.yml')) as Compose;
+const services = Object.entries(compose.services);
+const isReelflow = (s: Service) => (s.image ?? '').startsWith('reelflow:');
+const runs = (s: Service, entry: string) => (s.command ?? []).some((part) => part.endsWith(entry));
+const workers = services.filter(([, s]) => isReelflow(s) && runs(s, 'dist/workers/worker.js'));
+const bridges = services.filter(([, s]) => isReelflow(s) && runs(s, 'dist/workers/bridge.js'));
+
+/** Every source file under src, comments stripped, so a name mentioned only in a comment does not count as read. */
+function sourceText(dir: string): string {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .map((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return sourceText(full);
+      if (!entry.name.endsWith('.ts')) return '';
+      return fs
+        .readFileSync(full, 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+    })
+    .join('\n');
+}
+
+/** Environment variables the code reads: literal names plus the REELFLOW_SERVICE_<NAME> the service's env reader builds. */
+function variablesReadByCode(): Set<string> {
+  const code = sourceText(path.join(root, 'src'));
+  const names = new Set(code.match(/\b(?:REELFLOW|TEMPORAL)_[A-Z0-9_]*[A-Z0-9]\b/g) ?? []);
+  const serviceEnv = read('src/service/env.ts');
+  if (serviceEnv.includes('REELFLOW_SERVICE_${name}')) {
+    for (const match of serviceEnv.matchAll(/\b(?:get|int|bool)\('([A-Z0-9_]+)'\)/g)) names.add(`REELFLOW_SERVICE_${match[1]}`);
+  }
+  return names;
+}
+
+describe('docker-compose.yml', () => {
+  it('parses to services with Temporal, its UI, PostgreSQL, workers, bridges and a load balancer', () => {
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining(['postgresql', 'temporal', 'temporal-ui', 'temporal-init', 'webhooks', 'service']),
+    );
+  });
+
+  it('pins every image to a version (no latest, no bare name)', () => {
+    for (const [name, service] of services) {
+      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(/^[a-z0-9./_-]+:[^:]*\d[^:]*$/) });
+      expect({ name, latest: /:latest$/.test(service.image ?? '') }).toEqual({ name, latest: false });
+    }
+  });
+
+  it('sets only environment variables that the code reads, for every reelflow container', () => {
+    const known = variablesReadByCode();
+    const unknown: string[] = [];
+    const reelflowServices = services.filter(([, s]) => isReelflow(s));
+    expect(reelflowServices.length).toBeGreaterThanOrEqual(5);
+    for (const [name, service] of reelflowServices) {
+      for (const variable of Object.keys(service.environment ?? {})) if (!known.has(variable)) unknown.push(`${name}: ${variable}`);
+    }
+    expect(unknown).toEqual([]);
+  });
+
+  it('has a health check on every long-running service (the one-shot init container is exempt)', () => {
+    for (const [name, service] of services) {
+      if (service.restart === 'no') continue;
+      expect({ name, test: service.healthcheck?.test }).toEqual({ name, test: expect.anything() });
+    }
+    // Only the init container is one-shot.
+    expect(services.filter(([, s]) => s.restart === 'no').map(([n]) => n)).toEqual(['temporal-init']);
+  });
+
+  it('keeps state on named volumes: PostgreSQL data and the local service data', () => {
+    const declared = Object.keys(compose.volumes ?? {});
+    expect(compose.services.postgresql?.volumes).toContain('postgres-data:/var/lib/postgresql/data');
+    expect(compose.services.service?.volumes).toContain(`service-data:${compose.services.service?.environment?.REELFLOW_SERVICE_DATA_DIR}`);
+    expect(declared).toEqual(expect.arrayContaining(['postgres-data', 'service-data']));
+    // Bind mounts point at files that exist in the repository.
+    for (const [name, service] of services) {
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0] ?? '';
+        if (source.startsWith('./')) expect({ name, source, exists: fs.existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
+      }
+    }
+    expect(fs.existsSync(path.join(root, 'deploy/Dockerfile'))).toBe(true);
+  });
+
+  it('runs two workers on the pre-built workflow bundle and tuned from configuration', () => {
+    expect(workers.map(([n]) => n)).toHaveLength(2);
+    for (const [, worker] of workers) {
+      expect(worker.environment?.REELFLOW_WORKFLOW_BUNDLE).toBe('/app/dist/workflow-bundle.js');
+      expect(worker.environment?.REELFLOW_MAX_CONCURRENT_ACTIVITIES).toMatch(/^\d+$/);
+      expect(worker.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
+      expect(worker.depends_on?.['temporal-init']?.condition).toBe('service_completed_successfully');
+    }
+    // `npm run build` writes the bundle where the workers load it from.
+    expect(JSON.parse(read('package.json')).scripts.build).toContain('scripts/build-workflow-bundle.ts');
+  });
+
+  it('puts two bridges behind one address: nginx upstream lists every bridge on its port', () => {
+    expect(bridges.map(([n]) => n)).toHaveLength(2);
+    const balancer = compose.services.webhooks as Service;
+    expect(balancer.image).toMatch(/^nginx:/);
+    const confMount = (balancer.volumes ?? []).find((v) => v.includes('/etc/nginx/'));
+    const conf = read((confMount ?? '').split(':')[0] ?? '');
+    for (const [name, bridge] of bridges) {
+      expect(bridge.environment?.REELFLOW_BRIDGE_HOST).toBe('0.0.0.0');
+      expect(conf).toContain(`server ${name}:${bridge.environment?.REELFLOW_BRIDGE_PORT}`);
+      expect(balancer.depends_on?.[name]?.condition).toBe('service_healthy');
+    }
+    expect(conf).toMatch(/location \/webhooks\s*\{[^}]*proxy_pass http:\/\/reelflow_bridges;/);
+  });
+
+  it('runs Temporal on PostgreSQL with the UI', () => {
+    const temporal = compose.services.temporal as Service;
+    expect(temporal.image).toMatch(/^temporalio\/(auto-setup|server):/);
+    expect(String(temporal.environment?.DB)).toMatch(/^postgres/);
+    expect(temporal.environment?.POSTGRES_SEEDS).toBe('postgresql');
+    expect(temporal.depends_on?.postgresql?.condition).toBe('service_healthy');
+    expect(compose.services.postgresql?.image).toMatch(/^postgres:/);
+    expect(compose.services['temporal-ui']?.image).toMatch(/^temporalio\/ui:/);
+    expect(compose.services['temporal-ui']?.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('registers exactly the search attributes of src/workflows/definitions.ts at start', () => {
+    const init = compose.services['temporal-init'] as Service;
+    const scriptMount = (init.volumes ?? []).find((v) => v.endsWith('.sh:ro') || v.includes('.sh:'));
+    const script = read((scriptMount ?? '').split(':')[0] ?? '');
+    expect(script).toContain('temporal operator search-attribute create');
+    const typeNames: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', KEYWORD_LIST: 'KeywordList', TEXT: 'Text', BOOL: 'Bool', DOUBLE: 'Double', DATETIME: 'Datetime' };
+    const registered = [...script.matchAll(/^register (\S+) (\S+)$/gm)].map((m) => `${m[1]}:${m[2]}`).sort();
+    const expected = SEARCH_ATTRIBUTE_KEYS.map((key) => `${key.name}:${typeNames[key.type]}`).sort();
+    expect(registered).toEqual(expected);
+  });
+});
