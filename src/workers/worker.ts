@@ -5,7 +5,8 @@ import { createActivities } from '../activities';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
-import { connectionOptions, loadTemporalSettings } from '../config/temporal';
+import { connectionOptions } from '../config/temporal';
+import { loadEnvWithService } from '../config/env';
 
 /** Options of a reelflow worker built in-process (tests, the local stack) or by the entry point. */
 export interface ReelflowWorkerOptions {
@@ -76,16 +77,10 @@ export function installSdkMetrics(bindAddress: string): void {
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
 }
 
-/** Reads a required environment variable; the error names it. */
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name}: must be set`);
-  return value;
-}
-
 /** Entry point: settings from the environment, graceful shutdown on SIGINT/SIGTERM. */
 export async function main(): Promise<void> {
-  const settings = loadTemporalSettings();
+  // The one config module: a missing or wrong variable stops the worker here, named in the message.
+  const { temporal: settings, service: serviceSettings } = loadEnvWithService();
   const connect = connectionOptions(settings);
   const tuning = workerOptionsFromEnv();
   // Metrics: reelflow's registry on REELFLOW_METRICS_PORT/metrics, with the SDK exporter's text appended.
@@ -104,7 +99,7 @@ export async function main(): Promise<void> {
   const connection = await NativeConnection.connect(connect);
   const clientConnection = await Connection.connect(connect);
   const client = new Client({ connection: clientConnection, namespace: settings.namespace });
-  const service = createServiceClient({ baseUrl: required('REELFLOW_SERVICE_URL'), apiKey: required('REELFLOW_API_KEY') });
+  const service = createServiceClient({ baseUrl: serviceSettings.url, apiKey: serviceSettings.apiKey });
   const { workflowBundle, ...workerTuning } = tuning;
   const worker = await createReelflowWorker({
     connection,
