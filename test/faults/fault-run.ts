@@ -1,0 +1,307 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { request } from 'undici';
+import { startLocalService, type JobView } from '../../src/service';
+import { from, pipeline } from '../../src/pipeline';
+import { pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
+import type { PipelineSummary } from '../../src/workflows/pipeline-types';
+import { api, LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
+
+/**
+ * The fault run: N two-step pipelines at once against the real local service (child process),
+ * the real webhook bridge (child process) and the real worker entry point (child process), under
+ * the service's fault injection, while the worker is killed twice, the bridge once and the service
+ * once. Everything is real: HTTP on loopback, a Temporal dev server, ffmpeg renders.
+ * The service's books are read back afterwards by opening its data directory in-process.
+ */
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** Faults applied (and re-applied after the service restarts: faults are not durable). */
+export const FAULTS = {
+  failureRate: 0.1,
+  modelDurationMs: 1500,
+  dropDeliveryRate: 0.3,
+  duplicateDeliveryRate: 0.3,
+  deliveryDelayMs: 100,
+  reorderDeliveries: true,
+  submitErrorRate: 0.15,
+  submitErrorStatus: 503 as 500 | 503 | 429,
+  submitRetryAfterSeconds: 1,
+  dropSubmitResponseRate: 0.1,
+};
+
+/** Failure reasons a pipeline may legitimately end with under these faults. */
+export const RECOGNISED_FAILURES = /JobFailed|failed \d+ time\(s\)|AmbiguousSubmission|service_restarted|generation_failed/;
+
+export interface FaultRunFigures {
+  pipelines: number;
+  completed: number;
+  failed: number;
+  failureReasons: string[];
+  faults: {
+    jobsFailedByFault: number;
+    jobsFailedByRestart: number;
+    deliveriesDropped: number;
+    deliveriesDuplicated: number;
+    submitsAnswered5xxOr429: number;
+    submitAnswersDroppedSeen: number;
+  };
+  restarts: { worker: number; bridge: number; service: number };
+  /** Steps with more than one job whose credits were kept. */
+  duplicatesFound: number;
+  /** Idempotency keys that created more than one job. */
+  keysWithTwoJobs: number;
+  serviceJobs: number;
+  /**
+   * reelflowNet: sum of the pipelines' own ledgers. orphanedNet: net credits of jobs created by a submit
+   * whose answer was dropped (AmbiguousSubmission): reelflow names their Idempotency-Key but never
+   * learned their request id, so they are in no pipeline ledger. off = |completed − (reelflow + orphaned)|
+   * + the service's own books checked against each other.
+   */
+  credits: { serviceCharged: number; serviceRefunded: number; completedJobsPrice: number; reelflowNet: number; orphanedNet: number; ledgerNet: number; off: number };
+  /** Jobs behind AmbiguousSubmission failures (key named in the failure), and how many of them were named. */
+  orphans: { jobs: number; named: number; completed: number };
+  missingOutputs: string[];
+  unexplained: string[];
+  seconds: number;
+  /** Every line the service, bridge and worker printed (scanned for secrets). */
+  logs: string;
+  /** Secrets that must never appear in `logs`. */
+  secrets: string[];
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+interface Child {
+  child: ChildProcess;
+  exited: Promise<void>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns a child, collecting its output into `sink`, resolving once `ready` matches its output. */
+async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, sink: { text: string }, label: string): Promise<Child> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let own = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${own}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      own += text;
+      sink.text += text;
+      if (ready.test(own)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited with ${code}:\n${own}`));
+    });
+  });
+  return {
+    child,
+    exited,
+    kill: async (signal = 'SIGKILL') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs the whole fault scenario with `count` pipelines; returns the figures (assertions are the caller's). */
+export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; log?: (line: string) => void }): Promise<FaultRunFigures> {
+  const started = Date.now();
+  const log = options.log ?? (() => undefined);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-faults-'));
+  const taskQueue = `faults-${process.pid}-${Date.now()}`;
+  const [servicePort, bridgePort] = [await freePort(), await freePort()];
+  const serviceUrl = `http://127.0.0.1:${servicePort}`;
+  const logs = { text: '' };
+  const children = new Set<Child>();
+  const restarts = { worker: 0, bridge: 0, service: 0 };
+
+  const serviceArgs = [path.join(ROOT, 'bin', 'reelflow.js'), 'service', '--data-dir', dataDir, '--port', String(servicePort), '--api-key', TEST_API_KEY, '--allow-private-webhooks', '--concurrency', '4', '--log'];
+  const startService = async () => {
+    const c = await spawnChild(serviceArgs, {}, /listening on/, logs, 'service');
+    children.add(c);
+    const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS });
+    if (response.status !== 200) throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+    return c;
+  };
+  let service = await startService();
+  const registered = await api(serviceUrl, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${bridgePort}/webhooks` } });
+  if (registered.status !== 201) throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
+  const secret = String(registered.body.secret);
+
+  const startBridge = async () => {
+    const c = await spawnChild(
+      ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'workers', 'bridge.ts')],
+      { REELFLOW_WEBHOOK_SECRETS: secret, TEMPORAL_ADDRESS: options.temporalAddress, REELFLOW_BRIDGE_PORT: String(bridgePort), REELFLOW_BRIDGE_TASK_QUEUE: taskQueue },
+      /listening on/,
+      logs,
+      'bridge',
+    );
+    children.add(c);
+    return c;
+  };
+  const startWorker = async () => {
+    const c = await spawnChild(
+      ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'workers', 'worker.ts')],
+      { TEMPORAL_ADDRESS: options.temporalAddress, TEMPORAL_NAMESPACE: 'default', REELFLOW_TASK_QUEUE: taskQueue, REELFLOW_SERVICE_URL: serviceUrl, REELFLOW_API_KEY: TEST_API_KEY },
+      /reelflow worker: task queue/,
+      logs,
+      'worker',
+    );
+    children.add(c);
+    return c;
+  };
+  let [bridge, worker] = await Promise.all([startBridge(), startWorker()]);
+
+  const names = Array.from({ length: options.count }, (_, i) => `faults-${taskQueue}-${i}`);
+  const results: Array<{ name: string; summary: PipelineSummary | null; error: string | null }> = [];
+  try {
+    const handles = await Promise.all(
+      names.map((name) => {
+        const spec = pipeline(name)
+          .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: 3 })
+          .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: 3 })
+          .build({ allowedOrigins: [serviceUrl] });
+        return options.client.workflow.start('pipelineWorkflow', {
+          taskQueue,
+          workflowId: pipelineWorkflowId(name),
+          args: [{ spec, uriRules: { allowedOrigins: [serviceUrl] }, defaultPacing: { firstPollSeconds: 2, factor: 2, capSeconds: 4 }, submitTimeoutSeconds: 5 }],
+        });
+      }),
+    );
+    const outcomes = handles.map((handle, i) =>
+      handle.result().then(
+        (summary: PipelineSummary) => results.push({ name: names[i]!, summary, error: null }),
+        async (error: unknown) => {
+          const cause = error instanceof WorkflowFailedError ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}` : String(error);
+          const summary = await handle.query(pipelineProgressQuery).catch(() => null);
+          results.push({ name: names[i]!, summary, error: cause });
+        },
+      ),
+    );
+
+    // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
+    await sleep(6_000);
+    log('killing the worker (1/2)');
+    await worker.kill();
+    restarts.worker += 1;
+    worker = await startWorker();
+    await sleep(4_000);
+    log('killing the bridge');
+    await bridge.kill();
+    restarts.bridge += 1;
+    await sleep(3_000);
+    bridge = await startBridge();
+    log('killing the service');
+    await service.kill();
+    restarts.service += 1;
+    await sleep(2_000);
+    service = await startService();
+    // 429s after the restart (503s before).
+    await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { submitErrorStatus: 429 } });
+    await sleep(4_000);
+    log('killing the worker (2/2)');
+    await worker.kill();
+    restarts.worker += 1;
+    worker = await startWorker();
+
+    await Promise.all(outcomes);
+  } finally {
+    for (const c of children) await c.kill();
+  }
+
+  // Read the service's books from its data directory.
+  const books = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, port: 0 });
+  let jobs: JobView[];
+  let deliveries: ReturnType<typeof books.deliveries>;
+  let ledgerNet: number;
+  const missingOutputs: string[] = [];
+  try {
+    jobs = books.jobs();
+    deliveries = books.deliveries();
+    ledgerNet = -books.ledger().filter((e) => e.kind !== 'seed' && e.requestId !== null).reduce((sum, e) => sum + e.amount, 0);
+    for (const r of results) {
+      if (r.summary?.status !== 'completed') continue;
+      for (const output of Object.values(r.summary.outputs)) {
+        for (const video of output.videos) {
+          const url = video.url.replace(serviceUrl, books.url);
+          const response = await request(url);
+          await response.body.dump();
+          if (response.statusCode !== 200) missingOutputs.push(`${r.name}: ${video.url} → ${response.statusCode}`);
+        }
+      }
+    }
+  } finally {
+    await books.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const byKey = new Map<string, JobView[]>();
+  const byStep = new Map<string, JobView[]>();
+  for (const job of jobs) {
+    const key = job.idempotencyKey ?? `none:${job.id}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), job]);
+    const step = /^reelflow:(.+):[^:]+:\d+$/.exec(key)?.[1] ?? key;
+    byStep.set(step, [...(byStep.get(step) ?? []), job]);
+  }
+  const billed = (j: JobView) => j.creditsCharged - j.creditsRefunded > 0;
+  const serviceCharged = jobs.reduce((s, j) => s + j.creditsCharged, 0);
+  const serviceRefunded = jobs.reduce((s, j) => s + j.creditsRefunded, 0);
+  const completedJobsPrice = jobs.filter((j) => j.status === 'COMPLETED').reduce((s, j) => s + j.creditsCharged, 0);
+  const reelflowNet = results.reduce((s, r) => s + (r.summary?.ledger.net ?? 0), 0);
+  const namedKeys = new Set(results.flatMap((r) => [...`${r.error ?? ''}`.matchAll(/Idempotency-Key (reelflow:\S+)/g)].map((m) => m[1]!)));
+  const known = new Set(results.flatMap((r) => r.summary?.steps.flatMap((s) => s.requestIds) ?? []));
+  const orphanJobs = jobs.filter((j) => !known.has(j.id));
+  const orphanedNet = orphanJobs.reduce((s, j) => s + j.creditsCharged - j.creditsRefunded, 0);
+  const unexplained = results
+    .filter((r) => r.summary?.status !== 'completed' && !(r.summary?.status === 'failed' && RECOGNISED_FAILURES.test(`${r.error ?? ''} ${r.summary?.error ?? ''} ${r.summary?.steps.map((s) => s.error ?? '').join(' ')}`)))
+    .map((r) => `${r.name}: status ${r.summary?.status ?? 'unknown'}: ${r.error ?? ''} ${r.summary?.error ?? ''}`);
+
+  return {
+    pipelines: options.count,
+    completed: results.filter((r) => r.summary?.status === 'completed').length,
+    failed: results.filter((r) => r.summary?.status !== 'completed').length,
+    failureReasons: results.filter((r) => r.error).map((r) => `${r.name.replace(/^faults-[^-]+-\d+-\d+-/, '#')}: ${r.error!.trim()}`),
+    faults: {
+      jobsFailedByFault: jobs.filter((j) => j.error?.code === 'generation_failed').length,
+      jobsFailedByRestart: jobs.filter((j) => j.error?.code === 'service_restarted').length,
+      deliveriesDropped: deliveries.filter((d) => d.state === 'dropped').length,
+      deliveriesDuplicated: deliveries.filter((d) => d.duplicate).length,
+      // Counted from the service's request log (every injected answer is a 503 or 429 there).
+      submitsAnswered5xxOr429: (logs.text.match(/"statusCode":(503|429)/g) ?? []).length,
+      // Each dropped answer ends its step as AmbiguousSubmission (the workflow does not resubmit it).
+      submitAnswersDroppedSeen: results.filter((r) => /AmbiguousSubmission/.test(r.error ?? '')).length,
+    },
+    restarts,
+    duplicatesFound: [...byStep.values()].filter((group) => group.filter(billed).length > 1).length,
+    keysWithTwoJobs: [...byKey.values()].filter((group) => group.length > 1).length,
+    serviceJobs: jobs.length,
+    credits: { serviceCharged, serviceRefunded, completedJobsPrice, reelflowNet, ledgerNet, orphanedNet, off: Math.abs(serviceCharged - serviceRefunded - completedJobsPrice) + Math.abs(reelflowNet + orphanedNet - completedJobsPrice) + Math.abs(ledgerNet - completedJobsPrice) },
+    orphans: { jobs: orphanJobs.length, named: orphanJobs.filter((j) => j.idempotencyKey !== null && namedKeys.has(j.idempotencyKey)).length, completed: orphanJobs.filter((j) => j.status === 'COMPLETED').length },
+    missingOutputs,
+    unexplained,
+    seconds: Math.round((Date.now() - started) / 1000),
+    logs: logs.text,
+    secrets: [secret, TEST_API_KEY],
+  };
+}

@@ -1,0 +1,66 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startDevServer } from '../helpers/temporal';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+import { runFaultSuite, type FaultRunFigures } from './fault-run';
+
+/**
+ * Nothing lost, nothing billed twice: pipelines under every fault the service can inject, with the
+ * worker killed twice, the bridge once and the service once (all SIGKILL, all real child processes).
+ * `npm test` runs FAULT_PIPELINES (default 20) pipelines; `npm run test:faults` runs 50.
+ */
+const COUNT = Number(process.env.FAULT_PIPELINES ?? 20);
+let env: TestWorkflowEnvironment;
+let figures: FaultRunFigures;
+
+beforeAll(async () => {
+  env = await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
+  figures = await runFaultSuite({ client: env.client, temporalAddress: env.address, count: COUNT, log: (line) => process.stdout.write(`[faults] ${line}\n`) });
+  // Logs and secrets stay out of what is printed.
+  const { logs, secrets, failureReasons, ...printed } = figures;
+  void logs;
+  void secrets;
+  process.stdout.write(`[faults] figures ${JSON.stringify(printed, null, 1)}\n[faults] failures ${JSON.stringify(failureReasons, null, 1)}\n`);
+}, 600_000);
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+describe(`fault suite (${COUNT} pipelines at once)`, () => {
+  it('every pipeline reaches a terminal state its faults explain', () => {
+    expect(figures.completed + figures.failed).toBe(COUNT);
+    expect(figures.unexplained).toEqual([]);
+  });
+
+  it('the faults really happened: restarts, dropped and duplicated deliveries', () => {
+    expect(figures.restarts).toEqual({ worker: 2, bridge: 1, service: 1 });
+    expect(figures.faults.deliveriesDropped).toBeGreaterThan(0);
+    expect(figures.faults.deliveriesDuplicated).toBeGreaterThan(0);
+  });
+
+  it('no step has two billed jobs and no idempotency key made two jobs', () => {
+    expect(figures.duplicatesFound).toBe(0);
+    expect(figures.keysWithTwoJobs).toBe(0);
+  });
+
+  it("the service's ledger and reelflow's ledgers agree to the credit", () => {
+    const c = figures.credits;
+    expect(c.serviceCharged - c.serviceRefunded).toBe(c.completedJobsPrice);
+    expect(c.ledgerNet).toBe(c.completedJobsPrice);
+    // Jobs reelflow does not know by request id are exactly those behind an AmbiguousSubmission
+    // failure, each named by its Idempotency-Key in that failure so an operator can reconcile it.
+    expect(figures.orphans.named).toBe(figures.orphans.jobs);
+    expect(c.reelflowNet + c.orphanedNet).toBe(c.completedJobsPrice);
+    expect(c.off).toBe(0);
+  });
+
+  it("every completed pipeline's outputs exist", () => {
+    expect(figures.completed).toBeGreaterThan(0);
+    expect(figures.missingOutputs).toEqual([]);
+  });
+
+  it('no signing secret or API key appears in the logs of the run', () => {
+    expect(figures.logs.length).toBeGreaterThan(0);
+    for (const secret of figures.secrets) expect(figures.logs.includes(secret)).toBe(false);
+  });
+});
