@@ -26,9 +26,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startDevServer } from '../test/helpers/temporal';
 import { createBridgeApp, createSubscribeActivity, createTemporalSink, type EventSink } from '../src/bridge';
-import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../src/contract';
+import type { WebhookEvent } from '../src/contract';
 import { signedHeaders } from '../src/contract/signature';
 import type { SubscriberState } from '../test/integration/bridge.workflows';
+import { makeEvent as makeTestEvent } from '../test/integration/bridge-fixtures';
 
 const N = Math.min(Number(process.env.BENCH_N ?? 2000), 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -38,25 +39,9 @@ const TASK_QUEUE = `bench-bridge-${randomUUID()}`;
 const PACED_N = Math.min(200, N);
 const PACED_INTERVAL_MS = 50;
 
+/** The same well-formed completion event the bridge tests send. */
 function makeEvent(requestId: string): WebhookEvent {
-  return {
-    event_id: `evt-${randomUUID()}`,
-    event_type: EVENT_TYPES.completed,
-    api_version: API_VERSION,
-    created_at: new Date().toISOString(),
-    request_id: requestId,
-    status: 'OK',
-    data: {
-      request_id: requestId,
-      gateway_request_id: requestId,
-      status: 'COMPLETED',
-      model: 'service-upscale-video-fast',
-      credits_used: null,
-      videos: [{ url: `https://files.example.test/${requestId}/out.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' }],
-      output_count: 1,
-    },
-    error: null,
-  };
+  return makeTestEvent({ request_id: requestId });
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -38,6 +38,15 @@ export interface ReelflowActivities {
   subscribeToWebhook(requestId: string, subscriberWorkflowId: string): Promise<void>;
 }
 
+/** Logs through the activity's logger (which adds workflowId and activityType); silent outside an activity. */
+function logInActivity(message: string, fields: Record<string, unknown>): void {
+  try {
+    Context.current().log.info(message, fields);
+  } catch {
+    // Called directly from a script, not as an activity: there is no context to log through.
+  }
+}
+
 /** Builds the activities over `deps`. */
 export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const { client } = deps;
@@ -79,6 +88,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     async submitJob(model, input, idempotencyKey) {
       const request = await wrap('submit', () => client.submit(model, input as ModelInputs[typeof model], { idempotencyKey }));
       metrics.submitted.inc({ model });
+      logInActivity('job submitted', { requestId: request.request_id, model });
       return request;
     },
     async pollJobStatus(requestId, statusUrl) {
@@ -89,6 +99,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     async fetchJobResult(requestId, responseUrl) {
       const result = await wrap('result', () => client.result(requestId, responseUrl ? { responseUrl } : {}));
       metrics.completed.inc({ model: result.model });
+      logInActivity('job result fetched', { requestId, model: result.model, outputs: result.videos.length, creditsUsed: result.credits_used });
       if (result.credits_used !== null) metrics.creditsCharged.inc({ model: result.model }, result.credits_used);
       return result;
     },

@@ -7,6 +7,7 @@ import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
 import { connectionOptions } from '../config/temporal';
 import { loadEnvWithService } from '../config/env';
+import { createSdkLogger, sdkLogLevel } from './logging';
 
 /** Options of a reelflow worker built in-process (tests, the local stack) or by the entry point. */
 export interface ReelflowWorkerOptions {
@@ -77,6 +78,14 @@ export function installSdkMetrics(bindAddress: string): void {
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
 }
 
+/** Installs the SDK runtime once: JSON logs through pino, and the Prometheus exporter when asked. */
+function installRuntime(sdkMetricsAddress: string | undefined): void {
+  Runtime.install({
+    logger: createSdkLogger(sdkLogLevel(process.env.REELFLOW_LOG_LEVEL)),
+    ...(sdkMetricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } } : {}),
+  });
+}
+
 /** Entry point: settings from the environment, graceful shutdown on SIGINT/SIGTERM. */
 export async function main(): Promise<void> {
   // The one config module: a missing or wrong variable stops the worker here, named in the message.
@@ -86,7 +95,7 @@ export async function main(): Promise<void> {
   // Metrics: reelflow's registry on REELFLOW_METRICS_PORT/metrics, with the SDK exporter's text appended.
   const metricsPort = process.env.REELFLOW_METRICS_PORT ? Number(process.env.REELFLOW_METRICS_PORT) : undefined;
   const sdkAddress = process.env.REELFLOW_SDK_METRICS_ADDRESS || (metricsPort !== undefined ? '127.0.0.1:9464' : undefined);
-  if (sdkAddress) installSdkMetrics(sdkAddress);
+  installRuntime(sdkAddress);
   let metrics: MetricsServer | undefined;
   if (metricsPort !== undefined) {
     if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) throw new Error('REELFLOW_METRICS_PORT: must be a port number');
