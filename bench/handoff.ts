@@ -19,7 +19,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -35,6 +34,7 @@ import { MODELS } from '../src/contract';
 import { from, pipeline, pollOffsetSeconds, resolvePacing, type PipelineSpec } from '../src/pipeline';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
 import { NAIVE_POLL_MS, runNaiveChain, type NaiveStep } from './naive-client';
+import { freePort } from '../src/stack/stack-state';
 
 const PIPELINES = Number(process.env.BENCH_PIPELINES ?? 20);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
@@ -50,13 +50,6 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function chainSpec(name: string, audio: string, origin: string): PipelineSpec {
   let builder = pipeline(name).step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' });

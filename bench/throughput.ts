@@ -18,7 +18,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
@@ -32,6 +31,7 @@ import { createReelflowWorker } from '../src/workers/worker';
 import { loadBridgeConfig, startBridgeServer } from '../src/bridge';
 import { threeStepPipeline } from '../src/pipeline';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
+import { freePort } from '../src/stack/stack-state';
 
 const WINDOW_S = Number(process.env.BENCH_TP_WINDOW_S ?? 15);
 const RAW_WINDOW_S = Number(process.env.BENCH_TP_RAW_WINDOW_S ?? 8);
@@ -43,13 +43,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface LevelRun {
   rate: number;

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
@@ -10,6 +9,7 @@ import { from, pipeline } from '../../src/pipeline';
 import { pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { api, LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
+import { freePort } from '../../src/stack/stack-state';
 
 /**
  * The fault run: N two-step pipelines at once against the real local service (child process),
@@ -75,13 +75,6 @@ export interface FaultRunFigures {
   secrets: string[];
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Child {
   child: ChildProcess;

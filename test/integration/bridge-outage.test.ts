@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -13,6 +12,7 @@ import { rendezvousWorkflowId } from '../../src/workflows/definitions';
 import { rendezvousStateQuery } from '../../src/workflows/webhook-rendezvous';
 import { deliver, makeEvent, quietBundlerLogger } from './bridge-fixtures';
 import type { SubscriberState } from './bridge.workflows';
+import { freePort } from '../../src/stack/stack-state';
 
 /**
  * Temporal goes away under a running bridge and comes back: deliveries get 503 (so the service retries)
@@ -36,16 +36,6 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const makeWorker = (env: TestWorkflowEnvironment) =>
   Worker.create({

@@ -1,4 +1,3 @@
-import * as net from 'node:net';
 import pino from 'pino';
 import { request } from 'undici';
 import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -12,6 +11,7 @@ import { startMetricsServer, type MetricsServer } from '../../src/metrics';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, silentWavDataUri, startHarness, type Harness } from './workflow-harness';
+import { freePort } from '../../src/stack/stack-state';
 
 /**
  * /metrics of a real bridge and a real worker, scraped over HTTP while a three-step pipeline runs on
@@ -28,15 +28,6 @@ let bridge: RunningBridge;
 let workerMetrics: MetricsServer;
 let sdkAddress: string;
 
-/** A free loopback port: the SDK exporter needs a concrete address to bind (it cannot report port 0 back). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (typeof address !== 'object' || !address) throw new Error('no port');
-  return address.port;
-}
 
 async function scrape(url: string): Promise<string> {
   const response = await request(url);
