@@ -3,6 +3,7 @@ import {
   CancellationScope,
   CancelledFailure,
   ChildWorkflowFailure,
+  TemporalFailure,
   executeChild,
   isCancellation,
   setHandler,
@@ -98,7 +99,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
         ],
       });
     } catch (error) {
-      const failure = error instanceof ChildWorkflowFailure ? error.cause : undefined;
+      const failure = error instanceof ChildWorkflowFailure ? firstApplicationFailure(error.cause) : undefined;
       if (failure instanceof ApplicationFailure) {
         const details = failure.details?.[0] as { state?: JobState } & Partial<JobState> | undefined;
         const jobState = details?.state ?? (details?.attempts ? (details as JobState) : undefined);
@@ -207,4 +208,16 @@ function finish(summary: PipelineSummary, status: PipelineSummary['status'], pub
   publish(summary);
   if (failure) throw failure;
   return summary;
+}
+
+/**
+ * The failure that says why a step failed: the job workflow's own (budget, failed attempts,
+ * ambiguous submit) or, when the job failed on an activity the service refused (402 insufficient
+ * credits, 422 on the quote), that activity's failure, which carries the service's code and reason.
+ */
+function firstApplicationFailure(failure: unknown): ApplicationFailure | undefined {
+  for (let current = failure; current instanceof TemporalFailure; current = current.cause) {
+    if (current instanceof ApplicationFailure) return current;
+  }
+  return undefined;
 }

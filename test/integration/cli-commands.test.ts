@@ -216,4 +216,24 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/\[#+\] 2\/2 {2}completed 1 {2}failed 1/);
   });
+
+  it('a pipeline the account cannot pay for exits 1 with the service\'s reason and a hint; nothing is charged', async () => {
+    // A second service and worker on the same dev server: an account holding less than one job's price.
+    const price = LONG_FORM_PRICES['4']['480p standard'];
+    const poor = await startHarness(env, bundle, `${TASK_QUEUE}-poor`, { credits: price - 1 });
+    try {
+      const spec = writeJson('cli-poor.json', { name: 'cli-poor', steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }] });
+      const poorEnv = { ...cliEnv, REELFLOW_TASK_QUEUE: poor.taskQueue, REELFLOW_SERVICE_URL: poor.service.url };
+      const run = await runCli(['run', spec], poorEnv);
+      expect(run.code).toBe(1);
+      const printed = run.stdout + run.stderr;
+      expect(printed).toMatch(/pipeline\/cli-poor: failed/);
+      expect(printed).toMatch(/insufficient[_ ]credits/i);
+      expect(printed).toContain('hint: the account has too few credits; top it up');
+      expect(poor.service.service.jobs()).toHaveLength(0);
+      expect(poor.service.service.balance()).toBe(price - 1);
+    } finally {
+      await poor.close();
+    }
+  });
 });

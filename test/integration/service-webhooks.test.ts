@@ -1,3 +1,5 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { API_VERSION, LIMITS, webhookEventSchema } from '../../src/contract';
 import { verify } from '../../src/contract/signature';
 import { LONG_FORM, PIXEL_PNG, startReceiver, startTestService, waitForStatus, waitUntil, type TestService, type WebhookReceiver } from '../helpers/local-service';
@@ -194,3 +196,57 @@ test(`a receiver that always fails gets exactly ${LIMITS.webhookMaxAttempts} att
   expect(new Set(hook.received.map((d) => d.headers['service-webhook-id'])).size).toBe(1);
   expect(svc.service.deliveries()[0]).toMatchObject({ attempts: 6, state: 'failed', nextAttemptAt: null, lastStatus: 500 });
 }, 60_000);
+
+test('reordering: each delivery waits a random extra time, so later events overtake earlier ones', async () => {
+  // deliveryDelayMs 2000 with reordering: every first attempt waits 2 s plus a random 0–2 s.
+  const svc = await service({ concurrencyPerModel: 16, faults: { deliveryDelayMs: 2000, reorderDeliveries: true } });
+  const hook = await receiver();
+  await register(svc, hook.url);
+  const ids = await Promise.all(
+    Array.from({ length: 16 }, async () => (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id as string),
+  );
+  await waitUntil(() => hook.received.length === ids.length, 30_000, 'every delivery');
+  const completedAt = new Map(svc.service.jobs().map((j) => [j.id, j.completedAt!]));
+  const arrivals = hook.received.map((d) => ({ id: JSON.parse(d.body.toString()).request_id as string, at: d.at }));
+  const waits = arrivals.map((a) => a.at - completedAt.get(a.id)!);
+  for (const wait of waits) {
+    expect(wait).toBeGreaterThanOrEqual(2000);
+    expect(wait).toBeLessThan(4000 + 500);
+  }
+  // Uniform extra waits over 2 s: 16 of them inside 300 ms of each other is a ~1e-11 event.
+  expect(Math.max(...waits) - Math.min(...waits)).toBeGreaterThan(300);
+  const byCompletion = [...ids].sort((a, b) => completedAt.get(a)! - completedAt.get(b)!);
+  expect(arrivals.map((a) => a.id)).not.toEqual(byCompletion);
+}, 45_000);
+
+test(`a receiver slower than the ${LIMITS.webhookHandlerBudgetSeconds} s handler budget is cut off and retried with the same event`, async () => {
+  const svc = await service();
+  // First attempt: hold the request open past the budget; second: answer at once.
+  const arrivals: Array<{ at: number; eventId: string }> = [];
+  const slow = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      // Registration probes the URL (HEAD) for redirects first; only deliveries (POST) count.
+      if (req.method !== 'POST') return void res.writeHead(200).end();
+      arrivals.push({ at: Date.now(), eventId: String(req.headers['service-webhook-id']) });
+      if (arrivals.length === 1) setTimeout(() => res.writeHead(200).end(), 15_000).unref();
+      else res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  try {
+    await register(svc, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook`);
+    await runJob(svc);
+    await waitUntil(() => svc.service.deliveries()[0]?.state === 'delivered', 20_000, 'second attempt');
+    expect(arrivals).toHaveLength(2);
+    expect(arrivals[1]!.eventId).toBe(arrivals[0]!.eventId);
+    // Cut off at the budget, then the first retry delay (1 s).
+    const gap = (arrivals[1]!.at - arrivals[0]!.at) / 1000;
+    expect(gap).toBeGreaterThanOrEqual(LIMITS.webhookHandlerBudgetSeconds + LIMITS.webhookRetryDelaysSeconds[0]! - 0.05);
+    expect(gap).toBeLessThan(LIMITS.webhookHandlerBudgetSeconds + LIMITS.webhookRetryDelaysSeconds[0]! + 1);
+    expect(svc.service.deliveries()[0]).toMatchObject({ attempts: 2, state: 'delivered', lastStatus: 200 });
+  } finally {
+    slow.closeAllConnections();
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+  }
+}, 30_000);
