@@ -98,9 +98,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     },
     async fetchJobResult(requestId, responseUrl) {
       const result = await wrap('result', () => client.result(requestId, responseUrl ? { responseUrl } : {}));
-      metrics.completed.inc({ model: result.model });
       logInActivity('job result fetched', { requestId, model: result.model, outputs: result.videos.length, creditsUsed: result.credits_used });
-      if (result.credits_used !== null) metrics.creditsCharged.inc({ model: result.model }, result.credits_used);
       return result;
     },
     cancelJob(requestId, cancelUrl) {

@@ -32,9 +32,6 @@ export interface WorkerMetrics {
   polls: Counter;
   /** Jobs submitted, by model. */
   submitted: Counter;
-  /** Results fetched, by model; credits_used of each. */
-  completed: Counter;
-  creditsCharged: Counter;
 }
 
 export function workerMetrics(registry: Registry = defaultRegistry): WorkerMetrics {
@@ -42,7 +39,5 @@ export function workerMetrics(registry: Registry = defaultRegistry): WorkerMetri
     serviceCalls: registry.counter('reelflow_service_calls_total', 'Calls to the video-generation service made by activities.', ['kind', 'outcome']),
     polls: registry.counter('reelflow_status_polls_total', 'Status polls made, by the status returned (error when the poll failed).', ['status']),
     submitted: registry.counter('reelflow_jobs_submitted_total', 'Jobs submitted to the service, by model.', ['model']),
-    completed: registry.counter('reelflow_jobs_completed_total', 'Results of COMPLETED jobs fetched, by model.', ['model']),
-    creditsCharged: registry.counter('reelflow_credits_charged_total', 'Credits charged for COMPLETED jobs (credits_used of fetched results), by model.', ['model']),
   };
 }

@@ -42,6 +42,8 @@ export interface JobAttempt {
   outcome?: ServiceJobState;
   /** How the outcome was learned. */
   learnedBy?: 'webhook' | 'poll' | 'cancel';
+  /** Where the result of a COMPLETED attempt came from: its webhook event, or a fetch of `response_url`. */
+  resultFrom?: 'event' | 'fetch';
   charged: number;
   refunded: number;
   error?: string;

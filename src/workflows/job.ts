@@ -11,7 +11,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import { EVENT_TYPES, MODELS, isTerminalState, type GenerationRequest, type JobState as ServiceJobState, type WebhookEvent } from '../contract';
+import { EVENT_TYPES, MODELS, isTerminalState, resultFromEvent, type GenerationRequest, type JobResult, type JobState as ServiceJobState, type WebhookEvent } from '../contract';
 import type { ReelflowActivities } from '../activities';
 import { CANCEL_POLL_PACING, pollDelaySeconds, resolvePacing, type PollPacing } from '../pipeline/pacing';
 import { jobEventSignal, jobStateQuery } from './definitions';
@@ -32,6 +32,13 @@ const api = proxyActivities<ReelflowActivities>({
  * See docs/safe-deploys.md. Remove the old branch only once no execution started before it is open.
  */
 export const RESUBMIT_BACKOFF_PATCH = 'resubmit-backoff';
+
+/**
+ * Patch id of taking a completed job's result from its webhook event (added after the resubmit
+ * backoff). Executions recorded before it fetched the result after every completion and keep doing so
+ * on replay; new ones fetch only when the outcome came by poll or the event carried no whole result.
+ */
+export const RESULT_FROM_EVENT_PATCH = 'result-from-event';
 
 /** Seconds to wait before resubmit number `resubmit` (1, 2, ...): 2, 4, 8, ... capped at one minute. */
 export function resubmitBackoffSeconds(resubmit: number): number {
@@ -91,6 +98,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   /** First terminal event per request id; events are deduped on event_id. */
   const seenEventIds = new Set<string>();
   const terminalEvents = new Map<string, ServiceJobState>();
+  /** Results carried by completed events, by request id (see RESULT_FROM_EVENT_PATCH). */
+  const carriedResults = new Map<string, JobResult>();
   const current = (): JobAttempt | undefined => state.attempts[state.attempts.length - 1];
 
   setHandler(jobStateQuery, () => state);
@@ -109,6 +118,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       return;
     }
     terminalEvents.set(event.request_id, terminal);
+    const carried = resultFromEvent(event);
+    if (carried) carriedResults.set(event.request_id, carried);
   });
 
   const submitApi = proxyActivities<ReelflowActivities>({
@@ -149,8 +160,17 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   async function settle(attempt: JobAttempt, request: GenerationRequest, terminal: ServiceJobState): Promise<void> {
     attempt.outcome = terminal;
     if (terminal === 'COMPLETED') {
-      state.phase = 'fetching-result';
-      const result = await api.fetchJobResult(attempt.requestId as string, request.response_url);
+      // The signed event already holds the result: one service call and one activity fewer per hand-off.
+      const carried = attempt.learnedBy === 'webhook' ? carriedResults.get(attempt.requestId as string) : undefined;
+      let result: JobResult;
+      if (carried && patched(RESULT_FROM_EVENT_PATCH)) {
+        result = carried;
+        attempt.resultFrom = 'event';
+      } else {
+        state.phase = 'fetching-result';
+        result = await api.fetchJobResult(attempt.requestId as string, request.response_url);
+        attempt.resultFrom = 'fetch';
+      }
       state.result = result;
       if (result.credits_used !== null) attempt.charged = result.credits_used;
     } else {

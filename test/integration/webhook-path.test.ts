@@ -71,8 +71,19 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   expect(summary.status).toBe('completed');
   expect(h.calls.status).toBe(0);
   expect(h.service.service.counters().statusCalls).toBe(0);
+  // The signed events carried the results: no step fetched its result from the service.
+  expect(h.calls.result).toBe(0);
+  expect(h.service.service.counters().resultCalls).toBe(0);
   const jobs = h.service.service.jobs();
   expect(jobs).toHaveLength(3);
+  for (const [index, step] of summary.steps.entries()) {
+    const job = jobs.find((j) => j.id === step.requestIds[0]);
+    expect(job?.status).toBe('COMPLETED');
+    expect(step.output).toMatchObject({ request_id: job?.id, status: 'COMPLETED', credits_used: job?.creditsCharged });
+    // Each step's input is the previous step's output (fed forward from the event's result).
+    const next = summary.steps[index + 1];
+    if (next) expect(next.input?.video_url).toBe(step.output?.videos[0]?.url);
+  }
   // Every completion reached the bridge as a real signed delivery, and each rendezvous forwarded it.
   const deliveries = h.service.service.deliveries();
   for (const job of jobs) {

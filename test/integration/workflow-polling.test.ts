@@ -71,7 +71,7 @@ describe('job workflow, polling fallback (time-skipping server)', () => {
       expect(outcome.phase).toBe('completed');
       expect(outcome.polls).toBe(4);
       expect(outcome.pollOffsetsSeconds.map(Math.floor)).toEqual([0, 1, 2, 3].map((k) => pollOffsetSeconds(PACING, k)));
-      expect(outcome.attempts[0]?.learnedBy).toBe('poll');
+      expect(outcome.attempts[0]).toMatchObject({ learnedBy: 'poll', resultFrom: 'fetch' });
       expect(outcome.result?.videos[0]?.url).toMatch(/\/files\//);
       expect(h.service.service.counters().statusCalls - statusBefore).toBe(4);
     } finally {

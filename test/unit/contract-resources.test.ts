@@ -4,6 +4,7 @@ import {
   PROBLEM_CODES,
   generationRequestSchema,
   problemSchema,
+  resultFromEvent,
   resultSchema,
   statusResponseSchema,
   validateWith,
@@ -164,6 +165,39 @@ describe('webhook event', () => {
   it('parses an error event with null data', () => {
     const failed = { ...webhookEvent(), event_type: EVENT_TYPES.failed, status: 'ERROR', data: null, error: { code: 'generation_failed', message: 'the model failed' } };
     expect(webhookEventSchema.parse(failed).error?.code).toBe('generation_failed');
+  });
+});
+
+describe('result carried by a completed event', () => {
+  const parsedEvent = (event: unknown) => webhookEventSchema.parse(event);
+
+  it('is the result object of data, without the delivery-only fields', () => {
+    expect(resultFromEvent(parsedEvent(webhookEvent()))).toEqual(result());
+    expect(resultFromEvent(parsedEvent(webhookEvent(null)))?.credits_used).toBeNull();
+  });
+
+  it('keeps fields the spec does not list (the result has no formal schema)', () => {
+    const event = webhookEvent();
+    expect(resultFromEvent(parsedEvent({ ...event, data: { ...event.data, seed: 42 } }))).toMatchObject({ seed: 42 });
+  });
+
+  it.each([
+    ['a failed event', (e: ReturnType<typeof webhookEvent>) => ({ ...e, event_type: EVENT_TYPES.failed })],
+    ['null data', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: null })],
+    ['no model', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: without(e.data, 'model') })],
+    ['no status', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: without(e.data, 'status') })],
+    ['no videos', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: without(e.data, 'videos') })],
+    ['zero videos', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, videos: [], output_count: 0 } })],
+    ['output_count not matching the videos', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, output_count: 2 } })],
+    ['another request id in data', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, request_id: 'req_other' } })],
+    ['a status other than COMPLETED in data', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, status: 'IN_PROGRESS' } })],
+  ])('is undefined for %s, so the caller fetches the result', (_case, mutate) => {
+    expect(resultFromEvent(parsedEvent(mutate(webhookEvent())))).toBeUndefined();
+  });
+
+  it('takes the request id from the event when data omits it', () => {
+    const event = webhookEvent();
+    expect(resultFromEvent(parsedEvent({ ...event, data: without(event.data, 'request_id') }))?.request_id).toBe(REQUEST_ID);
   });
 });
 
