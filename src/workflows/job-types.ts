@@ -68,6 +68,8 @@ export interface JobState {
   ignoredEvents: number;
   result?: JobResult;
   error?: string;
+  /** Why the quote failed when it ran after the submit (the charge is then unknown unless the result says). */
+  quoteError?: string;
 }
 
 /** What a job workflow returns (it fails instead for FAILED past policy, budget, ambiguity). */

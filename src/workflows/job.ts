@@ -40,6 +40,14 @@ export const RESUBMIT_BACKOFF_PATCH = 'resubmit-backoff';
  */
 export const RESULT_FROM_EVENT_PATCH = 'result-from-event';
 
+/**
+ * Patch id of quoting after the submit when the step has no budget (added after result-from-event).
+ * Without a budget the quote only fills the ledger, so it runs beside the job instead of in front of
+ * it: one activity and one service call (an ffprobe for per-second models) fewer per hand-off.
+ * Executions recorded before it quote first on replay; steps with a budget always quote first.
+ */
+export const QUOTE_AFTER_SUBMIT_PATCH = 'quote-after-submit';
+
 /** Seconds to wait before resubmit number `resubmit` (1, 2, ...): 2, 4, 8, ... capped at one minute. */
 export function resubmitBackoffSeconds(resubmit: number): number {
   return Math.min(60, 2 ** resubmit);
@@ -73,8 +81,9 @@ export function idempotencyKeyFor(workflowId: string, firstRunId: string, attemp
 }
 
 /**
- * One pipeline step as service requests: quote, budget check, submit (Idempotency-Key), wait for
- * the webhook with paced polling as the fallback, fetch the result. FAILED jobs are refunded and
+ * One pipeline step as service requests: quote and budget check (with a budget; without one the
+ * quote runs beside the job), submit (Idempotency-Key), wait for the webhook with paced polling as
+ * the fallback, take the result from the event or fetch it. FAILED jobs are refunded and
  * resubmitted only as the step's policy allows. On cancel the paid job is cancelled via its
  * `cancel_url` and its terminal state awaited; the outcome says cancelled or completed-too-late.
  */
@@ -179,22 +188,43 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     }
   }
 
+  /** The quote, asked once (never cancelled half-way: the ledger needs it even when the job is cancelled). */
+  let quoting: Promise<number> | undefined;
+  const quoteCredits = (): Promise<number> =>
+    (quoting ??= CancellationScope.nonCancellable(() => api.quoteJob(input.model, input.input)).then((quote) => {
+      state.quote = quote.credits;
+      return quote.credits;
+    }));
+  /** What a submitted attempt was charged: the quote (the service charges the quoted price on submit). */
+  async function chargeOf(attempt: JobAttempt): Promise<void> {
+    try {
+      attempt.charged = await quoteCredits();
+    } catch (error) {
+      // Quoted after the submit and the quote failed: the job runs on; a long-form result's credits_used fills the charge.
+      state.quoteError = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    }
+  }
+
   let request: GenerationRequest | undefined;
   try {
-    const quote = await api.quoteJob(input.model, input.input);
-    state.quote = quote.credits;
+    const quoteFirst = input.budgetRemaining !== undefined || !patched(QUOTE_AFTER_SUBMIT_PATCH);
+    if (quoteFirst) await quoteCredits();
+    else state.phase = 'submitting';
     for (let n = 1; ; n += 1) {
       // Budget before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
-      if (input.budgetRemaining !== undefined && quote.credits > input.budgetRemaining) {
-        state.phase = 'budget-exceeded';
-        state.error = `quote of ${quote.credits} credits exceeds the remaining budget of ${input.budgetRemaining}`;
-        recordOutcome(state, state.phase);
-        throw ApplicationFailure.create({
-          type: JOB_FAILURE_TYPES.budgetExceeded,
-          nonRetryable: true,
-          message: `step ${input.step}: ${state.error}; nothing was submitted`,
-          details: [{ quote: quote.credits, remaining: input.budgetRemaining, state }],
-        });
+      if (input.budgetRemaining !== undefined) {
+        const credits = await quoteCredits();
+        if (credits > input.budgetRemaining) {
+          state.phase = 'budget-exceeded';
+          state.error = `quote of ${credits} credits exceeds the remaining budget of ${input.budgetRemaining}`;
+          recordOutcome(state, state.phase);
+          throw ApplicationFailure.create({
+            type: JOB_FAILURE_TYPES.budgetExceeded,
+            nonRetryable: true,
+            message: `step ${input.step}: ${state.error}; nothing was submitted`,
+            details: [{ quote: credits, remaining: input.budgetRemaining, state }],
+          });
+        }
       }
       // Versioned change: back off before a resubmit (a job that just failed often fails again at once).
       // The old path (no wait) stays for executions whose history was written without the patch.
@@ -210,9 +240,14 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       });
       attempt.requestId = request.request_id;
       attempt.cancelUrl = request.cancel_url;
-      attempt.charged = quote.credits;
       state.phase = 'waiting';
-      await api.subscribeToWebhook(request.request_id, info.workflowId);
+      if (quoteFirst) {
+        await chargeOf(attempt);
+        await api.subscribeToWebhook(request.request_id, info.workflowId);
+      } else {
+        // Quote and subscription side by side while the job runs.
+        await Promise.all([chargeOf(attempt), api.subscribeToWebhook(request.request_id, info.workflowId)]);
+      }
       const terminal = await awaitTerminal(attempt, request, pacing);
       await settle(attempt, request, terminal);
       if (terminal === 'COMPLETED') return outcome('completed');
@@ -256,6 +291,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     } else {
       terminal = await awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING);
     }
+    // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
+    await chargeOf(attempt);
     await settle(attempt, inFlight, terminal);
     return outcome(terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled');
   }

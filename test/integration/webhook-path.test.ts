@@ -6,7 +6,7 @@ import { PIXEL_PNG } from '../helpers/local-service';
 import { threeStepPipeline } from '../../src/pipeline';
 import { startBridgeServer, type RunningBridge } from '../../src/bridge/server';
 import { loadBridgeConfig } from '../../src/bridge/config';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, jobWorkflowId, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, silentWavDataUri, startHarness, type Harness } from './workflow-harness';
 
@@ -83,6 +83,15 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
     // Each step's input is the previous step's output (fed forward from the event's result).
     const next = summary.steps[index + 1];
     if (next) expect(next.input?.video_url).toBe(step.output?.videos[0]?.url);
+    // No budget: the submit goes first, the quote (for the ledger) runs beside the job, and nothing is fetched.
+    const history = await env.client.workflow.getHandle(jobWorkflowId(spec.name, step.id)).fetchHistory();
+    const activities = (history.events ?? []).flatMap((e) => {
+      const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+      return name ? [name] : [];
+    });
+    expect(activities).toEqual(['submitJob', 'quoteJob', 'subscribeToWebhook']);
+    expect(step.charged).toBe(job?.creditsCharged);
+    expect(step.quoted).toBe(job?.creditsCharged);
   }
   // Every completion reached the bridge as a real signed delivery, and each rendezvous forwarded it.
   const deliveries = h.service.service.deliveries();

@@ -169,6 +169,12 @@ describe('pipeline workflow on the dev server with the local service', () => {
     expect(summary.steps[1]?.requestIds).toEqual([]);
     expect(h.service.service.counters().submits - submitsBefore).toBe(1);
     expect(summary.ledger.net).toBe(80);
+    // With a budget every step quotes before it submits (the refused one never submits).
+    for (const [step, expected] of [['generate', ['quoteJob', 'submitJob', 'subscribeToWebhook']], ['upscale', ['quoteJob']]] as const) {
+      const history = await env.client.workflow.getHandle(jobWorkflowId('over-budget', step)).fetchHistory();
+      const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+      expect([step, activities]).toEqual([step, expected]);
+    }
   });
 
   it('cancels a running job and a queued job through cancel_url; each reported cancelled and refunded, no later step', async () => {
