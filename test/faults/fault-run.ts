@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
 import { request } from 'undici';
 import { startLocalService, type JobView } from '../../src/service';
 import { from, pipeline } from '../../src/pipeline';
@@ -187,7 +187,10 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
         (summary: PipelineSummary) => results.push({ name: names[i]!, summary, error: null }),
         async (error: unknown) => {
           const cause = error instanceof WorkflowFailedError ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}` : String(error);
-          const summary = await handle.query(pipelineProgressQuery).catch(() => null);
+          // The pipeline's failure carries its summary; a query of the closed workflow needs a live
+          // worker to replay it, which the chaos schedule may have just killed.
+          const carried = error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as PipelineSummary | undefined) : undefined;
+          const summary = carried?.steps ? carried : await handle.query(pipelineProgressQuery).catch(() => null);
           results.push({ name: names[i]!, summary, error: cause });
         },
       ),

@@ -59,6 +59,12 @@ describe(`fault suite (${COUNT} pipelines at once)`, () => {
     expect(figures.missingOutputs).toEqual([]);
   });
 
+  it('no workflow task failed on non-determinism when restarted workers replayed the histories', () => {
+    // Three worker processes ran (start + 2 restarts after SIGKILL); their logs are in the run's logs.
+    expect(figures.logs.match(/reelflow worker: task queue/g)).toHaveLength(1 + figures.restarts.worker);
+    expect(figures.logs).not.toMatch(/nondeterminism|TMPRL1100/i);
+  });
+
   it('no signing secret or API key appears in the logs of the run', () => {
     expect(figures.logs.length).toBeGreaterThan(0);
     for (const secret of figures.secrets) expect(figures.logs.includes(secret)).toBe(false);
