@@ -17,9 +17,7 @@
  * Env: BENCH_N (default 2000, max 20000), BENCH_CONCURRENCY (default 16), BENCH_SUBSCRIBERS (default 16).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { Pool } from 'undici';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
@@ -30,6 +28,7 @@ import type { WebhookEvent } from '../src/contract';
 import { signedHeaders } from '../src/contract/signature';
 import type { SubscriberState } from '../test/integration/bridge.workflows';
 import { makeEvent as makeTestEvent } from '../test/integration/bridge-fixtures';
+import { runBench, writeBenchJson } from './bench-output';
 
 const N = Math.min(Number(process.env.BENCH_N ?? 2000), 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -205,9 +204,7 @@ async function main(): Promise<void> {
     console.log(`delivery -> subscriber workflow observed it: p50 ${result.bridge.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.deliveryToWorkflowMs.p99} ms, max ${result.bridge.deliveryToWorkflowMs.max} ms`);
     console.log(`paced (${PACED_N} deliveries, one every ${PACED_INTERVAL_MS} ms): answer p50 ${result.bridge.paced.answerMs.p50} ms, p99 ${result.bridge.paced.answerMs.p99} ms; delivery -> workflow p50 ${result.bridge.paced.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.paced.deliveryToWorkflowMs.p99} ms`);
     console.log(`ratio bridge/baseline throughput: ${result.ratioBridgeToBaseline} (setup: ${N} subscriptions in ${result.setupSubscribeSeconds} s)`);
-    mkdirSync('.bench', { recursive: true });
-    writeFileSync(join('.bench', 'bridge.json'), `${JSON.stringify(result, null, 2)}\n`);
-    console.log('wrote .bench/bridge.json');
+    writeBenchJson('bridge', result);
   } finally {
     for (const app of apps) await app.close();
     worker.shutdown();
@@ -216,7 +213,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

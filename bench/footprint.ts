@@ -18,6 +18,7 @@ import { PIXEL_PNG, TEST_API_KEY } from '../test/helpers/local-service';
 import { startLocalService } from '../src/service';
 import { pipeline } from '../src/pipeline';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
+import { runBench, writeBenchJson } from './bench-output';
 
 const N = Number(process.env.BENCH_FOOTPRINT_N ?? 1000);
 const WINDOW_S = Number(process.env.BENCH_FOOTPRINT_WINDOW_S ?? 30);
@@ -88,9 +89,7 @@ async function main(): Promise<void> {
       statusCallsInRun: service.counters().statusCalls,
     };
     console.table({ 'worker RSS idle (MiB)': idle.rssMiB, 'worker RSS waiting (MiB, max)': result.waitingRssMiB.max, 'worker CPU while waiting (%)': result.cpuPercentWhileWaiting, 'pipelines waiting': N });
-    fs.mkdirSync('.bench', { recursive: true });
-    fs.writeFileSync(path.join('.bench', 'footprint.json'), `${JSON.stringify(result, null, 2)}\n`);
-    console.log('written .bench/footprint.json');
+    writeBenchJson('footprint', result);
   } finally {
     child.kill('SIGKILL');
     await service.close();
@@ -99,7 +98,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -29,12 +29,12 @@ import { bundleReelflowWorkflows, silentWavDataUri } from '../test/integration/w
 import { startLocalService, type JobView, type LocalService } from '../src/service';
 import { createServiceClient } from '../src/client/service-client';
 import { createReelflowWorker } from '../src/workers/worker';
-import { loadBridgeConfig, startBridgeServer } from '../src/bridge';
 import { MODELS } from '../src/contract';
 import { from, pipeline, pollOffsetSeconds, resolvePacing, type PipelineSpec } from '../src/pipeline';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
 import { NAIVE_POLL_MS, runNaiveChain, type NaiveStep } from './naive-client';
-import { freePort } from '../src/stack/stack-state';
+import { startRegisteredBridge } from '../test/helpers/registered-bridge';
+import { runBench, writeBenchJson } from './bench-output';
 
 const PIPELINES = Number(process.env.BENCH_PIPELINES ?? 20);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
@@ -123,18 +123,7 @@ async function main(): Promise<void> {
     concurrencyPerModel: 4,
     faults: { modelDurationMs: { [LONG_FORM]: MODEL_MS, [REVOICE]: MODEL_MS, [UPSCALE]: 5_000 } },
   });
-  const bridgePort = await freePort();
-  const registered = await api(service.url, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${bridgePort}/webhooks` } });
-  if (registered.status !== 201) throw new Error(`registration: ${registered.status}`);
-  const bridge = await startBridgeServer(
-    loadBridgeConfig({
-      REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
-      TEMPORAL_ADDRESS: env.address,
-      REELFLOW_BRIDGE_PORT: String(bridgePort),
-      REELFLOW_BRIDGE_TASK_QUEUE: taskQueue,
-      REELFLOW_LOG_LEVEL: 'warn',
-    }),
-  );
+  const { bridge, endpointId } = await startRegisteredBridge({ serviceUrl: service.url, temporalAddress: env.address, taskQueue, logLevel: 'warn' });
   const serviceClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY });
   const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue, service: serviceClient, workflowBundle: bundle });
   const running = worker.run();
@@ -157,7 +146,7 @@ async function main(): Promise<void> {
     const wh5 = await statusDelta(() => runPipelines(env.client, taskQueue, Array.from({ length: CALL_JOBS }, (_, i) => upscaleSpec(`bench-wh5-${i}`)), service.url));
 
     // 2. Polling fallback: no endpoint registered any more.
-    await api(service.url, 'DELETE', `/v1/webhooks/endpoints/${String(registered.body.id)}`);
+    await api(service.url, 'DELETE', `/v1/webhooks/endpoints/${endpointId}`);
     const pollNames = Array.from({ length: PIPELINES }, (_, i) => `bench-poll-${i}`);
     const fastPacing = { firstPollSeconds: POLL_FIRST_S, factor: 2, capSeconds: 4 * POLL_FIRST_S };
     const pollStatus = await statusDelta(() => runPipelines(env.client, taskQueue, pollNames.map((n) => chainSpec(n, audio, service.url)), service.url, fastPacing));
@@ -221,9 +210,7 @@ async function main(): Promise<void> {
     console.table(results.ratios as Record<string, number>);
     console.log('Status calls per job');
     console.table(calls);
-    fs.mkdirSync('.bench', { recursive: true });
-    fs.writeFileSync(path.join('.bench', 'handoff.json'), `${JSON.stringify(results, null, 2)}\n`);
-    console.log('written .bench/handoff.json');
+    writeBenchJson('handoff', results);
   } finally {
     worker.shutdown();
     await running;
@@ -235,7 +222,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

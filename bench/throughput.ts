@@ -23,15 +23,15 @@ import * as path from 'node:path';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { startDevServer } from '../test/helpers/temporal';
-import { PIXEL_PNG, TEST_API_KEY, api } from '../test/helpers/local-service';
+import { PIXEL_PNG, TEST_API_KEY } from '../test/helpers/local-service';
 import { bundleReelflowWorkflows, quietLogger, silentWavDataUri } from '../test/integration/workflow-harness';
 import { startLocalService, type JobView } from '../src/service';
 import { createServiceClient } from '../src/client/service-client';
 import { createReelflowWorker } from '../src/workers/worker';
-import { loadBridgeConfig, startBridgeServer } from '../src/bridge';
+import { startRegisteredBridge } from '../test/helpers/registered-bridge';
+import { runBench, writeBenchJson } from './bench-output';
 import { threeStepPipeline } from '../src/pipeline';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
-import { freePort } from '../src/stack/stack-state';
 
 const WINDOW_S = Number(process.env.BENCH_TP_WINDOW_S ?? 15);
 const RAW_WINDOW_S = Number(process.env.BENCH_TP_RAW_WINDOW_S ?? 8);
@@ -114,12 +114,7 @@ async function main(): Promise<void> {
   ]);
   // Per-model concurrency at the top level, so the service's own queue is not what is measured.
   const service = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, credits: 100_000_000, concurrencyPerModel: Math.min(64, MAX_LEVEL), faults: { modelDurationMs: 0 } });
-  const bridgePort = await freePort();
-  const registered = await api(service.url, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${bridgePort}/webhooks` } });
-  if (registered.status !== 201) throw new Error(`registration: ${registered.status}`);
-  const bridge = await startBridgeServer(
-    loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret), TEMPORAL_ADDRESS: env.address, REELFLOW_BRIDGE_PORT: String(bridgePort), REELFLOW_BRIDGE_TASK_QUEUE: taskQueue, REELFLOW_LOG_LEVEL: 'warn' }),
-  );
+  const { bridge } = await startRegisteredBridge({ serviceUrl: service.url, temporalAddress: env.address, taskQueue, logLevel: 'warn' });
   const serviceClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY });
   const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue, service: serviceClient, workflowBundle: bundle });
   const rawWorker = await Worker.create({
@@ -180,9 +175,7 @@ async function main(): Promise<void> {
     console.log('\nThroughput (closed loop; reelflow window %d s, raw window %d s)', WINDOW_S, RAW_WINDOW_S);
     console.table(rows);
     console.log(`status calls in run: ${result.statusCallsInRun}; total ${result.seconds} s`);
-    fs.mkdirSync('.bench', { recursive: true });
-    fs.writeFileSync(path.join('.bench', 'throughput.json'), `${JSON.stringify(result, null, 2)}\n`);
-    console.log('written .bench/throughput.json');
+    writeBenchJson('throughput', result);
   } finally {
     worker.shutdown();
     rawWorker.shutdown();
@@ -195,7 +188,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

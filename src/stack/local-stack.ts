@@ -20,11 +20,14 @@ import {
   statePaths,
   writeRunning,
   type RunningStackRecord,
+  type StackAddresses,
   type StackPorts,
   type StatePaths,
 } from './stack-state';
 import { isListening, startTemporalDevServer, type SearchAttributeSpec, type TemporalDevServer } from './temporal-dev-server';
 import { ensureWebhookEndpoint, StackSetupError } from './webhook-endpoint';
+
+export type { StackAddresses } from './stack-state';
 
 /** Options of `startLocalStack`. */
 export interface LocalStackOptions {
@@ -42,16 +45,6 @@ export interface LocalStackOptions {
   reuseRunning?: boolean;
   /** Progress lines ("starting the Temporal dev server…"). */
   log?: (line: string) => void;
-}
-
-/** Addresses of the stack, whoever runs it. */
-export interface StackAddresses {
-  temporalAddress: string;
-  temporalUiUrl: string;
-  namespace: string;
-  serviceUrl: string;
-  bridgeUrl: string;
-  taskQueue: string;
 }
 
 /** A local stack: started here, or a running one reused. */

@@ -26,15 +26,19 @@ export interface StackPorts {
 export const DEFAULT_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, service: 8710, bridge: 8787 };
 
 /** What a running stack publishes for other processes (no secrets in it). */
-export interface RunningStackRecord {
-  pid: number;
-  startedAt: string;
+/** Addresses of the stack, whoever runs it. */
+export interface StackAddresses {
   temporalAddress: string;
   temporalUiUrl: string;
   namespace: string;
   serviceUrl: string;
   bridgeUrl: string;
   taskQueue: string;
+}
+
+export interface RunningStackRecord extends StackAddresses {
+  pid: number;
+  startedAt: string;
 }
 
 /** The registered webhook endpoint and the secret the bridge verifies with. */

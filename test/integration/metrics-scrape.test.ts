@@ -1,12 +1,11 @@
-import pino from 'pino';
 import { request } from 'undici';
 import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { threeStepPipeline } from '../../src/pipeline';
-import { startBridgeServer, type RunningBridge } from '../../src/bridge/server';
-import { loadBridgeConfig } from '../../src/bridge/config';
+import type { RunningBridge } from '../../src/bridge/server';
+import { startRegisteredBridge } from '../helpers/registered-bridge';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
@@ -66,18 +65,8 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function bridgeConfig(secret: string, port: number) {
-  return loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: secret, TEMPORAL_ADDRESS: env.address, REELFLOW_BRIDGE_PORT: String(port), REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE });
-}
-
 it('counts deliveries, signal latency, verification failures, service calls, credits and job outcomes as a pipeline runs', async () => {
-  // The endpoint must exist before its secret is known; the bridge restarts on the same port with it.
-  const placeholder = await startBridgeServer(bridgeConfig('not-yet', 0), { logger: pino({ level: 'silent' }) });
-  const registered = await h.service.call('POST', '/v1/webhooks/endpoints', { body: { url: placeholder.url } });
-  expect(registered.status).toBe(201);
-  const port = placeholder.port;
-  await placeholder.close();
-  bridge = await startBridgeServer(bridgeConfig(String(registered.body.secret), port), { logger: pino({ level: 'silent' }) });
+  ({ bridge } = await startRegisteredBridge({ serviceUrl: h.service.url, temporalAddress: env.address, taskQueue: TASK_QUEUE }));
   const bridgeMetricsUrl = bridge.url.replace(/\/webhooks$/, '/metrics');
 
   const bridgeBefore = await scrape(bridgeMetricsUrl);

@@ -9,22 +9,11 @@ import {
   SafeFetchError,
   type AddressRuleOptions,
   type LookupFn,
-  type ResolvedAddress,
 } from '../../src/service/media/address-rules';
+import { dnsTable } from '../helpers/dns-table';
 import { runFfmpeg } from '../../src/service/media/ffmpeg';
 import { createFfmpegModelRunner, MediaError } from '../../src/service/media/runner';
 
-/** A resolver table standing in for DNS (which is outside the machine); counts its calls. */
-function table(entries: Record<string, string[]>): LookupFn & { calls: string[] } {
-  const calls: string[] = [];
-  const fn = async (hostname: string): Promise<ResolvedAddress[]> => {
-    calls.push(hostname);
-    const addresses = entries[hostname];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  };
-  return Object.assign(fn, { calls });
-}
 
 interface Seen {
   method: string;
@@ -121,7 +110,7 @@ function loopbackAsPublic(lookup: LookupFn): AddressRuleOptions {
 }
 
 function names(): LookupFn & { calls: string[] } {
-  return table({
+  return dnsTable({
     'cdn.example': ['127.0.0.1'],
     'hop1.example': ['127.0.0.1'],
     'hop2.example': ['127.0.0.1'],
@@ -230,7 +219,7 @@ describe('safeFetch', () => {
     expect(error.message).toMatch(/scheme http/);
     const https = await fetchError(safeFetch('https://127.0.0.1/ok', { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000 }));
     expect(https.message).toMatch(/loopback/);
-    const named = await fetchError(safeFetch('https://localhost/ok', { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000, lookup: table({ localhost: ['127.0.0.1', '::1'] }) }));
+    const named = await fetchError(safeFetch('https://localhost/ok', { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000, lookup: dnsTable({ localhost: ['127.0.0.1', '::1'] }) }));
     expect(named.message).toMatch(/host localhost resolves to 127\.0\.0\.1, a loopback address/);
   });
 

@@ -1,11 +1,10 @@
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import pino from 'pino';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { threeStepPipeline } from '../../src/pipeline';
-import { startBridgeServer, type RunningBridge } from '../../src/bridge/server';
-import { loadBridgeConfig } from '../../src/bridge/config';
+import type { RunningBridge } from '../../src/bridge/server';
+import { startRegisteredBridge } from '../helpers/registered-bridge';
 import { SEARCH_ATTRIBUTE_KEYS, jobWorkflowId, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, silentWavDataUri, startHarness, type Harness } from './workflow-harness';
@@ -33,30 +32,8 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-async function startBridgeWithSecret(secret: string): Promise<RunningBridge> {
-  const config = loadBridgeConfig({
-    REELFLOW_WEBHOOK_SECRETS: secret,
-    TEMPORAL_ADDRESS: env.address,
-    REELFLOW_BRIDGE_PORT: '0',
-    REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
-  });
-  return startBridgeServer(config, { logger: pino({ level: 'silent' }) });
-}
-
 it('completes a three-step pipeline from the service’s own signed webhooks, with zero status polls', async () => {
-  // The endpoint must exist before its secret is known; the bridge starts once the secret is shown.
-  const placeholder = await startBridgeWithSecret('not-yet');
-  const registered = await h.service.call('POST', '/v1/webhooks/endpoints', { body: { url: placeholder.url } });
-  expect(registered.status).toBe(201);
-  const port = placeholder.port;
-  await placeholder.close();
-  const config = loadBridgeConfig({
-    REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
-    TEMPORAL_ADDRESS: env.address,
-    REELFLOW_BRIDGE_PORT: String(port),
-    REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
-  });
-  bridge = await startBridgeServer(config, { logger: pino({ level: 'silent' }) });
+  ({ bridge } = await startRegisteredBridge({ serviceUrl: h.service.url, temporalAddress: env.address, taskQueue: TASK_QUEUE }));
 
   const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'webhook-path', {
     allowedOrigins: [h.service.url],

@@ -4,21 +4,9 @@ import {
   classifyAddress,
   resolvePublic,
   type AddressClass,
-  type LookupFn,
-  type ResolvedAddress,
 } from '../../src/service/media/address-rules';
+import { dnsTable } from '../helpers/dns-table';
 
-/** A resolver table standing in for DNS (which is outside the machine). */
-function table(entries: Record<string, string[]>): LookupFn & { calls: string[] } {
-  const calls: string[] = [];
-  const fn = async (hostname: string): Promise<ResolvedAddress[]> => {
-    calls.push(hostname);
-    const addresses = entries[hostname];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  };
-  return Object.assign(fn, { calls });
-}
 
 describe('classifyAddress', () => {
   const cases: Array<[string, AddressClass]> = [
@@ -188,7 +176,7 @@ describe('checkUrlSyntax', () => {
 });
 
 describe('resolvePublic', () => {
-  const lookup = table({
+  const lookup = dnsTable({
     'public.example': ['93.184.216.34', '2606:2800:220:1::1'],
     'mixed.example': ['93.184.216.34', '10.0.0.7'],
     'local.example': ['127.0.0.1'],
@@ -222,7 +210,7 @@ describe('resolvePublic', () => {
   });
 
   it('checks IP literals without a lookup', async () => {
-    const counting = table({});
+    const counting = dnsTable({});
     await expect(resolvePublic('[::1]', { allowPrivate: false, lookup: counting })).resolves.toMatchObject({ ok: false });
     await expect(resolvePublic('8.8.8.8', { allowPrivate: false, lookup: counting })).resolves.toMatchObject({ ok: true });
     expect(counting.calls).toEqual([]);
@@ -230,7 +218,7 @@ describe('resolvePublic', () => {
 });
 
 describe('checkWebhookUrl without probing', () => {
-  const lookup = table({ 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['192.168.4.4'] });
+  const lookup = dnsTable({ 'hooks.example.com': ['93.184.216.34'], 'internal.example.com': ['192.168.4.4'] });
   const options = { allowPrivate: false, lookup, fetchRedirects: false };
 
   it('accepts an https URL on 443 or 8443 whose host resolves to public space', async () => {

@@ -1,0 +1,36 @@
+import { loadBridgeConfig, startBridgeServer, type RunningBridge } from '../../src/bridge';
+import { freePort } from '../../src/stack/stack-state';
+import { api } from './local-service';
+
+/** A real bridge registered as the local service's webhook endpoint. */
+export interface RegisteredBridge {
+  bridge: RunningBridge;
+  /** Id of the endpoint at the service (delete it to force the polling fallback). */
+  endpointId: string;
+}
+
+/**
+ * Registers `http://127.0.0.1:<free port>/webhooks` as an endpoint of the local service (which
+ * must allow private webhooks), then starts the real bridge on that port with the endpoint's
+ * secret, so the service's own signed deliveries reach Temporal.
+ */
+export async function startRegisteredBridge(options: {
+  serviceUrl: string;
+  temporalAddress: string;
+  taskQueue: string;
+  logLevel?: 'silent' | 'warn' | 'info';
+}): Promise<RegisteredBridge> {
+  const port = await freePort();
+  const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${port}/webhooks` } });
+  if (registered.status !== 201) throw new Error(`webhook endpoint registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
+  const bridge = await startBridgeServer(
+    loadBridgeConfig({
+      REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      REELFLOW_BRIDGE_PORT: String(port),
+      REELFLOW_BRIDGE_TASK_QUEUE: options.taskQueue,
+      REELFLOW_LOG_LEVEL: options.logLevel ?? 'silent',
+    }),
+  );
+  return { bridge, endpointId: String(registered.body.id) };
+}
