@@ -26,7 +26,20 @@ export interface LocalServiceOptions {
   secretGraceSeconds?: number;
   /** false (default) or pino options. */
   logger?: false | Record<string, unknown>;
+  /**
+   * `ffmpeg` (default): every job is rendered. `stub`: a benchmarking aid — jobs complete with a
+   * pre-rendered fixture of the right kind after `stubHoldMs` (see media/stub-runner.ts).
+   */
+  render?: RenderMode;
+  /** Stub mode: how long each render takes, in ms (default 0). */
+  stubHoldMs?: number;
+  /** Stub mode: where pre-rendered fixtures are kept (default `<dataDir>/stub-fixtures`). */
+  stubFixturesDir?: string;
 }
+
+/** How the local service produces outputs. */
+export const RENDER_MODES = ['ffmpeg', 'stub'] as const;
+export type RenderMode = (typeof RENDER_MODES)[number];
 
 const optionsSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(0),
@@ -44,6 +57,9 @@ const optionsSchema = z.object({
   emitFailureEvents: z.boolean().optional(),
   secretGraceSeconds: z.number().int().min(0).default(86_400),
   logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default(false),
+  render: z.enum(RENDER_MODES).default('ffmpeg'),
+  stubHoldMs: z.number().int().min(0).max(86_400_000).default(0),
+  stubFixturesDir: z.string().min(1).optional(),
 });
 
 export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults'> & { faults: FaultConfig };

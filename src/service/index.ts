@@ -7,7 +7,8 @@ import { mergeFaults, type FaultConfig } from './faults';
 import { buildApp } from './http/app';
 import { hashKey, keyIdFor } from './http/auth';
 import { checkWebhookUrl } from './media/address-rules';
-import { createFfmpegModelRunner } from './media/runner';
+import { createFfmpegModelRunner, type ModelRunner } from './media/runner';
+import { createStubModelRunner } from './media/stub-runner';
 import { JobManager } from './queue/jobs';
 import { newApiKey } from './routes/account';
 import type { DeliveryRecord, JobRecord, LedgerEntry } from './store/records';
@@ -27,8 +28,12 @@ export interface JobView {
   idempotencyKey: string | null;
   creditsCharged: number;
   creditsRefunded: number;
+  /** When the submit request arrived (before validation, fetching and pricing). */
+  receivedAt: number;
+  /** When the job was created (after pricing). */
   submittedAt: number;
   startedAt: number | null;
+  /** When the job became terminal (COMPLETED, FAILED or CANCELLED). */
   completedAt: number | null;
   error: { code: string; message: string } | null;
 }
@@ -97,7 +102,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   void address;
 
   const log = app.log;
-  const runner = createFfmpegModelRunner({ allowPrivate: config.allowPrivateWebhooks, ownOrigin: url, ownFilesDir: filesDir });
+  const ffmpegRunner = createFfmpegModelRunner({ allowPrivate: config.allowPrivateWebhooks, ownOrigin: url, ownFilesDir: filesDir });
+  const runner: ModelRunner =
+    config.render === 'stub'
+      ? createStubModelRunner({ fallback: ffmpegRunner, ownOrigin: url, fixturesDir: path.resolve(config.stubFixturesDir ?? path.join(dataDir, 'stub-fixtures')), holdMs: config.stubHoldMs })
+      : ffmpegRunner;
   const dispatcher = new WebhookDispatcher({
     store,
     faults: () => faults,
@@ -131,6 +140,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   dispatcher.recover();
   jobs.recover();
   markReady();
+  if (config.render === 'stub') log.warn(`stub render mode (--render stub, hold ${config.stubHoldMs} ms): jobs complete with pre-rendered fixtures; a benchmarking aid`);
   if (config.allowPrivateWebhooks) log.warn('private, loopback and plain-http webhook and input URLs are allowed (--allow-private-webhooks): local use only');
 
   let closing: Promise<void> | null = null;
@@ -157,7 +167,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
 }
 
-function viewJob(job: JobRecord): JobView {
+/** The read-only view of a job (also served by `GET /v1/admin/jobs`). */
+export function viewJob(job: JobRecord): JobView {
   return {
     id: job.id,
     model: job.model,
@@ -165,6 +176,7 @@ function viewJob(job: JobRecord): JobView {
     idempotencyKey: job.idempotencyKey,
     creditsCharged: job.creditsCharged,
     creditsRefunded: job.creditsRefunded,
+    receivedAt: job.receivedAt ?? job.submittedAt,
     submittedAt: job.submittedAt,
     startedAt: job.startedAt,
     completedAt: job.completedAt,

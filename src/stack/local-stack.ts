@@ -8,7 +8,7 @@ import { REDACT_PATHS } from '../bridge/app';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, type BridgeConfig } from '../bridge/config';
 import { startBridgeServer, type RunningBridge } from '../bridge/server';
 import { createServiceClient } from '../client/service-client';
-import { startLocalService, type LocalService } from '../service';
+import { startLocalService, type LocalService, type LocalServiceOptions } from '../service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker } from '../workers/worker';
 import {
@@ -45,6 +45,10 @@ export interface LocalStackOptions {
   reuseRunning?: boolean;
   /** Progress lines ("starting the Temporal dev server…"). */
   log?: (line: string) => void;
+  /** Render mode of the local service (`stub` is a benchmarking aid; default real ffmpeg renders). */
+  render?: LocalServiceOptions['render'];
+  /** With `render: 'stub'`: how long each job takes, in ms. */
+  stubHoldMs?: number;
 }
 
 /** A local stack: started here, or a running one reused. */
@@ -188,7 +192,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     log(`local service on ${host}:${ports.service}…`);
     const service: LocalService = await listening('local service', ports.service, '--service-port', () =>
-      startLocalService({ host, port: ports.service, dataDir: paths.serviceData, apiKeys: [apiKey], allowPrivateWebhooks: true, logger: false }),
+      startLocalService({ host, port: ports.service, dataDir: paths.serviceData, apiKeys: [apiKey], allowPrivateWebhooks: true, logger: false,
+        ...(options.render ? { render: options.render } : {}),
+        ...(options.stubHoldMs !== undefined ? { stubHoldMs: options.stubHoldMs } : {}) }),
     );
     cleanups.push(() => service.close());
 

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { startLocalService } from '../../service';
+import { addRenderFlags, renderOptions, type RenderFlags } from '../render-options';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -25,7 +26,7 @@ export async function runServiceForeground(options: {
   concurrency?: number;
   emitFailureEvents?: boolean;
   log: boolean;
-}): Promise<void> {
+} & RenderFlags): Promise<void> {
   const service = await startLocalService({
     port: options.port,
     host: options.host,
@@ -37,9 +38,11 @@ export async function runServiceForeground(options: {
     ...(options.concurrency !== undefined ? { concurrencyPerModel: options.concurrency } : {}),
     ...(options.emitFailureEvents !== undefined ? { emitFailureEvents: options.emitFailureEvents } : {}),
     logger: options.log ? { level: 'info' } : false,
+    ...renderOptions(options),
   });
   process.stdout.write(`reelflow service listening on ${service.url}\n`);
   process.stdout.write(`data directory: ${options.dataDir}; credits: ${service.balance()}\n`);
+  if (options.render === 'stub') process.stdout.write(`render: stub (pre-rendered fixtures, hold ${options.stubHoldMs ?? 0} ms) — a benchmarking aid, not real renders\n`);
   if (options.allowPrivateWebhooks) {
     process.stdout.write('warning: --allow-private-webhooks: private, loopback and plain-http webhook and input URLs are allowed (local use only)\n');
   }
@@ -63,7 +66,7 @@ export async function runServiceForeground(options: {
 
 /** `reelflow service`: the local implementation of the service API. */
 export function registerServiceCommand(program: Command): void {
-  program
+  const command = program
     .command('service')
     .description('Run the local service (queue, credits, ffmpeg models, signed webhooks) in the foreground')
     .requiredOption('--data-dir <dir>', 'directory for durable state and output files')
@@ -75,8 +78,8 @@ export function registerServiceCommand(program: Command): void {
     .option('--public-url <url>', 'base URL clients see (default http://<host>:<port>)')
     .option('--concurrency <n>', 'jobs running at once per model (default 2)', integer('--concurrency', 1, 64))
     .option('--emit-failure-events', 'also send generation.failed and generation.cancelled events')
-    .option('--log', 'log requests and webhook attempts as JSON (keys and secrets are never logged)', false)
-    .action(async (options: Parameters<typeof runServiceForeground>[0]) => {
+    .option('--log', 'log requests and webhook attempts as JSON (keys and secrets are never logged)', false);
+  addRenderFlags(command).action(async (options: Parameters<typeof runServiceForeground>[0]) => {
       await runServiceForeground(options);
     });
 }

@@ -2,11 +2,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
 import { registerAdminRoutes } from '../routes/admin';
+import { registerClockRoutes } from '../routes/clocks';
 import { registerFileRoutes } from '../routes/files';
 import { registerPricingRoutes } from '../routes/pricing';
 import { registerQueueRoutes } from '../routes/queue';
 import { registerWebhookRoutes } from '../routes/webhooks';
 import { authenticate } from './auth';
+import { stampReceivedAt } from './clock';
 import { ServiceProblem } from './problem';
 
 /** Largest request body (inline data URIs included): 50 MiB. Not in the spec; the local service's choice. */
@@ -53,6 +55,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
   });
 
+  stampReceivedAt(app);
   app.addHook('onRequest', async (request) => {
     await options.ready;
     const url = request.url;
@@ -89,6 +92,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAccountRoutes(app, options.context);
   registerWebhookRoutes(app, options.context);
   registerAdminRoutes(app, options.context);
+  registerClockRoutes(app, options.context);
   registerFileRoutes(app, options.context);
   return app;
 }

@@ -70,7 +70,7 @@ export class JobManager {
   }
 
   /** Creates and queues a job, charging `credits` (402 when the balance is short). Synchronous, so check and charge are atomic. */
-  create(model: ModelId, input: ModelInput, credits: number, billedSeconds: number | null, idempotencyKey: string | null, bodyHash: string): JobRecord {
+  create(model: ModelId, input: ModelInput, credits: number, billedSeconds: number | null, idempotencyKey: string | null, bodyHash: string, receivedAt?: number): JobRecord {
     if (this.state.balance < credits) {
       throw new ServiceProblem('insufficient_credits', `this job costs ${credits} credits; the balance is ${this.state.balance}`, {
         required_credits: credits,
@@ -88,6 +88,7 @@ export class JobManager {
       creditsCharged: credits,
       creditsRefunded: 0,
       billedSeconds,
+      receivedAt: receivedAt ?? now,
       submittedAt: now,
       startedAt: null,
       completedAt: null,

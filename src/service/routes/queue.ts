@@ -67,7 +67,7 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     const raced = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
     if (raced) return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
 
-    const job = ctx.jobs.create(model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash);
+    const job = ctx.jobs.create(model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash, request.receivedAt);
     ctx.counters.jobsCreated++;
     if (chance(ctx.getFaults().dropSubmitResponseRate)) {
       // The job exists and is billed, but the client never hears so: the ambiguous submission.

@@ -13,6 +13,9 @@ export interface JobRecord {
   creditsRefunded: number;
   /** Seconds the per-second price was based on (null for the long-form model). */
   billedSeconds: number | null;
+  /** When the submit request arrived, before any fetch or pricing (absent in older journals). */
+  receivedAt?: number;
+  /** When the job was created, after pricing. */
   submittedAt: number;
   startedAt: number | null;
   completedAt: number | null;
