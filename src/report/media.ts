@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { probe, runFfmpeg } from '../service/media/ffmpeg';
-import { safeDownload, SafeFetchError } from '../service/media/address-rules';
+import { probe, runFfmpeg } from '../media/ffmpeg';
+import { safeDownload, SafeFetchError } from '../net';
 import type { ReportVideo } from './model';
 
 /** Largest output fetched for a report (far above the longest clips at 1080p). */

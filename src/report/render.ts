@@ -41,7 +41,7 @@ a:focus-visible,button:focus-visible,video:focus-visible,[tabindex]:focus-visibl
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--bg);padding:.5rem;z-index:1}
 h1{font-size:1.6rem;margin:.5rem 0;overflow-wrap:anywhere}h2{font-size:1.25rem;margin:0 0 .5rem;overflow-wrap:anywhere}
 .meta{color:var(--muted);margin:0 0 1rem}
-dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,11rem),1fr));gap:.5rem;margin:0 0 1.5rem}
+dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,9.5rem),1fr));gap:.5rem;margin:0 0 1.5rem}
 dl.facts div{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5rem .75rem}
 dt{color:var(--muted);font-size:.85rem}dd{margin:0;font-weight:600;overflow-wrap:anywhere}
 .state{display:inline-block;border-radius:999px;padding:0 .6rem;font-size:.85rem;font-weight:600;border:1px solid currentColor}
@@ -50,6 +50,7 @@ dt{color:var(--muted);font-size:.85rem}dd{margin:0;font-weight:600;overflow-wrap
 .step,.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem;min-width:0}
 .step-head{display:flex;flex-wrap:wrap;gap:.5rem;align-items:baseline;justify-content:space-between}
 .media{display:grid;gap:.75rem;margin:.75rem 0}
+@media (min-width:56rem){.step-body{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1rem;align-items:start}.step-body .media{margin:.5rem 0 0}}
 video{width:100%;max-height:70vh;background:#000;border-radius:6px;display:block}
 figure{margin:0}figcaption{color:var(--muted);font-size:.9rem;margin-top:.25rem}
 .problem{color:var(--bad);font-weight:600}
@@ -62,7 +63,7 @@ code{font:.85rem ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywh
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0}
 .filters button{font:inherit;padding:.35rem .8rem;border-radius:999px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer;min-height:44px}
 .filters button[aria-pressed=true]{background:var(--accent);border-color:var(--accent);color:#fff}
-details summary{cursor:pointer;min-height:44px;display:flex;align-items:center}
+details summary{cursor:pointer;padding:.6rem 0;color:var(--accent)}
 footer{color:var(--muted);font-size:.85rem;margin:2rem 0 1rem}
 `;
 
@@ -138,8 +139,8 @@ function stepSection(step: ReportStep, index: number): string {
     : `<p class="meta">No output${step.status === 'running' || step.status === 'pending' ? ' yet' : ''}.</p>`;
   return `<section class="step" aria-labelledby="step-${index + 1}" data-step="${h(step.id)}" data-state="${h(step.status)}">
 <div class="step-head"><h2 id="step-${index + 1}">${index + 1}. ${h(step.id)}</h2>${stateBadge(step.status)}</div>
-${videos}
-<div class="table-wrap" role="region" aria-label="Details of step ${h(step.id)}" tabindex="0"><table><tbody>${rows.map(([k, v]) => `<tr><th scope="row">${h(k)}</th><td>${v}</td></tr>`).join('')}</tbody></table></div>
+<div class="step-body">${videos}
+<div class="table-wrap" role="region" aria-label="Details of step ${h(step.id)}" tabindex="0"><table><tbody>${rows.map(([k, v]) => `<tr><th scope="row">${h(k)}</th><td>${v}</td></tr>`).join('')}</tbody></table></div></div>
 ${step.error ? `<p class="problem">${h(step.error)}</p>` : ''}
 </section>`;
 }
