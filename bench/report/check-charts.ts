@@ -2,11 +2,8 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** Headless Chromium: env CHROMIUM_PATH, else Debian's /usr/bin/chromium (null when neither exists). */
-export function chromiumPath(): string | null {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => Boolean(p));
-  return candidates.find((p) => fs.existsSync(p)) ?? null;
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { findChromium } = require('../../scripts/chromium-tools') as { findChromium(): { path: string; source: string } | null };
 
 /** Width and height of a PNG, from its IHDR chunk. */
 function pngSize(file: string): { width: number; height: number } {
@@ -21,9 +18,9 @@ function pngSize(file: string): { width: number; height: number } {
  * installed (then nothing is checked, and it says so).
  */
 export async function checkCharts(svgFiles: string[], outDir: string): Promise<string[] | null> {
-  const chromium = chromiumPath();
+  const chromium = findChromium()?.path;
   if (!chromium) {
-    console.log('no Chromium found (CHROMIUM_PATH, /usr/bin/chromium): charts not checked');
+    console.log('no Chromium found (CHROMIUM_PATH, /usr/bin/chromium, PATH; scripts/ensure-chromium.js installs it): charts not checked');
     return null;
   }
   fs.mkdirSync(outDir, { recursive: true });

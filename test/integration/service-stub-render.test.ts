@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LOCAL_PER_SECOND_RATES, pricePerSecond } from '../../src/contract/pricing';
-import { probe } from '../../src/service/media/ffmpeg';
+import { probe } from '../../src/media/ffmpeg';
 import { startLocalService } from '../../src/service';
 import { api, LONG_FORM, PIXEL_PNG, startTestService, tempDataDir, waitForStatus, type TestService } from '../helpers/local-service';
 import { silentWavDataUri } from './workflow-harness';

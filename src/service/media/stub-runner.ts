@@ -1,8 +1,8 @@
 import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withLongFormDefaults, type HorizonStudioInput, type LongFormInput, type ModelId, type UpscaleVideoFastInput } from '../../contract';
-import { runFfmpeg } from './ffmpeg';
-import { frameSize } from './frame-size';
+import { runFfmpeg } from '../../media/ffmpeg';
+import { frameSize } from '../../media/frame-size';
 import { AAC, FPS, H264 } from './models/common';
 import { outputFileName, type ModelRunner, type RenderedFile, type RenderRequest } from './runner';
 
