@@ -75,6 +75,8 @@ function spawnWorker(serviceUrl: string): { child: ChildProcess; output: () => s
       REELFLOW_TASK_QUEUE: TASK_QUEUE,
       REELFLOW_SERVICE_URL: serviceUrl,
       REELFLOW_API_KEY: TEST_API_KEY,
+      // The local service honours the key: the next attempt after the kill resends with it.
+      REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
