@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { CancelResponse, GenerationRequest, JobResult, ModelId, ModelInputs, StatusResponse } from '../contract';
-import { AmbiguousSubmissionError, ServiceClientError, ServiceProblemError } from '../client/errors';
-import { submitFailureKind } from '../client/service-client';
-import { earlierAttemptMayHaveSent, recordNotAccepted, submitAbortSignal } from './submit-guard';
+import { ServiceProblemError } from '../client/errors';
+import { guardedSubmit } from './submit-guard';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
@@ -49,10 +48,6 @@ function logInActivity(message: string, fields: Record<string, unknown>): void {
   }
 }
 
-function idempotencyHintOf(key: string): string {
-  return `; look the job up by Idempotency-Key ${key}`;
-}
-
 /** Builds the activities over `deps`. */
 export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const { client } = deps;
@@ -92,21 +87,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };
     },
     async submitJob(model, input, idempotencyKey) {
-      const setting = client.idempotency ?? 'unknown';
-      const request = await wrap('submit', async () => {
-        // Under `unknown` an earlier attempt that may have sent makes this one ambiguous: never a second job.
-        const earlier = earlierAttemptMayHaveSent(setting);
-        if (earlier) {
-          throw new AmbiguousSubmissionError(`${earlier}; not sent again because the service is not known to honour Idempotency-Key${idempotencyHintOf(idempotencyKey)}`, idempotencyKey);
-        }
-        const signal = submitAbortSignal();
-        try {
-          return await client.submit(model, input as ModelInputs[typeof model], { idempotencyKey, ...(signal ? { signal } : {}) });
-        } catch (error) {
-          if (error instanceof ServiceClientError) recordNotAccepted(submitFailureKind(error));
-          throw error;
-        }
-      });
+      const request = await wrap('submit', () => guardedSubmit(client, model, input as ModelInputs[typeof model], idempotencyKey));
       metrics.submitted.inc({ model });
       logInActivity('job submitted', { requestId: request.request_id, model });
       return request;

@@ -1,5 +1,9 @@
 import { Context } from '@temporalio/activity';
+import type { GenerationRequest, ModelId, ModelInputs } from '../contract';
+import { AmbiguousSubmissionError, ServiceClientError } from '../client/errors';
+import { submitFailureKind } from '../client/service-client';
 import type { IdempotencySetting, SubmitFailureKind } from '../client/submit-policy';
+import type { ServiceClient } from '../client/types';
 
 /** Heartbeat details a submit attempt leaves when it failed before anything could be accepted. */
 export interface SubmitAttemptRecord {
@@ -22,9 +26,11 @@ export function submitAbortSignal(): AbortSignal | undefined {
   } catch {
     return undefined;
   }
-  const { startToCloseTimeoutMs, currentAttemptScheduledTimestampMs } = context.info;
-  // Counted from the attempt's scheduling (before its start), so the deadline is never late.
-  const remainingMs = startToCloseTimeoutMs - (Date.now() - currentAttemptScheduledTimestampMs) - DEADLINE_MARGIN_MS;
+  // The attempt started when its task was handed to this worker, i.e. just now (a task may wait in
+  // the queue for long after it was scheduled, e.g. while no worker runs, so scheduled times would lie).
+  const { startToCloseTimeoutMs, scheduleToCloseTimeoutMs, scheduledTimestampMs } = context.info;
+  let remainingMs = startToCloseTimeoutMs - DEADLINE_MARGIN_MS;
+  if (scheduleToCloseTimeoutMs) remainingMs = Math.min(remainingMs, scheduledTimestampMs + scheduleToCloseTimeoutMs - Date.now() - DEADLINE_MARGIN_MS);
   return AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(Math.max(1, remainingMs))]);
 }
 
@@ -54,5 +60,27 @@ export function recordNotAccepted(kind: SubmitFailureKind): void {
     Context.current().heartbeat({ lastFailure: kind } satisfies SubmitAttemptRecord);
   } catch {
     // Not inside an activity.
+  }
+}
+
+/**
+ * The submit of an activity under the submit policy (docs/submit-policy.md): refuses to resend after
+ * an earlier attempt that may have sent (setting `unknown`), stops on cancellation and just before
+ * its deadline, and records a provably-not-accepted failure for the next attempt.
+ */
+export async function guardedSubmit<M extends ModelId>(client: ServiceClient, model: M, input: ModelInputs[M], idempotencyKey: string): Promise<GenerationRequest> {
+  const earlier = earlierAttemptMayHaveSent(client.idempotency ?? 'unknown');
+  if (earlier) {
+    throw new AmbiguousSubmissionError(
+      `${earlier}; not sent again because the service is not known to honour Idempotency-Key; look the job up by Idempotency-Key ${idempotencyKey}`,
+      idempotencyKey,
+    );
+  }
+  const signal = submitAbortSignal();
+  try {
+    return await client.submit(model, input, { idempotencyKey, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (error instanceof ServiceClientError) recordNotAccepted(submitFailureKind(error));
+    throw error;
   }
 }

@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
+  accountLedgerSchema,
+  keyLookupSchema,
   cancelResponseSchema,
   generationRequestSchema,
   problemSchema,
@@ -34,7 +36,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 interface CallSpec<T> {
-  kind: CallKind;
+  /** Account reads (ledger, key lookup) are not counted by `onRequest`. */
+  kind: CallKind | 'ledger' | 'lookup';
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   body?: unknown;
@@ -63,7 +66,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   });
 
   async function once<T>(spec: CallSpec<T>): Promise<T> {
-    options.onRequest?.(spec.kind);
+    if (spec.kind !== 'ledger' && spec.kind !== 'lookup') options.onRequest?.(spec.kind);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(spec.url, {
@@ -183,6 +186,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
     quote<M extends ModelId>(model: M, input: ModelInputs[M]) {
       return idempotent({ kind: 'quote', method: 'POST', url: `${baseUrl}/v1/pricing/quote`, body: { model, input }, schema: quoteResponseSchema });
+    },
+    ledger() {
+      return idempotent({ kind: 'ledger', method: 'GET', url: `${baseUrl}/v1/account/ledger`, schema: accountLedgerSchema });
+    },
+    async lookupKey(idempotencyKey) {
+      try {
+        return await idempotent({ kind: 'lookup', method: 'GET', url: `${baseUrl}/v1/queue/requests?idempotency_key=${encodeURIComponent(idempotencyKey)}`, schema: keyLookupSchema });
+      } catch (error) {
+        // A service without the local extension: nothing to look up by key.
+        if (error instanceof ServiceProblemError && (error.status === 404 || error.status === 405)) return null;
+        throw error;
+      }
     },
     close: () => dispatcher.close(),
   };

@@ -1,5 +1,7 @@
 import type {
+  AccountLedger,
   CancelResponse,
+  KeyLookup,
   GenerationRequest,
   JobResult,
   ModelId,
@@ -59,6 +61,13 @@ export interface ServiceClient {
   result(requestId: string, options?: { responseUrl?: string }): Promise<JobResult>;
   /** Asks the service to cancel; follows `cancelUrl` when given. */
   cancel(requestId: string, options?: { cancelUrl?: string }): Promise<CancelResponse>;
+  /** The account's credit movements (`GET /v1/account/ledger`), for finding orphaned jobs. */
+  ledger(): Promise<AccountLedger>;
+  /**
+   * Jobs an Idempotency-Key created (`GET /v1/queue/requests?idempotency_key=`, a local-service
+   * extension); null when the service has no such route (404/405).
+   */
+  lookupKey(idempotencyKey: string): Promise<KeyLookup | null>;
   /** Exact credit cost of a submission, priced by the service. */
   quote<M extends ModelId>(model: M, input: ModelInputs[M]): Promise<QuoteResponse>;
 }
