@@ -6,6 +6,7 @@ import { registerDevCommand } from './dev';
 import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
+import { registerReportCommand } from './report';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
 import { registerStatusCommand } from './status';
@@ -22,5 +23,6 @@ export function registerCommands(program: Command): void {
   registerQuoteCommand(program);
   registerOutputsCommand(program);
   registerOrphansCommand(program);
+  registerReportCommand(program);
   registerDevCommand(program);
 }
