@@ -5,8 +5,8 @@
  *    worker process and task queue, same Temporal server and flags;
  *  - reelflow: the canonical three-step pipeline (long-form → re-voice → upscale) through the real
  *    webhook path.
- * Each climbs independently: closed loop at concurrency 1, 2, 4, … until the rate rises by less than
- * 10 % over the best so far (or `maxLevel`). Rate = runs ended inside the window ÷ window; the loads are
+ * Each climbs independently: closed loop at concurrency 1, 2, 4, … until the rate has risen by less
+ * than 10 % over the best so far at two levels in a row (or `maxLevel`). Rate = runs ended inside the window ÷ window; the loads are
  * their own driver processes. Then one row with real ffmpeg renders (a fresh stack) at `realConcurrency`.
  */
 import { randomUUID } from 'node:crypto';
@@ -71,16 +71,21 @@ async function level(stack: BenchStack, kind: 'pipeline' | 'raw', concurrency: n
   return out;
 }
 
-/** Climbs concurrency 1, 2, 4, … until the rate rises by less than 10 % over the best so far. */
+/**
+ * Climbs concurrency 1, 2, 4, … until the rate has stopped rising by 10 % over the best so far, at two
+ * levels in a row (one level can dip on a shared machine; two in a row is a plateau).
+ */
 async function climb(stack: BenchStack, kind: 'pipeline' | 'raw', windowS: number, maxLevel: number, log: (line: string) => void): Promise<Level[]> {
   const levels: Level[] = [];
   let best = 0;
+  let flat = 0;
   for (let c = 1; c <= maxLevel; c *= 2) {
     const row = await level(stack, kind, c, windowS);
     levels.push(row);
     log(`  ${kind} c=${c}: ${row.perSecond}/s${row.failed ? ` (${row.failed} failed)` : ''}`);
-    if (c > 1 && row.perSecond < best * 1.1) break;
+    flat = c > 1 && row.perSecond < best * 1.1 ? flat + 1 : 0;
     best = Math.max(best, row.perSecond);
+    if (flat >= 2) break;
   }
   return levels;
 }

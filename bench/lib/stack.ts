@@ -12,6 +12,8 @@ import { startProcess, tsNode, type BenchProcess } from './processes';
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DIST = path.join(ROOT, 'dist');
 export const BENCH_API_KEY = 'bench-key-0123456789abcdef';
+/** Admin credential of the bench's service (its job clocks are an admin route). */
+export const BENCH_ADMIN_KEY = 'bench-admin-0123456789abcdef';
 
 /** A job's clocks as the service's `GET /v1/admin/jobs` lists them. */
 export interface JobClocks {
@@ -66,10 +68,11 @@ export interface BenchStack {
 }
 
 /** Calls the service with the bench key; throws on an unexpected status. */
-export async function serviceCall(url: string, method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown, expect = [200, 201, 202, 204]): Promise<Record<string, unknown>> {
+export async function serviceCall(url: string, method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown, key = BENCH_API_KEY): Promise<Record<string, unknown>> {
+  const expect = [200, 201, 202, 204];
   const response = await request(`${url}${route}`, {
     method,
-    headers: { authorization: `Bearer ${BENCH_API_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: `Key ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.body.text();
@@ -108,7 +111,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         '--render', options.render,
         ...(options.render === 'stub' ? ['--stub-hold-ms', String(options.stubHoldMs ?? 0), '--stub-fixtures', FIXTURES_DIR] : []),
       ],
-      { ready: /listening on (http\S+)/ },
+      { ready: /listening on (http\S+)/, env: { ...process.env, REELFLOW_SERVICE_ADMIN_KEY: BENCH_ADMIN_KEY } },
     );
     processes.service = service;
     const serviceUrl = /listening on (http\S+)/.exec(service.output())![1]!;
@@ -169,7 +172,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       webhookSecret,
       endpointId,
       processes,
-      clocks: async () => (await serviceCall(serviceUrl, 'GET', '/v1/admin/jobs')) as unknown as { jobs: JobClocks[]; counters: ServiceCounters },
+      clocks: async () => (await serviceCall(serviceUrl, 'GET', '/v1/admin/jobs', undefined, BENCH_ADMIN_KEY)) as unknown as { jobs: JobClocks[]; counters: ServiceCounters },
       deleteEndpoint: async () => {
         if (endpointId) await serviceCall(serviceUrl, 'DELETE', `/v1/webhooks/endpoints/${endpointId}`);
       },

@@ -113,7 +113,7 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
   const bt = b?.throughput;
   lines.push('### 3. Throughput ceilings', '');
   lines.push(
-    `Closed loop, concurrency doubling from 1 until the rate rises by less than 10 % over the best so far (each kind climbs on its own). ` +
+    `Closed loop, concurrency doubling from 1 until the rate has risen by less than 10 % over the best so far at two levels in a row (each kind climbs on its own). ` +
       `raw = three trivial activities in sequence on their own worker process (same server); reelflow = the three-step pipeline (long-form → re-voice → upscale) through the webhook path, stub renders with no hold. ` +
       `Windows: reelflow ${t.size.reelflowWindowS} s, raw ${t.size.rawWindowS} s per level.`,
     '',

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { LOCAL_PER_SECOND_RATES, pricePerSecond } from '../../src/contract/pricing';
 import { probe } from '../../src/media/ffmpeg';
 import { startLocalService } from '../../src/service';
-import { api, LONG_FORM, PIXEL_PNG, startTestService, tempDataDir, waitForStatus, type TestService } from '../helpers/local-service';
+import { api, LONG_FORM, TEST_ADMIN_KEY, PIXEL_PNG, startTestService, tempDataDir, waitForStatus, type TestService } from '../helpers/local-service';
 import { silentWavDataUri } from './workflow-harness';
 
 /** The stub render mode (`--render stub`, a benchmarking aid) and the service's own clocks. */
@@ -48,7 +48,7 @@ describe('local service, stub render mode', () => {
     // Fixtures are rendered once and kept: three jobs, two sizes.
     expect(fs.readdirSync(fixtures).filter((f) => f.endsWith('.mp4')).sort()).toEqual(['stub-1708x960-4s.mp4', 'stub-854x480-4s.mp4']);
 
-    const clocks = await svc.call('GET', '/v1/admin/jobs');
+    const clocks = await svc.call('GET', '/v1/admin/jobs', { key: TEST_ADMIN_KEY });
     expect(clocks.status).toBe(200);
     const byId = new Map<string, Record<string, number | string | null>>(clocks.body.jobs.map((j: { id: string }) => [j.id, j]));
     for (const job of [generated, revoiced, upscaled]) {
@@ -68,8 +68,9 @@ describe('local service, stub render mode', () => {
     ]);
   }, 900_000);
 
-  test('the clocks need an API key like every /v1 route', async () => {
+  test('the clocks are an admin route: no credential 401, an integration key 403', async () => {
     expect((await api(svc.url, 'GET', '/v1/admin/jobs', { key: null })).status).toBe(401);
+    expect((await api(svc.url, 'GET', '/v1/admin/jobs')).status).toBe(403);
   });
 
   test('an unknown render mode stops the start, naming the option', async () => {

@@ -30,10 +30,11 @@ function inputRequestId(publicUrl: string, job: JobRecord): string | null {
 
 /**
  * The service's own clocks and call counters, for benchmarks that run the service as a separate
- * process: `GET /v1/admin/jobs` answers `{ jobs: JobClocks[], counters }` (API key required, like every /v1 route).
+ * process: `GET /v1/admin/jobs` answers `{ jobs: JobClocks[], counters }`. An admin route: it exists
+ * only with an admin credential (`--admin-key`) and takes that credential and no API key.
  */
 export function registerClockRoutes(app: FastifyInstance, context: () => ServiceContext): void {
-  app.get('/v1/admin/jobs', async () => {
+  app.get('/v1/admin/jobs', { config: { access: 'admin' as const } }, async () => {
     const ctx = context();
     const jobs: JobClocks[] = [...ctx.store.state.jobs.values()].map((job) => ({
       id: job.id,
