@@ -114,7 +114,7 @@ export async function startProcess(
 /** Runs a bench process to its end (a load generator): resolves when it exits 0, else throws with its log tail. */
 export async function runToEnd(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<void> {
   const proc = await startProcess(name, command, args, { ...(options.env ? { env: options.env } : {}) });
-  const timeout = options.timeoutMs ?? 600_000;
+  const timeout = options.timeoutMs ?? 1_800_000;
   const timer = setTimeout(() => void proc.stop(0), timeout);
   const code = await proc.exited;
   clearTimeout(timer);
