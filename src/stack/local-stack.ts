@@ -221,7 +221,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const client = new Client({ connection, namespace });
     const serviceClient = createServiceClient({ baseUrl: service.url, apiKey });
     cleanups.push(() => serviceClient.close());
-    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient });
+    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient, preflight: { trustedOrigins: [service.url] } });
     const workerDone = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
