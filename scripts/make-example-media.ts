@@ -6,7 +6,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { probe, runFfmpeg } from '../src/service/media/ffmpeg';
+import { probe, runFfmpeg } from '../src/media/ffmpeg';
 import { VOICE_EXPRESSION } from '../src/stack/reference-inputs';
 
 const DIR = resolve(__dirname, '..', 'examples', 'media');

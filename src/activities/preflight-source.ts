@@ -1,6 +1,6 @@
 import { LIMITS } from '../contract';
-import { headerValue, pinnedRequest, REDIRECT_STATUSES } from '../service/media/pinned-request';
-import { validateUrl, type AddressRuleOptions } from '../service/media/url-rules';
+import { headerValue, pinnedRequest, REDIRECT_STATUSES } from '../net/pinned-request';
+import { validateUrl, type AddressRuleOptions } from '../net/url-rules';
 
 /**
  * What preflight learns about one input without downloading it: the first bytes (for the media type

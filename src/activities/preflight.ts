@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { DECIDED_LIMITS, LIMITS, MODELS, type FieldError, type ModelId } from '../contract';
-import { clipSeconds, probe } from '../service/media/ffmpeg';
-import type { AddressRuleOptions, LookupFn } from '../service/media/url-rules';
+import { clipSeconds, probe } from '../media/ffmpeg';
+import type { AddressRuleOptions, LookupFn } from '../net/url-rules';
 import { InputHeadError, readDataUri, readUrlHead, sniffMediaType, type InputHead } from './preflight-source';
 
 /**

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { createPreflightActivities, PREFLIGHT_FAILURE_TYPES, type PreflightFailureDetails, type PreflightOptions } from '../../src/activities/preflight';
-import { runFfmpeg } from '../../src/service/media/ffmpeg';
+import { runFfmpeg } from '../../src/media/ffmpeg';
 import { dnsTable } from '../helpers/dns-table';
 import { silentWavDataUri } from './workflow-harness';
 
