@@ -219,7 +219,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace });
-    const serviceClient = createServiceClient({ baseUrl: service.url, apiKey });
+    // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
+    const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
     cleanups.push(() => serviceClient.close());
     const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient, preflight: { trustedOrigins: [service.url] } });
     const workerDone = worker.run();

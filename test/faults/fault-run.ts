@@ -118,7 +118,7 @@ async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the whole fault scenario with `count` pipelines; returns the figures (assertions are the caller's). */
-export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; log?: (line: string) => void }): Promise<FaultRunFigures> {
+export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; idempotency?: 'honoured' | 'unknown'; log?: (line: string) => void }): Promise<FaultRunFigures> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-faults-'));
@@ -156,7 +156,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const startWorker = async () => {
     const c = await spawnChild(
       ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'workers', 'worker.ts')],
-      { TEMPORAL_ADDRESS: options.temporalAddress, TEMPORAL_NAMESPACE: 'default', REELFLOW_TASK_QUEUE: taskQueue, REELFLOW_SERVICE_URL: serviceUrl, REELFLOW_API_KEY: TEST_API_KEY },
+      { TEMPORAL_ADDRESS: options.temporalAddress, TEMPORAL_NAMESPACE: 'default', REELFLOW_TASK_QUEUE: taskQueue, REELFLOW_SERVICE_URL: serviceUrl, REELFLOW_API_KEY: TEST_API_KEY, REELFLOW_SERVICE_IDEMPOTENCY: options.idempotency ?? 'honoured' },
       /reelflow worker: task queue/,
       logs,
       'worker',

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
 import { registerAdminRoutes } from '../routes/admin';
 import { registerFileRoutes } from '../routes/files';
+import { registerLookupRoutes } from '../routes/lookup';
 import { registerPricingRoutes } from '../routes/pricing';
 import { registerQueueRoutes } from '../routes/queue';
 import { registerWebhookRoutes } from '../routes/webhooks';
@@ -86,6 +87,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) => sendProblem(reply, new ServiceProblem('not_found', `no route ${request.method} ${request.url.split('?')[0]}`), request));
 
   registerQueueRoutes(app, options.context);
+  registerLookupRoutes(app, options.context);
   registerPricingRoutes(app, options.context);
   registerAccountRoutes(app, options.context);
   registerWebhookRoutes(app, options.context);
