@@ -13,6 +13,7 @@ import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker } from '../workers/worker';
 import {
   clearRunning,
+  ensureAdminKey,
   ensureApiKey,
   processAlive,
   readRunning,
@@ -188,7 +189,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     log(`local service on ${host}:${ports.service}…`);
     const service: LocalService = await listening('local service', ports.service, '--service-port', () =>
-      startLocalService({ host, port: ports.service, dataDir: paths.serviceData, apiKeys: [apiKey], allowPrivateWebhooks: true, logger: false }),
+      startLocalService({
+        host,
+        port: ports.service,
+        dataDir: paths.serviceData,
+        apiKeys: [apiKey],
+        // The stack is for local use: fault injection and credit grants are on, behind their own credential.
+        adminKey: ensureAdminKey(paths).key,
+        allowPrivateWebhooks: true,
+        logger: false,
+      }),
     );
     cleanups.push(() => service.close());
 
