@@ -1,32 +1,12 @@
 import { from, pipeline, type PipelineSpec } from '../../src/pipeline';
+import { PIXEL_PNG, silentWavDataUri } from '../../test/helpers/inputs';
 
 /** Models the benches chain (the three of the canonical pipeline). */
 export const LONG_FORM = 'service-video-cinema-long-form-from-references' as const;
 export const REVOICE = 'service-horizon-studio' as const;
 export const UPSCALE = 'service-upscale-video-fast' as const;
 
-/** A 1×1 PNG: the smallest valid reference image. */
-export const PIXEL_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-/** A silent mono 16-bit WAV as a data URI (the re-voicing track). */
-export function silentWav(seconds = 1, sampleRate = 8000): string {
-  const samples = seconds * sampleRate;
-  const buffer = Buffer.alloc(44 + samples * 2);
-  buffer.write('RIFF', 0);
-  buffer.writeUInt32LE(36 + samples * 2, 4);
-  buffer.write('WAVE', 8);
-  buffer.write('fmt ', 12);
-  buffer.writeUInt32LE(16, 16);
-  buffer.writeUInt16LE(1, 20);
-  buffer.writeUInt16LE(1, 22);
-  buffer.writeUInt32LE(sampleRate, 24);
-  buffer.writeUInt32LE(sampleRate * 2, 28);
-  buffer.writeUInt16LE(2, 32);
-  buffer.writeUInt16LE(16, 34);
-  buffer.write('data', 36);
-  buffer.writeUInt32LE(samples * 2, 40);
-  return `data:audio/wav;base64,${buffer.toString('base64')}`;
-}
+export { PIXEL_PNG };
 
 /** What a driver runs: a chain of re-voicings, the canonical three steps, or one waiting step. */
 export type Shape =
@@ -45,7 +25,7 @@ const generateInput = () => ({ image_urls: [PIXEL_PNG], duration: '4' as const, 
 export function specFor(shape: Shape, name: string, origin: string): PipelineSpec {
   const rules = { allowedOrigins: [origin] };
   if (shape.type === 'one-step') return pipeline(name).step('generate', LONG_FORM, generateInput()).build(rules);
-  const audio = silentWav();
+  const audio = silentWavDataUri();
   if (shape.type === 'three-step') {
     return pipeline(name)
       .step('generate', LONG_FORM, generateInput())

@@ -4,11 +4,11 @@
  * service does), starting at `startAt` (so several generators start together).
  *   node -r tsx/cjs bench/procs/deliveries.ts <config.json> <result.json>
  */
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { Pool } from 'undici';
-import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
+import type { WebhookEvent } from '../../src/contract';
 import { signedHeaders } from '../../src/contract/signature';
+import { makeEvent } from '../../test/integration/bridge-fixtures';
 
 export interface DeliveriesConfig {
   url: string;
@@ -29,25 +29,11 @@ export interface DeliveriesResult {
   non202: number;
 }
 
+/** The bridge tests' completion event for `requestId`, its output on the service's origin. */
 function completedEvent(requestId: string, fileOrigin: string): WebhookEvent {
-  return {
-    event_id: `evt-${randomUUID()}`,
-    event_type: EVENT_TYPES.completed,
-    api_version: API_VERSION,
-    created_at: new Date().toISOString(),
-    request_id: requestId,
-    status: 'OK',
-    data: {
-      request_id: requestId,
-      gateway_request_id: requestId,
-      status: 'COMPLETED',
-      model: 'service-video-cinema-long-form-from-references',
-      credits_used: 100,
-      videos: [{ url: `${fileOrigin}/files/${requestId}/long-form-${requestId}.mp4`, file_name: `long-form-${requestId}.mp4`, content_type: 'video/mp4' }],
-      output_count: 1,
-    },
-    error: null,
-  };
+  const event = makeEvent({ request_id: requestId });
+  const fileName = `long-form-${requestId}.mp4`;
+  return { ...event, data: { ...event.data, model: 'service-video-cinema-long-form-from-references', videos: [{ url: `${fileOrigin}/files/${requestId}/${fileName}`, file_name: fileName, content_type: 'video/mp4' }] } } as WebhookEvent;
 }
 
 async function main(): Promise<void> {

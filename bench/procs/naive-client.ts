@@ -10,7 +10,8 @@
  */
 import * as fs from 'node:fs';
 import { createServiceClient } from '../../src/client/service-client';
-import { LONG_FORM, PIXEL_PNG, REVOICE, silentWav } from '../lib/shapes';
+import { silentWavDataUri } from '../../test/helpers/inputs';
+import { LONG_FORM, PIXEL_PNG, REVOICE } from '../lib/shapes';
 
 export interface NaiveConfig {
   serviceUrl: string;
@@ -30,7 +31,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function main(): Promise<void> {
   const config = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8')) as NaiveConfig;
   const client = createServiceClient({ baseUrl: config.serviceUrl, apiKey: config.apiKey });
-  const audio = silentWav();
+  const audio = silentWavDataUri();
   let statusCalls = 0;
 
   const chain = async (): Promise<string[]> => {
