@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { CancelResponse, GenerationRequest, JobResult, ModelId, ModelInputs, StatusResponse } from '../contract';
 import { ServiceProblemError } from '../client/errors';
+import { guardedSubmit } from './submit-guard';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
@@ -86,7 +87,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };
     },
     async submitJob(model, input, idempotencyKey) {
-      const request = await wrap('submit', () => client.submit(model, input as ModelInputs[typeof model], { idempotencyKey }));
+      const request = await wrap('submit', () => guardedSubmit(client, model, input as ModelInputs[typeof model], idempotencyKey));
       metrics.submitted.inc({ model });
       logInActivity('job submitted', { requestId: request.request_id, model });
       return request;
