@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../../src/stack/stack-state';
 import { killPostgres, killRole, startCluster, startPostgres, startRole, stopCluster, type Cluster } from '../../scripts/cluster/index';
 import { collectFaultFigures, FAULTS, sleep, spawnChild, startFaultPipelines, type Child, type FaultPipelines, type FaultRunFigures } from '../faults/fault-run';
-import { api, TEST_API_KEY } from '../helpers/local-service';
+import { api, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
 import { startProxy } from '../helpers/round-robin-proxy';
 
 /**
@@ -112,6 +112,7 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
             REELFLOW_SERVICE_PORT: String(servicePort),
             REELFLOW_SERVICE_DATA_DIR: dataDir,
             REELFLOW_SERVICE_API_KEYS: TEST_API_KEY,
+            REELFLOW_SERVICE_ADMIN_KEY: TEST_ADMIN_KEY,
             REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS: 'true',
             REELFLOW_SERVICE_CONCURRENCY: '4',
             REELFLOW_SERVICE_LOG: 'true',
@@ -121,7 +122,7 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
           'service',
         ),
       );
-      const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS });
+      const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS, key: TEST_ADMIN_KEY });
       if (response.status !== 200) throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
       return c;
     };
@@ -217,7 +218,7 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
 
     for (const c of [...children]) await c.kill();
     await proxy.close();
-    const figures = await collectFaultFigures({ dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, cluster.postgres.password], started });
+    const figures = await collectFaultFigures({ dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY, cluster.postgres.password], started });
     const logDir = path.join(clusterDir, 'logs');
     return {
       ...figures,

@@ -200,7 +200,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   } finally {
     for (const c of children) await c.kill();
   }
-  return collectFaultFigures({ dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY], started });
+  return collectFaultFigures({ dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started });
 }
 
 /** One pipeline's end: its summary (from the result, the failure's details or a query) and failure text. */
