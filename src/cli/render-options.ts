@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { RENDER_MODES, type RenderMode } from '../service/config';
+import { RENDER_MODES, type RenderMode } from '../workers/service';
 
 /** The render options of `reelflow service` and `reelflow dev`, as the local service takes them. */
 export interface RenderFlags {
