@@ -5,7 +5,7 @@
  *    waiting pipelines; each names the commit, the machine and the date;
  *  - beside every figure, the recorded "before" run (bench/results/before.json) when it is from another commit.
  * With `quick`, everything goes under the bench directory instead (docs/ untouched).
- *   npx tsx bench/report/generate.ts [bench dir]     # regenerate from existing JSON
+ *   npx tsx bench/report/generate.ts [bench dir] [--save-before]   # regenerate from existing JSON
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -261,7 +261,10 @@ export async function generateReport(options: { benchDir: string; quick: boolean
 }
 
 if (require.main === module) {
-  const dir = path.resolve(process.argv[2] ?? path.join(ROOT, '.bench'));
+  const args = process.argv.slice(2);
+  const dir = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(ROOT, '.bench'));
+  // --save-before: record this run as the "before" of the next performance work, then report.
+  if (args.includes('--save-before')) console.log(`written ${path.relative(ROOT, saveBefore(dir))}`);
   generateReport({ benchDir: dir, quick: dir.includes(`${path.sep}quick`) }).then(
     (files) => files.forEach((f) => console.log(`written ${path.relative(ROOT, f)}`)),
     (error: unknown) => {

@@ -19,7 +19,7 @@ function holdMs(value: string): number {
   return n;
 }
 
-/** Adds `--render <mode>` and `--stub-hold-ms <ms>` to a command. */
+/** Adds `--render <mode>`, `--stub-hold-ms <ms>` and `--stub-fixtures <dir>` to a command. */
 export function addRenderFlags(command: Command): Command {
   return command
     .option('--render <mode>', `how jobs are rendered: ${RENDER_MODES.join(' or ')} (stub: pre-rendered fixtures, a benchmarking aid; default ffmpeg)`, renderMode)

@@ -171,8 +171,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
 }
 
-/** The read-only view of a job (also served by `GET /v1/admin/jobs`). */
-export function viewJob(job: JobRecord): JobView {
+function viewJob(job: JobRecord): JobView {
   return {
     id: job.id,
     model: job.model,
