@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import { describeFieldErrors, type CancelResponse, type FieldError, type GenerationRequest, type JobResult, type ModelId, type ModelInputs, type StatusResponse, type UriRules, type WebhookEvent } from '../contract';
 import { validatePipelineSpec } from '../pipeline/spec';
 import { ServiceProblemError } from '../client/errors';
+import { guardedSubmit } from './submit-guard';
+import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
@@ -116,7 +118,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   }
 
   async function submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest> {
-    const request = await wrap('submit', () => client.submit(model, input as ModelInputs[typeof model], { idempotencyKey }));
+    const request = await wrap('submit', () => guardedSubmit(client, model, input as ModelInputs[typeof model], idempotencyKey));
     metrics.submitted.inc({ model });
     logInActivity('job submitted', { requestId: request.request_id, model });
     return request;
@@ -124,9 +126,14 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
 
   return {
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
-      const request = await submitJob(model, input, idempotencyKey);
-      const earlyEvents = await wrap('subscribe', () => deps.routes.subscribe(request.request_id, subscriberWorkflowId));
-      return { request, earlyEvents };
+      const request = submittedByEarlierAttempt() ?? (await submitJob(model, input, idempotencyKey));
+      try {
+        const earlyEvents = await wrap('subscribe', () => deps.routes.subscribe(request.request_id, subscriberWorkflowId));
+        return { request, earlyEvents };
+      } catch (error) {
+        recordSubmitted(request);
+        throw error;
+      }
     },
     async validatePipeline(spec, uriRules) {
       const checked = validatePipelineSpec(spec, uriRules);

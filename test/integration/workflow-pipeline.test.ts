@@ -4,7 +4,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { request } from 'undici';
 import { startDevServer } from '../helpers/temporal';
-import { PIXEL_PNG, LONG_FORM } from '../helpers/local-service';
+import { PIXEL_PNG, LONG_FORM, TEST_API_KEY } from '../helpers/local-service';
+import { createServiceClient } from '../../src/client/service-client';
 import { from, pipeline, threeStepPipeline } from '../../src/pipeline';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -307,8 +308,10 @@ describe('exactly one job per step', () => {
     // A worker whose first submit "dies" after the service accepted the job: the activity attempt
     // fails after the HTTP call, exactly as a worker killed at that moment looks to Temporal.
     const queue = 'workflow-exactly-once';
+    // The local service honours Idempotency-Key: the retried attempt resends with the same key.
+    const honoured = createServiceClient({ baseUrl: h.service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
     const activities = createActivities({
-      client: h.client,
+      client: honoured,
       subscribe: createSubscribeActivity(env.client, queue),
       routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: env.client, taskQueue: queue }, requestId, subscriber) },
     });
@@ -359,6 +362,7 @@ describe('exactly one job per step', () => {
       expect(route.events.map((e) => e.request_id)).toEqual([jobs[0]?.id]);
     } finally {
       await bridge2.stop();
+      await honoured.close();
     }
   });
 });

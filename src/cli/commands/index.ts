@@ -3,8 +3,10 @@ import { registerBatchCommand } from './batch';
 import { registerBridgeCommand } from './bridge';
 import { registerCancelCommand } from './cancel';
 import { registerDevCommand } from './dev';
+import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
+import { registerReportCommand } from './report';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
 import { registerStatusCommand } from './status';
@@ -20,5 +22,7 @@ export function registerCommands(program: Command): void {
   registerCancelCommand(program);
   registerQuoteCommand(program);
   registerOutputsCommand(program);
+  registerOrphansCommand(program);
+  registerReportCommand(program);
   registerDevCommand(program);
 }

@@ -10,7 +10,7 @@ import { loadSpecFile } from '../spec-files';
 
 /** Hint printed under a failure a person can act on. */
 export function hintFor(error: string | undefined): string | undefined {
-  if (error && /insufficient[_ ]credits/i.test(error)) return 'hint: the account has too few credits; top it up (local service: POST /v1/admin/credits) and run again';
+  if (error && /insufficient[_ ]credits/i.test(error)) return 'hint: the account has too few credits; top it up (local service: POST /v1/admin/credits with its --admin-key; `reelflow dev` keeps one in .reelflow/secrets/admin-key) and run again';
   return undefined;
 }
 
