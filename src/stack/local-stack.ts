@@ -232,7 +232,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
     const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
     cleanups.push(() => serviceClient.close());
-    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient });
+    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient, preflight: { trustedOrigins: [service.url] } });
     const workerDone = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

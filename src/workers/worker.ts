@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities } from '../activities';
+import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
@@ -25,6 +26,8 @@ export interface ReelflowWorkerOptions {
   onCall?: (kind: CallKind) => void;
   /** Extra worker options (concurrency limits, shutdown grace, ...). */
   worker?: Partial<WorkerOptions>;
+  /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
+  preflight?: PreflightOptions;
 }
 
 /** Creates the worker that runs every reelflow workflow and activity on `taskQueue`. */
@@ -41,7 +44,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
     workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
-    activities,
+    activities: { ...activities, ...createPreflightActivities(options.preflight) },
     shutdownGraceTime: '10 seconds',
     ...options.worker,
   });
@@ -120,6 +123,7 @@ export async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     namespace: settings.namespace,
     service,
+    preflight: { trustedOrigins: [serviceSettings.url] },
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
   });
