@@ -10,6 +10,7 @@ import { createFfmpegModelRunner } from './media/runner';
 import { JobManager } from './queue/jobs';
 import { newApiKey } from './routes/account';
 import type { DeliveryRecord, JobRecord, LedgerEntry } from './store/records';
+import { lockDataDir } from './store/data-dir-lock';
 import { Store } from './store/store';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 
@@ -18,6 +19,7 @@ export type { FaultConfig } from './faults';
 export type { ServiceCounters } from './context';
 export type { RegisteredRoute, RouteAccess } from './http/app';
 export { DEFAULT_FAULTS } from './faults';
+export { DataDirLockedError } from './store/data-dir-lock';
 
 /** Read-only view of a job for tests and benchmarks. */
 export interface JobView {
@@ -65,9 +67,17 @@ export interface LocalService {
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const config = resolveOptions(options);
   const dataDir = path.resolve(config.dataDir);
+  // Before anything reads or rewrites the state: a second service on this directory stops here.
+  const unlock = lockDataDir(dataDir);
+  let store: Store;
+  try {
+    store = Store.open(path.join(dataDir, 'state'));
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const filesDir = path.join(dataDir, 'files');
   fs.mkdirSync(filesDir, { recursive: true });
-  const store = Store.open(path.join(dataDir, 'state'));
 
   const generatedApiKey = seed(store, config.apiKeys, config.credits);
 
@@ -93,6 +103,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     store.close();
+    unlock();
     throw error;
   }
   const port = (app.server.address() as { port: number }).port;
@@ -147,6 +158,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         await jobs.close();
         await dispatcher.close();
         store.close();
+        unlock();
       })()),
     setFaults: (change) => {
       faults = mergeFaults(faults, change);
