@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { threeStepPipeline } from '../pipeline/examples';
 import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
+import { pipelineStartOptions } from '../workflows/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
 import { ensureReferenceInputs } from './reference-inputs';
@@ -137,7 +138,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);
     const input: PipelineWorkflowInput = { spec, uriRules };
-    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input] });
+    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
     out(`pipeline ${name}: generate → revoice → upscale (workflow ${workflowId})`);
 
     const print = progressPrinter(out);

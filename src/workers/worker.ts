@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities } from '../activities';
+import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
@@ -23,6 +24,8 @@ export interface ReelflowWorkerOptions {
   onCall?: (kind: CallKind) => void;
   /** Extra worker options (concurrency limits, shutdown grace, ...). */
   worker?: Partial<WorkerOptions>;
+  /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
+  preflight?: PreflightOptions;
 }
 
 /** Creates the worker that runs every reelflow workflow and activity on `taskQueue`. */
@@ -37,7 +40,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     namespace: options.namespace ?? options.client.options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities,
+    activities: { ...activities, ...createPreflightActivities(options.preflight) },
     shutdownGraceTime: '10 seconds',
     ...options.worker,
   });
@@ -116,6 +119,7 @@ export async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     namespace: settings.namespace,
     service,
+    preflight: { trustedOrigins: [serviceSettings.url] },
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LIMITS } from '../../contract';
+import { EVENT_TYPES, LIMITS } from '../../contract';
 import { signedHeaders } from '../../contract/signature';
 import { headerValue, pinnedRequest, REDIRECT_STATUSES } from '../../net/pinned-request';
 import { validateUrl, type AddressRuleOptions } from '../../net/url-rules';
@@ -7,7 +7,7 @@ import { chance, type FaultConfig } from '../faults';
 import type { DeliveryRecord, JobRecord } from '../store/records';
 import type { EventBodyStore } from '../store/side-files';
 import type { Store } from '../store/store';
-import { buildEvent } from './events';
+import { buildEvent, endpointEvents, eventTypeOf } from './events';
 
 export interface DispatcherOptions {
   store: Store;
@@ -64,8 +64,11 @@ export class WebhookDispatcher {
    */
   prepare(job: JobRecord): DeliveryRecord[] {
     const faults = this.options.faults();
-    if (job.status !== 'COMPLETED' && !faults.failEventsEnabled) return [];
-    const endpoints = [...this.state.endpoints.values()];
+    const eventType = eventTypeOf(job);
+    // Failure and cancel events go to the endpoints that asked for them, or to all with the service-wide switch.
+    const endpoints = [...this.state.endpoints.values()].filter(
+      (e) => endpointEvents(e).includes(eventType) || (eventType !== EVENT_TYPES.completed && faults.failEventsEnabled),
+    );
     if (endpoints.length === 0) return [];
     const event = buildEvent(job);
     this.options.bodies.write(event.eventId, event.body);
