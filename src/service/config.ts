@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_FAULTS, mergeFaults, type FaultConfig } from './faults';
+import { DEFAULT_QUOTE_LIMITS, type QuoteLimits } from './http/quote-limiter';
 
 /** Options of `startLocalService`, validated at boot (a bad value stops the start with a clear error). */
 export interface LocalServiceOptions {
@@ -40,6 +41,10 @@ export interface LocalServiceOptions {
   stubHoldMs?: number;
   /** Stub mode: where pre-rendered fixtures are kept (default `<dataDir>/stub-fixtures`). */
   stubFixturesDir?: string;
+  /** Quote admission: per-key rate and burst, service-wide concurrency (defaults 120/min, 30, 4). */
+  quoteLimits?: Partial<QuoteLimits>;
+  /** Journal size that triggers a compaction at least (default 8 MiB); tests use small values. */
+  compactAtBytes?: number;
 }
 
 /** How the local service produces outputs. */
@@ -66,9 +71,17 @@ const optionsSchema = z.object({
   render: z.enum(RENDER_MODES).default('ffmpeg'),
   stubHoldMs: z.number().int().min(0).max(86_400_000).default(0),
   stubFixturesDir: z.string().min(1).optional(),
+  quoteLimits: z
+    .strictObject({
+      perMinute: z.number().positive().optional(),
+      burst: z.number().int().min(1).optional(),
+      concurrency: z.number().int().min(1).optional(),
+    })
+    .default({}),
+  compactAtBytes: z.number().int().min(1024).optional(),
 });
 
-export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults'> & { faults: FaultConfig };
+export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults' | 'quoteLimits'> & { faults: FaultConfig; quoteLimits: QuoteLimits };
 
 /** Validates options, throwing one readable error that lists every bad field. */
 export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
@@ -83,5 +96,6 @@ export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
   }
   let faults = mergeFaults(DEFAULT_FAULTS, value.faults);
   if (value.emitFailureEvents !== undefined) faults = { ...faults, failEventsEnabled: value.emitFailureEvents };
-  return { ...value, faults, publicUrl: value.publicUrl?.replace(/\/+$/, '') };
+  const quoteLimits: QuoteLimits = { ...DEFAULT_QUOTE_LIMITS, ...Object.fromEntries(Object.entries(value.quoteLimits).filter(([, v]) => v !== undefined)) };
+  return { ...value, faults, quoteLimits, publicUrl: value.publicUrl?.replace(/\/+$/, '') };
 }

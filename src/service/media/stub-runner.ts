@@ -104,13 +104,13 @@ export function createStubModelRunner(options: StubRunnerOptions): ModelRunner {
     return { files: [{ path: target, fileName, contentType: 'video/mp4' }], outputSeconds: shape.seconds };
   }
 
-  async function billedSeconds(model: ModelId, input: RenderRequest['input']): Promise<number> {
+  async function billedSeconds(model: ModelId, input: RenderRequest['input'], keepIn?: string): Promise<number> {
     if (model !== 'service-video-cinema-long-form-from-references') {
       const source = inputShape((input as HorizonStudioInput | UpscaleVideoFastInput).video_url);
       // The stub's own clips are billed by their known length, exactly what a probe would say.
       if (source) return source.seconds;
     }
-    return options.fallback.billedSeconds(model, input);
+    return options.fallback.billedSeconds(model, input, keepIn);
   }
 
   return { render, billedSeconds };

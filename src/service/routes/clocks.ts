@@ -19,15 +19,6 @@ export interface JobClocks {
   inputRequestId: string | null;
 }
 
-/** Request id of `<publicUrl>/files/<id>/<name>` in the input's `video_url`, if it names one. */
-function inputRequestId(publicUrl: string, job: JobRecord): string | null {
-  const url = (job.input as { video_url?: unknown }).video_url;
-  const prefix = `${publicUrl}/files/`;
-  if (typeof url !== 'string' || !url.startsWith(prefix)) return null;
-  const id = url.slice(prefix.length).split('/')[0];
-  return id ? decodeURIComponent(id) : null;
-}
-
 /**
  * The service's own clocks and call counters, for benchmarks that run the service as a separate
  * process: `GET /v1/admin/jobs` answers `{ jobs: JobClocks[], counters }`. An admin route: it exists
@@ -45,7 +36,7 @@ export function registerClockRoutes(app: FastifyInstance, context: () => Service
       submittedAt: job.submittedAt,
       startedAt: job.startedAt,
       completedAt: job.completedAt,
-      inputRequestId: inputRequestId(ctx.publicUrl, job),
+      inputRequestId: job.inputRequestId ?? null,
     }));
     return { jobs, counters: { ...ctx.counters } };
   });
