@@ -19,30 +19,29 @@ export interface StepRequestView {
   requestId?: string;
   /** Terminal state once known (COMPLETED, FAILED, CANCELLED). */
   outcome?: string;
-  error?: ServiceErrorView;
+  /** The service's reason for a FAILED request. */
+  serviceError?: ServiceErrorView;
 }
 
-/** Optional progress fields of a step (ISO timestamps in workflow time). */
+/** Optional progress fields of a step (epoch ms, workflow time; the same clock as the UI's StepClock). */
 export interface StepProgressDetails {
   /** What the step is doing while running: preflight, quoting, submitting, waiting, fetching-result, cancelling. */
   phase?: string;
-  /** When the submit of the step's current request returned (its request id is known from then). */
-  submittedAt?: string;
+  /** When the submit of the step's first request returned (its request id is known from then). */
+  submittedAt?: number;
   /** When the step reached its terminal state. */
-  finishedAt?: string;
+  finishedAt?: number;
   /** Last change of the step (submit, poll answer, event, outcome). */
-  lastChangeAt?: string;
+  lastChangeAt?: number;
   /** When the next fallback status poll is due while waiting. */
-  nextPollAt?: string;
-  requests?: StepRequestView[];
+  nextPollAt?: number;
+  /** The step's service requests (one-workflow pipelines: `attemptLog`). */
+  attemptLog?: StepRequestView[];
 }
 
 export type StepView = StepSummary & StepProgressDetails;
 
-const time = (iso: string | undefined): number | undefined => {
-  const ms = iso === undefined ? NaN : Date.parse(iso);
-  return Number.isFinite(ms) ? ms : undefined;
-};
+const time = (ms: number | undefined): number | undefined => (typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined);
 
 /** `12.3s` / `2m05s`. */
 export function formatElapsed(ms: number): string {
@@ -77,10 +76,10 @@ export function waitingNote(step: StepView, now: number): string {
 
 /** One line per request that ended FAILED or CANCELLED, with the service's code and message. */
 export function failedRequestLines(step: StepView): string[] {
-  return (step.requests ?? [])
-    .filter((r) => r.outcome === 'FAILED' || (r.outcome === 'CANCELLED' && r.error))
+  return (step.attemptLog ?? [])
+    .filter((r) => r.outcome === 'FAILED' || (r.outcome === 'CANCELLED' && r.serviceError))
     .map((r) => {
-      const reason = r.error ? `${r.error.code}: ${r.error.message}` : 'no reason given by the service';
+      const reason = r.serviceError ? `${r.serviceError.code}: ${r.serviceError.message}` : 'no reason given by the service';
       return `      attempt ${r.attempt} ${r.requestId ?? '-'} ${r.outcome}: ${reason}`;
     });
 }
