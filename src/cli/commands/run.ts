@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import { pipelineStartOptions } from '../../workflows/ui-text';
-import { cliEnv, exitFor, uriRulesFor, withTemporal } from '../context';
+import { cliEnv, exitFor, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followPipeline } from '../follow';
 import { printJson, say } from '../output';
@@ -29,7 +29,7 @@ export function registerRunCommand(program: Command): void {
       const spec = loadSpecFile(specFile, rules);
       await withTemporal(env, async ({ client, settings }) => {
         const workflowId = pipelineWorkflowId(spec.name);
-        const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}) };
+        const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}), ...pacingFor(env) };
         const startedAt = Date.now();
         let handle;
         try {
