@@ -4,6 +4,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities } from '../activities';
 import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
+import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
 import { connectionOptions } from '../config/temporal';
@@ -33,6 +34,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
   const activities = createActivities({
     client: options.service,
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
+    routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
     ...(options.onCall ? { onCall: options.onCall } : {}),
   });
   return Worker.create({
