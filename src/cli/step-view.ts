@@ -7,39 +7,8 @@ import type { StepSummary } from '../workflows/pipeline-types';
  * Pipelines started by older workers lack the optional fields; the lines then say less, never wrong.
  */
 
-/** The service's reason for a FAILED (or CANCELLED) request: `error.code` and `error.message`. */
-export interface ServiceErrorView {
-  code: string;
-  message: string;
-}
-
-/** One service request of a step (the first submit or a deliberate resubmit). */
-export interface StepRequestView {
-  attempt: number;
-  requestId?: string;
-  /** Terminal state once known (COMPLETED, FAILED, CANCELLED). */
-  outcome?: string;
-  /** The service's reason for a FAILED request. */
-  serviceError?: ServiceErrorView;
-}
-
-/** Optional progress fields of a step (epoch ms, workflow time; the same clock as the UI's StepClock). */
-export interface StepProgressDetails {
-  /** What the step is doing while running: preflight, quoting, submitting, waiting, fetching-result, cancelling. */
-  phase?: string;
-  /** When the submit of the step's first request returned (its request id is known from then). */
-  submittedAt?: number;
-  /** When the step reached its terminal state. */
-  finishedAt?: number;
-  /** Last change of the step (submit, poll answer, event, outcome). */
-  lastChangeAt?: number;
-  /** When the next fallback status poll is due while waiting. */
-  nextPollAt?: number;
-  /** The step's service requests (one-workflow pipelines: `attemptLog`). */
-  attemptLog?: StepRequestView[];
-}
-
-export type StepView = StepSummary & StepProgressDetails;
+/** A step as the CLI reads it (older pipelines lack the optional clock and attempt fields). */
+export type StepView = StepSummary;
 
 const time = (ms: number | undefined): number | undefined => (typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined);
 

@@ -11,6 +11,7 @@ import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
 import { finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
 import { StepQuote } from './steps/quote';
+import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
 import { runStep } from './steps/run-step';
 import type { StepEnd, StepRun } from './steps/step-run';
 
@@ -60,12 +61,19 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     }));
   }
 
+  // Inputs the service would refuse stop the pipeline here, before any step is paid for.
+  if (input.preflight !== false && patched(PREFLIGHT_PATCH)) {
+    const refused = await preflightSteps(spec.steps, summary);
+    if (refused) return finish(summary, 'failed', publish, refused);
+  }
+
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
     if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
     summary.currentStep = step.id;
     row.status = 'running';
+    row.startedAt = Date.now();
     let resolved: Record<string, unknown>;
     try {
       resolved = resolveReferences(step.input, summary.outputs);

@@ -43,8 +43,8 @@ describe('step lines', () => {
         refunded: 200,
         error: 'failed 2 time(s); policy allows 1 resubmit(s); every attempt was refunded',
         attemptLog: [
-          { attempt: 1, requestId: 'req-1', outcome: 'FAILED', serviceError: { code: 'input_refused', message: 'image_urls.1: host example.invalid does not resolve (ENOTFOUND)' } },
-          { attempt: 2, requestId: 'req-2', outcome: 'FAILED' },
+          { attempt: 1, idempotencyKey: 'k1', charged: 100, refunded: 100, requestId: 'req-1', outcome: 'FAILED', serviceError: { code: 'input_refused', message: 'image_urls.1: host example.invalid does not resolve (ENOTFOUND)' } },
+          { attempt: 2, idempotencyKey: 'k2', charged: 100, refunded: 100, requestId: 'req-2', outcome: 'FAILED' },
         ],
       }),
       NOW,
