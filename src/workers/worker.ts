@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities } from '../activities';
-import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
+import type { PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
@@ -36,13 +36,14 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
     routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
     ...(options.onCall ? { onCall: options.onCall } : {}),
+    ...(options.preflight ? { preflight: options.preflight } : {}),
   });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? options.client.options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...activities, ...createPreflightActivities(options.preflight) },
+    activities,
     shutdownGraceTime: '10 seconds',
     ...options.worker,
   });

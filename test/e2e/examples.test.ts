@@ -76,4 +76,24 @@ describe('examples/ on the local stack, offline', () => {
     expect(progress).toMatchObject({ status: 'completed', completed: progress.total });
     expect(progress.total).toBeGreaterThan(0);
   }, 180_000);
+
+  it('a job the service fails after acceptance shows error.code and error.message in `reelflow status` within 10 s (failure events of the local stack)', async () => {
+    // `.invalid` never resolves; --no-preflight lets the service accept the job and refuse the input itself.
+    const spec = path.join(stateDir, 'refused.json');
+    fs.writeFileSync(spec, JSON.stringify({ name: 'stack-refused', steps: [{ id: 'generate', model: 'service-video-cinema-long-form-from-references', input: { image_urls: ['https://reelflow-example.invalid/hero.png'] } }] }));
+    // No early status check: the reason must come by the failure event alone.
+    const quiet = { ...env, REELFLOW_EARLY_STATUS_CHECK_SECONDS: '0' };
+    const startedAt = Date.now();
+    const started = await runCli(['run', spec, '--no-preflight', '--detach'], quiet, { cwd: ROOT });
+    expect(started.code).toBe(0);
+    let shown = '';
+    while (!/input_refused/.test(shown) && Date.now() - startedAt < 60_000) {
+      shown = (await runCli(['status', 'stack-refused'], quiet, { cwd: ROOT })).stdout;
+    }
+    const seconds = (Date.now() - startedAt) / 1000;
+    expect(shown).toMatch(/attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/);
+    expect(seconds).toBeLessThan(10); // the issue's bound; without the event, the first fallback poll comes at 180 s
+    const summary = jsonOf<{ progress: { steps: Array<{ polls: number; attemptLog: Array<{ learnedBy: string }> }> } }>(await runCli(['status', 'stack-refused', '--json'], quiet, { cwd: ROOT }));
+    expect(summary.progress.steps[0]).toMatchObject({ polls: 0, attemptLog: [{ learnedBy: 'webhook' }] });
+  }, 120_000);
 });

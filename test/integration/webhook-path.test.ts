@@ -41,7 +41,8 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   const handle = await env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(spec.name),
-    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] } }],
+    // Zero polls is the claim: no early status check either (it would poll a job still rendering after 5 s).
+    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] }, defaultPacing: { earlyCheckSeconds: 0 } }],
   });
   const summary = (await handle.result()) as PipelineSummary;
 

@@ -12,8 +12,9 @@ import { preflightActivities } from './proxies';
  */
 export const PREFLIGHT_PATCH = 'preflight';
 
-/** The activity's failure type for an input the service would refuse (PREFLIGHT_FAILURE_TYPES.refused). */
+/** The activity's failure types (PREFLIGHT_FAILURE_TYPES; values are not imported into workflow code). */
 const REFUSED = 'PreflightRefused';
+const UNAVAILABLE = 'PreflightUnavailable';
 
 /** True when a step gives at least one URI input literally (a reference to an earlier output is not checked). */
 function hasLiteralMedia(step: PipelineStep): boolean {
@@ -48,7 +49,7 @@ export async function preflightSteps(steps: readonly PipelineStep[], summary: Pi
     if (!outcome) continue;
     const row = summary.steps[outcome.index] as StepSummary;
     const cause = outcome.error instanceof ActivityFailure ? outcome.error.cause : undefined;
-    if (!(cause instanceof ApplicationFailure)) throw outcome.error;
+    if (!(cause instanceof ApplicationFailure) || (cause.type !== REFUSED && cause.type !== UNAVAILABLE)) throw outcome.error;
     const problems = cause.type === REFUSED ? ((cause.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? []) : [];
     // An input that could not be checked in time (PreflightUnavailable after its retries) stops the step too.
     const found = problems.length > 0 ? problems : [{ path: '(input)', message: cause.message }];
