@@ -83,17 +83,20 @@ describe('examples/ on the local stack, offline', () => {
     fs.writeFileSync(spec, JSON.stringify({ name: 'stack-refused', steps: [{ id: 'generate', model: 'service-video-cinema-long-form-from-references', input: { image_urls: ['https://reelflow-example.invalid/hero.png'] } }] }));
     // No early status check: the reason must come by the failure event alone.
     const quiet = { ...env, REELFLOW_EARLY_STATUS_CHECK_SECONDS: '0' };
-    const startedAt = Date.now();
     const started = await runCli(['run', spec, '--no-preflight', '--detach'], quiet, { cwd: ROOT });
     expect(started.code).toBe(0);
     let shown = '';
-    while (!/input_refused/.test(shown) && Date.now() - startedAt < 60_000) {
+    const deadline = Date.now() + 90_000;
+    while (!/input_refused/.test(shown) && Date.now() < deadline) {
       shown = (await runCli(['status', 'stack-refused'], quiet, { cwd: ROOT })).stdout;
     }
-    const seconds = (Date.now() - startedAt) / 1000;
     expect(shown).toMatch(/attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/);
-    expect(seconds).toBeLessThan(10); // the bound; without the event, the first fallback poll comes at 180 s
-    const summary = jsonOf<{ progress: { steps: Array<{ polls: number; attemptLog: Array<{ learnedBy: string }> }> } }>(await runCli(['status', 'stack-refused', '--json'], quiet, { cwd: ROOT }));
-    expect(summary.progress.steps[0]).toMatchObject({ polls: 0, attemptLog: [{ learnedBy: 'webhook' }] });
+    type Step = { polls: number; submittedAt: number; finishedAt: number; attemptLog: Array<{ learnedBy: string }> };
+    const summary = jsonOf<{ progress: { steps: Step[] } }>(await runCli(['status', 'stack-refused', '--json'], quiet, { cwd: ROOT }));
+    const step = summary.progress.steps[0] as Step;
+    expect(step).toMatchObject({ polls: 0, attemptLog: [{ learnedBy: 'webhook' }] });
+    // Submit answered → reason known, in workflow time (a CLI process takes seconds to start on this loaded
+    // machine, so wall time between two commands says little). Without the event: the first poll at 180 s.
+    expect(step.finishedAt - step.submittedAt).toBeLessThan(10_000);
   }, 120_000);
 });

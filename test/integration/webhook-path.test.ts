@@ -70,7 +70,8 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   const events = history.events ?? [];
   expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
   const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-  expect(activities).toEqual(['submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
+  // Preflight of the steps with literal inputs (generate's image, revoice's voice track), then one submit per step.
+  expect(activities).toEqual(['preflightJob', 'preflightJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
   // Every completion reached the bridge as a real signed delivery and was signalled to the pipeline itself:
   // each request's route named the pipeline and closed holding nothing.
   const deliveries = h.service.service.deliveries();

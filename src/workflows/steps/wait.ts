@@ -1,4 +1,4 @@
-import { condition, patched } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
 import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../pipeline/pacing';
 import type { StepAttempt } from '../pipeline-types';
@@ -9,7 +9,8 @@ import type { StepRun } from './step-run';
 /**
  * Patch id of the early status check (added after one-workflow-pipeline): one poll a few seconds
  * after the submit, so a job the service fails at once is known at once even without failure
- * events. Executions recorded before it wait for the first paced poll on replay.
+ * events. Executions recorded before it wait for the first paced poll on replay. Checked once, at
+ * the pipeline's start (`StepRun.earlyCheck`).
  */
 export const EARLY_STATUS_CHECK_PATCH = 'early-status-check';
 
@@ -43,7 +44,7 @@ export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: 
   try {
     const early = earlyCheckDelaySeconds(pacing);
     let spent = 0;
-    if (early !== null && patched(EARLY_STATUS_CHECK_PATCH)) {
+    if (early !== null && run.earlyCheck) {
       const terminal = await waitThenPoll(early * 1000);
       if (terminal) return terminal;
       spent = early;
