@@ -58,7 +58,10 @@ export interface StepProgress {
   finishedAt?: number;
 }
 
-/** A step's progress; for a running step, the job workflow's own state (request id, phase) is asked too. */
+/**
+ * A step's progress. A one-workflow pipeline reports a running step's phase itself; for a legacy
+ * pipeline (child job workflows) the job workflow's own state (request id, phase) is asked.
+ */
 async function stepProgress(client: Client, step: StepSummary): Promise<StepProgress> {
   const base: StepProgress = {
     id: step.id,
@@ -71,7 +74,7 @@ async function stepProgress(client: Client, step: StepSummary): Promise<StepProg
     ...(step.finishedAt !== undefined ? { finishedAt: step.finishedAt } : {}),
   };
   // One-workflow pipelines say everything themselves; legacy ones keep the running step in a child job workflow.
-  if (step.status !== 'running' || step.attemptLog) return base;
+  if (step.status !== 'running' || step.attemptLog || step.phase) return base;
   try {
     const job = await client.workflow.getHandle(step.jobWorkflowId).query(jobStateQuery);
     const attempts = job.attempts;

@@ -10,6 +10,7 @@ import type { CallKind, ServiceClient } from '../client/types';
 import { connectionOptions } from '../config/temporal';
 import { loadEnvWithService } from '../config/env';
 import { createSdkLogger, sdkLogLevel } from './logging';
+import { bundleProductionWorkflows } from './workflow-bundle';
 
 /** Options of a reelflow worker built in-process (tests, the local stack) or by the entry point. */
 export interface ReelflowWorkerOptions {
@@ -20,7 +21,7 @@ export interface ReelflowWorkerOptions {
   taskQueue: string;
   namespace?: string;
   service: ServiceClient;
-  /** A prebuilt bundle (tests bundle once per file); otherwise the workflows are bundled from source. */
+  /** A prebuilt bundle (tests bundle once per file); otherwise the workflows are bundled from source at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   onCall?: (kind: CallKind) => void;
   /** Extra worker options (concurrency limits, shutdown grace, ...). */
@@ -42,7 +43,8 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     connection: options.connection,
     namespace: options.namespace ?? options.client.options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
+    workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
     activities,
     shutdownGraceTime: '10 seconds',
     ...options.worker,
