@@ -24,6 +24,7 @@ export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: 
   const since = Date.now();
   run.row.pollOffsetsSeconds = [];
   const arrived = () => run.inbox.terminalOf(requestId) !== undefined;
+  let lastSeen: ServiceJobState | undefined;
   /** Waits up to `delayMs` for the webhook, then polls once; the terminal state, or null to go on. */
   const waitThenPoll = async (delayMs: number): Promise<ServiceJobState | null> => {
     run.row.nextPollAt = Date.now() + delayMs;
@@ -34,7 +35,9 @@ export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: 
     run.row.polls += 1;
     run.row.pollOffsetsSeconds?.push((Date.now() - since) / 1000);
     const status = await api.pollJobStatus(requestId, attempt.statusUrl);
-    run.row.lastChangeAt = Date.now();
+    // A poll that finds the state it found before is no change.
+    if (status.status !== lastSeen) run.row.lastChangeAt = Date.now();
+    lastSeen = status.status;
     if (!isTerminalState(status.status)) return null;
     attempt.learnedBy = 'poll';
     const reason = serviceErrorOf(status.error);
