@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { serviceUrlSchema, webhookSecretsSchema } from './schemas';
 import { loadTemporalSettings, TemporalConfigError, type TemporalSettings } from './temporal';
+import { loadMediaSettings, MEDIA_ENV_VARIABLES, MediaConfigError, type MediaStoreSettings } from './media';
 
 /**
  * THE module that reads and validates reelflow's environment (Temporal, the service, the bridge's
@@ -13,6 +14,8 @@ import { loadTemporalSettings, TemporalConfigError, type TemporalSettings } from
 export type { TemporalSettings } from './temporal';
 export { connectionOptions } from './temporal';
 export * from './schemas';
+export type { MediaStoreSettings } from './media';
+export { parseDurationSeconds } from './duration';
 
 /** A missing or invalid environment variable; `variable` names it. */
 export class ConfigError extends Error {
@@ -39,6 +42,8 @@ export interface ReelflowEnv {
   temporal: TemporalSettings;
   service?: ServiceSettings;
   webhookSecrets?: string[];
+  /** Where media references live (always set: the default is the local stack's file store). */
+  media: MediaStoreSettings;
 }
 
 /** Which optional parts a program needs; a needed part that is missing is an error. */
@@ -58,6 +63,7 @@ export const ENV_VARIABLES = {
   REELFLOW_SERVICE_URL: 'base URL of the video-generation service',
   REELFLOW_API_KEY: 'API key of the service',
   REELFLOW_WEBHOOK_SECRETS: 'comma-separated webhook signing secrets (bridge)',
+  ...MEDIA_ENV_VARIABLES,
 } as const;
 
 function present(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -89,7 +95,14 @@ export function loadEnv(needs: EnvNeeds = {}, env: NodeJS.ProcessEnv = process.e
     if (error instanceof TemporalConfigError) throw new ConfigError(error.message, error.variable);
     throw error;
   }
-  const result: ReelflowEnv = { temporal };
+  let media: MediaStoreSettings;
+  try {
+    media = loadMediaSettings(env);
+  } catch (error) {
+    if (error instanceof MediaConfigError) throw new ConfigError(error.message, error.variable);
+    throw error;
+  }
+  const result: ReelflowEnv = { temporal, media };
   const url = parseOne(serviceUrlSchema, env, 'REELFLOW_SERVICE_URL', needs.service === true);
   const apiKey = parseOne(z.string().trim().min(1), env, 'REELFLOW_API_KEY', needs.service === true);
   if (url !== undefined && apiKey !== undefined) result.service = { url, apiKey };

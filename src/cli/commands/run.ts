@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
-import { cliEnv, exitFor, uriRulesFor, withTemporal } from '../context';
+import { cliEnv, cliMediaStore, exitFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followPipeline } from '../follow';
 import { printJson, say } from '../output';
@@ -19,13 +19,13 @@ export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('Start a pipeline from a spec file and follow it to the end (exit 0 completed, 1 failed/cancelled, 2 invalid spec, 3 unreachable)')
-    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields are sent as data URIs')
+    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields go into the media store (REELFLOW_MEDIA_STORE)')
     .option('--detach', 'only start the pipeline and print its workflow id', false)
     .option('--json', 'print the final summary (or, with --detach, the ids) as JSON on stdout', false)
     .action(async (specFile: string, options: { detach: boolean; json: boolean }) => {
       const env = cliEnv();
       const rules = uriRulesFor(env);
-      const spec = loadSpecFile(specFile, rules);
+      const spec = await loadSpecFile(specFile, rules, { store: cliMediaStore(env).store });
       await withTemporal(env, async ({ client, settings }) => {
         const workflowId = pipelineWorkflowId(spec.name);
         const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}) };
