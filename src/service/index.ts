@@ -6,7 +6,7 @@ import type { ServiceContext, ServiceCounters } from './context';
 import { mergeFaults, type FaultConfig } from './faults';
 import { buildApp } from './http/app';
 import { hashKey, keyIdFor } from './http/auth';
-import { checkWebhookUrl } from './media/address-rules';
+import { checkWebhookUrl } from '../net';
 import { createFfmpegModelRunner } from './media/runner';
 import { JobManager } from './queue/jobs';
 import { newApiKey } from './routes/account';

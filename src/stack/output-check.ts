@@ -2,7 +2,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline as streamPipeline } from 'node:stream/promises';
 import { request } from 'undici';
-import { probe } from '../service/media/ffmpeg';
+import { probe } from '../media/ffmpeg';
 
 /** One downloaded output and what ffprobe says about it. */
 export interface CheckedOutput {

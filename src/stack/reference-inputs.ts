@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { runFfmpeg } from '../service/media/ffmpeg';
+import { runFfmpeg } from '../media/ffmpeg';
 
 /** Files the demo generates for itself: reference images and a voice track, no download. */
 export interface ReferenceInputs {

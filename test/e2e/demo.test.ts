@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
-import { probe } from '../../src/service/media/ffmpeg';
+import { probe } from '../../src/media/ffmpeg';
 import { isListening } from '../../src/stack/temporal-dev-server';
 
 /**

@@ -1,4 +1,4 @@
-import type { LookupFn, ResolvedAddress } from '../../src/service/media/address-rules';
+import type { LookupFn, ResolvedAddress } from '../../src/net';
 
 /** A resolver table standing in for DNS (which is outside the machine); counts its calls. */
 export function dnsTable(entries: Record<string, string[]>): LookupFn & { calls: string[] } {

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { LOCAL_PER_SECOND_RATES, LONG_FORM_PRICES, pricePerSecond } from '../../src/contract';
-import { probe } from '../../src/service/media/ffmpeg';
+import { probe } from '../../src/media/ffmpeg';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';

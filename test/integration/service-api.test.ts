@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { JOB_STATES, LOCAL_PER_SECOND_RATES, LONG_FORM_DURATIONS, LONG_FORM_PRICES, PROBLEM_CODES, PROCESSING_SPEEDS, RESOLUTIONS, generationRequestSchema, problemSchema, resultSchema, statusResponseSchema } from '../../src/contract';
 import { startLocalService } from '../../src/service';
 import { serviceOptionsFromEnv } from '../../src/service/env';
-import { runFfmpeg } from '../../src/service/media/ffmpeg';
+import { runFfmpeg } from '../../src/media/ffmpeg';
 import { canTransition } from '../../src/service/queue/transitions';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, api, startTestService, waitForStatus, waitUntil, type ApiResponse, type TestService } from '../helpers/local-service';
 

@@ -2,8 +2,8 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ASPECT_RATIOS, LONG_FORM_DURATIONS, RESOLUTIONS, type AspectRatio, type LongFormInput, type Resolution } from '../../src/contract';
-import { probe, runFfmpeg, type ProbeResult, type ProbeStream } from '../../src/service/media/ffmpeg';
-import { frameSize } from '../../src/service/media/frame-size';
+import { probe, runFfmpeg, type ProbeResult, type ProbeStream } from '../../src/media/ffmpeg';
+import { frameSize } from '../../src/media/frame-size';
 import { createFfmpegModelRunner, MediaError, type ModelRunner } from '../../src/service/media/runner';
 
 const FRAME = 1 / 24;

@@ -9,9 +9,9 @@ import {
   SafeFetchError,
   type AddressRuleOptions,
   type LookupFn,
-} from '../../src/service/media/address-rules';
+} from '../../src/net';
 import { dnsTable } from '../helpers/dns-table';
-import { runFfmpeg } from '../../src/service/media/ffmpeg';
+import { runFfmpeg } from '../../src/media/ffmpeg';
 import { createFfmpegModelRunner, MediaError } from '../../src/service/media/runner';
 
 

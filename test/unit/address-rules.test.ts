@@ -4,7 +4,7 @@ import {
   classifyAddress,
   resolvePublic,
   type AddressClass,
-} from '../../src/service/media/address-rules';
+} from '../../src/net';
 import { dnsTable } from '../helpers/dns-table';
 
 

@@ -5,6 +5,7 @@ import { registerCancelCommand } from './cancel';
 import { registerDevCommand } from './dev';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
+import { registerReportCommand } from './report';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
 import { registerStatusCommand } from './status';
@@ -20,5 +21,6 @@ export function registerCommands(program: Command): void {
   registerCancelCommand(program);
   registerQuoteCommand(program);
   registerOutputsCommand(program);
+  registerReportCommand(program);
   registerDevCommand(program);
 }

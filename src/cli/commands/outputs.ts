@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { safeDownload, SafeFetchError } from '../../service/media/address-rules';
+import { safeDownload, SafeFetchError } from '../../net';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
 import { cliEnv, findWorkflow, pipelineSummary, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';

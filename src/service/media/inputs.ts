@@ -1,8 +1,8 @@
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { MediaError } from './errors';
-import { safeDownload, SafeFetchError } from './safe-fetch';
-import type { LookupFn } from './url-rules';
+import { safeDownload, SafeFetchError } from '../../net/safe-fetch';
+import type { LookupFn } from '../../net/url-rules';
 
 /** How inputs are read: own output URLs from disk, everything else under the address rules. */
 export interface InputSourceOptions {

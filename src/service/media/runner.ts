@@ -10,13 +10,13 @@ import {
   type UpscaleVideoFastInput,
 } from '../../contract';
 import { MediaError } from './errors';
-import { clipSeconds, FfmpegError, probe } from './ffmpeg';
+import { clipSeconds, FfmpegError, probe } from '../../media/ffmpeg';
 import { materialiseInput, type InputSourceOptions } from './inputs';
 import { probeInput, type ModelContext } from './models/common';
 import { renderLongForm } from './models/long-form';
 import { assertClipLength, renderRevoice } from './models/revoice';
 import { renderUpscale } from './models/upscale';
-import type { LookupFn } from './url-rules';
+import type { LookupFn } from '../../net/url-rules';
 
 export { MediaError, type MediaErrorCode } from './errors';
 

@@ -1,7 +1,7 @@
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MediaError } from '../errors';
-import { probe, runFfmpeg, type ProbeResult } from '../ffmpeg';
+import { probe, runFfmpeg, type ProbeResult } from '../../../media/ffmpeg';
 
 /** What a model needs from the runner for one render. */
 export interface ModelContext {

@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withLongFormDefaults, type LongFormInput } from '../../../contract';
 import { MediaError } from '../errors';
-import { FILTER_SAFE_PATH, findDrawtextFont } from '../ffmpeg';
-import { frameSize } from '../frame-size';
+import { FILTER_SAFE_PATH, findDrawtextFont } from '../../../media/ffmpeg';
+import { frameSize } from '../../../media/frame-size';
 import { AAC, encodeTo, FPS, H264, probeInput, seconds, type ModelContext } from './common';
 
 /** Frequency of the tone generated when `sound` is set and no reference audio is given. */

@@ -1,6 +1,6 @@
 import { LIMITS, type HorizonStudioInput } from '../../../contract';
 import { MediaError } from '../errors';
-import { clipSeconds, type ProbeResult } from '../ffmpeg';
+import { clipSeconds, type ProbeResult } from '../../../media/ffmpeg';
 import { AAC, encodeTo, H264, probeInput, seconds, type ModelContext } from './common';
 
 /** Refuses a clip longer than LIMITS.horizonMaxClipSeconds (10 minutes) with input_too_long on `video_url`. */

@@ -1,4 +1,4 @@
-import { LIMITS } from '../../contract';
+import { LIMITS } from '../contract';
 import { headerValue, pinnedRequest, REDIRECT_STATUSES, type PinnedResponse } from './pinned-request';
 import { validateUrl, type AddressRuleOptions } from './url-rules';
 

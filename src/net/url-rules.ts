@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { LIMITS } from '../../contract';
+import { LIMITS } from '../contract';
 import { classifyAddress, isIpLiteral, type AddressClass } from './ip-class';
 
 /** One resolved address of a host name. */

@@ -1,5 +1,5 @@
 import { open, rm } from 'node:fs/promises';
-import { LIMITS } from '../../contract';
+import { LIMITS } from '../contract';
 import { headerValue, pinnedRequest, REDIRECT_STATUSES } from './pinned-request';
 import { validateUrl, type AddressRuleOptions } from './url-rules';
 

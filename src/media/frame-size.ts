@@ -1,4 +1,4 @@
-import type { AspectRatio, Resolution } from '../../contract';
+import type { AspectRatio, Resolution } from '../contract';
 
 /** Output frame of the long-form model: pixel size and the sample aspect ratio that makes the display ratio exact. */
 export interface FrameSize {

@@ -1,0 +1,112 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { probe, runFfmpeg } from '../media/ffmpeg';
+import { safeDownload, SafeFetchError } from '../net';
+import type { ReportVideo } from './model';
+
+/** Largest output fetched for a report (far above the longest clips at 1080p). */
+const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
+const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
+/** Poster frames are scaled to this width: enough for a card, small enough to embed. */
+const POSTER_WIDTH = 640;
+
+/** Where an output is read from: the archived copy when there is one, else the service URL. */
+export interface VideoSource {
+  url: string;
+  fileName: string;
+  contentType: string;
+  /** A local file or a URL of the archived copy (media store), preferred over `url`. */
+  archived?: string;
+}
+
+export interface FetchOptions {
+  /** Scratch directory for downloads and posters. */
+  workDir: string;
+  /** Origin allowed to be private/http (the configured service, e.g. a local one on loopback). */
+  serviceOrigin: string | null;
+}
+
+/** A fetched, probed output with its poster (the file stays in workDir until embedded or copied). */
+export interface FetchedVideo {
+  video: Omit<ReportVideo, 'src'>;
+  file: string | null;
+}
+
+/**
+ * Fetches one output (archived copy first), probes it and extracts a poster frame. Never throws for
+ * a bad or missing file: the video carries `problem` instead, so one broken output does not lose
+ * the whole report.
+ */
+export async function fetchVideo(source: VideoSource, name: string, options: FetchOptions): Promise<FetchedVideo> {
+  const base = { url: source.url, fileName: source.fileName, contentType: source.contentType, ...(source.archived ? { archivedFrom: source.archived } : {}) };
+  const empty = { bytes: 0, durationSeconds: 0, width: null, height: null, videoCodec: null, poster: null, posterAtSeconds: null };
+  const file = path.join(options.workDir, `${name}${extensionOf(source)}`);
+  try {
+    await fetchTo(source, file, options);
+  } catch (error) {
+    return { video: { ...base, ...empty, problem: `cannot fetch ${source.archived ?? source.url}: ${(error as Error).message}` }, file: null };
+  }
+  const bytes = fs.statSync(file).size;
+  try {
+    const probed = await probe(file);
+    const stream = probed.streams.find((s) => s.codecType === 'video');
+    if (!stream) return { video: { ...base, ...empty, bytes, problem: 'the file has no video stream' }, file };
+    const at = posterSecond(probed.duration);
+    const posterFile = path.join(options.workDir, `${name}.poster.jpg`);
+    await runFfmpeg(['-ss', at.toFixed(3), '-i', file, '-frames:v', '1', '-vf', `scale='min(${POSTER_WIDTH},iw)':-2`, '-q:v', '4', posterFile]);
+    const poster = `data:image/jpeg;base64,${fs.readFileSync(posterFile).toString('base64')}`;
+    return {
+      video: { ...base, bytes, durationSeconds: probed.duration, width: probed.width, height: probed.height, videoCodec: stream.codecName, poster, posterAtSeconds: at },
+      file,
+    };
+  } catch (error) {
+    return { video: { ...base, ...empty, bytes, problem: `ffprobe/ffmpeg cannot read it: ${(error as Error).message}` }, file };
+  }
+}
+
+/** A frame a little into the clip (the first one is often black), never past its middle. */
+export function posterSecond(durationSeconds: number): number {
+  if (!(durationSeconds > 0)) return 0;
+  return Math.min(1, durationSeconds / 2);
+}
+
+async function fetchTo(source: VideoSource, file: string, options: FetchOptions): Promise<void> {
+  const from = source.archived ?? source.url;
+  if (!/^https?:/i.test(from)) {
+    // An archived copy in a filesystem media store: a local path or file: URL.
+    fs.copyFileSync(from.startsWith('file:') ? new URL(from) : from, file);
+    return;
+  }
+  const own = options.serviceOrigin !== null && new URL(from).origin === options.serviceOrigin;
+  try {
+    await safeDownload(from, file, { allowPrivate: own, maxBytes: MAX_VIDEO_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS });
+  } catch (error) {
+    if (error instanceof SafeFetchError) throw new Error(`${error.code}: ${error.message}`);
+    throw error;
+  }
+}
+
+function extensionOf(source: VideoSource): string {
+  const fromName = path.extname(source.fileName).toLowerCase();
+  if (/^\.[a-z0-9]{2,5}$/.test(fromName)) return fromName;
+  if (source.contentType.includes('webm')) return '.webm';
+  if (source.contentType.includes('quicktime')) return '.mov';
+  return '.mp4';
+}
+
+/** How the players get their media: inside the page, or as files beside it. */
+export type MediaPlacement = { mode: 'embed' } | { mode: 'beside'; dir: string; relativeTo: string };
+
+/** Turns a fetched video into the report's video: its `src` a data URI or a copied file's relative path. */
+export function placeVideo(fetched: FetchedVideo, placement: MediaPlacement): ReportVideo {
+  if (!fetched.file || fetched.video.problem) return { ...fetched.video, src: '' };
+  if (placement.mode === 'embed') {
+    const type = fetched.video.contentType.startsWith('video/') ? fetched.video.contentType : 'video/mp4';
+    return { ...fetched.video, src: `data:${type};base64,${fs.readFileSync(fetched.file).toString('base64')}` };
+  }
+  fs.mkdirSync(placement.dir, { recursive: true });
+  const target = path.join(placement.dir, path.basename(fetched.file));
+  fs.copyFileSync(fetched.file, target);
+  const relative = path.relative(placement.relativeTo, target).split(path.sep).map(encodeURIComponent).join('/');
+  return { ...fetched.video, src: relative };
+}

@@ -1,0 +1,100 @@
+/**
+ * What a report shows, as plain data: built by collect.ts from Temporal and the output files,
+ * turned into HTML by render.ts. Kept apart so the page can be tested without a server.
+ */
+
+/** One output video: where it came from and what ffprobe says about the copy in the report. */
+export interface ReportVideo {
+  /** The service's URL of the output. */
+  url: string;
+  /** The archived copy's reference when the pipeline archived the output (the one shown). */
+  archivedFrom?: string;
+  fileName: string;
+  contentType: string;
+  bytes: number;
+  durationSeconds: number;
+  width: number | null;
+  height: number | null;
+  videoCodec: string | null;
+  /** `src` of the `<video>`: a data URI (embedded) or a path relative to the page. */
+  src: string;
+  /** Poster frame (JPEG data URI) and the second it was taken at. */
+  poster: string | null;
+  posterAtSeconds: number | null;
+  /** Set when the file could not be fetched or read; the player is then left out. */
+  problem?: string;
+}
+
+/** Time a step spent in each phase, seconds; null when the pipeline did not record it. */
+export interface StepTimings {
+  /** Submitted → rendering began at the service (service time minus rendering). */
+  queuedSeconds: number | null;
+  /** The service's `timings.inference_seconds`. */
+  renderingSeconds: number | null;
+  /** Previous step's outcome known (or the pipeline's start) → this step's submit acknowledged. */
+  handoffSeconds: number | null;
+}
+
+export interface ReportCredits {
+  quoted: number;
+  charged: number;
+  refunded: number;
+  net: number;
+}
+
+export interface ReportStep {
+  id: string;
+  model: string;
+  status: string;
+  requestIds: string[];
+  attempts: number;
+  credits: ReportCredits;
+  timings: StepTimings;
+  error?: string;
+  videos: ReportVideo[];
+}
+
+export interface PipelineReport {
+  kind: 'pipeline';
+  name: string;
+  workflowId: string;
+  status: string;
+  budgetCredits: number | null;
+  ledger: ReportCredits;
+  startedAt: string | null;
+  closedAt: string | null;
+  error?: string;
+  steps: ReportStep[];
+  /** Link to the workflow in the Temporal UI, when its address is known. */
+  temporalUiUrl?: string;
+  generatedAt: string;
+}
+
+/** One pipeline of a batch, as a gallery card: its last step's output. */
+export interface BatchReportItem {
+  name: string;
+  workflowId: string;
+  status: string;
+  ledger: ReportCredits | null;
+  error?: string;
+  steps: Array<{ id: string; status: string; requestIds: string[] }>;
+  finalVideo: ReportVideo | null;
+  temporalUiUrl?: string;
+}
+
+export interface BatchReport {
+  kind: 'batch';
+  name: string;
+  workflowId: string;
+  status: string;
+  totals: {
+    items: number;
+    byState: Record<string, number>;
+    credits: ReportCredits;
+    videoSeconds: number;
+  };
+  items: BatchReportItem[];
+  generatedAt: string;
+}
+
+export type Report = PipelineReport | BatchReport;
