@@ -3,9 +3,11 @@ import type { CancelResponse, GenerationRequest, JobResult, ModelId, ModelInputs
 import { ServiceProblemError } from '../client/errors';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
+import { createInputResolver, createMediaActivities, type MediaActivities, type MediaDeps } from './media';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { FAILURE_TYPES, toApplicationFailure, type ServiceFailureDetails } from './errors';
+export { MEDIA_FAILURE_TYPES, type ArchiveRequest, type MediaDeps } from './media';
 
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {
@@ -18,6 +20,8 @@ export interface ActivityDeps {
   heartbeatEveryMs?: number;
   /** Where service calls, polls, submissions and charged credits are counted. Default: the process registry. */
   metrics?: WorkerMetrics;
+  /** The media store: references in inputs are resolved at the call, outputs archived. */
+  media?: MediaDeps;
 }
 
 /** A quote as the workflows use it. */
@@ -27,7 +31,7 @@ export interface JobQuote {
 }
 
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
-export interface ReelflowActivities {
+export interface ReelflowActivities extends MediaActivities {
   quoteJob(model: ModelId, input: Record<string, unknown>): Promise<JobQuote>;
   /** Submits with an Idempotency-Key; a retry (after a crash) with the same key returns the same job. */
   submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest>;
@@ -52,6 +56,8 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const { client } = deps;
   const every = deps.heartbeatEveryMs ?? 5_000;
   const metrics = deps.metrics ?? workerMetrics();
+  // Media references become URLs or data URIs here, at the call: never in workflow history.
+  const sendable = createInputResolver(deps.media);
 
   /** Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. */
   async function wrap<T>(kind: CallKind | 'subscribe', call: () => Promise<T>): Promise<T> {
@@ -81,12 +87,15 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   }
 
   return {
+    ...createMediaActivities(deps.media),
     async quoteJob(model, input) {
-      const quote = await wrap('quote', () => client.quote(model, input as ModelInputs[typeof model]));
+      const sent = await sendable(input);
+      const quote = await wrap('quote', () => client.quote(model, sent as ModelInputs[typeof model]));
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };
     },
     async submitJob(model, input, idempotencyKey) {
-      const request = await wrap('submit', () => client.submit(model, input as ModelInputs[typeof model], { idempotencyKey }));
+      const sent = await sendable(input);
+      const request = await wrap('submit', () => client.submit(model, sent as ModelInputs[typeof model], { idempotencyKey }));
       metrics.submitted.inc({ model });
       logInActivity('job submitted', { requestId: request.request_id, model });
       return request;

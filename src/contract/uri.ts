@@ -14,6 +14,11 @@ export interface UriRules {
    * though they are not https: the service accepts its own output URLs as inputs.
    */
   allowedOrigins?: readonly string[];
+  /**
+   * Accept plain `http://` URLs too: a local service started with `--allow-private-webhooks` fetches
+   * them (e.g. signed URLs of a MinIO media store on loopback), so its validation accepts them.
+   */
+  allowPlainHttp?: boolean;
 }
 
 /** Describes why a string is not an acceptable URI input, or returns null when it is. */
@@ -28,7 +33,7 @@ export function uriProblem(value: string, rules: UriRules = {}): string | null {
   } catch {
     return 'must be an https URL or a base64 data URI';
   }
-  if (url.protocol !== 'https:') return 'must use https (or be a base64 data URI)';
+  if (url.protocol !== 'https:' && !(rules.allowPlainHttp && url.protocol === 'http:')) return 'must use https (or be a base64 data URI)';
   if (url.username || url.password) return 'must not carry credentials';
   if (!url.hostname) return 'must name a host';
   return null;

@@ -3,16 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OutputVideo } from '../contract';
 import { MEDIA_LIMITS } from '../contract/limits';
-import { safeDownload, SafeFetchError } from '../service/media/address-rules';
-import type { MediaRef } from './reference';
+import { safeDownload, SafeFetchError } from '../net';
+import type { ArchivedOutput } from './reference';
 import { putMediaFile, type MediaStore } from './store';
 
-/** One output of a step as archived: the service's URL and the store's copy. */
-export interface ArchivedOutput extends MediaRef {
-  /** The service URL the copy was made from (preferred by later steps while it is served). */
-  url: string;
-  file_name: string;
-}
+export type { ArchivedOutput } from './reference';
 
 /** An output that could not be archived; `retryable` when trying again may help (network, 5xx). */
 export class ArchiveError extends Error {

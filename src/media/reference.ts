@@ -17,6 +17,13 @@ export interface MediaRef {
   url?: string;
 }
 
+/** One output of a step as archived: the service's URL and the store's copy. */
+export interface ArchivedOutput extends MediaRef {
+  /** The service URL the copy was made from (preferred by later steps while it is served). */
+  url: string;
+  file_name: string;
+}
+
 const SHA256_ADDRESS = /^sha256:([0-9a-f]{64})$/;
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;
 

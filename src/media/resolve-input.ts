@@ -1,5 +1,5 @@
 import { MEDIA_LIMITS } from '../contract/limits';
-import { safeFetch, SafeFetchError } from '../service/media/address-rules';
+import { safeFetch, SafeFetchError } from '../net';
 import { digestOf, mapMediaRefs, type MediaRef } from './reference';
 import { MediaStoreError, type MediaStore } from './store';
 

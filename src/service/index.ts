@@ -97,7 +97,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   void address;
 
   const log = app.log;
-  const runner = createFfmpegModelRunner({ allowPrivate: config.allowPrivateWebhooks, ownOrigin: url, ownFilesDir: filesDir });
+  // The input access log (<dataDir>/input-access.log, JSON lines): which input URLs were fetched, signed or not.
+  const inputLog = path.join(dataDir, 'input-access.log');
+  const runner = createFfmpegModelRunner({
+    allowPrivate: config.allowPrivateWebhooks,
+    ownOrigin: url,
+    ownFilesDir: filesDir,
+    onInputFetch: (entry) => fs.appendFileSync(inputLog, `${JSON.stringify(entry)}\n`),
+  });
   const dispatcher = new WebhookDispatcher({
     store,
     faults: () => faults,

@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { threeStepPipeline } from '../pipeline/examples';
 import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
+import type { MediaRef } from '../media/reference';
+import { putMediaFile, type MediaStore } from '../media/store';
+import { mediaFromEnv } from '../workers/worker';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
 import { ensureReferenceInputs } from './reference-inputs';
@@ -27,10 +29,12 @@ export function demoOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DemoOp
 
 const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.m4a': 'audio/mp4', '.wav': 'audio/wav' };
 
-/** A local file as a base64 data URI (the service accepts inputs inline; nothing is uploaded anywhere). */
-export function fileDataUri(file: string): string {
-  const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
-  return `data:${type};base64,${readFileSync(file).toString('base64')}`;
+/**
+ * A local file as a media-store reference (what `reelflow run` does with local paths): workflows
+ * carry the reference, the activities hand the service a data URI or a signed URL at the call.
+ */
+export async function storedInput(store: MediaStore, file: string, pipeline: string): Promise<MediaRef> {
+  return putMediaFile(store, file, MIME[extname(file).toLowerCase()] ?? 'application/octet-stream', pipeline);
 }
 
 /** Temporal UI page of a workflow. */
@@ -127,9 +131,15 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const inputs = await ensureReferenceInputs(stack.paths.inputs, 6);
     out(`inputs: ${inputs.imagePaths.length} reference images and a voice track in ${stack.paths.inputs}`);
     const name = uniqueName();
+    // The stack's media store (the one its worker reads): REELFLOW_MEDIA_STORE, else <state dir>/media.
+    const media = mediaFromEnv(stack.serviceUrl, { ...process.env, REELFLOW_STATE_DIR: stack.paths.root });
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
     const spec = threeStepPipeline(
-      { imageUrls: inputs.imagePaths.map(fileDataUri), audioUrl: fileDataUri(inputs.voicePath), duration: '5' },
+      {
+        imageUrls: await Promise.all(inputs.imagePaths.map((file) => storedInput(media.store, file, name))),
+        audioUrl: await storedInput(media.store, inputs.voicePath, name),
+        duration: '5',
+      },
       name,
       uriRules,
     );

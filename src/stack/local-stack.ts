@@ -10,7 +10,7 @@ import { startBridgeServer, type RunningBridge } from '../bridge/server';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService } from '../service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
-import { createReelflowWorker } from '../workers/worker';
+import { createReelflowWorker, mediaFromEnv } from '../workers/worker';
 import {
   clearRunning,
   ensureApiKey,
@@ -221,7 +221,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const client = new Client({ connection, namespace });
     const serviceClient = createServiceClient({ baseUrl: service.url, apiKey });
     cleanups.push(() => serviceClient.close());
-    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient });
+    // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
+    const media = mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: paths.root });
+    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient, media });
     const workerDone = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

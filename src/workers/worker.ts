@@ -1,7 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
-import { createActivities } from '../activities';
+import { createActivities, type MediaDeps } from '../activities';
+import { loadMediaSettings } from '../config/media';
+import { openMediaStore } from '../media/store';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
@@ -23,6 +25,13 @@ export interface ReelflowWorkerOptions {
   onCall?: (kind: CallKind) => void;
   /** Extra worker options (concurrency limits, shutdown grace, ...). */
   worker?: Partial<WorkerOptions>;
+  /** The media store; default: the one the environment configures (REELFLOW_MEDIA_STORE). */
+  media?: MediaDeps;
+}
+
+/** The media store the environment configures, for a worker talking to `serviceUrl`. */
+export function mediaFromEnv(serviceUrl?: string, env: NodeJS.ProcessEnv = process.env): MediaDeps {
+  return { ...openMediaStore(loadMediaSettings(env)), ...(serviceUrl ? { serviceOrigin: serviceUrl } : {}) };
 }
 
 /** Creates the worker that runs every reelflow workflow and activity on `taskQueue`. */
@@ -31,6 +40,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     client: options.service,
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
     ...(options.onCall ? { onCall: options.onCall } : {}),
+    media: options.media ?? mediaFromEnv(),
   });
   return Worker.create({
     connection: options.connection,
@@ -116,6 +126,7 @@ export async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     namespace: settings.namespace,
     service,
+    media: mediaFromEnv(serviceSettings.url),
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
   });

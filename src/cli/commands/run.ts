@@ -5,6 +5,7 @@ import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import { cliEnv, cliMediaStore, exitFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followPipeline } from '../follow';
+import { redactDataUris } from '../../media/reference';
 import { printJson, say } from '../output';
 import { loadSpecFile } from '../spec-files';
 
@@ -47,7 +48,7 @@ export function registerRunCommand(program: Command): void {
         say(`started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`, options.json);
         const summary = await followPipeline(handle, { quiet: options.json, startedAt });
         if (!summary) throw new CliError(`${workflowId} ended without a summary`, EXIT.failed);
-        if (options.json) printJson({ workflowId, ...summary });
+        if (options.json) printJson({ workflowId, ...redactDataUris(summary) });
         else {
           const final = summary.steps.at(-1)?.output?.videos[0]?.url;
           if (final) say(`output: ${final}`);

@@ -114,7 +114,7 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
     },
     async addReferrer(sha256, pipeline) {
       assertDigest(sha256);
-      await call('PUT', () => client.send(new PutObjectCommand({ Bucket, Key: `${referrerPrefix(sha256)}${referrerKey(pipeline)}`, Body: '' })));
+      await call('PUT', () => client.send(new PutObjectCommand({ Bucket, Key: `${referrerPrefix(sha256)}${referrerKey(pipeline)}`, Body: new Uint8Array(0), ContentLength: 0 })));
     },
     async referrers(sha256) {
       assertDigest(sha256);
