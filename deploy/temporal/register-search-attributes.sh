@@ -23,3 +23,6 @@ register ReelflowStatus Keyword
 register ReelflowCurrentStep Keyword
 register ReelflowCreditsSpent Int
 register ReelflowRequestIds KeywordList
+register ReelflowPipeline Keyword
+register ReelflowModels KeywordList
+register ReelflowOverBudget Bool

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ServiceClientError, ServiceProblemError, AmbiguousSubmissionError } from '../client/errors';
+import { ServiceClientError, ServiceProblemError, AmbiguousSubmissionError, SubmitAnswerInvalidError } from '../client/errors';
 
 /**
  * ApplicationFailure types the workflows branch on. A problem document keeps its stable code in
@@ -7,6 +7,8 @@ import { ServiceClientError, ServiceProblemError, AmbiguousSubmissionError } fro
  */
 export const FAILURE_TYPES = {
   ambiguousSubmission: 'AmbiguousSubmission',
+  /** A 2xx submit answer that breaks the contract: the job exists; details say what could be read of it. */
+  submitAnswerInvalid: 'SubmitAnswerInvalid',
   unreachable: 'ServiceUnreachable',
   timeout: 'ServiceTimeout',
   unexpectedResponse: 'UnexpectedResponse',
@@ -21,6 +23,12 @@ export interface ServiceFailureDetails {
   fieldErrors?: { path: string; message: string }[];
   jobStatus?: string;
   idempotencyKey?: string;
+  /** SubmitAnswerInvalid: what could be read of the accepted job, and the body as received. */
+  requestId?: string;
+  cancelUrl?: string;
+  bodyExcerpt?: string;
+  /** AmbiguousSubmission: submit attempts made by the failed activity attempt. */
+  attempts?: number;
 }
 
 /**
@@ -48,7 +56,16 @@ export function toApplicationFailure(error: unknown): unknown {
   }
   const details: ServiceFailureDetails = {
     type: error.type,
-    ...(error instanceof AmbiguousSubmissionError && error.idempotencyKey ? { idempotencyKey: error.idempotencyKey } : {}),
+    ...(error instanceof AmbiguousSubmissionError ? { attempts: error.attempts, ...(error.idempotencyKey ? { idempotencyKey: error.idempotencyKey } : {}) } : {}),
+    ...(error instanceof SubmitAnswerInvalidError
+      ? {
+          fieldErrors: error.fieldErrors,
+          bodyExcerpt: error.bodyExcerpt,
+          ...(error.idempotencyKey ? { idempotencyKey: error.idempotencyKey } : {}),
+          ...(error.requestId ? { requestId: error.requestId } : {}),
+          ...(error.cancelUrl ? { cancelUrl: error.cancelUrl } : {}),
+        }
+      : {}),
   };
   return ApplicationFailure.create({ type: error.type, message: error.message, nonRetryable: !error.retryable, details: [details] });
 }

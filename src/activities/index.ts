@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { CancelResponse, GenerationRequest, JobResult, ModelId, ModelInputs, StatusResponse } from '../contract';
 import { ServiceProblemError } from '../client/errors';
+import { guardedSubmit } from './submit-guard';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { createInputResolver, createMediaActivities, type MediaActivities, type MediaDeps } from './media';
@@ -95,7 +96,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     },
     async submitJob(model, input, idempotencyKey) {
       const sent = await sendable(input);
-      const request = await wrap('submit', () => client.submit(model, sent as ModelInputs[typeof model], { idempotencyKey }));
+      const request = await wrap('submit', () => guardedSubmit(client, model, sent as ModelInputs[typeof model], idempotencyKey));
       metrics.submitted.inc({ model });
       logInActivity('job submitted', { requestId: request.request_id, model });
       return request;

@@ -8,7 +8,7 @@ import { CliError, EXIT } from './exit';
 export function cliServiceClient(settings: ServiceSettings): ServiceClient & { close(): Promise<void> } {
   // One quick retry: a person is waiting, and a down service should say so promptly.
   const retry = { maxAttempts: 2, initialDelayMs: 200, maxDelayMs: 500 };
-  return createServiceClient({ baseUrl: settings.url, apiKey: settings.apiKey, timeoutMs: 60_000, retry, submitRetry: retry });
+  return createServiceClient({ baseUrl: settings.url, apiKey: settings.apiKey, timeoutMs: 60_000, retry, submitRetry: retry, idempotency: settings.idempotency });
 }
 
 /** Turns a client error into a message a person can act on, with the CLI's exit code. */

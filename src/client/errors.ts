@@ -51,15 +51,47 @@ export class ServiceTimeoutError extends ServiceClientError {
 }
 
 /**
- * A submit may have been accepted (and billed) but no answer came back: the connection dropped
- * or timed out after the request was sent. Never retried blindly.
+ * A submit may have been accepted (and billed) but no answer came back: the connection dropped or
+ * timed out after the request was sent, a 5xx did not say the job was refused, or an earlier attempt
+ * died with its worker. Under `REELFLOW_SERVICE_IDEMPOTENCY=honoured` the client has already
+ * retried it with the same key as far as its rule allows; `retryable` then says a later attempt with
+ * the same key is still safe. Under `unknown` it is never retried: an operator decides.
  */
 export class AmbiguousSubmissionError extends ServiceClientError {
   readonly type = 'AmbiguousSubmission';
-  readonly retryable = false;
-  constructor(message: string, readonly idempotencyKey: string | undefined) {
+  constructor(
+    message: string,
+    readonly idempotencyKey: string | undefined,
+    /** True only where the service honours the key (a repeat returns the same job). */
+    readonly retryable: boolean = false,
+    /** Submit attempts made by this call. */
+    readonly attempts: number = 1,
+  ) {
     super(message);
     this.name = 'AmbiguousSubmissionError';
+  }
+}
+
+/**
+ * A submit answered 2xx with a body that breaks the contract: the job was accepted and is billed,
+ * so whatever can be read of it (request id, cancel URL) is kept for cancelling or recording it.
+ */
+export class SubmitAnswerInvalidError extends ServiceClientError {
+  readonly type = 'SubmitAnswerInvalid';
+  readonly retryable = false;
+  constructor(
+    message: string,
+    readonly fieldErrors: FieldError[],
+    readonly idempotencyKey: string | undefined,
+    /** `request_id` of the answer when it is a non-empty string. */
+    readonly requestId: string | undefined,
+    /** `cancel_url` of the answer when it is a string. */
+    readonly cancelUrl: string | undefined,
+    /** The start of the body as received (at most 2,000 characters), for the record. */
+    readonly bodyExcerpt: string,
+  ) {
+    super(message);
+    this.name = 'SubmitAnswerInvalidError';
   }
 }
 

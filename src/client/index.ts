@@ -2,3 +2,4 @@ export * from './errors';
 export * from './types';
 export { createServiceClient } from './service-client';
 export { backoffDelayMs, parseRetryAfterMs, DEFAULT_RETRY, DEFAULT_SUBMIT_RETRY } from './retry';
+export * from './submit-policy';

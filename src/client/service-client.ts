@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
+  accountLedgerSchema,
+  keyLookupSchema,
   cancelResponseSchema,
   generationRequestSchema,
   problemSchema,
@@ -18,8 +20,10 @@ import {
   ServiceProblemError,
   ServiceTimeoutError,
   ServiceUnreachableError,
+  SubmitAnswerInvalidError,
   UnexpectedResponseError,
 } from './errors';
+import { EXHAUSTED_RETRY_ACTION, submitAction, type IdempotencySetting, type SubmitFailureKind } from './submit-policy';
 import { DEFAULT_RETRY, DEFAULT_SUBMIT_RETRY, MAX_RETRY_AFTER_MS, backoffDelayMs, parseRetryAfterMs, resolveRule } from './retry';
 import type { CallKind, RetryRule, ServiceClient, ServiceClientOptions } from './types';
 
@@ -32,18 +36,21 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 interface CallSpec<T> {
-  kind: CallKind;
+  /** Account reads (ledger, key lookup) are not counted by `onRequest`. */
+  kind: CallKind | 'ledger' | 'lookup';
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   url: string;
   body?: unknown;
   headers?: Record<string, string>;
   schema: z.ZodType<T>;
+  /** Aborts the call and any backoff before the next attempt (activity cancellation, its deadline). */
+  signal?: AbortSignal;
 }
 
 /**
  * Creates the typed HTTP client of the service (undici).
  * Idempotent calls are retried with exponential backoff and jitter honouring Retry-After;
- * a submit is retried only where the request provably was not accepted.
+ * a submit follows SUBMIT_POLICY (src/client/submit-policy.ts) for the `idempotency` setting.
  */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient & { close(): Promise<void> } {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -51,6 +58,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const authorization = `${options.authScheme ?? 'Key'} ${options.apiKey}`;
   const retryRule = resolveRule(DEFAULT_RETRY, options.retry);
   const submitRule = resolveRule(DEFAULT_SUBMIT_RETRY, options.submitRetry);
+  const idempotency: IdempotencySetting = options.idempotency ?? 'unknown';
   const dispatcher = new Agent({
     connect: { timeout: Math.min(timeoutMs, 10_000) },
     headersTimeout: timeoutMs,
@@ -58,7 +66,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   });
 
   async function once<T>(spec: CallSpec<T>): Promise<T> {
-    options.onRequest?.(spec.kind);
+    if (spec.kind !== 'ledger' && spec.kind !== 'lookup') options.onRequest?.(spec.kind);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(spec.url, {
@@ -71,7 +79,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           ...spec.headers,
         },
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: spec.signal ? AbortSignal.any([spec.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       throw classifyTransportError(error, spec);
@@ -85,7 +93,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       throw classifyTransportError(error, spec);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) {
-      return parseBody(text, spec.schema, spec);
+      return spec.kind === 'submit' ? parseSubmitAnswer(text, spec) : parseBody(text, spec.schema, spec);
     }
     throw toProblemError(response.statusCode, response.headers, text);
   }
@@ -103,11 +111,53 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
   }
 
+  /**
+   * A submit under the policy: retried (same key) only where SUBMIT_POLICY says so, within the submit
+   * rule; a failure that may have created a job and is not retried (any more) is an
+   * AmbiguousSubmissionError naming the key. An abort (cancellation, deadline) stops it at once.
+   */
+  async function submitWithPolicy<T>(spec: CallSpec<T>): Promise<T> {
+    const key = spec.headers?.['idempotency-key'];
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        spec.signal?.throwIfAborted();
+        return await once(spec);
+      } catch (error) {
+        if (!(error instanceof ServiceClientError)) throw error;
+        const kind = submitFailureKind(error);
+        const action = submitAction(kind, idempotency);
+        const retryAfterMs = error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
+        const exhausted = attempt >= submitRule.maxAttempts || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) || spec.signal?.aborted === true;
+        const next = action === 'retry' && exhausted ? EXHAUSTED_RETRY_ACTION[kind] : action;
+        if (next === 'ambiguous') throw ambiguous(error, key, attempt);
+        if (next === 'final') throw error;
+        try {
+          await sleep(backoffDelayMs(submitRule, attempt, retryAfterMs), undefined, spec.signal ? { signal: spec.signal } : undefined);
+        } catch {
+          // Aborted while backing off: the last failure stands, ambiguous if it may have sent.
+          if (kind === 'maybe-sent') throw ambiguous(error, key, attempt);
+          throw error;
+        }
+      }
+    }
+  }
+
+  function ambiguous(error: ServiceClientError, key: string | undefined, attempts: number): AmbiguousSubmissionError {
+    const retried = attempts > 1 ? ` after ${attempts} attempts with the same key` : '';
+    return new AmbiguousSubmissionError(
+      `submit may have created a job but gave no usable answer${retried} (${error.message}); the job may exist and be billed` + idempotencyHint(key),
+      key,
+      idempotency === 'honoured',
+      attempts,
+    );
+  }
+
   const idempotent = <T>(spec: CallSpec<T>) => withRetries(spec, retryRule, (error) => error.retryable);
   const requestUrl = (requestId: string, suffix = '') => `${baseUrl}/v1/queue/requests/${encodeURIComponent(requestId)}${suffix}`;
 
   return {
-    submit<M extends ModelId>(model: M, input: ModelInputs[M], submitOptions: { idempotencyKey?: string } = {}) {
+    idempotency,
+    submit<M extends ModelId>(model: M, input: ModelInputs[M], submitOptions: { idempotencyKey?: string; signal?: AbortSignal } = {}) {
       const spec: CallSpec<z.infer<typeof generationRequestSchema>> = {
         kind: 'submit',
         method: 'POST',
@@ -115,8 +165,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         body: input,
         headers: submitOptions.idempotencyKey ? { 'idempotency-key': submitOptions.idempotencyKey } : {},
         schema: generationRequestSchema,
+        ...(submitOptions.signal ? { signal: submitOptions.signal } : {}),
       };
-      return withRetries(spec, submitRule, provablyNotAccepted);
+      return submitWithPolicy(spec);
     },
     status(requestId, statusOptions = {}) {
       return idempotent({ kind: 'status', method: 'GET', url: statusOptions.statusUrl ?? requestUrl(requestId, '/status'), schema: statusResponseSchema });
@@ -136,6 +187,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     quote<M extends ModelId>(model: M, input: ModelInputs[M]) {
       return idempotent({ kind: 'quote', method: 'POST', url: `${baseUrl}/v1/pricing/quote`, body: { model, input }, schema: quoteResponseSchema });
     },
+    ledger() {
+      return idempotent({ kind: 'ledger', method: 'GET', url: `${baseUrl}/v1/account/ledger`, schema: accountLedgerSchema });
+    },
+    async lookupKey(idempotencyKey) {
+      try {
+        return await idempotent({ kind: 'lookup', method: 'GET', url: `${baseUrl}/v1/queue/requests?idempotency_key=${encodeURIComponent(idempotencyKey)}`, schema: keyLookupSchema });
+      } catch (error) {
+        // A service without the local extension: nothing to look up by key.
+        if (error instanceof ServiceProblemError && (error.status === 404 || error.status === 405)) return null;
+        throw error;
+      }
+    },
     close: () => dispatcher.close(),
   };
 }
@@ -146,11 +209,18 @@ function idempotencyHint(key: string | undefined): string {
     : '; check the account for a job created at this time before submitting again';
 }
 
-/** A submit is retried only when the service cannot have accepted it. */
-function provablyNotAccepted(error: ServiceClientError): boolean {
-  if (error instanceof ServiceUnreachableError) return true;
-  if (error instanceof ServiceProblemError) return error.status === 429 || NOT_ACCEPTED_PROBLEM_CODES.has(error.code);
-  return false;
+/** Where a failed submit stands (SubmitFailureKind): the rows of SUBMIT_POLICY. */
+export function submitFailureKind(error: ServiceClientError): SubmitFailureKind {
+  if (error instanceof ServiceUnreachableError) return 'not-sent';
+  if (error instanceof SubmitAnswerInvalidError) return 'bad-answer';
+  if (error instanceof ServiceProblemError) {
+    if (error.status === 429 || NOT_ACCEPTED_PROBLEM_CODES.has(error.code)) return 'refused';
+    // A 5xx or 408 that does not say the job was refused may come after the job was created.
+    if (error.status >= 500 || error.status === 408) return 'maybe-sent';
+    return 'rejected';
+  }
+  // Lost or late answers (ServiceTimeoutError) and anything else after sending.
+  return 'maybe-sent';
 }
 
 function classifyTransportError(error: unknown, spec: CallSpec<unknown>): ServiceClientError {
@@ -161,11 +231,8 @@ function classifyTransportError(error: unknown, spec: CallSpec<unknown>): Servic
     return new ServiceUnreachableError(`cannot reach the service at ${target.origin} (${code}); is it running, and is the base URL right?`, code);
   }
   if (spec.kind === 'submit') {
-    return new AmbiguousSubmissionError(
-      `submit (${where}) was sent but no answer came back (${code ?? describe(error)}); the job may exist and be billed` +
-        idempotencyHint(spec.headers?.['idempotency-key']),
-      spec.headers?.['idempotency-key'],
-    );
+    // Sent, no answer: SUBMIT_POLICY decides between a same-key retry and ambiguity.
+    return new ServiceTimeoutError(`submit (${where}) was sent but no answer came back (${code ?? describe(error)})`);
   }
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || isAbort(error)) {
     return new ServiceTimeoutError(`${where} timed out`);
@@ -205,6 +272,36 @@ async function readLimited(body: Dispatcher.ResponseData['body']): Promise<strin
     chunks.push(buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The submit's 2xx answer: a body that breaks the contract still means an accepted, billed job, so
+ * what can be read of it is kept (SubmitAnswerInvalidError) instead of dropped.
+ */
+function parseSubmitAnswer<T>(text: string, spec: CallSpec<T>): T {
+  try {
+    return parseBody(text, spec.schema, spec);
+  } catch (error) {
+    if (!(error instanceof UnexpectedResponseError)) throw error;
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const record = json && typeof json === 'object' ? (json as Record<string, unknown>) : {};
+    const requestId = typeof record.request_id === 'string' && record.request_id.length > 0 ? record.request_id : undefined;
+    const cancelUrl = typeof record.cancel_url === 'string' ? record.cancel_url : undefined;
+    const key = spec.headers?.['idempotency-key'];
+    throw new SubmitAnswerInvalidError(
+      `${error.message}; the service accepted the submit${requestId ? ` as request ${requestId}` : ' without a readable request id'}${key ? ` (Idempotency-Key ${key})` : ''}`,
+      error.fieldErrors,
+      key,
+      requestId,
+      cancelUrl,
+      text.slice(0, 2000),
+    );
+  }
 }
 
 function parseBody<T>(text: string, schema: z.ZodType<T>, spec: CallSpec<T>): T {

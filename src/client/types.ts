@@ -1,5 +1,7 @@
 import type {
+  AccountLedger,
   CancelResponse,
+  KeyLookup,
   GenerationRequest,
   JobResult,
   ModelId,
@@ -7,6 +9,7 @@ import type {
   QuoteResponse,
   StatusResponse,
 } from '../contract';
+import type { IdempotencySetting } from './submit-policy';
 
 /** When and how often a call is retried; data, not code, so each call kind states its own rule. */
 export interface RetryRule {
@@ -30,8 +33,13 @@ export interface ServiceClientOptions {
   cancelMethod?: 'POST' | 'PUT' | 'DELETE';
   /** Retry rule for idempotent calls (status, result, cancel, quote). */
   retry?: Partial<RetryRule>;
-  /** Retry rule for submit: used only where the request provably was not accepted. */
+  /** Retry rule for submit: bounds every retry SUBMIT_POLICY allows (src/client/submit-policy.ts). */
   submitRetry?: Partial<RetryRule>;
+  /**
+   * Whether the service honours `Idempotency-Key` (REELFLOW_SERVICE_IDEMPOTENCY). `honoured`: a submit
+   * that may have been sent is retried with the same key; `unknown` (default): it is ambiguous.
+   */
+  idempotency?: IdempotencySetting;
   /** Counts every HTTP call by kind; benchmarks and tests read it. */
   onRequest?: (kind: CallKind) => void;
 }
@@ -40,14 +48,26 @@ export type CallKind = 'submit' | 'status' | 'result' | 'cancel' | 'quote';
 
 /** Typed HTTP client of the service. Errors are `ServiceClientError` subclasses (see errors.ts). */
 export interface ServiceClient {
-  /** Queues a job. `idempotencyKey` is sent as `Idempotency-Key`. */
-  submit<M extends ModelId>(model: M, input: ModelInputs[M], options?: { idempotencyKey?: string }): Promise<GenerationRequest>;
+  /** The submit policy's setting this client was made with (absent: `unknown`). */
+  readonly idempotency?: IdempotencySetting;
+  /**
+   * Queues a job. `idempotencyKey` is sent as `Idempotency-Key`; `signal` stops the call and its
+   * retries (an activity passes its cancellation and deadline).
+   */
+  submit<M extends ModelId>(model: M, input: ModelInputs[M], options?: { idempotencyKey?: string; signal?: AbortSignal }): Promise<GenerationRequest>;
   /** Reads a job's state; pass `statusUrl` from the submit answer to follow it as given. */
   status(requestId: string, options?: { statusUrl?: string }): Promise<StatusResponse>;
   /** Reads a COMPLETED job's result. */
   result(requestId: string, options?: { responseUrl?: string }): Promise<JobResult>;
   /** Asks the service to cancel; follows `cancelUrl` when given. */
   cancel(requestId: string, options?: { cancelUrl?: string }): Promise<CancelResponse>;
+  /** The account's credit movements (`GET /v1/account/ledger`), for finding orphaned jobs. */
+  ledger(): Promise<AccountLedger>;
+  /**
+   * Jobs an Idempotency-Key created (`GET /v1/queue/requests?idempotency_key=`, a local-service
+   * extension); null when the service has no such route (404/405).
+   */
+  lookupKey(idempotencyKey: string): Promise<KeyLookup | null>;
   /** Exact credit cost of a submission, priced by the service. */
   quote<M extends ModelId>(model: M, input: ModelInputs[M]): Promise<QuoteResponse>;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serviceUrlSchema, webhookSecretsSchema } from './schemas';
+import { serviceIdempotencySchema, serviceUrlSchema, webhookSecretsSchema, type ServiceIdempotency } from './schemas';
 import { loadTemporalSettings, TemporalConfigError, type TemporalSettings } from './temporal';
 import { loadMediaSettings, MEDIA_ENV_VARIABLES, MediaConfigError, type MediaStoreSettings } from './media';
 
@@ -35,6 +35,11 @@ export interface ServiceSettings {
   url: string;
   /** Never logged. */
   apiKey: string;
+  /**
+   * Whether the service honours `Idempotency-Key` (REELFLOW_SERVICE_IDEMPOTENCY; default `unknown`,
+   * the setting that never pays twice). See docs/submit-policy.md.
+   */
+  idempotency: ServiceIdempotency;
 }
 
 /** Everything reelflow reads from the environment; parts a program did not ask for are absent. */
@@ -62,6 +67,7 @@ export const ENV_VARIABLES = {
   REELFLOW_TASK_QUEUE: 'task queue of the reelflow worker (default reelflow-pipelines)',
   REELFLOW_SERVICE_URL: 'base URL of the video-generation service',
   REELFLOW_API_KEY: 'API key of the service',
+  REELFLOW_SERVICE_IDEMPOTENCY: 'honoured | unknown: whether the service honours Idempotency-Key (default unknown; see docs/submit-policy.md)',
   REELFLOW_WEBHOOK_SECRETS: 'comma-separated webhook signing secrets (bridge)',
   ...MEDIA_ENV_VARIABLES,
 } as const;
@@ -105,7 +111,8 @@ export function loadEnv(needs: EnvNeeds = {}, env: NodeJS.ProcessEnv = process.e
   const result: ReelflowEnv = { temporal, media };
   const url = parseOne(serviceUrlSchema, env, 'REELFLOW_SERVICE_URL', needs.service === true);
   const apiKey = parseOne(z.string().trim().min(1), env, 'REELFLOW_API_KEY', needs.service === true);
-  if (url !== undefined && apiKey !== undefined) result.service = { url, apiKey };
+  const idempotency = parseOne(serviceIdempotencySchema, env, 'REELFLOW_SERVICE_IDEMPOTENCY', false) ?? 'unknown';
+  if (url !== undefined && apiKey !== undefined) result.service = { url, apiKey, idempotency };
   const secrets = parseOne(webhookSecretsSchema, env, 'REELFLOW_WEBHOOK_SECRETS', needs.webhookSecrets === true);
   if (secrets !== undefined) result.webhookSecrets = secrets;
   return result;

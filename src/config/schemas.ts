@@ -26,3 +26,7 @@ export const serviceUrlSchema = z
   .trim()
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://127.0.0.1:8710' }))
   .transform((url) => url.replace(/\/+$/, ''));
+
+/** REELFLOW_SERVICE_IDEMPOTENCY: does the service return the original job for a repeated Idempotency-Key? */
+export const serviceIdempotencySchema = z.enum(['honoured', 'unknown'], { error: 'must be honoured or unknown (see docs/submit-policy.md)' });
+export type ServiceIdempotency = z.infer<typeof serviceIdempotencySchema>;

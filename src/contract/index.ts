@@ -8,3 +8,4 @@ export * from './models';
 export * from './validation';
 export * from './pricing';
 export * from './resources';
+export * from './ledger';

@@ -72,23 +72,3 @@ export async function mapMediaRefs(value: unknown, replace: (ref: MediaRef, path
   }
   return value;
 }
-
-const DATA_URI_HEAD = /^data:([^;,]+)[^,]*,/;
-
-/**
- * Replaces every data URI string inside a value with a short description (`[inline image/png,
- * 68 bytes]`), so that status output and progress queries never carry media bytes.
- */
-export function redactDataUris<T>(value: T): T {
-  if (typeof value === 'string') {
-    if (!value.startsWith('data:')) return value;
-    const head = DATA_URI_HEAD.exec(value);
-    const payload = head ? value.length - head[0].length : value.length;
-    return `[inline ${head?.[1] ?? 'data'}, ${Math.floor((payload * 3) / 4)} bytes]` as T;
-  }
-  if (Array.isArray(value)) return value.map((item) => redactDataUris(item)) as T;
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDataUris(item)])) as T;
-  }
-  return value;
-}

@@ -11,6 +11,11 @@ export interface LocalServiceOptions {
   dataDir: string;
   /** Keys seeded at start (stored hashed). */
   apiKeys?: string[];
+  /**
+   * The admin credential (`--admin-key`, REELFLOW_SERVICE_ADMIN_KEY). Only with it do the admin
+   * routes (fault injection, credit grants) exist; they accept this credential and no API key.
+   */
+  adminKey?: string;
   /** Credits seeded into a fresh data directory (default 100000); ignored on a restart. */
   credits?: number;
   /** Relaxes only the address, scheme and port rules of webhook URLs (and input fetching) for local use. */
@@ -33,6 +38,7 @@ const optionsSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   dataDir: z.string().min(1),
   apiKeys: z.array(z.string().min(8, 'an API key needs at least 8 characters').regex(/^\S+$/, 'an API key cannot contain spaces')).default([]),
+  adminKey: z.string().min(16, 'the admin key needs at least 16 characters').regex(/^\S+$/, 'the admin key cannot contain spaces').optional(),
   credits: z.number().int().min(0).default(100_000),
   allowPrivateWebhooks: z.boolean().default(false),
   publicUrl: z
@@ -56,6 +62,9 @@ export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
     throw new Error(`invalid local service options:\n${lines.join('\n')}`);
   }
   const value = parsed.data;
+  if (value.adminKey !== undefined && value.apiKeys.includes(value.adminKey)) {
+    throw new Error('invalid local service options:\nadminKey: must differ from every API key (it is a separate credential)');
+  }
   let faults = mergeFaults(DEFAULT_FAULTS, value.faults);
   if (value.emitFailureEvents !== undefined) faults = { ...faults, failEventsEnabled: value.emitFailureEvents };
   return { ...value, faults, publicUrl: value.publicUrl?.replace(/\/+$/, '') };

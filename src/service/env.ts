@@ -2,7 +2,7 @@ import type { LocalServiceOptions } from './config';
 
 /**
  * Reads local service options from the environment (for `src/workers/service.ts` and containers):
- * REELFLOW_SERVICE_PORT, _HOST, _DATA_DIR (required), _API_KEYS (comma-separated), _CREDITS,
+ * REELFLOW_SERVICE_PORT, _HOST, _DATA_DIR (required), _API_KEYS (comma-separated), _ADMIN_KEY, _CREDITS,
  * _ALLOW_PRIVATE_WEBHOOKS (1/true), _PUBLIC_URL, _CONCURRENCY, _EMIT_FAILURE_EVENTS, _LOG.
  * Values are checked again by `startLocalService`.
  */
@@ -33,6 +33,8 @@ export function serviceOptionsFromEnv(env: NodeJS.ProcessEnv): LocalServiceOptio
   if (host) options.host = host;
   const keys = get('API_KEYS');
   if (keys) options.apiKeys = keys.split(',').map((k) => k.trim()).filter(Boolean);
+  const adminKey = get('ADMIN_KEY');
+  if (adminKey) options.adminKey = adminKey;
   const credits = int('CREDITS');
   if (credits !== undefined) options.credits = credits;
   const allowPrivate = bool('ALLOW_PRIVATE_WEBHOOKS');

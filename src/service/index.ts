@@ -1,10 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { resolveOptions, type LocalServiceOptions } from './config';
 import type { ServiceContext, ServiceCounters } from './context';
 import { mergeFaults, type FaultConfig } from './faults';
-import { buildApp } from './http/app';
+import { buildApp, type RegisteredRoute } from './http/app';
 import { hashKey, keyIdFor } from './http/auth';
 import { checkWebhookUrl } from '../net';
 import { createFfmpegModelRunner } from './media/runner';
@@ -17,6 +16,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher';
 export type { LocalServiceOptions } from './config';
 export type { FaultConfig } from './faults';
 export type { ServiceCounters } from './context';
+export type { RegisteredRoute, RouteAccess } from './http/app';
 export { DEFAULT_FAULTS } from './faults';
 
 /** Read-only view of a job for tests and benchmarks. */
@@ -53,6 +53,8 @@ export interface LocalService {
   ledger(): LedgerEntry[];
   /** Credit balance of the account (every key draws on the same one). */
   balance(apiKey?: string): number;
+  /** Every route the HTTP app registered, with who may call it. */
+  routes(): RegisteredRoute[];
 }
 
 /**
@@ -76,13 +78,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
   const logger = config.logger === false ? false : { ...config.logger, redact: ['req.headers.authorization', 'headers.authorization', 'secret', 'key'] };
-  const app: FastifyInstance = buildApp({
+  const { app, routes } = buildApp({
     context: () => {
       if (!context) throw new Error('local service context used before start');
       return context;
     },
     ready,
     logger,
+    adminKeyHash: config.adminKey === undefined ? null : hashKey(config.adminKey),
   });
 
   let address: string;
@@ -161,6 +164,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     deliveries: () => [...store.state.deliveries.values()].map(({ body, ...rest }) => (void body, { ...rest })),
     ledger: () => store.state.ledger.map((e) => ({ ...e })),
     balance: () => store.state.balance,
+    routes: () => routes.map((r) => ({ ...r })),
   };
 }
 

@@ -6,6 +6,7 @@ import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../wor
 import type { MediaRef } from '../media/reference';
 import { putMediaFile, type MediaStore } from '../media/store';
 import { mediaFromEnv } from '../workers/worker';
+import { pipelineStartOptions } from '../workflows/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
 import { ensureReferenceInputs } from './reference-inputs';
@@ -35,6 +36,16 @@ const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg'
  */
 export async function storedInput(store: MediaStore, file: string, pipeline: string): Promise<MediaRef> {
   return putMediaFile(store, file, MIME[extname(file).toLowerCase()] ?? 'application/octet-stream', pipeline);
+}
+
+/** The reference images and voice track of the canonical pipeline, put into the stack's media store. */
+export async function storedStackInputs(stack: LocalStack, inputs: { imagePaths: string[]; voicePath: string }, pipeline: string): Promise<{ imageUrls: MediaRef[]; audioUrl: MediaRef }> {
+  // The stack's media store (the one its worker reads): REELFLOW_MEDIA_STORE, else <state dir>/media.
+  const { store } = mediaFromEnv(stack.serviceUrl, { ...process.env, REELFLOW_STATE_DIR: stack.paths.root });
+  return {
+    imageUrls: await Promise.all(inputs.imagePaths.map((file) => storedInput(store, file, pipeline))),
+    audioUrl: await storedInput(store, inputs.voicePath, pipeline),
+  };
 }
 
 /** Temporal UI page of a workflow. */
@@ -131,15 +142,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const inputs = await ensureReferenceInputs(stack.paths.inputs, 6);
     out(`inputs: ${inputs.imagePaths.length} reference images and a voice track in ${stack.paths.inputs}`);
     const name = uniqueName();
-    // The stack's media store (the one its worker reads): REELFLOW_MEDIA_STORE, else <state dir>/media.
-    const media = mediaFromEnv(stack.serviceUrl, { ...process.env, REELFLOW_STATE_DIR: stack.paths.root });
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
     const spec = threeStepPipeline(
-      {
-        imageUrls: await Promise.all(inputs.imagePaths.map((file) => storedInput(media.store, file, name))),
-        audioUrl: await storedInput(media.store, inputs.voicePath, name),
-        duration: '5',
-      },
+      { ...(await storedStackInputs(stack, inputs, name)), duration: '5' },
       name,
       uriRules,
     );
@@ -147,7 +152,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);
     const input: PipelineWorkflowInput = { spec, uriRules };
-    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input] });
+    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
     out(`pipeline ${name}: generate → revoice → upscale (workflow ${workflowId})`);
 
     const print = progressPrinter(out);

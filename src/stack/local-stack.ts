@@ -13,6 +13,7 @@ import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker, mediaFromEnv } from '../workers/worker';
 import {
   clearRunning,
+  ensureAdminKey,
   ensureApiKey,
   processAlive,
   readRunning,
@@ -188,7 +189,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     log(`local service on ${host}:${ports.service}…`);
     const service: LocalService = await listening('local service', ports.service, '--service-port', () =>
-      startLocalService({ host, port: ports.service, dataDir: paths.serviceData, apiKeys: [apiKey], allowPrivateWebhooks: true, logger: false }),
+      startLocalService({
+        host,
+        port: ports.service,
+        dataDir: paths.serviceData,
+        apiKeys: [apiKey],
+        // The stack is for local use: fault injection and credit grants are on, behind their own credential.
+        adminKey: ensureAdminKey(paths).key,
+        allowPrivateWebhooks: true,
+        logger: false,
+      }),
     );
     cleanups.push(() => service.close());
 
@@ -219,7 +229,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const connection = await Connection.connect({ address: temporal.address });
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace });
-    const serviceClient = createServiceClient({ baseUrl: service.url, apiKey });
+    // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
+    const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
     cleanups.push(() => serviceClient.close());
     // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
     const media = mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: paths.root });

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
  *   stack.json                 ports chosen on the first start, reused by every later start
  *   running.json               written while a stack runs: pid and addresses (how a second run finds it)
  *   secrets/api-key            the service API key (0600; never printed in full)
+ *   secrets/admin-key          the service's admin credential (fault injection, credit grants; 0600)
  *   secrets/webhook-endpoint.json  the registered bridge endpoint and its signing secret (0600)
  *   temporal/dev.sqlite        Temporal history;  service/  the local service's journal and files
  *   inputs/  outputs/  logs/   reference inputs, downloaded outputs, server logs
@@ -57,6 +58,7 @@ export function statePaths(stateDir: string) {
     running: join(root, 'running.json'),
     secrets: join(root, 'secrets'),
     apiKey: join(root, 'secrets', 'api-key'),
+    adminKey: join(root, 'secrets', 'admin-key'),
     endpoint: join(root, 'secrets', 'webhook-endpoint.json'),
     temporalDb: join(root, 'temporal', 'dev.sqlite'),
     serviceData: join(root, 'service'),
@@ -126,13 +128,22 @@ function newApiKey(): string {
 
 /** The stored API key, or a new one stored with 0600 permissions. */
 export function ensureApiKey(paths: StatePaths): { key: string; created: boolean } {
+  return ensureKeyFile(paths, paths.apiKey);
+}
+
+/** The stored admin credential of the local service (same format), or a new one (0600). */
+export function ensureAdminKey(paths: StatePaths): { key: string; created: boolean } {
+  return ensureKeyFile(paths, paths.adminKey);
+}
+
+function ensureKeyFile(paths: StatePaths, file: string): { key: string; created: boolean } {
   mkdirSync(paths.secrets, { recursive: true, mode: 0o700 });
-  if (existsSync(paths.apiKey)) {
-    const key = readFileSync(paths.apiKey, 'utf8').trim();
+  if (existsSync(file)) {
+    const key = readFileSync(file, 'utf8').trim();
     if (key) return { key, created: false };
   }
   const key = newApiKey();
-  writeSecret(paths.apiKey, `${key}\n`);
+  writeSecret(file, `${key}\n`);
   return { key, created: true };
 }
 

@@ -1,4 +1,5 @@
 import { serviceOptionsFromEnv } from '../service/env';
+import { announceGeneratedKey } from '../service/generated-key';
 import { startLocalService, type LocalService } from '../service';
 
 /**
@@ -6,9 +7,11 @@ import { startLocalService, type LocalService } from '../service';
  * REELFLOW_SERVICE_* variables (see src/service/env.ts). `reelflow service` takes the same as flags.
  */
 export async function runService(env: NodeJS.ProcessEnv = process.env): Promise<LocalService> {
-  const service = await startLocalService(serviceOptionsFromEnv(env));
+  const options = serviceOptionsFromEnv(env);
+  const service = await startLocalService(options);
   console.log(`reelflow service listening on ${service.url}`);
-  if (service.generatedApiKey) console.log(`no API key was configured; generated one (shown once): ${service.generatedApiKey}`);
+  // A process entry point's stdout is a log: the key is masked there (see announceGeneratedKey).
+  if (service.generatedApiKey) console.log(announceGeneratedKey(service.generatedApiKey, options.dataDir, process.stdout.isTTY === true));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -118,7 +118,7 @@ export async function main(): Promise<void> {
   const connection = await NativeConnection.connect(connect);
   const clientConnection = await Connection.connect(connect);
   const client = new Client({ connection: clientConnection, namespace: settings.namespace });
-  const service = createServiceClient({ baseUrl: serviceSettings.url, apiKey: serviceSettings.apiKey });
+  const service = createServiceClient({ baseUrl: serviceSettings.url, apiKey: serviceSettings.apiKey, idempotency: serviceSettings.idempotency });
   const { workflowBundle, ...workerTuning } = tuning;
   const worker = await createReelflowWorker({
     connection,

@@ -43,6 +43,12 @@ export const SEARCH_ATTRIBUTES = {
   currentStep: defineSearchAttributeKey('ReelflowCurrentStep', 'KEYWORD'),
   creditsSpent: defineSearchAttributeKey('ReelflowCreditsSpent', 'INT'),
   requestIds: defineSearchAttributeKey('ReelflowRequestIds', 'KEYWORD_LIST'),
+  /** The pipeline's name (the `<name>` of `pipeline/<name>`), for saved views and links. */
+  pipeline: defineSearchAttributeKey('ReelflowPipeline', 'KEYWORD'),
+  /** Every model the pipeline's steps use. */
+  models: defineSearchAttributeKey('ReelflowModels', 'KEYWORD_LIST'),
+  /** True once a step was stopped because its quote exceeded the remaining budget. */
+  overBudget: defineSearchAttributeKey('ReelflowOverBudget', 'BOOL'),
 } as const;
 
 /** Every custom search attribute reelflow sets, for `startDevServer({ searchAttributes })` and operator setup. */
@@ -51,6 +57,9 @@ export const SEARCH_ATTRIBUTE_KEYS = [
   SEARCH_ATTRIBUTES.currentStep,
   SEARCH_ATTRIBUTES.creditsSpent,
   SEARCH_ATTRIBUTES.requestIds,
+  SEARCH_ATTRIBUTES.pipeline,
+  SEARCH_ATTRIBUTES.models,
+  SEARCH_ATTRIBUTES.overBudget,
 ];
 
 /** Readable workflow ids: `pipeline/<name>` and `<name>/job/<step>`. */

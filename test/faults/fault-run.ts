@@ -8,7 +8,7 @@ import { startLocalService, type JobView } from '../../src/service';
 import { from, pipeline } from '../../src/pipeline';
 import { pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
-import { api, LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
+import { api, LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
 import { freePort } from '../../src/stack/stack-state';
 
 /**
@@ -118,7 +118,7 @@ async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the whole fault scenario with `count` pipelines; returns the figures (assertions are the caller's). */
-export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; log?: (line: string) => void }): Promise<FaultRunFigures> {
+export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; idempotency?: 'honoured' | 'unknown'; log?: (line: string) => void }): Promise<FaultRunFigures> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-faults-'));
@@ -129,11 +129,11 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const children = new Set<Child>();
   const restarts = { worker: 0, bridge: 0, service: 0 };
 
-  const serviceArgs = [path.join(ROOT, 'bin', 'reelflow.js'), 'service', '--data-dir', dataDir, '--port', String(servicePort), '--api-key', TEST_API_KEY, '--allow-private-webhooks', '--concurrency', '4', '--log'];
+  const serviceArgs = [path.join(ROOT, 'bin', 'reelflow.js'), 'service', '--data-dir', dataDir, '--port', String(servicePort), '--api-key', TEST_API_KEY, '--admin-key', TEST_ADMIN_KEY, '--allow-private-webhooks', '--concurrency', '4', '--log'];
   const startService = async () => {
     const c = await spawnChild(serviceArgs, {}, /listening on/, logs, 'service');
     children.add(c);
-    const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS });
+    const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS, key: TEST_ADMIN_KEY });
     if (response.status !== 200) throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
     return c;
   };
@@ -156,7 +156,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const startWorker = async () => {
     const c = await spawnChild(
       ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'workers', 'worker.ts')],
-      { TEMPORAL_ADDRESS: options.temporalAddress, TEMPORAL_NAMESPACE: 'default', REELFLOW_TASK_QUEUE: taskQueue, REELFLOW_SERVICE_URL: serviceUrl, REELFLOW_API_KEY: TEST_API_KEY },
+      { TEMPORAL_ADDRESS: options.temporalAddress, TEMPORAL_NAMESPACE: 'default', REELFLOW_TASK_QUEUE: taskQueue, REELFLOW_SERVICE_URL: serviceUrl, REELFLOW_API_KEY: TEST_API_KEY, REELFLOW_SERVICE_IDEMPOTENCY: options.idempotency ?? 'honoured' },
       /reelflow worker: task queue/,
       logs,
       'worker',
@@ -214,7 +214,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     await sleep(2_000);
     service = await startService();
     // 429s after the restart (503s before).
-    await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { submitErrorStatus: 429 } });
+    await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { submitErrorStatus: 429 }, key: TEST_ADMIN_KEY });
     await sleep(4_000);
     log('killing the worker (2/2)');
     await worker.kill();

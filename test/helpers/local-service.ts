@@ -9,6 +9,9 @@ import { startLocalService, type LocalService, type LocalServiceOptions } from '
 /** API key every test service accepts. */
 export const TEST_API_KEY = 'test-key-0123456789';
 
+/** Admin credential of test services (fault injection, credit grants); not an API key. */
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789';
+
 /** A 1×1 PNG as a data URI: the smallest valid reference image. */
 export const PIXEL_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -65,11 +68,20 @@ export function tempDataDir(prefix = 'reelflow-service-'): string {
 
 /**
  * Starts an in-process local service on a free loopback port in a temporary data directory,
- * accepting TEST_API_KEY, with private (loopback) webhooks allowed so receivers can run locally.
+ * accepting TEST_API_KEY (and TEST_ADMIN_KEY on the admin routes), with private (loopback)
+ * webhooks allowed so receivers can run locally.
  */
 export async function startTestService(options: Partial<LocalServiceOptions> = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const service = await startLocalService({ apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, credits: 100_000, logger: false, ...options, dataDir });
+  const service = await startLocalService({
+    apiKeys: [TEST_API_KEY],
+    adminKey: TEST_ADMIN_KEY,
+    allowPrivateWebhooks: true,
+    credits: 100_000,
+    logger: false,
+    ...options,
+    dataDir,
+  });
   return {
     service,
     url: service.url,

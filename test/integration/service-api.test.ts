@@ -6,7 +6,7 @@ import { startLocalService } from '../../src/service';
 import { serviceOptionsFromEnv } from '../../src/service/env';
 import { runFfmpeg } from '../../src/media/ffmpeg';
 import { canTransition } from '../../src/service/queue/transitions';
-import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, api, startTestService, waitForStatus, waitUntil, type ApiResponse, type TestService } from '../helpers/local-service';
+import { LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY, api, startTestService, waitForStatus, waitUntil, type ApiResponse, type TestService } from '../helpers/local-service';
 
 /** The local service's HTTP API, driven over real HTTP on loopback with real ffmpeg renders. */
 
@@ -263,11 +263,11 @@ describe('quote', () => {
 
 describe('fault injection', () => {
   test('faults are read and set through the admin endpoint; bad values are 422', async () => {
-    const set = await svc.call('PUT', '/v1/admin/faults', { body: { responseDelayMs: 5, modelDurationMs: { [LONG_FORM]: 10 } } });
+    const set = await svc.call('PUT', '/v1/admin/faults', { body: { responseDelayMs: 5, modelDurationMs: { [LONG_FORM]: 10 } }, key: TEST_ADMIN_KEY });
     expect(set.status).toBe(200);
-    expect((await svc.call('GET', '/v1/admin/faults')).body).toMatchObject({ responseDelayMs: 5, modelDurationMs: { [LONG_FORM]: 10 } });
-    expectProblem(await svc.call('PUT', '/v1/admin/faults', { body: { failureRate: 2 } }), 'validation_failed');
-    expectProblem(await svc.call('PUT', '/v1/admin/faults', { body: { nope: true } }), 'validation_failed');
+    expect((await svc.call('GET', '/v1/admin/faults', { key: TEST_ADMIN_KEY })).body).toMatchObject({ responseDelayMs: 5, modelDurationMs: { [LONG_FORM]: 10 } });
+    expectProblem(await svc.call('PUT', '/v1/admin/faults', { body: { failureRate: 2 }, key: TEST_ADMIN_KEY }), 'validation_failed');
+    expectProblem(await svc.call('PUT', '/v1/admin/faults', { body: { nope: true }, key: TEST_ADMIN_KEY }), 'validation_failed');
   });
 
   test('injected 429 and 503 on submit carry Retry-After and create no job', async () => {

@@ -5,6 +5,7 @@ import { verify } from '../../src/contract/signature';
 import {
   LONG_FORM,
   PIXEL_PNG,
+  TEST_ADMIN_KEY,
   TEST_API_KEY,
   api,
   spawnServiceProcess,
@@ -28,7 +29,7 @@ let processes: ServiceProcess[] = [];
 let hook: WebhookReceiver | null = null;
 
 function args(): string[] {
-  return ['--port', '0', '--data-dir', dataDir, '--api-key', TEST_API_KEY, '--credits', '1000', '--allow-private-webhooks'];
+  return ['--port', '0', '--data-dir', dataDir, '--api-key', TEST_API_KEY, '--admin-key', TEST_ADMIN_KEY, '--credits', '1000', '--allow-private-webhooks'];
 }
 
 beforeEach(() => {
@@ -64,7 +65,7 @@ test('SIGKILL during jobs and during a retry schedule: nothing is lost and the l
   await waitForStatus(first.url, completed, (s) => s === 'COMPLETED');
   await waitUntil(() => hook!.received.length === 2, 20_000, 'two failed attempts');
 
-  await api(first.url, 'PUT', '/v1/admin/faults', { body: { modelDurationMs: 120_000 } });
+  await api(first.url, 'PUT', '/v1/admin/faults', { body: { modelDurationMs: 120_000 }, key: TEST_ADMIN_KEY });
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push((await api(first.url, 'POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id);
   const [running1, running2, queued] = ids as [string, string, string];

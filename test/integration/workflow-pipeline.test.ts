@@ -4,7 +4,8 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { request } from 'undici';
 import { startDevServer } from '../helpers/temporal';
-import { PIXEL_PNG, LONG_FORM } from '../helpers/local-service';
+import { PIXEL_PNG, LONG_FORM, TEST_API_KEY } from '../helpers/local-service';
+import { createServiceClient } from '../../src/client/service-client';
 import { from, pipeline, threeStepPipeline } from '../../src/pipeline';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
@@ -307,7 +308,9 @@ describe('exactly one job per step', () => {
     // A worker whose first submit "dies" after the service accepted the job: the activity attempt
     // fails after the HTTP call, exactly as a worker killed at that moment looks to Temporal.
     const queue = 'workflow-exactly-once';
-    const activities = createActivities({ client: h.client, subscribe: createSubscribeActivity(env.client, queue) });
+    // The local service honours Idempotency-Key: the retried attempt resends with the same key.
+    const honoured = createServiceClient({ baseUrl: h.service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
+    const activities = createActivities({ client: honoured, subscribe: createSubscribeActivity(env.client, queue) });
     let lost = 0;
     const worker = await Worker.create({
       connection: env.nativeConnection,
@@ -341,6 +344,7 @@ describe('exactly one job per step', () => {
       expect(summary.ledger.charged).toBe(80);
     } finally {
       await bridge2.stop();
+      await honoured.close();
     }
   });
 });

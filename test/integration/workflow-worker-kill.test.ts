@@ -75,6 +75,8 @@ function spawnWorker(serviceUrl: string): { child: ChildProcess; output: () => s
       REELFLOW_TASK_QUEUE: TASK_QUEUE,
       REELFLOW_SERVICE_URL: serviceUrl,
       REELFLOW_API_KEY: TEST_API_KEY,
+      // The local service honours the key: the next attempt after the kill resends with it.
+      REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -89,7 +91,7 @@ it('a worker killed right after its submit reached the service does not create a
   const spawned = spawnWorker(proxy.url);
   const exited = new Promise<void>((resolve) => spawned.child.once('exit', () => resolve()));
   const spec = pipeline('killed-worker').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
-  const client = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY });
+  const client = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
   try {
     // A short submit timeout bounds how long Temporal waits for the dead worker's attempt.
     const handle = await env.client.workflow.start('pipelineWorkflow', {

@@ -123,9 +123,16 @@ describe('configuration from the environment', () => {
       media: { kind: 'file', dir: path.resolve('.reelflow', 'media'), urlLifetimeSeconds: 3600 },
     });
     expect(loadEnvWithService({ REELFLOW_SERVICE_URL: 'http://127.0.0.1:8788/', REELFLOW_API_KEY: 'k', REELFLOW_WEBHOOK_SECRETS: 'a, b' })).toMatchObject({
-      service: { url: 'http://127.0.0.1:8788', apiKey: 'k' },
+      service: { url: 'http://127.0.0.1:8788', apiKey: 'k', idempotency: 'unknown' },
       webhookSecrets: ['a', 'b'],
     });
+  });
+
+  it('reads REELFLOW_SERVICE_IDEMPOTENCY (default unknown: the setting that never pays twice)', () => {
+    const base = { REELFLOW_SERVICE_URL: 'http://127.0.0.1:8788', REELFLOW_API_KEY: 'k' };
+    expect(loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'honoured' }).service.idempotency).toBe('honoured');
+    expect(loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'unknown' }).service.idempotency).toBe('unknown');
+    expect(() => loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'yes' })).toThrow(/REELFLOW_SERVICE_IDEMPOTENCY: must be honoured or unknown/);
   });
 
   it.each([

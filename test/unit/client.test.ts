@@ -5,6 +5,7 @@ import {
   ServiceProblemError,
   ServiceTimeoutError,
   ServiceUnreachableError,
+  SubmitAnswerInvalidError,
   UnexpectedResponseError,
   createServiceClient,
 } from '../../src/client';
@@ -166,9 +167,50 @@ describe('service client', () => {
     expect(recorded.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1']);
   });
 
-  it('does not retry a submit on a 500 whose problem does not say the job was refused', async () => {
+  it('unknown: a 500 whose problem does not say the job was refused is ambiguous, never retried', async () => {
     handler = (_req, res) => problem(res, 500, { code: 'internal_error' });
-    await expect(client().submit('service-upscale-video-fast', input)).rejects.toMatchObject({ status: 500 });
+    const error = await client().submit('service-upscale-video-fast', input, { idempotencyKey: 'k-500' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AmbiguousSubmissionError);
+    expect(error).toMatchObject({ retryable: false, idempotencyKey: 'k-500', attempts: 1 });
+    expect((error as Error).message).toContain('internal_error');
+    expect(recorded).toHaveLength(1);
+  });
+
+  it('honoured: a 500 and a dropped answer are retried with the same key and the returned job adopted', async () => {
+    handler = (req, res, _body, index) => (index === 0 ? problem(res, 500, { code: 'internal_error' }) : index === 1 ? req.socket.destroy() : json(res, 202, generationRequest('adopted')));
+    const created = await client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-h' });
+    expect(created.request_id).toBe('adopted');
+    expect(recorded.map((r) => r.headers['idempotency-key'])).toEqual(['k-h', 'k-h', 'k-h']);
+  });
+
+  it('honoured: retries are bounded; once used up the submit is ambiguous and still safe to repeat with the key', async () => {
+    handler = (req) => req.socket.destroy();
+    const error = await client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AmbiguousSubmissionError);
+    expect(error).toMatchObject({ retryable: true, attempts: fastRetry.maxAttempts, idempotencyKey: 'k-x' });
+    expect(recorded).toHaveLength(fastRetry.maxAttempts);
+  });
+
+  it('both settings: a 4xx is final and not retried', async () => {
+    for (const idempotency of ['honoured', 'unknown'] as const) {
+      recorded = [];
+      handler = (_req, res) => problem(res, 409, { code: 'idempotency_conflict' });
+      await expect(client({ idempotency }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k' })).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
+      expect(recorded).toHaveLength(1);
+    }
+  });
+
+  it('an aborted signal stops a submit between retries (the activity was cancelled or reached its deadline)', async () => {
+    handler = (req) => req.socket.destroy();
+    const abort = new AbortController();
+    const slow = { maxAttempts: 5, initialDelayMs: 5_000, maxDelayMs: 5_000, jitter: 0 };
+    const pending = client({ idempotency: 'honoured', submitRetry: slow }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-a', signal: abort.signal }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    abort.abort();
+    const started = Date.now();
+    const error = await pending;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(error).toBeInstanceOf(AmbiguousSubmissionError);
     expect(recorded).toHaveLength(1);
   });
 
@@ -213,10 +255,21 @@ describe('service client', () => {
     expect(attempts).toEqual(['submit', 'submit', 'submit']);
   });
 
-  it('refuses a 2xx answer that does not match the contract', async () => {
-    handler = (_req, res) => json(res, 202, { request_id: 'x' });
-    const error = await client().submit('service-upscale-video-fast', input).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UnexpectedResponseError);
-    expect((error as UnexpectedResponseError).fieldErrors.map((e) => e.path)).toEqual(expect.arrayContaining(['status', 'status_url']));
+  it('keeps what it can read of a 202 that does not match the contract: the job exists and is billed', async () => {
+    handler = (_req, res) => json(res, 202, { request_id: 'x', cancel_url: `${baseUrl}/v1/queue/requests/x/cancel` });
+    const error = await client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-bad' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SubmitAnswerInvalidError);
+    const invalid = error as SubmitAnswerInvalidError;
+    expect(invalid.fieldErrors.map((e) => e.path)).toEqual(expect.arrayContaining(['status', 'status_url']));
+    expect(invalid).toMatchObject({ requestId: 'x', cancelUrl: `${baseUrl}/v1/queue/requests/x/cancel`, idempotencyKey: 'k-bad', retryable: false });
+    expect(invalid.bodyExcerpt).toContain('"request_id":"x"');
+    expect(invalid.message).toMatch(/accepted the submit as request x/);
+    // Never retried, in either setting: a repeat would not mend the answer.
+    expect(recorded).toHaveLength(1);
+  });
+
+  it('refuses a 2xx answer of another call that does not match the contract', async () => {
+    handler = (_req, res) => json(res, 200, { status: 'NOPE' });
+    await expect(client().status('x')).rejects.toBeInstanceOf(UnexpectedResponseError);
   });
 });

@@ -45,7 +45,9 @@ describe('client errors mapped to ApplicationFailure', () => {
     expect(mapped(new UnexpectedResponseError('odd', []))).toMatchObject({ type: 'UnexpectedResponse', nonRetryable: true });
     const ambiguous = mapped(new AmbiguousSubmissionError('lost answer', 'reelflow:x:1'));
     expect(ambiguous).toMatchObject({ type: 'AmbiguousSubmission', nonRetryable: true });
-    expect(ambiguous.details?.[0]).toEqual({ type: 'AmbiguousSubmission', idempotencyKey: 'reelflow:x:1' });
+    expect(ambiguous.details?.[0]).toEqual({ type: 'AmbiguousSubmission', idempotencyKey: 'reelflow:x:1', attempts: 1 });
+    // Under `honoured` the same key may be sent again by a later activity attempt.
+    expect(mapped(new AmbiguousSubmissionError('lost answer', 'reelflow:x:1', true, 5))).toMatchObject({ nonRetryable: false, details: [{ attempts: 5 }] });
   });
 
   it('leaves other errors alone', () => {

@@ -32,6 +32,7 @@ export function describeStack(stack: LocalStack): string[] {
     `  export REELFLOW_TASK_QUEUE=${stack.taskQueue}`,
     `  export REELFLOW_SERVICE_URL=${stack.serviceUrl}`,
     `  export REELFLOW_API_KEY="$(cat ${stack.paths.apiKey})"`,
+    '  export REELFLOW_SERVICE_IDEMPOTENCY=honoured',
     `  export REELFLOW_STATE_DIR=${stack.paths.root}`,
   ];
 }

@@ -4,6 +4,7 @@ import { registerBridgeCommand } from './bridge';
 import { registerCancelCommand } from './cancel';
 import { registerDevCommand } from './dev';
 import { registerMediaCommand } from './media';
+import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
 import { registerReportCommand } from './report';
@@ -23,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerQuoteCommand(program);
   registerOutputsCommand(program);
   registerMediaCommand(program);
+  registerOrphansCommand(program);
   registerReportCommand(program);
   registerDevCommand(program);
 }

@@ -2,16 +2,16 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
+import { pipelineStartOptions, withoutInlineMedia } from '../../workflows/ui-text';
 import { cliEnv, cliMediaStore, exitFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followPipeline } from '../follow';
-import { redactDataUris } from '../../media/reference';
 import { printJson, say } from '../output';
 import { loadSpecFile } from '../spec-files';
 
 /** Hint printed under a failure a person can act on. */
 export function hintFor(error: string | undefined): string | undefined {
-  if (error && /insufficient[_ ]credits/i.test(error)) return 'hint: the account has too few credits; top it up (local service: POST /v1/admin/credits) and run again';
+  if (error && /insufficient[_ ]credits/i.test(error)) return 'hint: the account has too few credits; top it up (local service: POST /v1/admin/credits with its --admin-key; `reelflow dev` keeps one in .reelflow/secrets/admin-key) and run again';
   return undefined;
 }
 
@@ -33,7 +33,7 @@ export function registerRunCommand(program: Command): void {
         const startedAt = Date.now();
         let handle;
         try {
-          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input] });
+          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
         } catch (error) {
           if (error instanceof WorkflowExecutionAlreadyStartedError) {
             throw new CliError(`a pipeline named "${spec.name}" is already running (${workflowId}); follow it with \`reelflow status ${workflowId}\` or rename the spec`, EXIT.usage);
@@ -48,7 +48,7 @@ export function registerRunCommand(program: Command): void {
         say(`started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`, options.json);
         const summary = await followPipeline(handle, { quiet: options.json, startedAt });
         if (!summary) throw new CliError(`${workflowId} ended without a summary`, EXIT.failed);
-        if (options.json) printJson({ workflowId, ...redactDataUris(summary) });
+        if (options.json) printJson({ workflowId, ...withoutInlineMedia(summary) });
         else {
           const final = summary.steps.at(-1)?.output?.videos[0]?.url;
           if (final) say(`output: ${final}`);

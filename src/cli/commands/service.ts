@@ -1,5 +1,6 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { startLocalService } from '../../service';
+import { announceGeneratedKey } from '../../service/generated-key';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -19,6 +20,7 @@ export async function runServiceForeground(options: {
   host: string;
   dataDir: string;
   apiKey: string[];
+  adminKey?: string;
   credits?: number;
   allowPrivateWebhooks: boolean;
   publicUrl?: string;
@@ -31,6 +33,7 @@ export async function runServiceForeground(options: {
     host: options.host,
     dataDir: options.dataDir,
     apiKeys: options.apiKey,
+    ...(options.adminKey !== undefined ? { adminKey: options.adminKey } : {}),
     ...(options.credits !== undefined ? { credits: options.credits } : {}),
     allowPrivateWebhooks: options.allowPrivateWebhooks,
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
@@ -44,8 +47,8 @@ export async function runServiceForeground(options: {
     process.stdout.write('warning: --allow-private-webhooks: private, loopback and plain-http webhook and input URLs are allowed (local use only)\n');
   }
   if (service.generatedApiKey) {
-    // Shown once, on the terminal of the person who started the service; never logged.
-    process.stdout.write(`no API key was configured; generated one (shown once): ${service.generatedApiKey}\n`);
+    // In full only on the terminal of the person who started the service; masked when stdout is a log.
+    process.stdout.write(`${announceGeneratedKey(service.generatedApiKey, options.dataDir, process.stdout.isTTY === true)}\n`);
   }
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
@@ -70,6 +73,11 @@ export function registerServiceCommand(program: Command): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0, 65535), 0)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--api-key <key>', 'API key to accept (repeatable); stored hashed', collect, [])
+    .addOption(
+      new Option('--admin-key <key>', 'admin credential: enables the admin routes (fault injection, credit grants), which accept it and no API key').env(
+        'REELFLOW_SERVICE_ADMIN_KEY',
+      ),
+    )
     .option('--credits <n>', 'credit balance of a fresh data directory (default 100000)', integer('--credits', 0, Number.MAX_SAFE_INTEGER))
     .option('--allow-private-webhooks', 'allow private/loopback/http webhook and input URLs (local use only)', false)
     .option('--public-url <url>', 'base URL clients see (default http://<host>:<port>)')

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { batchProgress, cliEnv, findWorkflow, pipelineSummary, withTemporal } from '../context';
-import { redactDataUris } from '../../media/reference';
+import { withoutInlineMedia } from '../../workflows/ui-text';
 import { batchLines, pipelineLines, printJson, say } from '../output';
 
 /** `reelflow status <id>`: progress or summary of a pipeline or a batch. */
@@ -17,7 +17,7 @@ export function registerStatusCommand(program: Command): void {
         const progress = found.kind === 'pipeline' ? await pipelineSummary(found.handle) : await batchProgress(found.handle);
         if (options.json) {
           // Inline media (a small data URI the user gave) is described, never printed.
-          printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: found.status, progress: redactDataUris(progress) });
+          printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: found.status, progress: withoutInlineMedia(progress) });
           return;
         }
         const lines = found.kind === 'pipeline' ? pipelineLines(progress as Awaited<ReturnType<typeof pipelineSummary>>, found.workflowId) : batchLines(progress as Awaited<ReturnType<typeof batchProgress>>, found.workflowId);

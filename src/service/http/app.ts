@@ -3,10 +3,11 @@ import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
 import { registerAdminRoutes } from '../routes/admin';
 import { registerFileRoutes } from '../routes/files';
+import { registerLookupRoutes } from '../routes/lookup';
 import { registerPricingRoutes } from '../routes/pricing';
 import { registerQueueRoutes } from '../routes/queue';
 import { registerWebhookRoutes } from '../routes/webhooks';
-import { authenticate } from './auth';
+import { authenticate, authenticateAdmin } from './auth';
 import { ServiceProblem } from './problem';
 
 /** Largest request body (inline data URIs included): 50 MiB. Not in the spec; the local service's choice. */
@@ -18,6 +19,21 @@ export interface AppOptions {
   /** Requests wait for this (crash recovery done) before they are handled. */
   ready: Promise<void>;
   logger: FastifyServerOptions['logger'];
+  /** SHA-256 (hex) of the admin credential; null: the admin routes do not exist (404). */
+  adminKeyHash: string | null;
+}
+
+/**
+ * Who may call a route, set per route in `config.access`. A route that says nothing needs an
+ * integration key: forgetting the setting fails closed.
+ */
+export type RouteAccess = 'key' | 'admin' | 'public';
+
+/** One route as fastify registered it (HEAD twins of GET routes included). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  access: RouteAccess;
 }
 
 /** Sends a problem document with the right status, content type and Retry-After. */
@@ -33,12 +49,20 @@ export function sendProblem(reply: FastifyReply, problem: ServiceProblem, reques
  * The fastify app of the local service, separate from the listener so it can be built and
  * injected in tests. Every error leaves as `application/problem+json` with a stable `code`.
  */
-export function buildApp(options: AppOptions): FastifyInstance {
+export function buildApp(options: AppOptions): { app: FastifyInstance; routes: RegisteredRoute[] } {
   const app = Fastify({
     logger: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
     // The default request serializer logs no headers, so keys never reach the log.
     forceCloseConnections: true,
+  });
+
+  // Every route fastify registers, as it registers it: what the router test walks.
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const access: RouteAccess = (route.config as { access?: RouteAccess } | undefined)?.access ?? 'key';
+    for (const method of methods) routes.push({ method: String(method), url: route.url, access });
   });
 
   // JSON only; an empty body is accepted (e.g. a cancel POST) and reads as undefined.
@@ -53,17 +77,25 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
   });
 
+  // Authentication belongs to the matched route (its config), never to a string test of the URL:
+  // the router decodes and matches the path, so every spelling that reaches a handler reaches it
+  // through this check. Unmatched requests have no route and go to the 404 handler.
   app.addHook('onRequest', async (request) => {
     await options.ready;
-    const url = request.url;
-    if (!url.startsWith('/v1/') && url !== '/v1') return;
+    if (request.routeOptions.url === undefined) return;
+    const access: RouteAccess = request.routeOptions.config.access ?? 'key';
+    if (access === 'public') return;
     const context = options.context();
+    const header = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
+    if (access === 'admin') {
+      if (options.adminKeyHash === null) throw new ServiceProblem('not_found', 'no such route');
+      authenticateAdmin(context.store.state, options.adminKeyHash, header);
+      return;
+    }
     const delay = context.getFaults().responseDelayMs;
-    if (delay > 0 && !url.startsWith('/v1/admin/')) await new Promise((resolve) => setTimeout(resolve, delay));
-    // Every /v1 route needs an API key, checked before the body is read; output files are
-    // public (like signed URLs).
-    const header = request.headers.authorization;
-    request.apiKeyId = authenticate(context.store.state, typeof header === 'string' ? header : undefined).id;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    // Checked before the body is read.
+    request.apiKeyId = authenticate(context.store.state, header).id;
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -85,15 +117,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) => sendProblem(reply, new ServiceProblem('not_found', `no route ${request.method} ${request.url.split('?')[0]}`), request));
 
   registerQueueRoutes(app, options.context);
+  registerLookupRoutes(app, options.context);
   registerPricingRoutes(app, options.context);
   registerAccountRoutes(app, options.context);
   registerWebhookRoutes(app, options.context);
-  registerAdminRoutes(app, options.context);
+  if (options.adminKeyHash !== null) registerAdminRoutes(app, options.context);
   registerFileRoutes(app, options.context);
-  return app;
+  return { app, routes };
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route; default `key` (an integration API key). */
+    access?: RouteAccess;
+  }
   interface FastifyRequest {
     /** Id of the API key that authenticated the request. */
     apiKeyId?: string;

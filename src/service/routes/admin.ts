@@ -6,11 +6,16 @@ import { ServiceProblem } from '../http/problem';
 
 const grantSchema = z.strictObject({ credits: z.number().int().positive() });
 
-/** Fault injection at run time, and credit grants, for tests and benchmarks. */
-export function registerAdminRoutes(app: FastifyInstance, context: () => ServiceContext): void {
-  app.get('/v1/admin/faults', async () => context().getFaults());
+const admin = { config: { access: 'admin' as const } };
 
-  app.put<{ Body: unknown }>('/v1/admin/faults', async (request) => {
+/**
+ * Fault injection at run time, and credit grants, for tests and benchmarks. Registered only when
+ * the service has an admin credential (`--admin-key`); they take that credential and no other.
+ */
+export function registerAdminRoutes(app: FastifyInstance, context: () => ServiceContext): void {
+  app.get('/v1/admin/faults', admin, async () => context().getFaults());
+
+  app.put<{ Body: unknown }>('/v1/admin/faults', admin, async (request) => {
     try {
       return context().setFaults(request.body ?? {});
     } catch (error) {
@@ -19,7 +24,7 @@ export function registerAdminRoutes(app: FastifyInstance, context: () => Service
     }
   });
 
-  app.post<{ Body: unknown }>('/v1/admin/credits', async (request) => {
+  app.post<{ Body: unknown }>('/v1/admin/credits', admin, async (request) => {
     const ctx = context();
     const parsed = grantSchema.safeParse(request.body ?? {});
     if (!parsed.success) throw new ServiceProblem('validation_failed', 'invalid credit grant', { errors: toFieldErrors(parsed.error) });

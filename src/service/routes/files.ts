@@ -11,7 +11,7 @@ const CONTENT_TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.webm': 'v
  * unguessable request id is the capability, so outputs can be fed to later requests.
  */
 export function registerFileRoutes(app: FastifyInstance, context: () => ServiceContext): void {
-  app.get<{ Params: { id: string; name: string } }>('/files/:id/:name', async (request, reply) => {
+  app.get<{ Params: { id: string; name: string } }>('/files/:id/:name', { config: { access: 'public' } }, async (request, reply) => {
     const ctx = context();
     const { id, name } = request.params;
     const job = ctx.store.state.jobs.get(id);

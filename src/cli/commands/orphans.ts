@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { cliEnvWithService, withTemporal } from '../context';
+import { CliError, EXIT } from '../exit';
+import { findOrphans, listPipelineClaims, orphanLines, parseSince } from '../orphans';
+import { printJson, say } from '../output';
+import { cliServiceClient, serviceCliError } from '../service';
+
+/**
+ * `reelflow orphans [--since 24h] [--json]`: charged jobs no pipeline claims (service ledger against
+ * the request ids pipelines recorded), jobs pipelines abandoned, and unresolved ambiguous submits.
+ * Exit 0 when there are none, 1 when there are some (scripts can alert on it).
+ */
+export function registerOrphansCommand(program: Command): void {
+  program
+    .command('orphans')
+    .description('List charged jobs no pipeline claims, with state, credits and outputs (exit 0 none, 1 some, 3 unreachable)')
+    .option('--since <duration>', 'how far back to read the ledger: 30m, 24h, 7d', '24h')
+    .option('--json', 'print the report as JSON', false)
+    .action(async (options: { since: string; json: boolean }) => {
+      const sinceMs = parseSince(options.since);
+      if (sinceMs === null) throw new CliError(`--since: must be a duration such as 30m, 24h or 7d (got ${JSON.stringify(options.since)})`, EXIT.usage);
+      const env = cliEnvWithService();
+      const since = new Date(Date.now() - sinceMs);
+      const service = cliServiceClient(env.service);
+      try {
+        const report = await withTemporal(env, async ({ client }) => {
+          const claims = await listPipelineClaims(client, since);
+          try {
+            return await findOrphans(service, claims, since);
+          } catch (error) {
+            throw serviceCliError(error, env.service, 'reading the account ledger');
+          }
+        });
+        if (options.json) printJson(report);
+        else say(orphanLines(report).join('\n'));
+        if (report.orphans.length > 0 || report.ambiguous.length > 0) process.exitCode = EXIT.failed;
+      } finally {
+        await service.close();
+      }
+    });
+}

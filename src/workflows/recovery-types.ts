@@ -1,0 +1,40 @@
+/**
+ * What a pipeline records about paid jobs it could not keep (issue 16): jobs it had to abandon and
+ * submits whose outcome is unknown. Published in the pipeline's memo under `recovery`, read by
+ * `reelflow orphans`. Plain data: workflows, the CLI and tests share it.
+ */
+
+/** An accepted (billed) job the pipeline could neither use nor cancel. */
+export interface AbandonedJob {
+  step: string;
+  /** Known when the service named it; absent when not even that could be read. */
+  requestId?: string;
+  idempotencyKey: string;
+  /** Why it was abandoned (the failure that came after acceptance, and why cancelling did not work). */
+  reason: string;
+  /** ISO time it was recorded. */
+  at: string;
+}
+
+/** A submit that may have created a job whose request id is unknown. */
+export interface AmbiguousSubmit {
+  step: string;
+  idempotencyKey: string;
+  /** ISO time the step became ambiguous. */
+  since: string;
+  /** `waiting` for an operator decision, or how it was resolved. */
+  state: 'waiting' | 'adopted' | 'resubmitted' | 'given-up' | 'timed-out';
+  /** Set once resolved by adopting a request id. */
+  requestId?: string;
+  /** Charged jobs in the ledger no pipeline claims, around the time of the submit (request ids). */
+  candidates?: string[];
+}
+
+/** The memo field `recovery` of a pipeline. */
+export interface RecoveryMemo {
+  abandoned: AbandonedJob[];
+  ambiguous: AmbiguousSubmit[];
+}
+
+/** Memo key under which a pipeline publishes its RecoveryMemo. */
+export const RECOVERY_MEMO_KEY = 'recovery';
