@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import pino from 'pino';
 import { request } from 'undici';
 import { REDACT_PATHS } from '../bridge/app';
@@ -46,6 +46,8 @@ export interface LocalStackOptions {
   reuseRunning?: boolean;
   /** Progress lines ("starting the Temporal dev server…"). */
   log?: (line: string) => void;
+  /** Extra options of the in-process worker (tests add activity interceptors). */
+  worker?: Partial<WorkerOptions>;
 }
 
 /** A local stack: started here, or a running one reused. */
@@ -234,7 +236,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     cleanups.push(() => serviceClient.close());
     // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
     const media = mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: paths.root });
-    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient, media });
+    const worker: Worker = await createReelflowWorker({
+      connection: nativeConnection,
+      client,
+      taskQueue,
+      namespace,
+      service: serviceClient,
+      media,
+      ...(options.worker ? { worker: options.worker } : {}),
+    });
     const workerDone = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
