@@ -243,6 +243,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       namespace,
       service: serviceClient,
       media,
+      preflight: { trustedOrigins: [service.url] },
       ...(options.worker ? { worker: options.worker } : {}),
     });
     const workerDone = worker.run();

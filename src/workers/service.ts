@@ -1,6 +1,7 @@
 import { serviceOptionsFromEnv } from '../service/env';
 import { announceGeneratedKey } from '../service/generated-key';
 import { startLocalService, type LocalService } from '../service';
+import { exitOnSignal } from './run-until-signal';
 
 /**
  * Process entry point of the local service (`npx tsx src/workers/service.ts`); options come from
@@ -13,20 +14,7 @@ export async function runService(env: NodeJS.ProcessEnv = process.env): Promise<
   // A process entry point's stdout is a log: the key is masked there (see announceGeneratedKey).
   if (service.generatedApiKey) console.log(announceGeneratedKey(service.generatedApiKey, options.dataDir, process.stdout.isTTY === true));
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    service.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`reelflow service: error while stopping on ${signal}: ${error instanceof Error ? error.message : String(error)}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  exitOnSignal('reelflow service', () => service.close());
   return service;
 }
 

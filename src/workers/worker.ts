@@ -4,6 +4,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities, type MediaDeps } from '../activities';
 import { loadMediaSettings } from '../config/media';
 import { openMediaStore } from '../media/store';
+import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
@@ -27,6 +28,8 @@ export interface ReelflowWorkerOptions {
   worker?: Partial<WorkerOptions>;
   /** The media store; default: the one the environment configures (REELFLOW_MEDIA_STORE). */
   media?: MediaDeps;
+  /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
+  preflight?: PreflightOptions;
 }
 
 /** The media store the environment configures, for a worker talking to `serviceUrl`. */
@@ -47,7 +50,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     namespace: options.namespace ?? options.client.options.namespace,
     taskQueue: options.taskQueue,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities,
+    activities: { ...activities, ...createPreflightActivities(options.preflight) },
     shutdownGraceTime: '10 seconds',
     ...options.worker,
   });
@@ -127,6 +130,7 @@ export async function main(): Promise<void> {
     namespace: settings.namespace,
     service,
     media: mediaFromEnv(serviceSettings.url),
+    preflight: { trustedOrigins: [serviceSettings.url] },
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
   });

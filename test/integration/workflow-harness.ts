@@ -133,6 +133,7 @@ export async function startHarness(
     service: client,
     workflowBundle: bundle,
     onCall: (kind) => (calls[kind] += 1),
+    preflight: { trustedOrigins: [service.url] },
   });
   const running = worker.run();
   return {
