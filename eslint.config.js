@@ -77,6 +77,39 @@ const contractImportRestrictions = (() => {
   };
 })();
 
+const IMPORT_SETTINGS = {
+  'import/extensions': ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs'],
+  'import/external-module-folders': ['node_modules', 'node_modules/@types'],
+  // Never parse dependencies: a cycle through node_modules back into reelflow cannot exist.
+  'import/ignore': ['node_modules'],
+  'import/parsers': { '@typescript-eslint/parser': ['.ts', '.cts', '.mts'] },
+  'import/resolver': { node: { extensions: ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs', '.json'] } },
+};
+
+/**
+ * The layers of docs/architecture.md, by resolved path (a specifier like '../service' means
+ * src/service from one folder and src/cli/service.ts from another, so strings cannot decide).
+ */
+const LAYER_ZONES = [
+  {
+    // The local service is a separate product: only its process entry point opens it.
+    target: './src/!(service|workers)/**/*',
+    from: './src/service',
+    message: 'src/service is the local service only; reach it through its entry point src/workers/service.ts (docs/architecture.md).',
+  },
+  {
+    target: './src/workers/!(service).ts',
+    from: './src/service',
+    message: 'Only src/workers/service.ts, the service process entry point, imports src/service (docs/architecture.md).',
+  },
+  {
+    // Shared libraries sit below every process: they never reach up into one.
+    target: './src/{contract,client,net,media,metrics}/**/*',
+    from: ['./src/cli', './src/stack', './src/workers', './src/bridge', './src/activities', './src/workflows', './src/service'],
+    message: 'Shared libraries (contract, client, net, media, metrics) must not import process code (docs/architecture.md).',
+  },
+];
+
 module.exports = defineConfig(
   {
     ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', '.reelflow/**', '.bench/**'],
@@ -133,14 +166,7 @@ module.exports = defineConfig(
     // The probe exists only in memory; no-cycle reads files from disk and crashes on it.
     ignores: LINT_PROBES,
     plugins: { import: importPlugin },
-    settings: {
-      'import/extensions': ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs'],
-      'import/external-module-folders': ['node_modules', 'node_modules/@types'],
-      // Never parse dependencies: a cycle through node_modules back into reelflow cannot exist.
-      'import/ignore': ['node_modules'],
-      'import/parsers': { '@typescript-eslint/parser': ['.ts', '.cts', '.mts'] },
-      'import/resolver': { node: { extensions: ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs', '.json'] } },
-    },
+    settings: IMPORT_SETTINGS,
     rules: {
       // External packages cannot import back into reelflow; skipping them keeps the rule cheap.
       'import/no-cycle': ['error', { ignoreExternal: true }],
@@ -159,6 +185,16 @@ module.exports = defineConfig(
     ignores: ['src/contract/signature.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', contractImportRestrictions],
+    },
+  },
+  // The layer picture of docs/architecture.md.
+  {
+    files: ['src/**/*.ts'],
+    ignores: LINT_PROBES,
+    plugins: { import: importPlugin },
+    settings: IMPORT_SETTINGS,
+    rules: {
+      'import/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
     },
   },
 );

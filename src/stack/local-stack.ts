@@ -8,7 +8,7 @@ import { REDACT_PATHS } from '../bridge/app';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, type BridgeConfig } from '../bridge/config';
 import { startBridgeServer, type RunningBridge } from '../bridge/server';
 import { createServiceClient } from '../client/service-client';
-import { startLocalService, type LocalService } from '../service';
+import { startLocalService, type LocalService } from '../workers/service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker, mediaFromEnv } from '../workers/worker';
 import {
