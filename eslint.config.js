@@ -22,7 +22,37 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, ../contract (index) and ./definitions; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/events, contract/limits, contract/model-metadata, pipeline/references, pipeline/pacing) and types; do I/O in activities.';
+
+/**
+ * Modules workflows import values from. They are part of every workflow bundle, so they must stay
+ * plain data and pure functions: no zod, no schema modules, no Node built-ins, no I/O.
+ */
+const WORKFLOW_PLAIN_MODULES = [
+  'src/contract/events.ts',
+  'src/contract/limits.ts',
+  'src/contract/model-metadata.ts',
+  'src/pipeline/references.ts',
+  'src/pipeline/pacing.ts',
+];
+
+const LEAN_MESSAGE =
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, pipeline spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+
+/**
+ * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
+ * stays allowed: types are erased.
+ */
+const LEAN_PATTERNS = [
+  { regex: '^zod(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+  {
+    regex: '(^|\\.\\./)contract(/(index|models|resources|validation|uri)(\\.[jt]s)?)?$',
+    allowTypeImports: true,
+    message: LEAN_MESSAGE,
+  },
+  { regex: '(^|\\.\\./)pipeline(/(index|spec|builder|examples)(\\.[jt]s)?)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+  { regex: '(^|\\.\\./)config(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+];
 
 const IO_PACKAGES = ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
 
@@ -52,6 +82,7 @@ const workflowImportRestrictions = (() => {
         group: ['**/contract/signature', '**/contract/signature.*'],
         message: `contract/signature needs node:crypto. ${WORKFLOW_SANDBOX_MESSAGE}`,
       },
+      ...LEAN_PATTERNS,
       {
         // Activities are referenced by type only (proxyActivities<typeof activities>()).
         group: ['**/activities', '**/activities/**'],
@@ -179,12 +210,26 @@ module.exports = defineConfig(
       '@typescript-eslint/no-restricted-imports': ['error', workflowImportRestrictions],
     },
   },
-  // The contract stays pure: it is part of every workflow bundle (signature.ts is the one exception).
+  // The contract stays pure: workflows import parts of it (signature.ts is the one exception).
   {
     files: ['src/contract/**/*.ts'],
-    ignores: ['src/contract/signature.ts'],
+    ignores: ['src/contract/signature.ts', ...WORKFLOW_PLAIN_MODULES],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', contractImportRestrictions],
+    },
+  },
+  // What workflows import values from: the sandbox rules plus no zod and no schema modules.
+  {
+    files: WORKFLOW_PLAIN_MODULES,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        (() => {
+          const base = sandboxRestrictions('in a module workflows import', LEAN_MESSAGE);
+          const siblings = { regex: '^\\./(index|models|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$', allowTypeImports: true, message: LEAN_MESSAGE };
+          return { paths: base.paths, patterns: [...base.patterns, ...LEAN_PATTERNS, siblings] };
+        })(),
+      ],
     },
   },
   // The layer picture of docs/architecture.md.

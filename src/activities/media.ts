@@ -78,14 +78,25 @@ export function createMediaActivities(deps: MediaDeps | undefined): MediaActivit
     async archiveOutputs({ pipeline, step, videos }) {
       if (!deps) throw ApplicationFailure.create({ type: MEDIA_FAILURE_TYPES.archiveFailed, nonRetryable: true, message: 'this worker has no media store configured (REELFLOW_MEDIA_STORE)' });
       const archived: ArchivedOutput[] = [];
-      for (const video of videos) {
+      // A copy streams a whole video: beat while it runs, well inside the workflow's heartbeat timeout.
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const context = Context.current();
+        context.heartbeat();
+        timer = setInterval(() => context.heartbeat(), 5_000);
+      } catch {
+        // outside an activity: nothing to heartbeat
+      }
+      try {
+        for (const video of videos) archived.push(await archiveOne(video));
+      } finally {
+        if (timer) clearInterval(timer);
+      }
+      return archived;
+
+      async function archiveOne(video: OutputVideo): Promise<ArchivedOutput> {
         try {
-          Context.current().heartbeat();
-        } catch {
-          // outside an activity
-        }
-        try {
-          archived.push(await archiveOutput(video, { store: deps.store, pipeline, ...(deps.serviceOrigin ? { serviceOrigin: deps.serviceOrigin } : {}) }));
+          return await archiveOutput(video, { store: (deps as MediaDeps).store, pipeline, ...(deps?.serviceOrigin ? { serviceOrigin: deps.serviceOrigin } : {}) });
         } catch (error) {
           if (error instanceof ArchiveError) {
             throw ApplicationFailure.create({ type: MEDIA_FAILURE_TYPES.archiveFailed, nonRetryable: !error.retryable, message: `step ${step}: ${error.message}` });
@@ -93,7 +104,6 @@ export function createMediaActivities(deps: MediaDeps | undefined): MediaActivit
           throw error;
         }
       }
-      return archived;
     },
   };
 }

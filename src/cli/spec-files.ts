@@ -4,7 +4,7 @@ import { formatPath, MEDIA_LIMITS, type FieldError, type UriRules } from '../con
 import type { MediaRef } from '../media/reference';
 import { putMediaBytes, putMediaFile, type MediaStore } from '../media/store';
 import { assertWithinBudget, jsonBytes, PayloadBudgetError } from '../pipeline/payload-budget';
-import { validatePipelineSpec, type PipelineSpec } from '../pipeline/spec';
+import { DEFAULT_CLI_ARCHIVE, validatePipelineSpec, type PipelineSpec } from '../pipeline/spec';
 import { CliError, EXIT } from './exit';
 
 /**
@@ -155,6 +155,8 @@ export async function storeLocalMedia(spec: unknown, baseDir: string, media: Spe
 
 /** Validates an in-memory spec (file paths relative to `baseDir`), storing its media; throws SpecFileError or CliError (size guard). */
 export async function prepareSpec(raw: unknown, label: string, baseDir: string, rules: UriRules | undefined, media: SpecMedia): Promise<PipelineSpec> {
+  // Outputs a later step or the user still needs are archived unless the spec says otherwise.
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && !('archive' in raw)) (raw as Record<string, unknown>).archive = DEFAULT_CLI_ARCHIVE;
   const fileErrors = await storeLocalMedia(raw, baseDir, media);
   if (fileErrors.length > 0) throw new SpecFileError(label, fileErrors);
   const checked = validatePipelineSpec(raw, rules);

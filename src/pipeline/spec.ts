@@ -57,11 +57,14 @@ export const pipelineStepSchema = z.strictObject({
 
 /**
  * When outputs are copied into the media store (docs/media-store.md): every output (`always`), none
- * (`never`), or the outputs still needed after the service may have deleted them — read by a later
- * step or final outputs of the pipeline (`on-expiry-risk`, the default).
+ * (`never`, what a spec without the field gets), or the outputs still needed after the service may
+ * have deleted them — read by a later step or final outputs of the pipeline (`on-expiry-risk`, what
+ * the CLI fills in).
  */
 export const ARCHIVE_MODES = ['always', 'never', 'on-expiry-risk'] as const;
 export type ArchiveMode = (typeof ARCHIVE_MODES)[number];
+/** What `reelflow run` / `batch` and the demo use when a spec names no archive mode (the workflow's own default is `never`). */
+export const DEFAULT_CLI_ARCHIVE: ArchiveMode = 'on-expiry-risk';
 
 export const pipelineSpecSchema = z.strictObject({
   name: safeNameSchema,

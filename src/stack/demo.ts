@@ -1,6 +1,7 @@
 import { extname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { threeStepPipeline } from '../pipeline/examples';
+import { DEFAULT_CLI_ARCHIVE } from '../pipeline/spec';
 import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
 import type { MediaRef } from '../media/reference';
@@ -69,10 +70,14 @@ export interface StepProgress {
   done: boolean;
 }
 
-/** A step's progress; for a running step, the job workflow's own state (request id, phase) is asked too. */
+/**
+ * A step's progress. A one-workflow pipeline reports a running step's phase itself; for a legacy
+ * pipeline (child job workflows) the job workflow's own state (request id, phase) is asked.
+ */
 async function stepProgress(client: Client, step: StepSummary): Promise<StepProgress> {
   const base = { id: step.id, state: step.status, requestId: step.requestIds.at(-1) ?? null, charged: step.charged, refunded: step.refunded, done: !['pending', 'running'].includes(step.status) };
   if (step.status !== 'running') return base;
+  if (step.phase) return { ...base, state: `running/${step.phase}` };
   try {
     const job = await client.workflow.getHandle(step.jobWorkflowId).query(jobStateQuery);
     const attempts = job.attempts;
@@ -143,11 +148,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     out(`inputs: ${inputs.imagePaths.length} reference images and a voice track in ${stack.paths.inputs}`);
     const name = uniqueName();
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
-    const spec = threeStepPipeline(
-      { ...(await storedStackInputs(stack, inputs, name)), duration: '5' },
-      name,
-      uriRules,
-    );
+    // Archived as `reelflow run` would (the outputs a later step or the user still needs).
+    const spec = { ...threeStepPipeline({ ...(await storedStackInputs(stack, inputs, name)), duration: '5' }, name, uriRules), archive: DEFAULT_CLI_ARCHIVE };
     connection = await Connection.connect({ address: stack.temporalAddress });
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
@@ -8,7 +8,8 @@ import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract'
 import { createServiceClient } from '../../src/client/service-client';
 import type { CallKind, ServiceClient } from '../../src/client/types';
 import { createTemporalSink } from '../../src/bridge/temporal-sink';
-import { createReelflowWorker } from '../../src/workers/worker';
+import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
+import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
 import type { LocalServiceOptions } from '../../src/service';
 
@@ -23,8 +24,9 @@ export function quietLogger() {
   return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
 }
 
+/** The worker's workflow bundle, built as production builds it (production mode, no source map). */
 export function bundleReelflowWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger() });
+  return bundleProductionWorkflows();
 }
 
 /** A 1 s silent mono WAV as a data URI (the re-voicing step's new audio track). */
@@ -134,6 +136,8 @@ export async function startHarness(
     workflowBundle: bundle,
     onCall: (kind) => (calls[kind] += 1),
     preflight: { trustedOrigins: [service.url] },
+    // REELFLOW_MEDIA_STORE when a test sets it (shared with CLI child processes), else a store in the service's data dir.
+    media: mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: service.dataDir }),
   });
   const running = worker.run();
   return {
@@ -173,7 +177,7 @@ export async function eventually<T>(probe: () => T | undefined | false | Promise
 export async function maybeRecordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
   const history = await handle.fetchHistory();
-  const dir = path.join(__dirname, '..', 'replay', 'histories');
+  const dir = path.join(__dirname, '..', 'replay', 'histories', 'current');
   fs.mkdirSync(dir, { recursive: true });
   const events = history.events ?? [];
   const started = events[0]?.workflowExecutionStartedEventAttributes;

@@ -128,7 +128,8 @@ describe('builder', () => {
     const imageUrls = (loaded.steps[0]?.input as { image_urls: MediaRef[] }).image_urls;
     const audioUrl = (loaded.steps[1]?.input as { audio_url: MediaRef }).audio_url;
     expect(audioUrl).toMatchObject({ $media: expect.stringMatching(/^sha256:/) });
-    expect(loaded).toEqual(threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }));
+    // The CLI archives what a later step or the user still needs unless the spec says otherwise.
+    expect(loaded).toEqual({ ...threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }), archive: 'on-expiry-risk' });
     expect(loaded.steps.map((s) => s.model)).toEqual([LONG_FORM, 'service-horizon-studio', 'service-upscale-video-fast']);
   });
 });

@@ -34,9 +34,6 @@ function extensionOf(url: string, contentType: string | null): string {
   return '.mp4';
 }
 
-/** A step's outputs as archived in the media store (set by the pipeline when it archives them). */
-type ArchivedStep = { archived?: ArchivedOutput[] };
-
 /** Copies an archived output out of the store into `file`, checking its SHA-256 on the way. */
 async function copyFromArchive(store: MediaStore, ref: ArchivedOutput, file: string): Promise<number> {
   const sha = digestOf(ref.$media);
@@ -72,7 +69,7 @@ export async function downloadOutputs(summary: PipelineSummary, dir: string, ser
   const files: DownloadedOutput[] = [];
   for (const step of summary.steps) {
     const videos = summary.outputs[step.id]?.videos ?? [];
-    const archived = (step as typeof step & ArchivedStep).archived ?? [];
+    const archived = step.archived ?? [];
     for (const [index, video] of videos.entries()) {
       const copy = archived.find((a) => a.url === video.url);
       if (copy && store) {
