@@ -15,25 +15,12 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { onPath } = require('./temporal-tools');
 
 const ROOT = path.resolve(__dirname, '..');
 const TOOLS_DIR = path.join(ROOT, '.tools', 'minio');
 /** Pinned pseudo-version of github.com/minio/minio (what @latest resolved to when this was written). */
 const MINIO_MODULE = 'github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c';
-
-function onPath(command) {
-  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, command);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here; keep looking
-    }
-  }
-  return null;
-}
 
 function localCopy() {
   const candidate = path.join(TOOLS_DIR, 'bin', 'minio');

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { S3StoreSettings } from '../media/store/s3-store';
 import { parseDurationSeconds } from './duration';
 
 /**
@@ -15,18 +16,7 @@ import { parseDurationSeconds } from './duration';
  *   default 1 h, at most 7 days, the S3 presigning maximum).
  */
 
-export type MediaStoreSettings =
-  | { kind: 'file'; dir: string; urlLifetimeSeconds: number }
-  | {
-      kind: 's3';
-      bucket: string;
-      prefix: string;
-      endpoint?: string;
-      region: string;
-      credentials?: { accessKeyId: string; secretAccessKey: string };
-      forcePathStyle: boolean;
-      urlLifetimeSeconds: number;
-    };
+export type MediaStoreSettings = { kind: 'file'; dir: string; urlLifetimeSeconds: number } | ({ kind: 's3'; urlLifetimeSeconds: number } & S3StoreSettings);
 
 /** Variables of the media store, for the README's Configuration table and help texts. */
 export const MEDIA_ENV_VARIABLES = {

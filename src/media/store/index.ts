@@ -24,17 +24,8 @@ export interface ConfiguredStore {
 /** Opens the store the settings name (src/config/media.ts). */
 export function openMediaStore(settings: MediaStoreSettings): ConfiguredStore {
   if (settings.kind === 'file') return { store: createFileStore(settings.dir), urlLifetimeSeconds: settings.urlLifetimeSeconds };
-  return {
-    store: createS3Store({
-      bucket: settings.bucket,
-      prefix: settings.prefix,
-      region: settings.region,
-      forcePathStyle: settings.forcePathStyle,
-      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    }),
-    urlLifetimeSeconds: settings.urlLifetimeSeconds,
-  };
+  const { kind: _kind, urlLifetimeSeconds, ...s3 } = settings;
+  return { store: createS3Store(s3), urlLifetimeSeconds };
 }
 
 /**
