@@ -1,4 +1,3 @@
-import { MEDIA_LIMITS } from '../contract/limits';
 import { safeFetch, SafeFetchError } from '../net';
 import { digestOf, mapMediaRefs, type MediaRef } from './reference';
 import { MediaStoreError, type MediaStore } from './store';
@@ -117,6 +116,3 @@ export function createMediaResolver(options: MediaResolverOptions): MediaResolve
 
   return { resolve, isServed };
 }
-
-/** Largest media object the archive and the CLI accept (re-exported for one import site). */
-export const MAX_MEDIA_BYTES = MEDIA_LIMITS.maxObjectBytes;
