@@ -7,6 +7,7 @@ import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { createInputResolver, createMediaActivities, type MediaActivities, type MediaDeps } from './media';
+import { createPreflightActivities, type PreflightActivities, type PreflightOptions } from './preflight';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { FAILURE_TYPES, toApplicationFailure, type ServiceFailureDetails } from './errors';
@@ -30,6 +31,8 @@ export interface ActivityDeps {
   metrics?: WorkerMetrics;
   /** The media store: references in inputs are resolved at the call, outputs archived. */
   media?: MediaDeps;
+  /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
+  preflight?: PreflightOptions;
 }
 
 /** A quote as the workflows use it. */
@@ -57,7 +60,7 @@ export interface SubmitAnswer {
 export type PipelineCheck = { ok: true } | { ok: false; errors: FieldError[]; message: string };
 
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
-export interface ReelflowActivities extends MediaActivities {
+export interface ReelflowActivities extends MediaActivities, PreflightActivities {
   /**
    * Submits with the Idempotency-Key, then subscribes the pipeline to the request's webhook events:
    * one activity per attempt. A retry (after a crash) with the same key returns the same job.
@@ -133,6 +136,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
 
   return {
     ...createMediaActivities(deps.media),
+    ...createPreflightActivities(deps.preflight),
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
       const request = submittedByEarlierAttempt() ?? (await submitJob(model, input, idempotencyKey));
       try {

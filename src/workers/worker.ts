@@ -4,7 +4,7 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities, type MediaDeps } from '../activities';
 import { loadMediaSettings } from '../config/media';
 import { openMediaStore } from '../media/store';
-import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
+import type { PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
@@ -47,6 +47,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
     ...(options.onCall ? { onCall: options.onCall } : {}),
     media: options.media ?? mediaFromEnv(),
+    ...(options.preflight ? { preflight: options.preflight } : {}),
   });
   return Worker.create({
     connection: options.connection,
@@ -54,7 +55,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
     workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
-    activities: { ...activities, ...createPreflightActivities(options.preflight) },
+    activities,
     shutdownGraceTime: '10 seconds',
     ...options.worker,
   });

@@ -12,7 +12,9 @@ import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
 import { endAfterStepError, finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
 import { StepQuote } from './steps/quote';
+import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
 import { runStep } from './steps/run-step';
+import { EARLY_STATUS_CHECK_PATCH } from './steps/wait';
 import type { StepEnd, StepRun } from './steps/step-run';
 
 /**
@@ -36,6 +38,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 
 async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   const { spec } = input;
+  // Later changes to this type, decided before the first await: a patch marker must come before any
+  // command whose place it decides, and a local activity (the validation) would otherwise run first.
+  const preflightOn = input.preflight !== false && patched(PREFLIGHT_PATCH);
+  const earlyCheck = patched(EARLY_STATUS_CHECK_PATCH);
   const info = workflowInfo();
   const summary = initialSummary(input);
   const inbox = new Inbox();
@@ -61,12 +67,19 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     }));
   }
 
+  // Inputs the service would refuse stop the pipeline here, before any step is paid for.
+  if (preflightOn) {
+    const refused = await preflightSteps(spec.steps, summary);
+    if (refused) return finish(summary, 'failed', publish, refused);
+  }
+
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
     if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
     summary.currentStep = step.id;
     row.status = 'running';
+    row.startedAt = Date.now();
     let resolved: Record<string, unknown>;
     try {
       // An earlier output that was archived is read through its archived copy (service URL kept).
@@ -78,7 +91,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
     }
     row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish);
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck);
     publish(summary);
 
     let ended: StepEnd;
@@ -147,6 +160,7 @@ function stepRun(
   inbox: Inbox,
   summary: PipelineSummary,
   publish: Publish,
+  earlyCheck: boolean,
 ): StepRun {
   const { spec } = input;
   const attempts: StepAttempt[] = [];
@@ -166,6 +180,7 @@ function stepRun(
     maxResubmits: step.retry?.maxResubmits ?? 0,
     ...(spec.budgetCredits !== undefined ? { budgetRemaining: spec.budgetCredits - summary.ledger.net } : {}),
     ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
+    earlyCheck,
     changed: () => {
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
