@@ -130,7 +130,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   void address;
 
   const log = app.log;
-  const ffmpegRunner = createFfmpegModelRunner({ allowPrivate: config.allowPrivateWebhooks, ownOrigin: url, ownFilesDir: filesDir });
+  // The input access log (<dataDir>/input-access.log, JSON lines): which input URLs were fetched, signed or not.
+  const inputLog = path.join(dataDir, 'input-access.log');
+  const ffmpegRunner = createFfmpegModelRunner({
+    allowPrivate: config.allowPrivateWebhooks,
+    ownOrigin: url,
+    ownFilesDir: filesDir,
+    onInputFetch: (entry) => fs.appendFileSync(inputLog, `${JSON.stringify(entry)}\n`),
+  });
   const runner: ModelRunner =
     config.render === 'stub'
       ? createStubModelRunner({ fallback: ffmpegRunner, ownOrigin: url, fixturesDir: path.resolve(config.stubFixturesDir ?? path.join(dataDir, 'stub-fixtures')), holdMs: config.stubHoldMs })

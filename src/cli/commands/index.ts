@@ -3,6 +3,7 @@ import { registerBatchCommand } from './batch';
 import { registerBridgeCommand } from './bridge';
 import { registerCancelCommand } from './cancel';
 import { registerDevCommand } from './dev';
+import { registerMediaCommand } from './media';
 import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
@@ -24,6 +25,7 @@ export function registerCommands(program: Command): void {
   registerCancelCommand(program);
   registerQuoteCommand(program);
   registerOutputsCommand(program);
+  registerMediaCommand(program);
   registerOrphansCommand(program);
   registerReportCommand(program);
   registerDevCommand(program);
