@@ -1,6 +1,7 @@
 import type { JobResult, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { PollPacing } from '../pipeline/pacing';
+import type { ResumeFrom } from './resume-types';
 
 /** Input of `pipelineWorkflow`. */
 export interface PipelineWorkflowInput {
@@ -12,6 +13,8 @@ export interface PipelineWorkflowInput {
   submitTimeoutSeconds?: number;
   /** Set false on a namespace without reelflow's search attributes (memo and query still work). Default true. */
   publishSearchAttributes?: boolean;
+  /** A resumed run (`reelflow resume`): completed steps of an earlier run to carry instead of running. */
+  resume?: ResumeFrom;
 }
 
 export type StepStatus =

@@ -9,6 +9,10 @@ import { from, pipeline } from '../../src/pipeline';
 import { pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { api, LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
+import { createServiceClient } from '../../src/client/service-client';
+import { findOrphans, listPipelineClaims } from '../../src/cli/orphans';
+import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
+import type { RecoveryMemo } from '../../src/workflows/recovery-types';
 import { freePort } from '../../src/stack/stack-state';
 
 /**
@@ -68,6 +72,13 @@ export interface FaultRunFigures {
   orphans: { jobs: number; named: number; completed: number };
   missingOutputs: string[];
   unexplained: string[];
+  /** Ambiguous steps the run saw waiting, and the updates it sent to resolve them (unknown mode). */
+  ambiguous: { waited: number; adopted: number; resubmitted: number };
+  /** Jobs the pipelines recorded as abandoned. */
+  abandoned: number;
+  /** Request ids `reelflow orphans` (findOrphans) listed at the end, and the orphan jobs it did not list. */
+  orphansReported: number;
+  orphansNotReported: string[];
   seconds: number;
   /** Every line the service, bridge and worker printed (scanned for secrets). */
   logs: string;
@@ -167,7 +178,8 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   let [bridge, worker] = await Promise.all([startBridge(), startWorker()]);
 
   const names = Array.from({ length: options.count }, (_, i) => `faults-${taskQueue}-${i}`);
-  const results: Array<{ name: string; summary: PipelineSummary | null; error: string | null }> = [];
+  const results: Array<{ name: string; summary: (PipelineSummary & { recovery?: RecoveryMemo }) | null; error: string | null }> = [];
+  const ambiguous = { waited: 0, adopted: 0, resubmitted: 0 };
   try {
     const handles = await Promise.all(
       names.map((name) => {
@@ -196,6 +208,35 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
       ),
     );
 
+    // Unknown mode: an operator stand-in resolves every ambiguous step by update: adopt the job its
+    // key created (found by the local service's key lookup), else resubmit (the key created nothing).
+    let resolving = true;
+    const decided = new Set<string>();
+    const resolveOne = async (handle: (typeof handles)[number]) => {
+      const progress = (await handle.query(pipelineProgressQuery).catch(() => null)) as (PipelineSummary & { recovery?: RecoveryMemo }) | null;
+      const waiting = progress?.status === 'running' ? progress.recovery?.ambiguous.find((a) => a.state === 'waiting') : undefined;
+      if (!waiting || decided.has(waiting.idempotencyKey)) return;
+      const found = await api(serviceUrl, 'GET', `/v1/queue/requests?idempotency_key=${encodeURIComponent(waiting.idempotencyKey)}`).catch(() => null);
+      if (!found || found.status !== 200) return;
+      const requestId = found.body.requests[0]?.request_id as string | undefined;
+      const decision = requestId ? { step: waiting.step, action: 'adopt' as const, requestId } : { step: waiting.step, action: 'resubmit' as const };
+      try {
+        await handle.executeUpdate(resolveAmbiguousUpdate, { args: [decision] });
+        decided.add(waiting.idempotencyKey);
+        if (requestId) ambiguous.adopted += 1;
+        else ambiguous.resubmitted += 1;
+      } catch {
+        // Rejected (already resolved) or no worker right now: the next round looks again.
+      }
+    };
+    const resolver = (async () => {
+      while (resolving && options.idempotency === 'unknown') {
+        await sleep(1_000);
+        const open = handles.filter((_, i) => !results.some((r) => r.name === names[i]));
+        await Promise.all(open.map(resolveOne));
+      }
+    })();
+
     // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
     await sleep(6_000);
     log('killing the worker (1/2)');
@@ -222,6 +263,8 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     worker = await startWorker();
 
     await Promise.all(outcomes);
+    resolving = false;
+    await resolver;
   } finally {
     for (const c of children) await c.kill();
   }
@@ -232,8 +275,17 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   let deliveries: ReturnType<typeof books.deliveries>;
   let ledgerNet: number;
   const missingOutputs: string[] = [];
+  let orphanReport: Awaited<ReturnType<typeof findOrphans>>;
   try {
     jobs = books.jobs();
+    // What an operator would run afterwards: `reelflow orphans` over the whole run.
+    const booksClient = createServiceClient({ baseUrl: books.url, apiKey: TEST_API_KEY });
+    try {
+      const since = new Date(started - 60_000);
+      orphanReport = await findOrphans(booksClient, await listPipelineClaims(options.client, since), since);
+    } finally {
+      await booksClient.close();
+    }
     deliveries = books.deliveries();
     ledgerNet = -books.ledger().filter((e) => e.kind !== 'seed' && e.requestId !== null).reduce((sum, e) => sum + e.amount, 0);
     for (const r of results) {
@@ -296,6 +348,10 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     orphans: { jobs: orphanJobs.length, named: orphanJobs.filter((j) => j.idempotencyKey !== null && namedKeys.has(j.idempotencyKey)).length, completed: orphanJobs.filter((j) => j.status === 'COMPLETED').length },
     missingOutputs,
     unexplained,
+    ambiguous: { ...ambiguous, waited: results.reduce((n, r) => n + (r.summary?.recovery?.ambiguous.length ?? 0), 0) },
+    abandoned: results.reduce((n, r) => n + (r.summary?.recovery?.abandoned.length ?? 0), 0),
+    orphansReported: orphanReport.orphans.length,
+    orphansNotReported: orphanJobs.filter((j) => !orphanReport.orphans.some((o) => o.request_id === j.id)).map((j) => j.id),
     seconds: Math.round((Date.now() - started) / 1000),
     logs: logs.text,
     secrets: [secret, TEST_API_KEY],

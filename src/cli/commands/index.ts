@@ -7,6 +7,7 @@ import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
 import { registerReportCommand } from './report';
+import { registerResumeCommand } from './resume';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
 import { registerStatusCommand } from './status';
@@ -23,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerQuoteCommand(program);
   registerOutputsCommand(program);
   registerOrphansCommand(program);
+  registerResumeCommand(program);
   registerReportCommand(program);
   registerDevCommand(program);
 }
