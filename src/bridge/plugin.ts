@@ -104,7 +104,7 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
   }
   if (options.metrics !== false) {
     const registry = options.metrics ?? defaultRegistry;
-    app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(registry.render()));
+    app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(await registry.metrics()));
   }
 };
 

@@ -1,3 +1,3 @@
-export * from './registry';
+export type { Registry } from 'prom-client';
 export * from './definitions';
 export * from './server';

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import { request } from 'undici';
-import { PROMETHEUS_CONTENT_TYPE, type Registry } from './registry';
-import { defaultRegistry } from './definitions';
+import type { Registry } from 'prom-client';
+import { defaultRegistry, PROMETHEUS_CONTENT_TYPE } from './definitions';
 
 /** Options of a standalone /metrics endpoint (the worker's; the bridge serves /metrics on its own port). */
 export interface MetricsServerOptions {
@@ -24,7 +24,7 @@ export interface MetricsServer {
 
 /** Renders the registry plus every `appendFrom` source as one exposition. */
 export async function renderAll(registry: Registry, appendFrom: readonly string[] = []): Promise<string> {
-  const parts = [registry.render()];
+  const parts = [await registry.metrics()];
   for (const source of appendFrom) {
     try {
       const response = await request(source, { headersTimeout: 2_000, bodyTimeout: 2_000 });

@@ -4,6 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { threeStepPipeline } from '../pipeline/examples';
 import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
+import { pipelineStartOptions } from '../workflows/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
 import { ensureReferenceInputs } from './reference-inputs';
@@ -54,10 +55,14 @@ export interface StepProgress {
   done: boolean;
 }
 
-/** A step's progress; for a running step, the job workflow's own state (request id, phase) is asked too. */
+/**
+ * A step's progress. A one-workflow pipeline reports a running step's phase itself; for a legacy
+ * pipeline (child job workflows) the job workflow's own state (request id, phase) is asked.
+ */
 async function stepProgress(client: Client, step: StepSummary): Promise<StepProgress> {
   const base = { id: step.id, state: step.status, requestId: step.requestIds.at(-1) ?? null, charged: step.charged, refunded: step.refunded, done: !['pending', 'running'].includes(step.status) };
   if (step.status !== 'running') return base;
+  if (step.phase) return { ...base, state: `running/${step.phase}` };
   try {
     const job = await client.workflow.getHandle(step.jobWorkflowId).query(jobStateQuery);
     const attempts = job.attempts;
@@ -137,7 +142,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);
     const input: PipelineWorkflowInput = { spec, uriRules };
-    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input] });
+    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
     out(`pipeline ${name}: generate → revoice → upscale (workflow ${workflowId})`);
 
     const print = progressPrinter(out);

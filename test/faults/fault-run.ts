@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { request } from 'undici';
 import { startLocalService, type JobView } from '../../src/service';
 import { from, pipeline } from '../../src/pipeline';
@@ -12,7 +12,6 @@ import { api, LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY } from '../help
 import { createServiceClient } from '../../src/client/service-client';
 import { findOrphans, listPipelineClaims } from '../../src/cli/orphans';
 import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
-import type { RecoveryMemo } from '../../src/workflows/recovery-types';
 import { freePort } from '../../src/stack/stack-state';
 
 /**
@@ -55,7 +54,8 @@ export interface FaultRunFigures {
     submitsAnswered5xxOr429: number;
     submitAnswersDroppedSeen: number;
   };
-  restarts: { worker: number; bridge: number; service: number };
+  /** Processes killed (SIGKILL) and restarted during the run, by name. */
+  restarts: Record<string, number>;
   /** Steps with more than one job whose credits were kept. */
   duplicatesFound: number;
   /** Idempotency keys that created more than one job. */
@@ -72,11 +72,11 @@ export interface FaultRunFigures {
   orphans: { jobs: number; named: number; completed: number };
   missingOutputs: string[];
   unexplained: string[];
-  /** Ambiguous steps the run saw waiting, and the updates it sent to resolve them (unknown mode). */
+  /** Ambiguous steps the pipelines recorded, and the updates the run sent to resolve them (unknown mode). */
   ambiguous: { waited: number; adopted: number; resubmitted: number };
   /** Jobs the pipelines recorded as abandoned. */
   abandoned: number;
-  /** Request ids `reelflow orphans` (findOrphans) listed at the end, and the orphan jobs it did not list. */
+  /** Charged jobs `reelflow orphans` (findOrphans) listed at the end, and orphan jobs it did not list. */
   orphansReported: number;
   orphansNotReported: string[];
   seconds: number;
@@ -87,14 +87,15 @@ export interface FaultRunFigures {
 }
 
 
-interface Child {
+/** A child process of the run. */
+export interface Child {
   child: ChildProcess;
   exited: Promise<void>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Spawns a child, collecting its output into `sink`, resolving once `ready` matches its output. */
-async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, sink: { text: string }, label: string): Promise<Child> {
+export async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, sink: { text: string }, label: string): Promise<Child> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let own = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -126,7 +127,7 @@ async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the whole fault scenario with `count` pipelines; returns the figures (assertions are the caller's). */
 export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; idempotency?: 'honoured' | 'unknown'; log?: (line: string) => void }): Promise<FaultRunFigures> {
@@ -177,66 +178,12 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   };
   let [bridge, worker] = await Promise.all([startBridge(), startWorker()]);
 
-  const names = Array.from({ length: options.count }, (_, i) => `faults-${taskQueue}-${i}`);
-  const results: Array<{ name: string; summary: (PipelineSummary & { recovery?: RecoveryMemo }) | null; error: string | null }> = [];
-  const ambiguous = { waited: 0, adopted: 0, resubmitted: 0 };
+  let run: FaultPipelines;
+  let resolving: { stop(): Promise<Resolutions> } | undefined;
+  let resolutions: Resolutions = { adopted: 0, resubmitted: 0 };
   try {
-    const handles = await Promise.all(
-      names.map((name) => {
-        const spec = pipeline(name)
-          .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: 3 })
-          .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: 3 })
-          .build({ allowedOrigins: [serviceUrl] });
-        return options.client.workflow.start('pipelineWorkflow', {
-          taskQueue,
-          workflowId: pipelineWorkflowId(name),
-          args: [{ spec, uriRules: { allowedOrigins: [serviceUrl] }, defaultPacing: { firstPollSeconds: 2, factor: 2, capSeconds: 4 }, submitTimeoutSeconds: 5 }],
-        });
-      }),
-    );
-    const outcomes = handles.map((handle, i) =>
-      handle.result().then(
-        (summary: PipelineSummary) => results.push({ name: names[i]!, summary, error: null }),
-        async (error: unknown) => {
-          const cause = error instanceof WorkflowFailedError ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}` : String(error);
-          // The pipeline's failure carries its summary; a query of the closed workflow needs a live
-          // worker to replay it, which the chaos schedule may have just killed.
-          const carried = error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as PipelineSummary | undefined) : undefined;
-          const summary = carried?.steps ? carried : await handle.query(pipelineProgressQuery).catch(() => null);
-          results.push({ name: names[i]!, summary, error: cause });
-        },
-      ),
-    );
-
-    // Unknown mode: an operator stand-in resolves every ambiguous step by update: adopt the job its
-    // key created (found by the local service's key lookup), else resubmit (the key created nothing).
-    let resolving = true;
-    const decided = new Set<string>();
-    const resolveOne = async (handle: (typeof handles)[number]) => {
-      const progress = (await handle.query(pipelineProgressQuery).catch(() => null)) as (PipelineSummary & { recovery?: RecoveryMemo }) | null;
-      const waiting = progress?.status === 'running' ? progress.recovery?.ambiguous.find((a) => a.state === 'waiting') : undefined;
-      if (!waiting || decided.has(waiting.idempotencyKey)) return;
-      const found = await api(serviceUrl, 'GET', `/v1/queue/requests?idempotency_key=${encodeURIComponent(waiting.idempotencyKey)}`).catch(() => null);
-      if (!found || found.status !== 200) return;
-      const requestId = found.body.requests[0]?.request_id as string | undefined;
-      const decision = requestId ? { step: waiting.step, action: 'adopt' as const, requestId } : { step: waiting.step, action: 'resubmit' as const };
-      try {
-        await handle.executeUpdate(resolveAmbiguousUpdate, { args: [decision] });
-        decided.add(waiting.idempotencyKey);
-        if (requestId) ambiguous.adopted += 1;
-        else ambiguous.resubmitted += 1;
-      } catch {
-        // Rejected (already resolved) or no worker right now: the next round looks again.
-      }
-    };
-    const resolver = (async () => {
-      while (resolving && options.idempotency === 'unknown') {
-        await sleep(1_000);
-        const open = handles.filter((_, i) => !results.some((r) => r.name === names[i]));
-        await Promise.all(open.map(resolveOne));
-      }
-    })();
-
+    run = await startFaultPipelines({ client: options.client, taskQueue, serviceUrl, count: options.count });
+    if (options.idempotency === 'unknown') resolving = resolveAmbiguousSteps(run, serviceUrl);
     // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
     await sleep(6_000);
     log('killing the worker (1/2)');
@@ -262,12 +209,135 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     restarts.worker += 1;
     worker = await startWorker();
 
-    await Promise.all(outcomes);
-    resolving = false;
-    await resolver;
+    await run.settled;
+    if (resolving) resolutions = await resolving.stop();
   } finally {
     for (const c of children) await c.kill();
   }
+  return collectFaultFigures({ client: options.client, dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started, resolutions });
+}
+
+/** Updates the operator stand-in sent. */
+export interface Resolutions {
+  adopted: number;
+  resubmitted: number;
+}
+
+/**
+ * An operator stand-in (unknown mode): every second, each open pipeline with an ambiguous step
+ * waiting gets the `resolveAmbiguousStep` update — adopt the job its key created (the local
+ * service's key lookup), or resubmit when the key created nothing.
+ */
+export function resolveAmbiguousSteps(run: FaultPipelines, serviceUrl: string): { stop(): Promise<Resolutions> } {
+  const counts: Resolutions = { adopted: 0, resubmitted: 0 };
+  const decided = new Set<string>();
+  let going = true;
+  const resolveOne = async (handle: FaultPipelines['handles'][number]) => {
+    const progress = await handle.query(pipelineProgressQuery).catch(() => null);
+    const waiting = progress?.status === 'running' ? progress.recovery?.ambiguous.find((a) => a.state === 'waiting') : undefined;
+    if (!waiting || decided.has(waiting.idempotencyKey)) return;
+    const found = await api(serviceUrl, 'GET', `/v1/queue/requests?idempotency_key=${encodeURIComponent(waiting.idempotencyKey)}`).catch(() => null);
+    if (!found || found.status !== 200) return;
+    const requestId = found.body.requests[0]?.request_id as string | undefined;
+    const decision = requestId ? { step: waiting.step, action: 'adopt' as const, requestId } : { step: waiting.step, action: 'resubmit' as const };
+    try {
+      await handle.executeUpdate(resolveAmbiguousUpdate, { args: [decision] });
+      decided.add(waiting.idempotencyKey);
+      counts[requestId ? 'adopted' : 'resubmitted'] += 1;
+    } catch {
+      // Rejected (already resolved) or no worker right now: the next round looks again.
+    }
+  };
+  const loop = (async () => {
+    while (going) {
+      await sleep(1_000);
+      await Promise.all(run.handles.filter((_, i) => !run.results.some((r) => r.name === run.names[i])).map(resolveOne));
+    }
+  })();
+  return {
+    stop: async () => {
+      going = false;
+      await loop;
+      return counts;
+    },
+  };
+}
+
+/** One pipeline's end: its summary (from the result, the failure's details or a query) and failure text. */
+export interface PipelineOutcome {
+  name: string;
+  summary: PipelineSummary | null;
+  error: string | null;
+  /** When the outcome was seen (ms since epoch). */
+  at: number;
+}
+
+/** Pipelines started by `startFaultPipelines`; `settled` resolves when every one has ended. */
+export interface FaultPipelines {
+  names: string[];
+  handles: WorkflowHandle[];
+  results: PipelineOutcome[];
+  settled: Promise<void>;
+}
+
+/**
+ * Starts `count` two-step pipelines (long-form generate, then upscale of its output) on `taskQueue`,
+ * each step allowed 3 resubmits, and collects how each ends. Used by the fault suite and by the
+ * cluster run (test/cluster), so both drive reelflow the same way.
+ */
+export async function startFaultPipelines(options: { client: Client; taskQueue: string; serviceUrl: string; count: number }): Promise<FaultPipelines> {
+  const { serviceUrl, taskQueue } = options;
+  const names = Array.from({ length: options.count }, (_, i) => `faults-${taskQueue}-${i}`);
+  const results: PipelineOutcome[] = [];
+  const handles = await Promise.all(
+    names.map((name) => {
+      const spec = pipeline(name)
+        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: 3 })
+        .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: 3 })
+        .build({ allowedOrigins: [serviceUrl] });
+      return options.client.workflow.start('pipelineWorkflow', {
+        taskQueue,
+        workflowId: pipelineWorkflowId(name),
+        args: [{ spec, uriRules: { allowedOrigins: [serviceUrl] }, defaultPacing: { firstPollSeconds: 2, factor: 2, capSeconds: 4 }, submitTimeoutSeconds: 5 }],
+      });
+    }),
+  );
+  const outcomes = handles.map((handle, i) =>
+    handle.result().then(
+      (summary: PipelineSummary) => results.push({ name: names[i]!, summary, error: null, at: Date.now() }),
+      async (error: unknown) => {
+        const cause = error instanceof WorkflowFailedError ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}` : String(error);
+        // The pipeline's failure carries its summary; a query of the closed workflow needs a live
+        // worker to replay it, which the chaos schedule may have just killed.
+        const carried = error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as PipelineSummary | undefined) : undefined;
+        const summary = carried?.steps ? carried : await handle.query(pipelineProgressQuery).catch(() => null);
+        results.push({ name: names[i]!, summary, error: cause, at: Date.now() });
+      },
+    ),
+  );
+
+  return { names, handles, results, settled: Promise.all(outcomes).then(() => undefined) };
+}
+
+/**
+ * Reads the service's books from its data directory (the service process must be stopped) and
+ * checks them against the pipelines' own ledgers: duplicates, credits, orphans, outputs.
+ */
+export async function collectFaultFigures(input: {
+  /** Temporal, for the pipelines' claims `reelflow orphans` compares the ledger with. */
+  client: Client;
+  dataDir: string;
+  serviceUrl: string;
+  run: FaultPipelines;
+  logs: string;
+  restarts: Record<string, number>;
+  secrets: string[];
+  started: number;
+  resolutions?: Resolutions;
+}): Promise<FaultRunFigures> {
+  const { dataDir, serviceUrl, restarts, started } = input;
+  const results = input.run.results;
+  const logs = { text: input.logs };
 
   // Read the service's books from its data directory.
   const books = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, port: 0 });
@@ -278,11 +348,11 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   let orphanReport: Awaited<ReturnType<typeof findOrphans>>;
   try {
     jobs = books.jobs();
-    // What an operator would run afterwards: `reelflow orphans` over the whole run.
+    // What an operator runs afterwards: `reelflow orphans` over the whole run.
     const booksClient = createServiceClient({ baseUrl: books.url, apiKey: TEST_API_KEY });
     try {
       const since = new Date(started - 60_000);
-      orphanReport = await findOrphans(booksClient, await listPipelineClaims(options.client, since), since);
+      orphanReport = await findOrphans(booksClient, await listPipelineClaims(input.client, since), since);
     } finally {
       await booksClient.close();
     }
@@ -326,7 +396,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     .map((r) => `${r.name}: status ${r.summary?.status ?? 'unknown'}: ${r.error ?? ''} ${r.summary?.error ?? ''}`);
 
   return {
-    pipelines: options.count,
+    pipelines: input.run.names.length,
     completed: results.filter((r) => r.summary?.status === 'completed').length,
     failed: results.filter((r) => r.summary?.status !== 'completed').length,
     failureReasons: results.filter((r) => r.error).map((r) => `${r.name.replace(/^faults-[^-]+-\d+-\d+-/, '#')}: ${r.error!.trim()}`),
@@ -348,12 +418,12 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     orphans: { jobs: orphanJobs.length, named: orphanJobs.filter((j) => j.idempotencyKey !== null && namedKeys.has(j.idempotencyKey)).length, completed: orphanJobs.filter((j) => j.status === 'COMPLETED').length },
     missingOutputs,
     unexplained,
-    ambiguous: { ...ambiguous, waited: results.reduce((n, r) => n + (r.summary?.recovery?.ambiguous.length ?? 0), 0) },
+    ambiguous: { ...(input.resolutions ?? { adopted: 0, resubmitted: 0 }), waited: results.reduce((n, r) => n + (r.summary?.recovery?.ambiguous.length ?? 0), 0) },
     abandoned: results.reduce((n, r) => n + (r.summary?.recovery?.abandoned.length ?? 0), 0),
     orphansReported: orphanReport.orphans.length,
     orphansNotReported: orphanJobs.filter((j) => !orphanReport.orphans.some((o) => o.request_id === j.id)).map((j) => j.id),
     seconds: Math.round((Date.now() - started) / 1000),
     logs: logs.text,
-    secrets: [secret, TEST_API_KEY],
+    secrets: input.secrets,
   };
 }

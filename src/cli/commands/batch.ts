@@ -5,6 +5,7 @@ import { safeNameSchema } from '../../pipeline/spec';
 import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
 import type { ResumeFrom } from '../../workflows/resume-types';
+import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
 import { resumeInputFor } from '../resume';
 import { batchProgress, cliEnv, findWorkflow, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
@@ -100,7 +101,13 @@ export function registerBatchCommand(program: Command): void {
         };
         let handle;
         try {
-          handle = await client.workflow.start(WORKFLOW_TYPES.batch, { taskQueue: settings.taskQueue, workflowId, args: [input] });
+          handle = await client.workflow.start(WORKFLOW_TYPES.batch, {
+            taskQueue: settings.taskQueue,
+            workflowId,
+            args: [input],
+            staticSummary: batchSummaryLine(name, manifest.items.length, concurrency ?? 4, rerunOf !== undefined),
+            staticDetails: batchDetails(name, manifest.items),
+          });
         } catch (error) {
           if (error instanceof WorkflowExecutionAlreadyStartedError) throw new CliError(`a batch ${workflowId} is already running; pick another --name`, EXIT.usage);
           throw error;

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
+import { pipelineStartOptions } from '../../workflows/ui-text';
 import { cliEnv, exitFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followPipeline } from '../follow';
@@ -32,7 +33,7 @@ export function registerRunCommand(program: Command): void {
         const startedAt = Date.now();
         let handle;
         try {
-          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input] });
+          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
         } catch (error) {
           if (error instanceof WorkflowExecutionAlreadyStartedError) {
             throw new CliError(`a pipeline named "${spec.name}" is already running (${workflowId}); follow it with \`reelflow status ${workflowId}\` or rename the spec`, EXIT.usage);

@@ -1,0 +1,151 @@
+import type { PipelineSpec } from '../pipeline/spec';
+import type { PipelineSummary, StepSummary } from './pipeline-types';
+
+/**
+ * What the Temporal UI shows about a pipeline: its static summary and details (set at start, by the
+ * CLI or a parent batch), a summary line per activity and timer, and the live "current details"
+ * step table. Pure functions of plain data, so workflows and clients share them.
+ */
+
+/** The Temporal UI shows the summary on one line; the server caps user metadata, so stay well below. */
+const SUMMARY_MAX = 200;
+const DETAILS_MAX = 16 * 1024;
+
+/** Per-step timestamps (epoch ms, workflow time) that make the table's elapsed column. */
+export interface StepClock {
+  startedAt?: number;
+  submittedAt?: number;
+  finishedAt?: number;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** `…c3f1`: the tail of an id, enough to tell two apart in a list. */
+export function shortId(id: string): string {
+  return id.length <= 8 ? id : `…${id.slice(-4)}`;
+}
+
+/** `launch-en: generate → revoice → upscale · budget 500 credits`. */
+export function pipelineSummaryLine(spec: Pick<PipelineSpec, 'name' | 'steps' | 'budgetCredits'>): string {
+  const budget = spec.budgetCredits === undefined ? 'no budget' : `budget ${spec.budgetCredits} credits`;
+  return clip(`${spec.name}: ${spec.steps.map((s) => s.id).join(' → ')} · ${budget}`, SUMMARY_MAX);
+}
+
+/** A data URI as a short description (`data:image/png, 12.3 KiB`): the UI never shows inlined media. */
+export function describeDataUri(value: string): string {
+  const comma = value.indexOf(',');
+  const header = value.slice(5, comma < 0 ? Math.min(value.length, 60) : comma);
+  const type = header.split(';')[0] || 'application/octet-stream';
+  const payload = comma < 0 ? 0 : value.length - comma - 1;
+  const bytes = header.includes(';base64') ? Math.floor((payload * 3) / 4) : payload;
+  return `data:${type}, ${bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`} inline`;
+}
+
+/** The value with every data URI replaced by its description (strings, arrays and objects, recursively). */
+export function withoutInlineMedia(value: unknown): unknown {
+  if (typeof value === 'string') return value.startsWith('data:') ? `<${describeDataUri(value)}>` : value;
+  if (Array.isArray(value)) return value.map(withoutInlineMedia);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutInlineMedia(v)]));
+  return value;
+}
+
+/** Markdown details: the steps as a list and the spec as JSON, without inlined media. */
+export function pipelineDetails(spec: PipelineSpec): string {
+  const lines = [
+    `**${spec.name}** · ${spec.steps.length} step${spec.steps.length === 1 ? '' : 's'} · ${spec.budgetCredits === undefined ? 'no budget' : `budget ${spec.budgetCredits} credits`}`,
+    '',
+    ...spec.steps.map((s, i) => `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`),
+    '',
+    '```json',
+  ];
+  const json = JSON.stringify(withoutInlineMedia(spec), null, 2);
+  const room = DETAILS_MAX - lines.join('\n').length - 16;
+  return [...lines, json.length <= room ? json : `${json.slice(0, room)}\n… (cut)`, '```'].join('\n');
+}
+
+/** Start options that make the Temporal UI explain a pipeline: `{ staticSummary, staticDetails }`. */
+export function pipelineStartOptions(spec: PipelineSpec): { staticSummary: string; staticDetails: string } {
+  return { staticSummary: pipelineSummaryLine(spec), staticDetails: pipelineDetails(spec) };
+}
+
+/** `nightly: 12 pipelines · concurrency 4`. */
+export function batchSummaryLine(name: string, items: number, concurrency: number, rerun: boolean): string {
+  return clip(`${name}: ${items} pipeline${items === 1 ? '' : 's'} · concurrency ${concurrency}${rerun ? ' · re-run of the failed items' : ''}`, SUMMARY_MAX);
+}
+
+/** Markdown details of a batch: its items and their steps. */
+export function batchDetails(name: string, items: ReadonlyArray<Pick<PipelineSpec, 'name' | 'steps' | 'budgetCredits'>>): string {
+  const lines = [`**${name}** · ${items.length} pipelines`, '', ...items.map((item) => `- ${pipelineSummaryLine(item)}`)];
+  return clip(lines.join('\n'), DETAILS_MAX);
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function seconds(ms: number): string {
+  const s = Math.max(0, ms) / 1000;
+  return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${String(Math.floor(s % 60)).padStart(2, '0')} s`;
+}
+
+/** Elapsed of a step: from its start (or submit) to its end, or to `now` while it runs. */
+export function stepElapsed(step: StepClock, now: number): string {
+  const from = step.startedAt ?? step.submittedAt;
+  if (from === undefined) return '—';
+  return seconds((step.finishedAt ?? now) - from);
+}
+
+function outputCell(step: StepSummary): string {
+  const videos = step.output?.videos ?? [];
+  if (videos.length === 0) return '—';
+  return videos.map((v) => `[${escapeCell(v.file_name || 'output')}](${v.url.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)})`).join(' ');
+}
+
+function creditsCell(step: StepSummary): string {
+  if (step.charged === 0 && step.quoted === 0) return '—';
+  const net = step.charged - step.refunded;
+  return step.refunded > 0 ? `${net} (refunded ${step.refunded})` : step.charged > 0 ? String(net) : `quoted ${step.quoted}`;
+}
+
+/**
+ * The live "current details" of a pipeline: a markdown table of its steps (state, request id,
+ * credits, elapsed, output link) and a line with the ledger, budget and error.
+ */
+export function currentDetailsMarkdown(summary: PipelineSummary, now: number): string {
+  const rows = summary.steps.map((step) => {
+    const clock = step as StepSummary & StepClock & { phase?: string };
+    const state = clock.phase && step.status === 'running' ? `${step.status} (${clock.phase})` : step.status;
+    const request = step.requestIds.at(-1);
+    return `| ${escapeCell(step.id)} | ${escapeCell(state)} | ${request ? `\`${request}\`` : '—'} | ${creditsCell(step)} | ${stepElapsed(clock, now)} | ${outputCell(step)} |`;
+  });
+  const { ledger } = summary;
+  const budget = summary.budgetCredits === null ? '' : ` of budget ${summary.budgetCredits}`;
+  const lines = [
+    `**${summary.status}**${summary.currentStep ? ` · step \`${summary.currentStep}\`` : ''} · credits ${ledger.net} net${budget} (charged ${ledger.charged}, refunded ${ledger.refunded})`,
+    '',
+    '| Step | State | Request id | Credits | Elapsed | Output |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ];
+  const errors = summary.steps.filter((s) => s.error).map((s) => `- \`${s.id}\`: ${escapeCell(s.error as string)}`);
+  if (summary.error && errors.length === 0) errors.push(`- ${escapeCell(summary.error)}`);
+  if (errors.length) lines.push('', '**Errors**', ...errors);
+  return clip(lines.join('\n'), DETAILS_MAX);
+}
+
+/** Activity summaries a person understands (shown on each activity in the timeline). */
+export const ACTIVITY_SUMMARIES = {
+  quote: (step: string, model: string) => `quote ${step} · ${model}`,
+  submit: (step: string, model: string, idempotencyKey: string, attempt: number) => `submit ${step} · ${model} · key ${shortId(idempotencyKey)}${attempt > 1 ? ` · resubmit ${attempt - 1}` : ''}`,
+  poll: (step: string, requestId: string) => `poll the status of ${step} (${shortId(requestId)})`,
+  result: (step: string, requestId: string) => `fetch the result of ${step} (${shortId(requestId)})`,
+  cancel: (step: string, requestId: string) => `cancel ${step} at the service (${shortId(requestId)})`,
+} as const;
+
+/** Timer summaries: what the pipeline waits for and when it looks next. */
+export const TIMER_SUMMARIES = {
+  webhook: (requestId: string, nextPollSeconds: number) => `wait for the webhook of ${shortId(requestId)} (next poll in ${Math.round(nextPollSeconds)} s)`,
+  backoff: (step: string, seconds: number) => `back off ${Math.round(seconds)} s before resubmitting ${step}`,
+} as const;
