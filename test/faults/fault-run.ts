@@ -53,6 +53,8 @@ export interface FaultRunFigures {
     deliveriesDuplicated: number;
     submitsAnswered5xxOr429: number;
     submitAnswersDroppedSeen: number;
+    /** Submit answers the service dropped after creating the job (its log). */
+    submitAnswersDropped: number;
   };
   /** Processes killed (SIGKILL) and restarted during the run, by name. */
   restarts: Record<string, number>;
@@ -409,6 +411,8 @@ export async function collectFaultFigures(input: {
       submitsAnswered5xxOr429: (logs.text.match(/"statusCode":(503|429)/g) ?? []).length,
       // Each dropped answer ends its step as AmbiguousSubmission (the workflow does not resubmit it).
       submitAnswersDroppedSeen: results.filter((r) => /AmbiguousSubmission/.test(r.error ?? '')).length,
+      // Counted from the service's log: each dropped answer is logged when the fault fires.
+      submitAnswersDropped: (logs.text.match(/fault injection: submit answer dropped/g) ?? []).length,
     },
     restarts,
     duplicatesFound: [...byStep.values()].filter((group) => group.filter(billed).length > 1).length,

@@ -39,6 +39,7 @@ describe(`fault suite (${COUNT} pipelines at once, idempotency ${MODE})`, () => 
     expect(figures.restarts).toEqual({ worker: 2, bridge: 1, service: 1 });
     expect(figures.faults.deliveriesDropped).toBeGreaterThan(0);
     expect(figures.faults.deliveriesDuplicated).toBeGreaterThan(0);
+    expect(figures.faults.submitAnswersDropped).toBeGreaterThan(0);
   });
 
   it('no step has two billed jobs and no idempotency key made two jobs', () => {

@@ -19,17 +19,19 @@ export interface AnswerProxy {
 }
 
 export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
-  let server: Server;
+  const servers: Server[] = [];
   const proxy: AnswerProxy = {
     url: '',
     rewrite: () => undefined,
     seen: [],
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        const server = servers[0] as Server;
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
-  server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -64,6 +66,7 @@ export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
       });
     });
   });
+  servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return proxy;

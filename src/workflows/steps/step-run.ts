@@ -3,6 +3,7 @@ import type { ModelId } from '../../contract';
 import type { StepAttempt, StepSummary } from '../pipeline-types';
 import type { Inbox } from './inbox';
 import type { StepQuote } from './quote';
+import type { RecoveryState } from '../recovery';
 
 /** Everything one step of a pipeline works with; built by the pipeline, passed to each step function. */
 export interface StepRun {
@@ -26,6 +27,10 @@ export interface StepRun {
   /** Credits this step may still spend (budget minus net spend so far); absent without a budget. */
   budgetRemaining?: number;
   submitTimeoutSeconds?: number;
+  /** The pipeline's record of abandoned jobs and ambiguous submits (shared by all its steps). */
+  recovery: RecoveryState;
+  /** How long an ambiguous submit waits for a decision, hours (default 24). */
+  ambiguousDeadlineHours?: number;
   /** Refreshes the row's ledger and publishes the summary (memo, search attributes). */
   changed(): void;
 }
