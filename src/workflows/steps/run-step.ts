@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
 import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
@@ -30,6 +30,8 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
         run.changed();
         await sleep(`${resubmitBackoffSeconds(n - 1)} seconds`);
       }
+      // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
+      if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');
       const attempt: StepAttempt = { attempt: n, idempotencyKey: idempotencyKeyFor(run.stepKey, run.firstRunId, n), charged: 0, refunded: 0 };
       run.attempts.push(attempt);
       run.row.phase = 'submitting';
