@@ -237,14 +237,16 @@ export function resolveAmbiguousSteps(run: FaultPipelines, serviceUrl: string): 
   const resolveOne = async (handle: FaultPipelines['handles'][number]) => {
     const progress = await handle.query(pipelineProgressQuery).catch(() => null);
     const waiting = progress?.status === 'running' ? progress.recovery?.ambiguous.find((a) => a.state === 'waiting') : undefined;
-    if (!waiting || decided.has(waiting.idempotencyKey)) return;
+    // One decision per ambiguity: after a resubmit the same key may become ambiguous again (a new record).
+    const ambiguity = `${waiting?.idempotencyKey}|${waiting?.since}`;
+    if (!waiting || decided.has(ambiguity)) return;
     const found = await api(serviceUrl, 'GET', `/v1/queue/requests?idempotency_key=${encodeURIComponent(waiting.idempotencyKey)}`).catch(() => null);
     if (!found || found.status !== 200) return;
     const requestId = found.body.requests[0]?.request_id as string | undefined;
     const decision = requestId ? { step: waiting.step, action: 'adopt' as const, requestId } : { step: waiting.step, action: 'resubmit' as const };
     try {
       await handle.executeUpdate(resolveAmbiguousUpdate, { args: [decision] });
-      decided.add(waiting.idempotencyKey);
+      decided.add(ambiguity);
       counts[requestId ? 'adopted' : 'resubmitted'] += 1;
     } catch {
       // Rejected (already resolved) or no worker right now: the next round looks again.
