@@ -1,11 +1,7 @@
 import { CancellationScope } from '@temporalio/workflow';
-import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
-import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
 import type { StepAttempt } from '../pipeline-types';
-import { api } from './proxies';
-import { settle } from './settle';
+import { stopJob } from './cancel';
 import type { StepRun } from './step-run';
-import { awaitTerminal } from './wait';
 
 /** Patch id of never abandoning an accepted job (issue 16). */
 export const NEVER_ABANDON_PATCH = 'never-abandon-accepted-job';
@@ -33,20 +29,7 @@ export async function cancelOrAbandon(run: StepRun, attempt: StepAttempt, reason
   const requestId = attempt.requestId;
   if (requestId && !attempt.outcome) {
     try {
-      await CancellationScope.nonCancellable(async () => {
-        run.row.phase = 'cancelling';
-        run.changed();
-        const answer = await api.cancelJob(requestId, attempt.cancelUrl);
-        let terminal: ServiceJobState;
-        if (isTerminalState(answer.status)) {
-          terminal = answer.status;
-          attempt.learnedBy = 'cancel';
-        } else {
-          terminal = await awaitTerminal(run, attempt, CANCEL_POLL_PACING);
-        }
-        await run.quote.chargeOf(attempt);
-        await settle(run, attempt, terminal);
-      });
+      await CancellationScope.nonCancellable(() => stopJob(run, attempt));
       attempt.error = `${reason}; the job was cancelled at the service (${attempt.outcome ?? 'state unknown'})`;
       run.changed();
       return;
