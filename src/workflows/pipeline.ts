@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, patched, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { resolveAmbiguousUpdate, validateResolution, type RecoveryState } from './recovery';
 import { RECOVERY_MEMO_KEY, type AmbiguousSubmit } from './recovery-types';
 import { MODELS } from '../contract/model-metadata';
@@ -7,11 +7,11 @@ import { ReferenceResolutionError, resolveReferences } from '../pipeline/referen
 import type { PipelineStep } from '../pipeline/spec';
 import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { legacyPipelineWorkflow } from './pipeline-legacy';
-import { PIPELINE_FAILURE_TYPES, STEP_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
+import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
-import { finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
+import { endAfterStepError, finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
 import { StepQuote } from './steps/quote';
 import { runStep } from './steps/run-step';
 import type { StepEnd, StepRun } from './steps/step-run';
@@ -120,33 +120,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     } catch (error) {
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
-      const failure = firstApplicationFailure(error);
-      if (failure) {
-        row.error = failure.message;
-        if (failure.type === STEP_FAILURE_TYPES.budgetExceeded) {
-          row.status = 'budget-exceeded';
-          return finish(summary, 'failed', publish, ApplicationFailure.create({
-            type: PIPELINE_FAILURE_TYPES.budgetExceeded,
-            nonRetryable: true,
-            message: `pipeline ${spec.name} stopped before step ${step.id}: ${failure.message}`,
-            details: [summary],
-          }));
-        }
-        row.status = 'failed';
-        return finish(summary, 'failed', publish, ApplicationFailure.create({
-          type: PIPELINE_FAILURE_TYPES.stepFailed,
-          nonRetryable: true,
-          message: `pipeline ${spec.name} failed at step ${step.id} [${failure.type ?? 'Error'}]: ${failure.message}`,
-          details: [summary],
-        }));
-      }
-      if (isCancellation(error)) {
-        row.status = 'cancelled';
-        return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-      }
-      row.status = 'failed';
-      row.error = error instanceof Error ? error.message : String(error);
-      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${spec.name} failed at step ${step.id}: ${row.error}`, details: [summary] }));
+      return endAfterStepError(summary, row, firstApplicationFailure(error), error, publish);
     }
 
     foldStep(run);
