@@ -18,6 +18,8 @@ export interface PipelineWorkflowInput {
   resume?: ResumeFrom;
   /** How long an ambiguous step waits for an operator decision, hours (default 24). */
   ambiguousDeadlineHours?: number;
+  /** false (`reelflow run --no-preflight`): skip the preflight check of every step's inputs. Default true. */
+  preflight?: boolean;
 }
 
 export type StepStatus =
@@ -31,7 +33,7 @@ export type StepStatus =
   | 'skipped';
 
 /** Where a running step stands (one-workflow pipelines; absent in legacy summaries). */
-export type StepPhase = 'quoting' | 'submitting' | 'ambiguous' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
+export type StepPhase = 'preflight' | 'quoting' | 'submitting' | 'ambiguous' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
 export interface StepAttempt {
@@ -54,6 +56,14 @@ export interface StepAttempt {
   adopted?: boolean;
   /** Accepted and billed, but neither usable nor cancellable: recorded in the pipeline's recovery record. */
   abandoned?: boolean;
+  /** The service's reason for a FAILED (or CANCELLED) request, from its event or its status. */
+  serviceError?: ServiceError;
+}
+
+/** `error.code` and `error.message` of a failed job, as the service gave them. */
+export interface ServiceError {
+  code: string;
+  message: string;
 }
 
 /** Webhook events a one-workflow pipeline received (distinct ones, repeats, and ones that matched no attempt). */
@@ -80,6 +90,15 @@ export interface StepSummary {
   quoteError?: string;
   /** Seconds after the current attempt's submit at which each status poll happened. */
   pollOffsetsSeconds?: number[];
+  /**
+   * Clock of the step (epoch ms, workflow time; one-workflow pipelines): started, first submit
+   * answered, terminal state reached, last change seen, next fallback poll due while waiting.
+   */
+  startedAt?: number;
+  submittedAt?: number;
+  finishedAt?: number;
+  lastChangeAt?: number;
+  nextPollAt?: number;
   requestIds: string[];
   attempts: number;
   quoted: number;
@@ -129,6 +148,8 @@ export const PIPELINE_FAILURE_TYPES = {
   stepFailed: 'StepFailed',
   budgetExceeded: 'BudgetExceeded',
   stepCancelled: 'StepCancelled',
+  /** Preflight found an input the service would refuse; nothing was submitted. */
+  preflightRefused: 'PreflightRefused',
 } as const;
 
 /**

@@ -13,7 +13,9 @@ import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
 import { endAfterStepError, finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
 import { StepQuote } from './steps/quote';
+import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
 import { runStep } from './steps/run-step';
+import { EARLY_STATUS_CHECK_PATCH } from './steps/wait';
 import type { StepEnd, StepRun } from './steps/step-run';
 
 /**
@@ -37,6 +39,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 
 async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   const { spec } = input;
+  // Later changes to this type, decided before the first await: a patch marker must come before any
+  // command whose place it decides, and a local activity (the validation) would otherwise run first.
+  const preflightOn = input.preflight !== false && patched(PREFLIGHT_PATCH);
+  const earlyCheck = patched(EARLY_STATUS_CHECK_PATCH);
   const info = workflowInfo();
   const summary = initialSummary(input);
   const inbox = new Inbox();
@@ -86,6 +92,12 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     }));
   }
 
+  // Inputs the service would refuse stop the pipeline here, before any step is paid for.
+  if (preflightOn) {
+    const refused = await preflightSteps(spec.steps, summary);
+    if (refused) return finish(summary, 'failed', publish, refused);
+  }
+
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
@@ -101,6 +113,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       continue;
     }
     row.status = 'running';
+    row.startedAt = Date.now();
     let resolved: Record<string, unknown>;
     try {
       resolved = resolveReferences(step.input, summary.outputs);
@@ -111,7 +124,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
     }
     row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, recovery);
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck, recovery);
     publish(summary);
 
     let ended: StepEnd;
@@ -179,6 +192,7 @@ function stepRun(
   inbox: Inbox,
   summary: PipelineSummary,
   publish: Publish,
+  earlyCheck: boolean,
   recovery: RecoveryState,
 ): StepRun {
   const { spec } = input;
@@ -199,6 +213,7 @@ function stepRun(
     maxResubmits: step.retry?.maxResubmits ?? 0,
     ...(spec.budgetCredits !== undefined ? { budgetRemaining: spec.budgetCredits - summary.ledger.net } : {}),
     ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
+    earlyCheck,
     recovery,
     ...(input.ambiguousDeadlineHours !== undefined ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours } : {}),
     changed: () => {

@@ -7,7 +7,7 @@ import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../w
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
 import { resumeInputFor } from '../resume';
-import { batchProgress, cliEnv, findWorkflow, uriRulesFor, withTemporal } from '../context';
+import { batchProgress, cliEnv, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followBatch } from '../follow';
 import { loadManifest } from '../manifest';
@@ -98,6 +98,7 @@ export function registerBatchCommand(program: Command): void {
           ...(rerunOf ? { rerunOf } : {}),
           ...(resumes ? { resumes } : {}),
           ...(rules ? { uriRules: rules } : {}),
+          ...pacingFor(env),
         };
         let handle;
         try {
