@@ -8,6 +8,7 @@ import type { PipelineStep } from '../pipeline/spec';
 import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { legacyPipelineWorkflow } from './pipeline-legacy';
 import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
+import { archivedOrUrl, archiveStep } from './steps/archive';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
@@ -116,7 +117,8 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     row.startedAt = Date.now();
     let resolved: Record<string, unknown>;
     try {
-      resolved = resolveReferences(step.input, summary.outputs);
+      // An earlier output that was archived is read through its archived copy (service URL kept).
+      resolved = resolveReferences(step.input, summary.outputs, (value) => archivedOrUrl(summary, value));
     } catch (error) {
       if (!(error instanceof ReferenceResolutionError)) throw error;
       row.status = 'failed';
@@ -141,6 +143,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     if (ended === 'completed' && row.output) {
       row.status = 'completed';
       summary.outputs[step.id] = row.output;
+      await archiveStep(spec, index, row);
       publish(summary);
       continue;
     }

@@ -7,7 +7,7 @@ import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../w
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
 import { resumeInputFor } from '../resume';
-import { batchProgress, cliEnv, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
+import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followBatch } from '../follow';
 import { loadManifest } from '../manifest';
@@ -69,7 +69,7 @@ export function registerBatchCommand(program: Command): void {
     .action(async (manifestFile: string, options: { concurrency?: number; name?: string; rerunFailed?: string; fresh: boolean; detach: boolean; json: boolean }) => {
       const env = cliEnv();
       const rules = uriRulesFor(env);
-      const manifest = loadManifest(manifestFile, rules);
+      const manifest = await loadManifest(manifestFile, rules, { store: cliMediaStore(env).store });
       await withTemporal(env, async ({ client, settings }) => {
         let rerunOf: BatchWorkflowInput['rerunOf'];
         let resumes: BatchWorkflowInput['resumes'];

@@ -3,6 +3,7 @@ import { registerBatchCommand } from './batch';
 import { registerBridgeCommand } from './bridge';
 import { registerCancelCommand } from './cancel';
 import { registerDevCommand } from './dev';
+import { registerMediaCommand } from './media';
 import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
@@ -25,6 +26,7 @@ export function registerCommands(program: Command): void {
   registerCancelCommand(program);
   registerQuoteCommand(program);
   registerOutputsCommand(program);
+  registerMediaCommand(program);
   registerOrphansCommand(program);
   registerResumeCommand(program);
   registerReportCommand(program);
