@@ -8,6 +8,7 @@ import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
 import { registerReportCommand } from './report';
+import { registerResumeCommand } from './resume';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
 import { registerStatusCommand } from './status';
@@ -27,6 +28,7 @@ export function registerCommands(program: Command): void {
   registerOutputsCommand(program);
   registerMediaCommand(program);
   registerOrphansCommand(program);
+  registerResumeCommand(program);
   registerReportCommand(program);
   registerDevCommand(program);
 }

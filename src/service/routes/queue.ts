@@ -82,6 +82,7 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     ctx.counters.jobsCreated++;
     if (chance(ctx.getFaults().dropSubmitResponseRate)) {
       // The job exists and is billed, but the client never hears so: the ambiguous submission.
+      request.log.warn({ requestId: job.id }, 'fault injection: submit answer dropped');
       reply.hijack();
       request.raw.socket.destroy();
       return reply;
