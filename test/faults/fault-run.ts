@@ -178,16 +178,16 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const children = new Set<Child>();
   const restarts = { worker: 0, bridge: 0, service: 0 };
   const kills: Kill[] = [];
+  const running: Partial<Record<Kill['what'], Child>> = {};
   /** SIGKILLs a child, keeps it down `downMs`, starts its replacement and records the kill's instants. */
-  const killAndRestart = async <T extends Child>(what: Kill['what'], c: Child, downMs: number, start: () => Promise<T>): Promise<T> => {
+  const killAndRestart = async (what: Kill['what'], downMs: number, start: () => Promise<Child>): Promise<void> => {
     log(`killing the ${what}`);
     const at = Date.now();
-    await c.kill();
+    await running[what]?.kill();
     restarts[what] += 1;
     if (downMs > 0) await sleep(downMs);
-    const replacement = await start();
+    running[what] = await start();
     kills.push({ what, at, back: Date.now() });
-    return replacement;
   };
 
   const serviceArgs = [path.join(ROOT, 'bin', 'reelflow.js'), 'service', '--data-dir', dataDir, '--port', String(servicePort), '--api-key', TEST_API_KEY, '--admin-key', TEST_ADMIN_KEY, '--allow-private-webhooks', '--concurrency', '4', '--log'];
@@ -198,7 +198,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     if (response.status !== 200) throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
     return c;
   };
-  let service = await startService();
+  running.service = await startService();
   const registered = await api(serviceUrl, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${bridgePort}/webhooks` } });
   if (registered.status !== 201) throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
   const secret = String(registered.body.secret);
@@ -225,7 +225,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     children.add(c);
     return c;
   };
-  let [bridge, worker] = await Promise.all([startBridge(), startWorker()]);
+  [running.bridge, running.worker] = await Promise.all([startBridge(), startWorker()]);
 
   let run: FaultPipelines;
   let resolving: { stop(): Promise<Resolutions> } | undefined;
@@ -236,14 +236,14 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
     // Each kill is checked afterwards to have hit work in flight (the service's records at its instant).
     await sleep(6_000);
-    worker = await killAndRestart('worker', worker, 0, startWorker);
+    await killAndRestart('worker', 0, startWorker);
     await sleep(4_000);
-    bridge = await killAndRestart('bridge', bridge, 3_000, startBridge);
-    service = await killAndRestart('service', service, 2_000, startService);
+    await killAndRestart('bridge', 3_000, startBridge);
+    await killAndRestart('service', 2_000, startService);
     // 429s after the restart (503s before).
     await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { submitErrorStatus: 429 }, key: TEST_ADMIN_KEY });
     await sleep(4_000);
-    worker = await killAndRestart('worker', worker, 0, startWorker);
+    await killAndRestart('worker', 0, startWorker);
 
     await run.settled;
     if (resolving) resolutions = await resolving.stop();
