@@ -21,6 +21,8 @@ export interface ServiceProcessSettings {
   publicUrl?: string;
   concurrencyPerModel?: number;
   emitFailureEvents?: boolean;
+  /** Per-key quote rate, also its burst. */
+  quoteLimits?: { perMinute: number; burst: number };
   logger: false | { level: 'info' };
   render: RenderMode;
   stubHoldMs?: number;
@@ -41,6 +43,7 @@ export function loadServiceConfig(env: Env = process.env, flags: Flags = {}): Se
     ...(e.REELFLOW_SERVICE_PUBLIC_URL !== undefined ? { publicUrl: e.REELFLOW_SERVICE_PUBLIC_URL } : {}),
     ...(e.REELFLOW_SERVICE_CONCURRENCY !== undefined ? { concurrencyPerModel: e.REELFLOW_SERVICE_CONCURRENCY } : {}),
     ...(e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS !== undefined ? { emitFailureEvents: e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS } : {}),
+    ...(e.REELFLOW_SERVICE_QUOTES_PER_MINUTE !== undefined ? { quoteLimits: { perMinute: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE, burst: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE } } : {}),
     logger: e.REELFLOW_SERVICE_LOG ? { level: 'info' } : false,
     render: e.REELFLOW_SERVICE_RENDER,
     ...(e.REELFLOW_SERVICE_STUB_HOLD_MS !== undefined ? { stubHoldMs: e.REELFLOW_SERVICE_STUB_HOLD_MS } : {}),

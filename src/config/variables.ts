@@ -156,6 +156,12 @@ export const VARIABLES = {
   REELFLOW_SERVICE_PUBLIC_URL: { schema: z.string().optional(), type: 'http(s) URL', defaultText: '`http://<host>:<port>`', description: 'Base URL clients see (`--public-url`).' },
   REELFLOW_SERVICE_CONCURRENCY: { schema: wholeNumberText(1, 64).optional(), type: 'integer 1-64', defaultText: '`2`', description: 'Jobs running at once per model (`--concurrency`).' },
   REELFLOW_SERVICE_EMIT_FAILURE_EVENTS: { schema: booleanTextSchema.optional(), type: 'boolean', defaultText: '`false`', description: 'Also send `generation.failed` and `generation.cancelled` events (`--emit-failure-events`).' },
+  REELFLOW_SERVICE_QUOTES_PER_MINUTE: {
+    schema: wholeNumberText(1, 1_000_000).optional(),
+    type: 'integer 1-1000000',
+    defaultText: '`120` (burst `30`)',
+    description: 'Quotes each API key may make per minute, also its burst (`--quotes-per-minute`; the benches set it wide).',
+  },
   REELFLOW_SERVICE_LOG: { schema: booleanTextSchema.default(false), type: 'boolean', description: 'Log requests and webhook attempts as JSON (`--log`).' },
   REELFLOW_SERVICE_RENDER: { schema: z.enum(RENDER_MODES, { error: `must be one of ${RENDER_MODES.join(', ')}` }).default('ffmpeg'), type: '`ffmpeg` | `stub`', description: '`stub`: jobs complete with pre-rendered fixtures, a benchmarking aid (`--render`).' },
   REELFLOW_SERVICE_STUB_HOLD_MS: { schema: wholeNumberText(0, 86_400_000).optional(), type: 'ms, 0-86400000', defaultText: '`0`', description: 'Stub render: how long each job takes (`--stub-hold-ms`).' },

@@ -19,6 +19,7 @@ interface ServiceFlags extends RenderFlags {
   publicUrl?: string;
   concurrency?: string;
   emitFailureEvents?: boolean;
+  quotesPerMinute?: string;
   log?: boolean;
 }
 
@@ -37,6 +38,7 @@ export function registerServiceCommand(program: Command): void {
     .option('--public-url <url>', 'base URL clients see (default http://<host>:<port>)')
     .option('--concurrency <n>', 'jobs running at once per model, 1-64 (default 2)')
     .option('--emit-failure-events', 'also send generation.failed and generation.cancelled events')
+    .option('--quotes-per-minute <n>', 'quotes each API key may make per minute, also its burst (default 120, burst 30)')
     .option('--log', 'log requests and webhook attempts as JSON (keys and secrets are never logged)');
   addRenderFlags(command).action(async (options: ServiceFlags) => {
     const flags = variableFlags(options, {
@@ -50,6 +52,7 @@ export function registerServiceCommand(program: Command): void {
       publicUrl: ['REELFLOW_SERVICE_PUBLIC_URL', '--public-url'],
       concurrency: ['REELFLOW_SERVICE_CONCURRENCY', '--concurrency'],
       emitFailureEvents: ['REELFLOW_SERVICE_EMIT_FAILURE_EVENTS', '--emit-failure-events'],
+      quotesPerMinute: ['REELFLOW_SERVICE_QUOTES_PER_MINUTE', '--quotes-per-minute'],
       log: ['REELFLOW_SERVICE_LOG', '--log'],
       render: ['REELFLOW_SERVICE_RENDER', '--render'],
       stubHoldMs: ['REELFLOW_SERVICE_STUB_HOLD_MS', '--stub-hold-ms'],
