@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { runCli, type CliResult } from '../../integration/cli-process';
+import { runCli, runNode, type CliResult } from '../../integration/cli-process';
 
 /**
  * Every process entry point validates its configuration at boot and stops with exit 2 naming the
@@ -9,17 +8,7 @@ import { runCli, type CliResult } from '../../integration/cli-process';
 
 /** Runs `src/workers/<name>.ts` in its own Node process with exactly `env` (plus PATH/HOME). */
 function runEntry(name: string, env: Record<string, string>): Promise<CliResult> {
-  const entry = path.resolve(__dirname, '../../../src/workers', `${name}.ts`);
-  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'tsx/cjs', entry], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode(['-r', 'tsx/cjs', path.resolve(__dirname, '../../../src/workers', `${name}.ts`)], env);
 }
 
 describe('configuration errors at boot exit 2 naming the variable', () => {

@@ -22,6 +22,13 @@ describe('the variables table', () => {
     }
   });
 
+  it('.env.example sets only declared variables', () => {
+    const example = fs.readFileSync(path.resolve(__dirname, '../../../.env.example'), 'utf8');
+    const names = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
+    expect(names.length).toBeGreaterThan(5);
+    expect(names.filter((name) => !(name in VARIABLES))).toEqual([]);
+  });
+
   it('notices an edited table', () => {
     const document = fs.readFileSync(DOC, 'utf8').replace('| `TEMPORAL_ADDRESS` |', '| `TEMPORAL_ADRESS` |');
     expect(withVariablesTable(document)).not.toBe(document);
