@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { registerBatchCommand } from './batch';
 import { registerBridgeCommand } from './bridge';
+import { registerBudgetCommand } from './budget';
 import { registerCancelCommand } from './cancel';
 import { registerDevCommand } from './dev';
 import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
 import { registerReportCommand } from './report';
+import { registerRetryCommand } from './retry';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
 import { registerStatusCommand } from './status';
@@ -24,5 +26,7 @@ export function registerCommands(program: Command): void {
   registerOutputsCommand(program);
   registerOrphansCommand(program);
   registerReportCommand(program);
+  registerBudgetCommand(program);
+  registerRetryCommand(program);
   registerDevCommand(program);
 }
