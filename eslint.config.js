@@ -22,7 +22,37 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, ../contract (index) and ./definitions; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/events, contract/limits, contract/model-metadata, pipeline/references, pipeline/pacing) and types; do I/O in activities.';
+
+/**
+ * Modules workflows import values from. They are part of every workflow bundle, so they must stay
+ * plain data and pure functions: no zod, no schema modules, no Node built-ins, no I/O.
+ */
+const WORKFLOW_PLAIN_MODULES = [
+  'src/contract/events.ts',
+  'src/contract/limits.ts',
+  'src/contract/model-metadata.ts',
+  'src/pipeline/references.ts',
+  'src/pipeline/pacing.ts',
+];
+
+const LEAN_MESSAGE =
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, pipeline spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+
+/**
+ * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
+ * stays allowed: types are erased.
+ */
+const LEAN_PATTERNS = [
+  { regex: '^zod(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+  {
+    regex: '(^|\\.\\./)contract(/(index|models|resources|validation|uri)(\\.[jt]s)?)?$',
+    allowTypeImports: true,
+    message: LEAN_MESSAGE,
+  },
+  { regex: '(^|\\.\\./)pipeline(/(index|spec|builder|examples)(\\.[jt]s)?)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+  { regex: '(^|\\.\\./)config(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+];
 
 const IO_PACKAGES = ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
 
@@ -52,6 +82,7 @@ const workflowImportRestrictions = (() => {
         group: ['**/contract/signature', '**/contract/signature.*'],
         message: `contract/signature needs node:crypto. ${WORKFLOW_SANDBOX_MESSAGE}`,
       },
+      ...LEAN_PATTERNS,
       {
         // Activities are referenced by type only (proxyActivities<typeof activities>()).
         group: ['**/activities', '**/activities/**'],
@@ -76,6 +107,39 @@ const contractImportRestrictions = (() => {
     ],
   };
 })();
+
+const IMPORT_SETTINGS = {
+  'import/extensions': ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs'],
+  'import/external-module-folders': ['node_modules', 'node_modules/@types'],
+  // Never parse dependencies: a cycle through node_modules back into reelflow cannot exist.
+  'import/ignore': ['node_modules'],
+  'import/parsers': { '@typescript-eslint/parser': ['.ts', '.cts', '.mts'] },
+  'import/resolver': { node: { extensions: ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs', '.json'] } },
+};
+
+/**
+ * The layers of docs/architecture.md, by resolved path (a specifier like '../service' means
+ * src/service from one folder and src/cli/service.ts from another, so strings cannot decide).
+ */
+const LAYER_ZONES = [
+  {
+    // The local service is a separate product: only its process entry point opens it.
+    target: './src/!(service|workers)/**/*',
+    from: './src/service',
+    message: 'src/service is the local service only; reach it through its entry point src/workers/service.ts (docs/architecture.md).',
+  },
+  {
+    target: './src/workers/!(service).ts',
+    from: './src/service',
+    message: 'Only src/workers/service.ts, the service process entry point, imports src/service (docs/architecture.md).',
+  },
+  {
+    // Shared libraries sit below every process: they never reach up into one.
+    target: './src/{contract,client,net,media,metrics}/**/*',
+    from: ['./src/cli', './src/stack', './src/workers', './src/bridge', './src/activities', './src/workflows', './src/service'],
+    message: 'Shared libraries (contract, client, net, media, metrics) must not import process code (docs/architecture.md).',
+  },
+];
 
 module.exports = defineConfig(
   {
@@ -133,14 +197,7 @@ module.exports = defineConfig(
     // The probe exists only in memory; no-cycle reads files from disk and crashes on it.
     ignores: LINT_PROBES,
     plugins: { import: importPlugin },
-    settings: {
-      'import/extensions': ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs'],
-      'import/external-module-folders': ['node_modules', 'node_modules/@types'],
-      // Never parse dependencies: a cycle through node_modules back into reelflow cannot exist.
-      'import/ignore': ['node_modules'],
-      'import/parsers': { '@typescript-eslint/parser': ['.ts', '.cts', '.mts'] },
-      'import/resolver': { node: { extensions: ['.ts', '.cts', '.mts', '.js', '.cjs', '.mjs', '.json'] } },
-    },
+    settings: IMPORT_SETTINGS,
     rules: {
       // External packages cannot import back into reelflow; skipping them keeps the rule cheap.
       'import/no-cycle': ['error', { ignoreExternal: true }],
@@ -153,12 +210,36 @@ module.exports = defineConfig(
       '@typescript-eslint/no-restricted-imports': ['error', workflowImportRestrictions],
     },
   },
-  // The contract stays pure: it is part of every workflow bundle (signature.ts is the one exception).
+  // The contract stays pure: workflows import parts of it (signature.ts is the one exception).
   {
     files: ['src/contract/**/*.ts'],
-    ignores: ['src/contract/signature.ts'],
+    ignores: ['src/contract/signature.ts', ...WORKFLOW_PLAIN_MODULES],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', contractImportRestrictions],
+    },
+  },
+  // What workflows import values from: the sandbox rules plus no zod and no schema modules.
+  {
+    files: WORKFLOW_PLAIN_MODULES,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        (() => {
+          const base = sandboxRestrictions('in a module workflows import', LEAN_MESSAGE);
+          const siblings = { regex: '^\\./(index|models|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$', allowTypeImports: true, message: LEAN_MESSAGE };
+          return { paths: base.paths, patterns: [...base.patterns, ...LEAN_PATTERNS, siblings] };
+        })(),
+      ],
+    },
+  },
+  // The layer picture of docs/architecture.md.
+  {
+    files: ['src/**/*.ts'],
+    ignores: LINT_PROBES,
+    plugins: { import: importPlugin },
+    settings: IMPORT_SETTINGS,
+    rules: {
+      'import/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
     },
   },
 );

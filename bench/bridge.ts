@@ -7,6 +7,11 @@
  *  - latency from sending a delivery to the subscriber workflow observing the event (p50/p99);
  *  - a baseline in the same run: the same HTTP app and signature check with a sink that does nothing
  *    (verify + parse only, no Temporal), and the ratio between the two.
+ * Two routing designs are measured in the same run, on the same server (docs/decisions/bridge.md):
+ *  - `route` (what the bridge does): describe `webhook/<request_id>`, signal the subscriber named in
+ *    the route's memo directly;
+ *  - `rendezvous` (the previous design): signal-with-start of a per-request rendezvous workflow that
+ *    forwards the event to its subscriber (one more workflow task and signal in between).
  * Results also go to .bench/bridge.json.
  *
  * How "observed" is measured: the stand-in job workflow records `Date.now()` in its jobEvent signal
@@ -23,11 +28,12 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/
 import type { FastifyInstance } from 'fastify';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startDevServer } from '../test/helpers/temporal';
-import { createBridgeApp, createSubscribeActivity, createTemporalSink, type EventSink } from '../src/bridge';
+import { createBridgeApp, createSubscribeActivity, createTemporalSink, rendezvousStartOptions, subscribeToRoute, type EventSink } from '../src/bridge';
+import { RENDEZVOUS_WORKFLOW_TYPE, webhookEventSignal } from '../src/workflows/definitions';
 import type { WebhookEvent } from '../src/contract';
 import { signedHeaders } from '../src/contract/signature';
 import type { SubscriberState } from '../test/integration/bridge.workflows';
-import { makeEvent as makeTestEvent } from '../test/integration/bridge-fixtures';
+import { makeEvent as makeTestEvent, testSubscriberActivities } from '../test/integration/bridge-fixtures';
 import { runBench, writeBenchJson } from './bench-output';
 
 const N = Math.min(Number(process.env.BENCH_N ?? 2000), 20_000);
@@ -98,8 +104,24 @@ async function sendAll(url: string, events: WebhookEvent[], options: { concurren
   return { seconds, perSecond: events.length / seconds, sentAt, answerMs: answerMs.sort((a, b) => a - b) };
 }
 
-/** Starts `groups` stand-in job workflows and subscribes each to its share of `n` fresh request ids. */
-async function subscribedGroup(client: Client, n: number, groups: number): Promise<{ requestIds: string[]; handles: WorkflowHandle[] }> {
+type Design = 'route' | 'rendezvous';
+
+/** The previous design's sink: signal-with-start of the per-request rendezvous, which forwards. */
+function rendezvousSink(client: Client): EventSink {
+  return {
+    deliver: async (event) => {
+      await client.workflow.signalWithStart(RENDEZVOUS_WORKFLOW_TYPE, {
+        ...rendezvousStartOptions(event.request_id, TASK_QUEUE, { graceMs: 1_000 }),
+        signal: webhookEventSignal,
+        signalArgs: [event],
+      });
+    },
+    ready: async () => true,
+  };
+}
+
+/** Starts `groups` stand-in subscriber workflows and subscribes each to its share of `n` fresh request ids. */
+async function subscribedGroup(client: Client, n: number, groups: number, design: Design): Promise<{ requestIds: string[]; handles: WorkflowHandle[] }> {
   const requestIds = Array.from({ length: n }, () => `req-${randomUUID()}`);
   const shares = Array.from({ length: groups }, (_, i) => requestIds.filter((_, j) => j % groups === i));
   const handles = await Promise.all(
@@ -107,11 +129,14 @@ async function subscribedGroup(client: Client, n: number, groups: number): Promi
       client.workflow.start('testSubscriberWorkflow', { taskQueue: TASK_QUEUE, workflowId: `bench-subscriber-${i}-${randomUUID()}`, args: [ids, { subscribe: false }] }),
     ),
   );
-  const subscribe = createSubscribeActivity(client, TASK_QUEUE);
+  const legacy = createSubscribeActivity(client, TASK_QUEUE, { graceMs: 1_000 });
   await pooled(
     shares.flatMap((ids, i) => ids.map((id) => [id, handles[i]!.workflowId] as const)),
     32,
-    ([id, workflowId]) => subscribe.subscribeToWebhook(id, workflowId),
+    async ([id, workflowId]) => {
+      if (design === 'rendezvous') await legacy.subscribeToWebhook(id, workflowId);
+      else await subscribeToRoute({ client, taskQueue: TASK_QUEUE }, id, workflowId);
+    },
   );
   return { requestIds, handles };
 }
@@ -141,7 +166,7 @@ async function main(): Promise<void> {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
-    activities: createSubscribeActivity(env.client, TASK_QUEUE),
+    activities: testSubscriberActivities(env.client, TASK_QUEUE, { graceMs: 1_000 }),
   });
   const workerRun = worker.run();
   const apps: FastifyInstance[] = [];
@@ -154,10 +179,10 @@ async function main(): Promise<void> {
     await sendAll(baselineUrl, Array.from({ length: Math.min(200, N) }, () => makeEvent(`warm-${randomUUID()}`)));
     const baseline = await sendAll(baselineUrl, Array.from({ length: N }, () => makeEvent(`base-${randomUUID()}`)));
 
-    // Setup (not timed): job workflows subscribe first, as they do once submit returns.
+    // Setup (not timed): subscribers subscribe first, as pipelines do once the submit returns.
     const setupStarted = performance.now();
-    const saturated = await subscribedGroup(env.client, N, SUBSCRIBERS);
-    const paced = await subscribedGroup(env.client, PACED_N, 4);
+    const saturated = await subscribedGroup(env.client, N, SUBSCRIBERS, 'route');
+    const paced = await subscribedGroup(env.client, PACED_N, 4, 'route');
     const setupSeconds = (performance.now() - setupStarted) / 1000;
 
     const sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE });
@@ -171,6 +196,18 @@ async function main(): Promise<void> {
     // 2. Latency when not saturated: PACED_N deliveries one at a time, PACED_INTERVAL_MS apart.
     const pacedRun = await sendAll(url, paced.requestIds.map(makeEvent), { concurrency: 1, intervalMs: PACED_INTERVAL_MS });
     const pacedLatency = await observedLatencies(paced.handles, pacedRun.sentAt);
+
+    // 3. The previous design, same run, same server: rendezvous forwarding (paced, then saturated).
+    const legacyApp = await createBridgeApp({ secrets: SECRETS, sink: rendezvousSink(env.client), logger: false });
+    apps.push(legacyApp);
+    const legacyUrl = await listen(legacyApp);
+    const legacyPaced = await subscribedGroup(env.client, PACED_N, 4, 'rendezvous');
+    const legacyPacedRun = await sendAll(legacyUrl, legacyPaced.requestIds.map(makeEvent), { concurrency: 1, intervalMs: PACED_INTERVAL_MS });
+    const legacyPacedLatency = await observedLatencies(legacyPaced.handles, legacyPacedRun.sentAt);
+    const legacyN = Math.min(N, 1000);
+    const legacySaturated = await subscribedGroup(env.client, legacyN, SUBSCRIBERS, 'rendezvous');
+    const legacyRun = await sendAll(legacyUrl, legacySaturated.requestIds.map(makeEvent));
+    const legacyEndToEnd = await observedLatencies(legacySaturated.handles, legacyRun.sentAt);
 
     const result = {
       date: new Date().toISOString(),
@@ -196,14 +233,28 @@ async function main(): Promise<void> {
         answerMs: { p50: round(percentile(baseline.answerMs, 50)), p99: round(percentile(baseline.answerMs, 99)) },
       },
       ratioBridgeToBaseline: round(real.perSecond / baseline.perSecond, 3),
+      previousDesignRendezvous: {
+        n: legacyN,
+        deliveriesPerSecond: round(legacyRun.perSecond),
+        answerMs: { p50: round(percentile(legacyRun.answerMs, 50)), p99: round(percentile(legacyRun.answerMs, 99)) },
+        deliveryToWorkflowMs: { p50: percentile(legacyEndToEnd, 50), p99: percentile(legacyEndToEnd, 99), max: legacyEndToEnd[legacyEndToEnd.length - 1] },
+        paced: {
+          n: PACED_N,
+          answerMs: { p50: round(percentile(legacyPacedRun.answerMs, 50)), p99: round(percentile(legacyPacedRun.answerMs, 99)) },
+          deliveryToWorkflowMs: { p50: percentile(legacyPacedLatency, 50), p99: percentile(legacyPacedLatency, 99), max: legacyPacedLatency[legacyPacedLatency.length - 1] },
+        },
+      },
       setupSubscribeSeconds: round(setupSeconds, 2),
     };
 
     console.log(`baseline (HTTP + verify + parse, no Temporal): ${result.baselineVerifyOnly.deliveriesPerSecond} deliveries/s, answer p50 ${result.baselineVerifyOnly.answerMs.p50} ms, p99 ${result.baselineVerifyOnly.answerMs.p99} ms`);
-    console.log(`bridge (verified + signal-with-start, 202 after Temporal accepted): ${result.bridge.deliveriesPerSecond} deliveries/s, answer p50 ${result.bridge.answerMs.p50} ms, p99 ${result.bridge.answerMs.p99} ms`);
+    console.log(`bridge (verified + describe route + signal the subscriber, 202 after Temporal accepted): ${result.bridge.deliveriesPerSecond} deliveries/s, answer p50 ${result.bridge.answerMs.p50} ms, p99 ${result.bridge.answerMs.p99} ms`);
     console.log(`delivery -> subscriber workflow observed it: p50 ${result.bridge.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.deliveryToWorkflowMs.p99} ms, max ${result.bridge.deliveryToWorkflowMs.max} ms`);
     console.log(`paced (${PACED_N} deliveries, one every ${PACED_INTERVAL_MS} ms): answer p50 ${result.bridge.paced.answerMs.p50} ms, p99 ${result.bridge.paced.answerMs.p99} ms; delivery -> workflow p50 ${result.bridge.paced.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.paced.deliveryToWorkflowMs.p99} ms`);
     console.log(`ratio bridge/baseline throughput: ${result.ratioBridgeToBaseline} (setup: ${N} subscriptions in ${result.setupSubscribeSeconds} s)`);
+    const old = result.previousDesignRendezvous;
+    console.log(`previous design (rendezvous forwards), ${old.n} deliveries: ${old.deliveriesPerSecond} deliveries/s, answer p50 ${old.answerMs.p50} ms; delivery -> workflow p50 ${old.deliveryToWorkflowMs.p50} ms, p99 ${old.deliveryToWorkflowMs.p99} ms`);
+    console.log(`previous design paced: answer p50 ${old.paced.answerMs.p50} ms; delivery -> workflow p50 ${old.paced.deliveryToWorkflowMs.p50} ms, p99 ${old.paced.deliveryToWorkflowMs.p99} ms`);
     writeBenchJson('bridge', result);
   } finally {
     for (const app of apps) await app.close();

@@ -1,20 +1,17 @@
 /**
  * Pre-bundles the workflow code at build time (`npm run build`), so a production worker loads
  * dist/workflow-bundle.js (REELFLOW_WORKFLOW_BUNDLE) instead of running webpack at every start.
+ * Production mode, no source map (src/workers/workflow-bundle.ts).
  *
  *   npx tsx scripts/build-workflow-bundle.ts [output path]
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleProductionWorkflows } from '../src/workers/workflow-bundle';
 
-/** Writes the bundle (with its inline source map) to `outputPath` and returns the path. */
+/** Writes the bundle to `outputPath` and returns the path. */
 export async function buildWorkflowBundle(outputPath: string): Promise<string> {
-  const noop = () => undefined;
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../src/workflows'),
-    logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
-  });
+  const { code } = await bundleProductionWorkflows();
   fs.mkdirSync(path.dirname(outputPath), { recursive: true });
   fs.writeFileSync(outputPath, code);
   return outputPath;

@@ -1,7 +1,9 @@
 import { Context } from '@temporalio/activity';
-import type { CancelResponse, GenerationRequest, JobResult, ModelId, ModelInputs, StatusResponse } from '../contract';
+import { describeFieldErrors, type CancelResponse, type FieldError, type GenerationRequest, type JobResult, type ModelId, type ModelInputs, type StatusResponse, type UriRules, type WebhookEvent } from '../contract';
+import { validatePipelineSpec } from '../pipeline/spec';
 import { ServiceProblemError } from '../client/errors';
 import { guardedSubmit } from './submit-guard';
+import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
@@ -11,8 +13,13 @@ export { FAILURE_TYPES, toApplicationFailure, type ServiceFailureDetails } from 
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {
   client: ServiceClient;
-  /** From `createSubscribeActivity(client, taskQueue)` in src/bridge/subscribe-activity.ts. */
+  /** Legacy job workflows' subscription: `createSubscribeActivity(client, taskQueue)` in src/bridge/subscribe-activity.ts. */
   subscribe: { subscribeToWebhook(requestId: string, subscriberWorkflowId: string): Promise<void> };
+  /**
+   * The pipeline's subscription to a request's events, returning the events that came first:
+   * `(requestId, subscriber) => subscribeToRoute(settings, requestId, subscriber)` (src/bridge/route-client.ts).
+   */
+  routes: { subscribe(requestId: string, subscriberWorkflowId: string): Promise<WebhookEvent[]> };
   /** Called once per activity call of each kind; tests and benchmarks count status polls with it. */
   onCall?: (kind: CallKind) => void;
   /** Heartbeat period while a call is in flight (the client may be backing off inside). Default 5 s. */
@@ -27,15 +34,41 @@ export interface JobQuote {
   pricingUnit: 'per-output-second' | 'per-request';
 }
 
+/** Input of `submitAndSubscribe`: one attempt of a pipeline step. */
+export interface SubmitRequest {
+  model: ModelId;
+  input: Record<string, unknown>;
+  idempotencyKey: string;
+  /** The pipeline workflow that receives this request's webhook events. */
+  subscriberWorkflowId: string;
+}
+
+/** What `submitAndSubscribe` returns: the service's answer and any events that overtook it. */
+export interface SubmitAnswer {
+  request: GenerationRequest;
+  earlyEvents: WebhookEvent[];
+}
+
+/** `validatePipeline`'s answer, plain data (field path + reason for each problem). */
+export type PipelineCheck = { ok: true } | { ok: false; errors: FieldError[]; message: string };
+
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
 export interface ReelflowActivities {
+  /**
+   * Submits with the Idempotency-Key, then subscribes the pipeline to the request's webhook events:
+   * one activity per attempt. A retry (after a crash) with the same key returns the same job.
+   */
+  submitAndSubscribe(request: SubmitRequest): Promise<SubmitAnswer>;
+  /** Validates a pipeline spec with the contract's schemas (a local activity: zod stays out of workflows). */
+  validatePipeline(spec: unknown, uriRules?: UriRules): Promise<PipelineCheck>;
   quoteJob(model: ModelId, input: Record<string, unknown>): Promise<JobQuote>;
-  /** Submits with an Idempotency-Key; a retry (after a crash) with the same key returns the same job. */
+  /** Legacy job workflows: submits with an Idempotency-Key; a retry (after a crash) with the same key returns the same job. */
   submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest>;
   pollJobStatus(requestId: string, statusUrl?: string): Promise<StatusResponse>;
   fetchJobResult(requestId: string, responseUrl?: string): Promise<JobResult>;
   /** Asks the service to cancel; a job already terminal answers with its state instead of an error. */
   cancelJob(requestId: string, cancelUrl?: string): Promise<CancelResponse>;
+  /** Legacy job workflows: signal-with-start of their rendezvous. */
   subscribeToWebhook(requestId: string, subscriberWorkflowId: string): Promise<void>;
 }
 
@@ -54,7 +87,11 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const every = deps.heartbeatEveryMs ?? 5_000;
   const metrics = deps.metrics ?? workerMetrics();
 
-  /** Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. */
+  /**
+   * Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. The
+   * first beat comes one period in, not at once: a call that answers quickly (the submit POST on the
+   * hand-off path) costs no heartbeat RPC competing with it.
+   */
   async function wrap<T>(kind: CallKind | 'subscribe', call: () => Promise<T>): Promise<T> {
     if (kind !== 'subscribe') deps.onCall?.(kind);
     let timer: NodeJS.Timeout | undefined;
@@ -63,7 +100,6 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       // Beat well inside the heartbeat timeout the workflow chose, however short.
       const timeoutMs = context.info.heartbeatTimeoutMs;
       const period = timeoutMs ? Math.min(every, Math.max(100, timeoutMs / 3)) : every;
-      context.heartbeat();
       timer = setInterval(() => context.heartbeat(), period);
     } catch {
       // Not inside an activity (direct call in a script): nothing to heartbeat.
@@ -81,17 +117,33 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     }
   }
 
+  async function submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest> {
+    const request = await wrap('submit', () => guardedSubmit(client, model, input as ModelInputs[typeof model], idempotencyKey));
+    metrics.submitted.inc({ model });
+    logInActivity('job submitted', { requestId: request.request_id, model });
+    return request;
+  }
+
   return {
+    async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
+      const request = submittedByEarlierAttempt() ?? (await submitJob(model, input, idempotencyKey));
+      try {
+        const earlyEvents = await wrap('subscribe', () => deps.routes.subscribe(request.request_id, subscriberWorkflowId));
+        return { request, earlyEvents };
+      } catch (error) {
+        recordSubmitted(request);
+        throw error;
+      }
+    },
+    async validatePipeline(spec, uriRules) {
+      const checked = validatePipelineSpec(spec, uriRules);
+      return checked.ok ? { ok: true } : { ok: false, errors: checked.errors, message: describeFieldErrors(checked.errors) };
+    },
     async quoteJob(model, input) {
       const quote = await wrap('quote', () => client.quote(model, input as ModelInputs[typeof model]));
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };
     },
-    async submitJob(model, input, idempotencyKey) {
-      const request = await wrap('submit', () => guardedSubmit(client, model, input as ModelInputs[typeof model], idempotencyKey));
-      metrics.submitted.inc({ model });
-      logInActivity('job submitted', { requestId: request.request_id, model });
-      return request;
-    },
+    submitJob,
     async pollJobStatus(requestId, statusUrl) {
       const status = await wrap('status', () => client.status(requestId, statusUrl ? { statusUrl } : {}));
       metrics.polls.inc({ status: status.status });

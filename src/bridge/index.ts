@@ -6,5 +6,6 @@ export { createTemporalSink, type TemporalSinkOptions } from './temporal-sink';
 export type { EventSink } from './event-sink';
 export { createSubscribeActivity, type SubscribeActivities } from './subscribe-activity';
 export { rendezvousStartOptions } from './rendezvous-start';
+export { deliverToRoute, subscribeToRoute, type RouteDelivery, type RouteSettings } from './route-client';
 export { startBridgeServer, type RunningBridge } from './server';
 export { BridgeConfigError, EventSinkUnavailableError } from './errors';

@@ -2,10 +2,12 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { batchProgressQuery, pipelineProgressQuery } from '../workflows/definitions';
 import type { BatchProgress } from '../workflows/batch-types';
 import type { PipelineSummary } from '../workflows/pipeline-types';
-import { batchBar, pipelineLines, progressKey, say } from './output';
+import { batchBar, pipelineLines, progressKey, say, waitingLines } from './output';
 
 /** How often a followed workflow is queried for progress. */
 const FOLLOW_INTERVAL_MS = 1_000;
+/** While nothing changes, how often a follower says what a waiting step is waiting for. */
+const WAITING_NOTE_EVERY_MS = 15_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -35,6 +37,7 @@ export async function followPipeline(handle: WorkflowHandle, options: { quiet: b
   const stepElapsed: Record<string, number> = {};
   const end = outcome(handle);
   let lastKey = '';
+  let lastPrinted = 0;
   let last: PipelineSummary | undefined;
   for (;;) {
     const finished = end.done();
@@ -53,7 +56,12 @@ export async function followPipeline(handle: WorkflowHandle, options: { quiet: b
       const key = progressKey(last);
       if (key !== lastKey && !options.quiet) {
         lastKey = key;
-        say(pipelineLines(last, handle.workflowId, now - startedAt, stepElapsed).join('\n'));
+        lastPrinted = now;
+        say(pipelineLines(last, handle.workflowId, now - startedAt, stepElapsed, now).join('\n'));
+      } else if (!options.quiet && now - lastPrinted >= WAITING_NOTE_EVERY_MS) {
+        const lines = waitingLines(last, now);
+        if (lines.length > 0) say(lines.join('\n'));
+        lastPrinted = now;
       }
     }
     if (finished) break;

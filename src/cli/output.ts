@@ -1,5 +1,6 @@
 import type { BatchProgress } from '../workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../workflows/pipeline-types';
+import { failedRequestLines, formatElapsed, stepElapsedMs, stepState, waitingNote, type StepView } from './step-view';
 
 /**
  * Rendering for people (progress lines, bars) and for scripts (`--json`: one JSON document on stdout,
@@ -16,30 +17,37 @@ export function say(line: string, json = false): void {
   (json ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
-/** `12.3s` / `2m05s`. */
-export function formatElapsed(ms: number): string {
-  const seconds = Math.max(0, ms) / 1000;
-  if (seconds < 60) return `${seconds.toFixed(1)}s`;
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes}m${String(Math.floor(seconds % 60)).padStart(2, '0')}s`;
+export { formatElapsed } from './step-view';
+
+/**
+ * One line per step: id, state, request id, elapsed (submit → terminal), credits, error; a waiting
+ * step adds how long nothing changed and when the next poll is due; each failed request adds a line.
+ * `observedMs` is the elapsed time as seen by a follower, for pipelines that do not report times.
+ */
+export function stepLines(step: StepSummary, now: number = Date.now(), observedMs?: number): string[] {
+  const view = step as StepView;
+  const request = step.requestIds.at(-1) ?? view.requests?.at(-1)?.requestId ?? '-';
+  const credits = step.charged > 0 ? `${step.charged - step.refunded} credits${step.refunded ? ` (refunded ${step.refunded})` : ''}` : step.quoted ? `quoted ${step.quoted}` : '';
+  const elapsedMs = stepElapsedMs(view, now) ?? observedMs;
+  const elapsed = elapsedMs === undefined ? '' : formatElapsed(elapsedMs);
+  const note = waitingNote(view, now);
+  const error = step.error ? `  ${step.error}` : '';
+  const line = `  ${step.id.padEnd(12)} ${stepState(view).padEnd(24)} ${request.padEnd(36)} ${elapsed.padEnd(8)} ${credits}${note ? `  (${note})` : ''}${error}`;
+  return [line.trimEnd(), ...failedRequestLines(view)];
 }
 
-/** One line per step: id, model, state, request id, credits. */
+/** The first line of a step (see stepLines). */
 export function stepLine(step: StepSummary, elapsedMs?: number): string {
-  const request = step.requestIds.at(-1) ?? '-';
-  const credits = step.charged > 0 ? `${step.charged - step.refunded} credits${step.refunded ? ` (refunded ${step.refunded})` : ''}` : step.quoted ? `quoted ${step.quoted}` : '';
-  const error = step.error ? `  ${step.error}` : '';
-  const elapsed = elapsedMs === undefined ? '' : formatElapsed(elapsedMs);
-  return `  ${step.id.padEnd(12)} ${step.status.padEnd(18)} ${request.padEnd(26)} ${elapsed.padEnd(8)} ${credits}${error}`;
+  return stepLines(step, Date.now(), elapsedMs)[0] as string;
 }
 
 /** The whole pipeline as lines (header, steps, ledger). */
-export function pipelineLines(summary: PipelineSummary, workflowId: string, elapsedMs?: number, stepElapsedMs: Record<string, number> = {}): string[] {
+export function pipelineLines(summary: PipelineSummary, workflowId: string, elapsedMs?: number, stepElapsedMs: Record<string, number> = {}, now: number = Date.now()): string[] {
   const elapsed = elapsedMs === undefined ? '' : `  elapsed ${formatElapsed(elapsedMs)}`;
   const { ledger } = summary;
   return [
     `${workflowId}: ${summary.status}${summary.currentStep ? ` (step ${summary.currentStep})` : ''}${elapsed}`,
-    ...summary.steps.map((step) => stepLine(step, stepElapsedMs[step.id])),
+    ...summary.steps.flatMap((step) => stepLines(step, now, stepElapsedMs[step.id])),
     `  credits: charged ${ledger.charged}, refunded ${ledger.refunded}, net ${ledger.net}${summary.budgetCredits !== null ? ` of budget ${summary.budgetCredits}` : ''}`,
     ...(summary.error ? [`  error: ${summary.error}`] : []),
   ];
@@ -47,7 +55,22 @@ export function pipelineLines(summary: PipelineSummary, workflowId: string, elap
 
 /** Fingerprint of what a person sees, so progress is printed only when something changed. */
 export function progressKey(summary: PipelineSummary): string {
-  return JSON.stringify([summary.status, summary.currentStep, summary.steps.map((s) => [s.status, s.requestIds.length, s.charged, s.refunded])]);
+  return JSON.stringify([
+    summary.status,
+    summary.currentStep,
+    summary.steps.map((s) => {
+      const view = s as StepView;
+      return [s.status, view.phase, s.requestIds.length, s.charged, s.refunded, view.requests?.map((r) => r.outcome ?? ''), view.nextPollAt];
+    }),
+  ]);
+}
+
+/** One line per running step, for a follower to print while nothing changes. */
+export function waitingLines(summary: PipelineSummary, now: number = Date.now()): string[] {
+  return summary.steps.flatMap((step) => {
+    const note = waitingNote(step as StepView, now);
+    return note ? [`  ${step.id.padEnd(12)} ${stepState(step as StepView)}: ${note}`] : [];
+  });
 }
 
 /** `[#####.....] 3/10 completed 2 failed 1 cancelled 0 running 2`. */

@@ -26,6 +26,18 @@ export const LIMITS = {
   keyRevocationDelaySeconds: 60,
 } as const;
 
+/**
+ * Limits the spec leaves open ("Maximum size of a request body, data URI or input file: not shown"),
+ * as decided (docs/spec-decisions.md, row 19): the local service enforces them and reelflow's
+ * preflight checks inputs against them before paying.
+ */
+export const DECIDED_LIMITS = {
+  /** Largest input file the service fetches from a URL. */
+  inputFileMaxBytes: 512 * 1024 * 1024,
+  /** Largest request body, which bounds inline data URIs. */
+  requestBodyMaxBytes: 50 * 1024 * 1024,
+} as const;
+
 export const ASPECT_RATIOS = ['21:9', '16:9', '4:3', '1:1', '3:4', '9:16'] as const;
 export type AspectRatio = (typeof ASPECT_RATIOS)[number];
 

@@ -47,7 +47,7 @@ export type JobResult = z.infer<typeof resultSchema>;
 /** `error` of a webhook event for a failed job (not shown in the spec; decided). */
 export const eventErrorSchema = z.looseObject({ code: z.string(), message: z.string() });
 
-export const API_VERSION = '2025-01-01';
+export { API_VERSION, EVENT_TYPES, resultFromEvent, terminalStateOf } from './events';
 
 /** Body of a webhook delivery. */
 export const webhookEventSchema = z.looseObject({
@@ -71,30 +71,6 @@ export const webhookEventSchema = z.looseObject({
   error: eventErrorSchema.nullable(),
 });
 export type WebhookEvent = z.infer<typeof webhookEventSchema>;
-
-/** Event kinds. Only `generation.completed` is in the spec; the others are opt-in on the local service. */
-export const EVENT_TYPES = {
-  completed: 'generation.completed',
-  failed: 'generation.failed',
-  cancelled: 'generation.cancelled',
-} as const;
-
-/**
- * The result a completed event carries: the spec makes `data` "the result object" plus
- * `gateway_request_id` and `output_count`. Undefined unless it is a whole one (the model, at least
- * one video, `output_count` matching, the event's own request id), so a caller that gets undefined
- * fetches the result instead. Pure: workflows use it to skip the fetch on the webhook path.
- */
-export function resultFromEvent(event: WebhookEvent): JobResult | undefined {
-  if (event.event_type !== EVENT_TYPES.completed || !event.data) return undefined;
-  const { gateway_request_id: _gateway, output_count: outputCount, ...result } = event.data;
-  const parsed = resultSchema.safeParse({ request_id: event.request_id, ...result });
-  if (!parsed.success) return undefined;
-  const carried = parsed.data;
-  if (carried.request_id !== event.request_id || carried.status !== 'COMPLETED' || carried.videos.length === 0) return undefined;
-  if (outputCount !== undefined && outputCount !== carried.videos.length) return undefined;
-  return carried;
-}
 
 /**
  * Stable machine-readable codes of problem documents. The spec says a code exists but not its

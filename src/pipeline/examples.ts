@@ -10,10 +10,13 @@ export interface ThreeStepInputs {
   duration?: '4' | '5' | '10' | '15' | '20' | '25' | '30';
 }
 
-/** Inputs used by examples/three-step.json (public https placeholders; replace with your own files). */
+/**
+ * Inputs of examples/three-step.json: files shipped under examples/media/ (paths relative to the spec
+ * file; the CLI turns them into what the service accepts). Built specs need URLs or data URIs instead.
+ */
 export const EXAMPLE_INPUTS: ThreeStepInputs = {
-  imageUrls: ['https://example.com/reelflow/hero.png', 'https://example.com/reelflow/product.png'],
-  audioUrl: 'https://example.com/reelflow/voice-over.wav',
+  imageUrls: ['media/hero.png', 'media/product.png'],
+  audioUrl: 'media/voice-over.m4a',
   prompt: 'A product hero shot: the character lifts the bottle into the light and smiles.',
   duration: '5',
 };
@@ -22,7 +25,7 @@ export const EXAMPLE_INPUTS: ThreeStepInputs = {
  * The canonical three-step chain: long-form generation from references, re-voicing of that
  * video with horizon-studio, then a fast upscale of the re-voiced video.
  */
-export function threeStepPipeline(inputs: ThreeStepInputs = EXAMPLE_INPUTS, name = 'three-step', rules?: UriRules): PipelineSpec {
+export function threeStepPipeline(inputs: ThreeStepInputs, name = 'three-step', rules?: UriRules): PipelineSpec {
   return pipeline(name)
     .step('generate', 'service-video-cinema-long-form-from-references', {
       image_urls: inputs.imageUrls,

@@ -55,10 +55,14 @@ export interface StepProgress {
   done: boolean;
 }
 
-/** A step's progress; for a running step, the job workflow's own state (request id, phase) is asked too. */
+/**
+ * A step's progress. A one-workflow pipeline reports a running step's phase itself; for a legacy
+ * pipeline (child job workflows) the job workflow's own state (request id, phase) is asked.
+ */
 async function stepProgress(client: Client, step: StepSummary): Promise<StepProgress> {
   const base = { id: step.id, state: step.status, requestId: step.requestIds.at(-1) ?? null, charged: step.charged, refunded: step.refunded, done: !['pending', 'running'].includes(step.status) };
   if (step.status !== 'running') return base;
+  if (step.phase) return { ...base, state: `running/${step.phase}` };
   try {
     const job = await client.workflow.getHandle(step.jobWorkflowId).query(jobStateQuery);
     const attempts = job.attempts;

@@ -8,7 +8,7 @@ import { REDACT_PATHS } from '../bridge/app';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, type BridgeConfig } from '../bridge/config';
 import { startBridgeServer, type RunningBridge } from '../bridge/server';
 import { createServiceClient } from '../client/service-client';
-import { startLocalService, type LocalService } from '../service';
+import { startLocalService, type LocalService } from '../workers/service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker } from '../workers/worker';
 import {
@@ -232,7 +232,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
     const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
     cleanups.push(() => serviceClient.close());
-    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient });
+    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient, preflight: { trustedOrigins: [service.url] } });
     const workerDone = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

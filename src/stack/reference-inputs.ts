@@ -24,7 +24,7 @@ const IMAGE_SOURCES = [
  * syllables by a 4 Hz envelope. Distinct from any tone the models generate, so a re-voiced
  * output can be told apart from its source.
  */
-const VOICE_EXPRESSION =
+export const VOICE_EXPRESSION =
   '(0.45*sin(2*PI*(150+25*sin(2*PI*0.7*t))*t)+0.2*sin(2*PI*720*t)+0.1*sin(2*PI*1240*t))*sin(PI*4*t)*sin(PI*4*t)';
 
 /**

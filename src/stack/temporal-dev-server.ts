@@ -10,6 +10,13 @@ const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
 };
 
 /** A search attribute to register at start: `Name=Type` in the CLI's words (Keyword, Int, KeywordList…). */
+/**
+ * Dynamic config every reelflow dev server runs with: eager activity execution, so the submit
+ * activity a pipeline schedules comes back to its worker in the workflow task's answer instead of
+ * going through matching (docs/production.md says how to enable it on a production cluster).
+ */
+export const TEMPORAL_DEV_SERVER_EXTRA_ARGS = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'] as const;
+
 export interface SearchAttributeSpec {
   name: string;
   type: 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
@@ -88,6 +95,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     namespace,
     '--log-level',
     'warn',
+    ...TEMPORAL_DEV_SERVER_EXTRA_ARGS,
   ];
   for (const attribute of options.searchAttributes ?? []) args.push('--search-attribute', `${attribute.name}=${attribute.type}`);
   const log = openSync(options.logFile, 'a');

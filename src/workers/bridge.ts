@@ -1,6 +1,7 @@
 import { loadBridgeConfig } from '../bridge/config';
 import { BridgeConfigError } from '../bridge/errors';
 import { startBridgeServer, type RunningBridge } from '../bridge/server';
+import { exitOnSignal } from './run-until-signal';
 
 /**
  * Process entry point of the webhook bridge (`npx tsx src/workers/bridge.ts`, or `reelflow bridge`).
@@ -17,21 +18,8 @@ export async function runBridge(overrides: { host?: string; port?: number; path?
   const bridge = await startBridgeServer(config);
   console.log(`reelflow bridge listening on ${bridge.url}`);
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    // Fastify stops accepting, answers in-flight deliveries, then the Temporal connection closes.
-    bridge.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(`reelflow bridge: error while stopping on ${signal}: ${error instanceof Error ? error.message : String(error)}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // Fastify stops accepting, answers in-flight deliveries, then the Temporal connection closes.
+  exitOnSignal('reelflow bridge', () => bridge.close());
   return bridge;
 }
 

@@ -2,12 +2,15 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities } from '../activities';
+import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
+import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
 import { connectionOptions } from '../config/temporal';
 import { loadEnvWithService } from '../config/env';
 import { createSdkLogger, sdkLogLevel } from './logging';
+import { bundleProductionWorkflows } from './workflow-bundle';
 
 /** Options of a reelflow worker built in-process (tests, the local stack) or by the entry point. */
 export interface ReelflowWorkerOptions {
@@ -18,11 +21,13 @@ export interface ReelflowWorkerOptions {
   taskQueue: string;
   namespace?: string;
   service: ServiceClient;
-  /** A prebuilt bundle (tests bundle once per file); otherwise the workflows are bundled from source. */
+  /** A prebuilt bundle (tests bundle once per file); otherwise the workflows are bundled from source at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   onCall?: (kind: CallKind) => void;
   /** Extra worker options (concurrency limits, shutdown grace, ...). */
   worker?: Partial<WorkerOptions>;
+  /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
+  preflight?: PreflightOptions;
 }
 
 /** Creates the worker that runs every reelflow workflow and activity on `taskQueue`. */
@@ -30,14 +35,16 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
   const activities = createActivities({
     client: options.service,
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
+    routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
     ...(options.onCall ? { onCall: options.onCall } : {}),
   });
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? options.client.options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities,
+    // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
+    workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
+    activities: { ...activities, ...createPreflightActivities(options.preflight) },
     shutdownGraceTime: '10 seconds',
     ...options.worker,
   });
@@ -116,6 +123,7 @@ export async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     namespace: settings.namespace,
     service,
+    preflight: { trustedOrigins: [serviceSettings.url] },
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
   });

@@ -15,7 +15,6 @@ import { pipelineWorkflow } from './pipeline';
 import type { PipelineSummary } from './pipeline-types';
 import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from './batch-types';
 
-export * from './batch-types';
 
 const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_ITEMS_PER_RUN = 100;

@@ -1,4 +1,4 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { WebhookEvent } from '../contract';
 import type { JobState } from './job-types';
@@ -6,8 +6,8 @@ import type { PipelineSummary } from './pipeline-types';
 import type { BatchProgress } from './batch-types';
 
 /**
- * Signals and queries shared by workflows, the bridge and the CLI. Deterministic: imports only
- * `@temporalio/workflow` and the contract.
+ * Signals, updates and queries shared by workflows, the bridge and the CLI. Deterministic: imports
+ * only `@temporalio/workflow`, `@temporalio/common` and types.
  */
 
 /** Bridge → rendezvous: a verified webhook event for `request_id`. */
@@ -19,7 +19,10 @@ export interface Subscription {
 }
 export const subscribeSignal = defineSignal<[Subscription]>('subscribe');
 
-/** Rendezvous → job workflow (or a test standing in for the bridge): a completion event. */
+/**
+ * A verified webhook event for the receiver: the pipeline workflow (sent by the bridge directly, or
+ * forwarded by the route workflow), or a legacy job workflow (forwarded by its rendezvous).
+ */
 export const jobEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
 
 /** Rendezvous workflow id for a service request id. One execution per id is Temporal's guarantee. */
@@ -27,8 +30,21 @@ export function rendezvousWorkflowId(requestId: string): string {
   return `webhook/${requestId}`;
 }
 
-/** Name of the rendezvous workflow type, so the bridge can signal-with-start it by name. */
+/** Name of the legacy rendezvous workflow type (started by legacy job workflows' subscribe activity). */
 export const RENDEZVOUS_WORKFLOW_TYPE = 'webhookRendezvousWorkflow';
+
+/**
+ * Name of the per-request route workflow type (id `webhook/<request_id>`, like the rendezvous): it
+ * names the subscriber in its memo so the bridge signals the pipeline directly, and parks events
+ * that arrive before any subscriber (docs/webhook-routing.md).
+ */
+export const ROUTE_WORKFLOW_TYPE = 'webhookRouteWorkflow';
+
+/** Memo key of a route workflow naming its subscriber's workflow id. */
+export const ROUTE_SUBSCRIBER_MEMO = 'subscriber';
+
+/** Submit activity → route workflow: "I am the subscriber; hand me what you parked". */
+export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [Subscription]>('subscribeRoute');
 
 /** Task queue names, in one place. */
 export const TASK_QUEUES = {

@@ -11,10 +11,14 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import { EVENT_TYPES, MODELS, isTerminalState, resultFromEvent, type GenerationRequest, type JobResult, type JobState as ServiceJobState, type WebhookEvent } from '../contract';
+import type { GenerationRequest, JobResult, JobState as ServiceJobState, WebhookEvent } from '../contract';
+import { resultFromEvent, terminalStateOf } from '../contract/events';
+import { isTerminalState } from '../contract/limits';
+import { MODELS } from '../contract/model-metadata';
 import type { ReelflowActivities } from '../activities';
 import { CANCEL_POLL_PACING, pollDelaySeconds, resolvePacing, type PollPacing } from '../pipeline/pacing';
 import { jobEventSignal, jobStateQuery } from './definitions';
+import { resubmitBackoffSeconds } from './steps/run-step';
 import { JOB_FAILURE_TYPES, type JobAttempt, type JobOutcome, type JobState, type JobWorkflowInput } from './job-types';
 
 export * from './job-types';
@@ -48,10 +52,6 @@ export const RESULT_FROM_EVENT_PATCH = 'result-from-event';
  */
 export const QUOTE_AFTER_SUBMIT_PATCH = 'quote-after-submit';
 
-/** Seconds to wait before resubmit number `resubmit` (1, 2, ...): 2, 4, 8, ... capped at one minute. */
-export function resubmitBackoffSeconds(resubmit: number): number {
-  return Math.min(60, 2 ** resubmit);
-}
 
 /**
  * Job outcomes and credits through the SDK's metric meter (exported by the runtime's Prometheus
@@ -68,11 +68,7 @@ function recordOutcome(state: JobState, phase: string): void {
 
 /** The terminal state an event reports, or null for an event that says nothing terminal. */
 export function eventState(event: WebhookEvent): ServiceJobState | null {
-  if (event.event_type === EVENT_TYPES.completed) return 'COMPLETED';
-  if (event.event_type === EVENT_TYPES.failed) return 'FAILED';
-  if (event.event_type === EVENT_TYPES.cancelled) return 'CANCELLED';
-  const status = event.data?.status;
-  return status !== undefined && isTerminalState(status) ? status : null;
+  return terminalStateOf(event);
 }
 
 /** Idempotency-Key of a deliberate attempt: stable across activity retries, fresh per resubmit and per run. */
@@ -81,6 +77,9 @@ export function idempotencyKeyFor(workflowId: string, firstRunId: string, attemp
 }
 
 /**
+ * LEGACY (runs only executions started before ONE_WORKFLOW_PATCH; new pipelines run their steps
+ * inline, see ./steps). Its commands must not change.
+ *
  * One pipeline step as service requests: quote and budget check (with a budget; without one the
  * quote runs beside the job), submit (Idempotency-Key), wait for the webhook with paced polling as
  * the fallback, take the result from the event or fetch it. FAILED jobs are refunded and

@@ -1,4 +1,4 @@
-import type { JobResult, ModelId, UriRules } from '../contract';
+import type { JobResult, JobState as ServiceJobState, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { PollPacing } from '../pipeline/pacing';
 
@@ -24,12 +24,52 @@ export type StepStatus =
   | 'completed-too-late'
   | 'skipped';
 
+/** Where a running step stands (one-workflow pipelines; absent in legacy summaries). */
+export type StepPhase = 'quoting' | 'submitting' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
+
+/** One service request of a step: the first submit or a deliberate resubmit. */
+export interface StepAttempt {
+  attempt: number;
+  idempotencyKey: string;
+  requestId?: string;
+  statusUrl?: string;
+  responseUrl?: string;
+  cancelUrl?: string;
+  /** Terminal state of this request once known. */
+  outcome?: ServiceJobState;
+  /** How the outcome was learned. */
+  learnedBy?: 'webhook' | 'poll' | 'cancel';
+  /** Where the result of a COMPLETED attempt came from: its webhook event, or a fetch of `response_url`. */
+  resultFrom?: 'event' | 'fetch';
+  charged: number;
+  refunded: number;
+  error?: string;
+}
+
+/** Webhook events a one-workflow pipeline received (distinct ones, repeats, and ones that matched no attempt). */
+export interface EventCounts {
+  received: number;
+  duplicates: number;
+  ignored: number;
+}
+
 /** Per-step state in the summary. */
 export interface StepSummary {
   id: string;
   model: ModelId;
   status: StepStatus;
+  /**
+   * The step's key `<pipeline>/job/<step>`: the id of its child job workflow in legacy pipelines, and
+   * the stem of its Idempotency-Keys in both kinds.
+   */
   jobWorkflowId: string;
+  /** One-workflow pipelines only: where the step stands, and each of its service requests. */
+  phase?: StepPhase;
+  attemptLog?: StepAttempt[];
+  /** Why the quote failed when it ran beside the job (the charge is then taken from the result). */
+  quoteError?: string;
+  /** Seconds after the current attempt's submit at which each status poll happened. */
+  pollOffsetsSeconds?: number[];
   requestIds: string[];
   attempts: number;
   quoted: number;
@@ -63,6 +103,8 @@ export interface PipelineSummary {
   /** Step id → result of that step. */
   outputs: Record<string, JobResult>;
   error?: string;
+  /** One-workflow pipelines only. */
+  events?: EventCounts;
 }
 
 /** ApplicationFailure types thrown by the pipeline workflow. */
@@ -71,4 +113,14 @@ export const PIPELINE_FAILURE_TYPES = {
   stepFailed: 'StepFailed',
   budgetExceeded: 'BudgetExceeded',
   stepCancelled: 'StepCancelled',
+} as const;
+
+/**
+ * ApplicationFailure types a step of a one-workflow pipeline fails with (the same names the legacy
+ * job workflow used, so failure messages read as before).
+ */
+export const STEP_FAILURE_TYPES = {
+  budgetExceeded: 'BudgetExceeded',
+  jobFailed: 'JobFailed',
+  ambiguousSubmission: 'AmbiguousSubmission',
 } as const;

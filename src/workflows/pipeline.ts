@@ -1,62 +1,61 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  CancelledFailure,
-  ChildWorkflowFailure,
-  TemporalFailure,
-  executeChild,
-  isCancellation,
-  setHandler,
-  upsertMemo,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { MODELS } from '../contract/model-metadata';
+import { resolvePacing } from '../pipeline/pacing';
 import { ReferenceResolutionError, resolveReferences } from '../pipeline/references';
-import { validatePipelineSpec } from '../pipeline/spec';
-import { describeFieldErrors } from '../contract';
-import { SEARCH_ATTRIBUTES, jobWorkflowId, pipelineProgressQuery } from './definitions';
-import { jobWorkflow } from './job';
-import { JOB_FAILURE_TYPES, type JobOutcome, type JobState } from './job-types';
-import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from './pipeline-types';
-
-export * from './pipeline-types';
+import type { PipelineStep } from '../pipeline/spec';
+import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definitions';
+import { legacyPipelineWorkflow } from './pipeline-legacy';
+import { PIPELINE_FAILURE_TYPES, STEP_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
+import { checks } from './steps/proxies';
+import { Inbox } from './steps/inbox';
+import { foldStep } from './steps/ledger';
+import { finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
+import { StepQuote } from './steps/quote';
+import { runStep } from './steps/run-step';
+import type { StepEnd, StepRun } from './steps/step-run';
 
 /**
- * Runs a pipeline's steps in order, each as a child `jobWorkflow` (`<name>/job/<step>`), feeding
- * outputs forward through references. Keeps the credit ledger and per-step state (progress query,
- * search attributes, memo). Cancelling it cancels the job in flight and starts no later step.
+ * Patch id of the one-workflow pipeline. Executions recorded before it ran each step as a child
+ * `jobWorkflow` with a rendezvous per request; on replay they take the legacy path to the end.
+ * See docs/safe-deploys.md. Retire the legacy path once no execution started before it is open.
+ */
+export const ONE_WORKFLOW_PATCH = 'one-workflow-pipeline';
+
+/**
+ * A pipeline: its steps run in order inside this one workflow (quote, submit and subscribe, wait
+ * for the webhook, settle, resubmit policy, cancel; see ./steps), each step's input resolved from
+ * earlier outputs. Webhook events arrive here directly (`jobEvent` signal). Keeps the credit ledger
+ * and per-step state (progress query, search attributes, memo). Cancelling it cancels the job in
+ * flight, awaits its terminal state and starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
-  const spec = input.spec;
-  const summary: PipelineSummary = {
-    name: spec.name,
-    status: 'running',
-    currentStep: null,
-    budgetCredits: spec.budgetCredits ?? null,
-    ledger: { quoted: 0, charged: 0, refunded: 0, net: 0 },
-    steps: spec.steps.map((step) => ({
-      id: step.id,
-      model: step.model,
-      status: 'pending',
-      jobWorkflowId: jobWorkflowId(spec.name, step.id),
-      requestIds: [],
-      attempts: 0,
-      quoted: 0,
-      charged: 0,
-      refunded: 0,
-      polls: 0,
-    })),
-    outputs: {},
+  if (!patched(ONE_WORKFLOW_PATCH)) return legacyPipelineWorkflow(input);
+  return runPipeline(input);
+}
+
+async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummary> {
+  const { spec } = input;
+  const info = workflowInfo();
+  const summary = initialSummary(input);
+  const inbox = new Inbox();
+  const requestIds = (): string[] => summary.steps.flatMap((s) => s.requestIds);
+  // Registered before the first await: an event that overtakes its submit's answer is kept.
+  setHandler(jobEventSignal, (event) => inbox.accept(event));
+  setHandler(pipelineProgressQuery, () => ({ ...summary, events: inbox.counts(requestIds()) }));
+  const basePublish = publisherFor(input);
+  const publish: Publish = (s) => {
+    s.events = inbox.counts(requestIds());
+    basePublish(s);
   };
-  setHandler(pipelineProgressQuery, () => summary);
-  const publish = input.publishSearchAttributes === false ? publishMemo : publishAll;
   publish(summary);
 
-  const checked = validatePipelineSpec(spec, input.uriRules);
+  // Validation needs zod, which stays out of the workflow sandbox: a local activity on this worker.
+  const checked = await checks.validatePipeline(spec, input.uriRules);
   if (!checked.ok) {
     return finish(summary, 'failed', publish, ApplicationFailure.create({
       type: PIPELINE_FAILURE_TYPES.invalidSpec,
       nonRetryable: true,
-      message: `invalid pipeline spec:\n${describeFieldErrors(checked.errors)}`,
+      message: `invalid pipeline spec:\n${checked.message}`,
       details: [{ errors: checked.errors }],
     }));
   }
@@ -77,35 +76,19 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
     }
     row.input = resolved;
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish);
     publish(summary);
 
-    let result: JobOutcome;
+    let ended: StepEnd;
     try {
-      result = await executeChild(jobWorkflow, {
-        workflowId: row.jobWorkflowId,
-        // Even a terminated (not cancelled) pipeline must stop the paid job: the child is asked to cancel.
-        parentClosePolicy: 'REQUEST_CANCEL',
-        args: [
-          {
-            pipeline: spec.name,
-            step: step.id,
-            model: step.model,
-            input: resolved,
-            maxResubmits: step.retry?.maxResubmits ?? 0,
-            ...(spec.budgetCredits !== undefined ? { budgetRemaining: spec.budgetCredits - summary.ledger.net } : {}),
-            ...(step.pacing || input.defaultPacing ? { pacing: { ...input.defaultPacing, ...step.pacing } } : {}),
-            ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
-          },
-        ],
-      });
+      ended = await runStep(run);
     } catch (error) {
-      const failure = error instanceof ChildWorkflowFailure ? firstApplicationFailure(error.cause) : undefined;
-      if (failure instanceof ApplicationFailure) {
-        const details = failure.details?.[0] as { state?: JobState } & Partial<JobState> | undefined;
-        const jobState = details?.state ?? (details?.attempts ? (details as JobState) : undefined);
-        if (jobState) record(summary, row, jobState);
+      foldStep(run);
+      summary.ledger = sumLedger(summary.steps);
+      const failure = firstApplicationFailure(error);
+      if (failure) {
         row.error = failure.message;
-        if (failure.type === JOB_FAILURE_TYPES.budgetExceeded) {
+        if (failure.type === STEP_FAILURE_TYPES.budgetExceeded) {
           row.status = 'budget-exceeded';
           return finish(summary, 'failed', publish, ApplicationFailure.create({
             type: PIPELINE_FAILURE_TYPES.budgetExceeded,
@@ -131,19 +114,17 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${spec.name} failed at step ${step.id}: ${row.error}`, details: [summary] }));
     }
 
-    record(summary, row, result);
-    if (result.phase === 'completed' && result.result) {
+    foldStep(run);
+    summary.ledger = sumLedger(summary.steps);
+    if (ended === 'completed' && row.output) {
       row.status = 'completed';
-      row.output = result.result;
-      summary.outputs[step.id] = result.result;
+      summary.outputs[step.id] = row.output;
       publish(summary);
       continue;
     }
-    row.status = result.phase === 'completed-too-late' ? 'completed-too-late' : 'cancelled';
-    if (result.result) row.output = result.result;
+    row.status = ended === 'completed-too-late' ? 'completed-too-late' : 'cancelled';
     if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-    // The step's job was cancelled from outside this pipeline (its job workflow, or the request at
-    // the service): the chain cannot go on.
+    // The step's job was cancelled at the service by someone else: the chain cannot go on.
     return finish(summary, 'failed', publish, ApplicationFailure.create({
       type: PIPELINE_FAILURE_TYPES.stepCancelled,
       nonRetryable: true,
@@ -155,69 +136,64 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   return finish(summary, 'completed', publish);
 }
 
-/** Folds a job's attempts and ledger into its step row and the pipeline ledger. */
-function record(summary: PipelineSummary, row: StepSummary, job: JobState): void {
-  const charged = job.attempts.reduce((sum, a) => sum + a.charged, 0);
-  const refunded = job.attempts.reduce((sum, a) => sum + a.refunded, 0);
-  row.requestIds = job.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));
-  row.attempts = job.attempts.length;
-  row.quoted = job.quote ?? 0;
-  row.charged = charged;
-  row.refunded = refunded;
-  row.polls = job.polls;
-  summary.ledger = summary.steps.reduce(
-    (ledger, s) => ({
-      quoted: ledger.quoted + s.quoted,
-      charged: ledger.charged + s.charged,
-      refunded: ledger.refunded + s.refunded,
-      net: ledger.net + s.charged - s.refunded,
-    }),
-    { quoted: 0, charged: 0, refunded: 0, net: 0 },
-  );
+function initialSummary(input: PipelineWorkflowInput): PipelineSummary {
+  const { spec } = input;
+  return {
+    name: spec.name,
+    status: 'running',
+    currentStep: null,
+    budgetCredits: spec.budgetCredits ?? null,
+    ledger: { quoted: 0, charged: 0, refunded: 0, net: 0 },
+    steps: spec.steps.map((step) => ({
+      id: step.id,
+      model: step.model,
+      status: 'pending',
+      jobWorkflowId: jobWorkflowId(spec.name, step.id),
+      requestIds: [],
+      attempts: 0,
+      quoted: 0,
+      charged: 0,
+      refunded: 0,
+      polls: 0,
+    })),
+    outputs: {},
+  };
 }
 
-/** Mirrors the summary into search attributes and the memo, for the Temporal UI. */
-function publishAll(summary: PipelineSummary): void {
-  upsertSearchAttributes([
-    { key: SEARCH_ATTRIBUTES.status, value: summary.status },
-    { key: SEARCH_ATTRIBUTES.currentStep, value: summary.currentStep ?? '' },
-    { key: SEARCH_ATTRIBUTES.creditsSpent, value: summary.ledger.net },
-    { key: SEARCH_ATTRIBUTES.requestIds, value: summary.steps.flatMap((s) => s.requestIds) },
-  ]);
-  publishMemo(summary);
-}
-
-/** The memo summary alone (for namespaces without reelflow's search attributes). */
-function publishMemo(summary: PipelineSummary): void {
-  upsertMemo({
-    summary: {
-      status: summary.status,
-      currentStep: summary.currentStep,
-      ledger: summary.ledger,
-      steps: summary.steps.map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds, error: s.error ?? null })),
-      error: summary.error ?? null,
+/** The working set of one step (see StepRun). */
+function stepRun(
+  input: PipelineWorkflowInput,
+  info: ReturnType<typeof workflowInfo>,
+  step: PipelineStep,
+  row: StepSummary,
+  resolved: Record<string, unknown>,
+  inbox: Inbox,
+  summary: PipelineSummary,
+  publish: Publish,
+): StepRun {
+  const { spec } = input;
+  const attempts: StepAttempt[] = [];
+  row.attemptLog = attempts;
+  const run: StepRun = {
+    workflowId: info.workflowId,
+    firstRunId: info.firstExecutionRunId,
+    stepKey: row.jobWorkflowId,
+    stepId: step.id,
+    model: step.model,
+    input: resolved,
+    row,
+    attempts,
+    inbox,
+    quote: new StepQuote(step.model, resolved),
+    pacing: resolvePacing(MODELS[step.model].expectedRunSeconds, { ...input.defaultPacing, ...step.pacing }),
+    maxResubmits: step.retry?.maxResubmits ?? 0,
+    ...(spec.budgetCredits !== undefined ? { budgetRemaining: spec.budgetCredits - summary.ledger.net } : {}),
+    ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
+    changed: () => {
+      foldStep(run);
+      summary.ledger = sumLedger(summary.steps);
+      publish(summary);
     },
-  });
-}
-
-/** Ends the pipeline: steps never started become `skipped`; returns the summary or throws `failure`. */
-function finish(summary: PipelineSummary, status: PipelineSummary['status'], publish: (s: PipelineSummary) => void, failure?: Error): PipelineSummary {
-  summary.status = status;
-  for (const step of summary.steps) if (step.status === 'pending') step.status = 'skipped';
-  if (failure && !(failure instanceof CancelledFailure)) summary.error = failure.message;
-  publish(summary);
-  if (failure) throw failure;
-  return summary;
-}
-
-/**
- * The failure that says why a step failed: the job workflow's own (budget, failed attempts,
- * ambiguous submit) or, when the job failed on an activity the service refused (402 insufficient
- * credits, 422 on the quote), that activity's failure, which carries the service's code and reason.
- */
-function firstApplicationFailure(failure: unknown): ApplicationFailure | undefined {
-  for (let current = failure; current instanceof TemporalFailure; current = current.cause) {
-    if (current instanceof ApplicationFailure) return current;
-  }
-  return undefined;
+  };
+  return run;
 }

@@ -8,10 +8,14 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { EVENT_TYPES, isTerminalState, type WebhookEvent } from '../contract';
+import type { WebhookEvent } from '../contract';
+import { terminalStateOf } from '../contract/events';
 import { jobEventSignal, subscribeSignal, webhookEventSignal } from './definitions';
 
 /**
+ * LEGACY (kept registered until no execution started on the previous code is open; new requests
+ * use ./webhook-route). Its commands must not change.
+ *
  * Per-request rendezvous between the webhook bridge and the job workflow (design: "Routing a webhook to
  * the waiting workflow"). Its id is `webhook/<request_id>`; both sides signal-with-start it, so whichever
  * comes first starts it and Temporal guarantees one running execution per id. It dedupes events on
@@ -67,10 +71,7 @@ export const rendezvousStateQuery = defineQuery<RendezvousState>('rendezvousStat
 
 /** True for an event after which no other event for the same request is expected. */
 export function isTerminalEvent(event: WebhookEvent): boolean {
-  const terminalTypes: string[] = [EVENT_TYPES.completed, EVENT_TYPES.failed, EVENT_TYPES.cancelled];
-  if (terminalTypes.includes(event.event_type)) return true;
-  const status = event.data?.status;
-  return status !== undefined && isTerminalState(status);
+  return terminalStateOf(event) !== null;
 }
 
 /** The rendezvous workflow itself; registered under RENDEZVOUS_WORKFLOW_TYPE. */

@@ -51,7 +51,8 @@ export interface FaultRunFigures {
     submitsAnswered5xxOr429: number;
     submitAnswersDroppedSeen: number;
   };
-  restarts: { worker: number; bridge: number; service: number };
+  /** Processes killed (SIGKILL) and restarted during the run, by name. */
+  restarts: Record<string, number>;
   /** Steps with more than one job whose credits were kept. */
   duplicatesFound: number;
   /** Idempotency keys that created more than one job. */
@@ -76,14 +77,15 @@ export interface FaultRunFigures {
 }
 
 
-interface Child {
+/** A child process of the run. */
+export interface Child {
   child: ChildProcess;
   exited: Promise<void>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
 /** Spawns a child, collecting its output into `sink`, resolving once `ready` matches its output. */
-async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, sink: { text: string }, label: string): Promise<Child> {
+export async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, sink: { text: string }, label: string): Promise<Child> {
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let own = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -115,7 +117,7 @@ async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp,
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the whole fault scenario with `count` pipelines; returns the figures (assertions are the caller's). */
 export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; idempotency?: 'honoured' | 'unknown'; log?: (line: string) => void }): Promise<FaultRunFigures> {
@@ -166,36 +168,9 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   };
   let [bridge, worker] = await Promise.all([startBridge(), startWorker()]);
 
-  const names = Array.from({ length: options.count }, (_, i) => `faults-${taskQueue}-${i}`);
-  const results: Array<{ name: string; summary: PipelineSummary | null; error: string | null }> = [];
+  let run: FaultPipelines;
   try {
-    const handles = await Promise.all(
-      names.map((name) => {
-        const spec = pipeline(name)
-          .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: 3 })
-          .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: 3 })
-          .build({ allowedOrigins: [serviceUrl] });
-        return options.client.workflow.start('pipelineWorkflow', {
-          taskQueue,
-          workflowId: pipelineWorkflowId(name),
-          args: [{ spec, uriRules: { allowedOrigins: [serviceUrl] }, defaultPacing: { firstPollSeconds: 2, factor: 2, capSeconds: 4 }, submitTimeoutSeconds: 5 }],
-        });
-      }),
-    );
-    const outcomes = handles.map((handle, i) =>
-      handle.result().then(
-        (summary: PipelineSummary) => results.push({ name: names[i]!, summary, error: null }),
-        async (error: unknown) => {
-          const cause = error instanceof WorkflowFailedError ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}` : String(error);
-          // The pipeline's failure carries its summary; a query of the closed workflow needs a live
-          // worker to replay it, which the chaos schedule may have just killed.
-          const carried = error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as PipelineSummary | undefined) : undefined;
-          const summary = carried?.steps ? carried : await handle.query(pipelineProgressQuery).catch(() => null);
-          results.push({ name: names[i]!, summary, error: cause });
-        },
-      ),
-    );
-
+    run = await startFaultPipelines({ client: options.client, taskQueue, serviceUrl, count: options.count });
     // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
     await sleep(6_000);
     log('killing the worker (1/2)');
@@ -221,10 +196,84 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     restarts.worker += 1;
     worker = await startWorker();
 
-    await Promise.all(outcomes);
+    await run.settled;
   } finally {
     for (const c of children) await c.kill();
   }
+  return collectFaultFigures({ dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started });
+}
+
+/** One pipeline's end: its summary (from the result, the failure's details or a query) and failure text. */
+export interface PipelineOutcome {
+  name: string;
+  summary: PipelineSummary | null;
+  error: string | null;
+  /** When the outcome was seen (ms since epoch). */
+  at: number;
+}
+
+/** Pipelines started by `startFaultPipelines`; `settled` resolves when every one has ended. */
+export interface FaultPipelines {
+  names: string[];
+  results: PipelineOutcome[];
+  settled: Promise<void>;
+}
+
+/**
+ * Starts `count` two-step pipelines (long-form generate, then upscale of its output) on `taskQueue`,
+ * each step allowed 3 resubmits, and collects how each ends. Used by the fault suite and by the
+ * cluster run (test/cluster), so both drive reelflow the same way.
+ */
+export async function startFaultPipelines(options: { client: Client; taskQueue: string; serviceUrl: string; count: number }): Promise<FaultPipelines> {
+  const { serviceUrl, taskQueue } = options;
+  const names = Array.from({ length: options.count }, (_, i) => `faults-${taskQueue}-${i}`);
+  const results: PipelineOutcome[] = [];
+  const handles = await Promise.all(
+    names.map((name) => {
+      const spec = pipeline(name)
+        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: 3 })
+        .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: 3 })
+        .build({ allowedOrigins: [serviceUrl] });
+      return options.client.workflow.start('pipelineWorkflow', {
+        taskQueue,
+        workflowId: pipelineWorkflowId(name),
+        args: [{ spec, uriRules: { allowedOrigins: [serviceUrl] }, defaultPacing: { firstPollSeconds: 2, factor: 2, capSeconds: 4 }, submitTimeoutSeconds: 5 }],
+      });
+    }),
+  );
+  const outcomes = handles.map((handle, i) =>
+    handle.result().then(
+      (summary: PipelineSummary) => results.push({ name: names[i]!, summary, error: null, at: Date.now() }),
+      async (error: unknown) => {
+        const cause = error instanceof WorkflowFailedError ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}` : String(error);
+        // The pipeline's failure carries its summary; a query of the closed workflow needs a live
+        // worker to replay it, which the chaos schedule may have just killed.
+        const carried = error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as PipelineSummary | undefined) : undefined;
+        const summary = carried?.steps ? carried : await handle.query(pipelineProgressQuery).catch(() => null);
+        results.push({ name: names[i]!, summary, error: cause, at: Date.now() });
+      },
+    ),
+  );
+
+  return { names, results, settled: Promise.all(outcomes).then(() => undefined) };
+}
+
+/**
+ * Reads the service's books from its data directory (the service process must be stopped) and
+ * checks them against the pipelines' own ledgers: duplicates, credits, orphans, outputs.
+ */
+export async function collectFaultFigures(input: {
+  dataDir: string;
+  serviceUrl: string;
+  run: FaultPipelines;
+  logs: string;
+  restarts: Record<string, number>;
+  secrets: string[];
+  started: number;
+}): Promise<FaultRunFigures> {
+  const { dataDir, serviceUrl, restarts, started } = input;
+  const results = input.run.results;
+  const logs = { text: input.logs };
 
   // Read the service's books from its data directory.
   const books = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, port: 0 });
@@ -274,7 +323,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     .map((r) => `${r.name}: status ${r.summary?.status ?? 'unknown'}: ${r.error ?? ''} ${r.summary?.error ?? ''}`);
 
   return {
-    pipelines: options.count,
+    pipelines: input.run.names.length,
     completed: results.filter((r) => r.summary?.status === 'completed').length,
     failed: results.filter((r) => r.summary?.status !== 'completed').length,
     failureReasons: results.filter((r) => r.error).map((r) => `${r.name.replace(/^faults-[^-]+-\d+-\d+-/, '#')}: ${r.error!.trim()}`),
@@ -298,6 +347,6 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     unexplained,
     seconds: Math.round((Date.now() - started) / 1000),
     logs: logs.text,
-    secrets: [secret, TEST_API_KEY],
+    secrets: input.secrets,
   };
 }

@@ -1,6 +1,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
+import { TEMPORAL_DEV_SERVER_EXTRA_ARGS } from '../../src/stack/temporal-dev-server';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
   resolveTemporalBinary(kind: 'cli' | 'testServer', options?: { install?: boolean }): { path: string; source: string } | null;
@@ -22,6 +23,7 @@ export async function startDevServer(
       dbFilename: options.dbFilename,
       ui: false,
       log: { format: 'pretty', level: 'warn' },
+      extraArgs: [...TEMPORAL_DEV_SERVER_EXTRA_ARGS],
     },
   });
 }

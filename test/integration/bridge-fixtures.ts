@@ -4,6 +4,10 @@ import { request } from 'undici';
 import pino, { type Logger } from 'pino';
 import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
 import { signedHeaders } from '../../src/contract/signature';
+import type { Client } from '@temporalio/client';
+import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
+import { subscribeToRoute } from '../../src/bridge/route-client';
+import type { TestSubscribeActivities } from './bridge.workflows';
 
 /** Shared pieces of the bridge tests: events, signed deliveries over real HTTP, captured logs. */
 
@@ -78,4 +82,13 @@ export function captureLogs(): { logger: Logger; lines: string[] } {
 export function quietBundlerLogger() {
   const noop = () => undefined;
   return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
+}
+
+/** The activities a worker running bridge.workflows registers: both ways of subscribing. */
+export function testSubscriberActivities(client: Client, taskQueue: string, lifetimes: { ttlMs?: number; graceMs?: number } = {}): TestSubscribeActivities {
+  return {
+    ...createSubscribeActivity(client, taskQueue, lifetimes),
+    subscribeRoute: (requestId, subscriber) =>
+      subscribeToRoute({ client, taskQueue, ...(lifetimes.ttlMs !== undefined ? { ttlMs: lifetimes.ttlMs } : {}) }, requestId, subscriber),
+  };
 }

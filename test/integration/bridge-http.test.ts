@@ -5,17 +5,17 @@ import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@t
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
-import { createBridgeApp, createSubscribeActivity, createTemporalSink, mountBridge } from '../../src/bridge';
+import { createBridgeApp, createTemporalSink, mountBridge, type RouteDelivery } from '../../src/bridge';
 import { rendezvousWorkflowId } from '../../src/workflows/definitions';
-import { rendezvousStateQuery, type RendezvousSummary } from '../../src/workflows/webhook-rendezvous';
+import type { RouteSummary } from '../../src/workflows/webhook-route';
 import { WEBHOOK_HEADERS } from '../../src/contract';
 import { sign } from '../../src/contract/signature';
-import { captureLogs, deliver, makeEvent, nowSeconds, post, quietBundlerLogger, signFor } from './bridge-fixtures';
+import { captureLogs, deliver, makeEvent, nowSeconds, post, quietBundlerLogger, signFor, testSubscriberActivities } from './bridge-fixtures';
 import { stopSignal, subscriberStateQuery, type SubscriberState } from './bridge.workflows';
 
 /**
  * The bridge over real HTTP, with real signed deliveries, against a real Temporal dev server and a
- * worker running the real rendezvous workflow plus a stand-in subscriber (the job workflow's role).
+ * worker running the real route workflow plus a stand-in subscriber (the pipeline's role).
  */
 
 const TASK_QUEUE = `bridge-http-${randomUUID()}`;
@@ -23,8 +23,9 @@ const OLD_SECRET = 'whsec_old_0123456789abcdef';
 const NEW_SECRET = 'whsec_new_fedcba9876543210';
 const SECRETS = [OLD_SECRET, NEW_SECRET];
 const BODY_LIMIT = 64 * 1024;
-/** Short grace so a test can wait for the rendezvous to end instead of sleeping. */
-const RENDEZVOUS = { graceMs: 1_000 };
+const RENDEZVOUS = { ttlMs: 60_000 };
+/** How each delivery was routed, in order. */
+const routed: RouteDelivery[] = [];
 
 let bundle: WorkflowBundleWithSourceMap;
 let env: TestWorkflowEnvironment;
@@ -48,10 +49,10 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
-    activities: createSubscribeActivity(env.client, TASK_QUEUE, RENDEZVOUS),
+    activities: testSubscriberActivities(env.client, TASK_QUEUE, { ...RENDEZVOUS, graceMs: 1_000 }),
   });
   workerRun = worker.run();
-  const sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, signalTimeoutMs: 5_000, rendezvous: RENDEZVOUS });
+  const sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, signalTimeoutMs: 5_000, rendezvous: RENDEZVOUS, onRouted: (how) => routed.push(how) });
   const captured = captureLogs();
   logs = captured.lines;
   bridgeA = await createBridgeApp({ secrets: SECRETS, sink, bodyLimit: BODY_LIMIT, logger: captured.logger });
@@ -68,6 +69,25 @@ afterAll(async () => {
   await env?.teardown();
 });
 
+/** Waits until a subscriber's route names it (the subscription is in place). */
+async function subscribed(requestId: string, subscriber: string): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    const description = await env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).describe().catch(() => undefined);
+    if (description?.memo?.subscriber === subscriber) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${subscriber} never subscribed to ${requestId}`);
+}
+
+/** Waits until the legacy subscribe activity has started the rendezvous. */
+async function eventuallyRunning(requestId: string): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    if (await rendezvousExists(requestId)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`rendezvous of ${requestId} never started`);
+}
+
 async function rendezvousExists(requestId: string): Promise<boolean> {
   try {
     await env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).describe();
@@ -78,7 +98,7 @@ async function rendezvousExists(requestId: string): Promise<boolean> {
   }
 }
 
-function startSubscriber(requestIds: string[], options: { subscribe: boolean; stayOpen?: boolean }) {
+function startSubscriber(requestIds: string[], options: { subscribe: boolean | 'legacy'; stayOpen?: boolean }) {
   return env.client.workflow.start('testSubscriberWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: `subscriber/${randomUUID()}`,
@@ -86,13 +106,13 @@ function startSubscriber(requestIds: string[], options: { subscribe: boolean; st
   });
 }
 
-const rendezvousResult = (requestId: string): Promise<RendezvousSummary> =>
-  env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result();
+const routeResult = (requestId: string): Promise<RouteSummary> => env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result();
 
 describe('webhook bridge over real HTTP on a real Temporal server', () => {
   it('hands a valid delivery to the waiting workflow and answers 202', async () => {
     const event = makeEvent();
     const subscriber = await startSubscriber([event.request_id], { subscribe: true });
+    await subscribed(event.request_id, subscriber.workflowId);
     const answer = await deliver(urlA, event, [NEW_SECRET]);
     expect(answer.status).toBe(202);
     expect(JSON.parse(answer.text)).toEqual({ accepted: true, event_id: event.event_id });
@@ -100,9 +120,10 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
     const state = (await subscriber.result()) as SubscriberState;
     expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
     expect(state.received).toBe(1);
-    const summary = await rendezvousResult(event.request_id);
-    expect(summary.endedBecause).toBe('terminal_forwarded');
-    expect(summary.forwarded).toEqual({ [subscriber.workflowId]: [event.event_id] });
+    expect(routed[routed.length - 1]).toBe('direct');
+    // The route named the subscriber and closed at once; the event went past it, straight to the subscriber.
+    const summary = await routeResult(event.request_id);
+    expect(summary).toMatchObject({ endedBecause: 'handed_over', subscriber: subscriber.workflowId, events: [] });
   });
 
   describe('answers 401 with an empty body and signals nothing', () => {
@@ -188,21 +209,17 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
     expect(await rendezvousExists(event.request_id)).toBe(false);
   });
 
-  it('forwards a duplicate delivery (same event_id) to the workflow once', async () => {
+  it('a duplicate delivery (same event_id) reaches the workflow state once', async () => {
     const event = makeEvent();
     const subscriber = await startSubscriber([event.request_id], { subscribe: true, stayOpen: true });
-    // The service re-signs every attempt with a fresh timestamp; the event_id stays the same.
+    await subscribed(event.request_id, subscriber.workflowId);
     expect((await deliver(urlA, event, [NEW_SECRET])).status).toBe(202);
     expect((await deliver(urlA, event, [NEW_SECRET], nowSeconds() - 5)).status).toBe(202);
     expect((await deliver(urlA, event, [OLD_SECRET, NEW_SECRET])).status).toBe(202);
-
-    const summary = await rendezvousResult(event.request_id);
-    expect(summary.eventIds).toEqual([event.event_id]);
-    expect(summary.forwarded[subscriber.workflowId]).toEqual([event.event_id]);
-    expect(summary.duplicatesIgnored).toBe(2);
-    // The rendezvous has ended, so every signal it sent has been accepted: the count is final.
+    expect(routed.slice(-3)).toEqual(['direct', 'direct', 'direct']);
+    // Each delivery was signalled straight to the subscriber, which dedupes on event_id (as the pipeline does).
     const state = await subscriber.query(subscriberStateQuery);
-    expect(state.received).toBe(1);
+    expect(state.received).toBe(3);
     expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
     await subscriber.signal(stopSignal);
     await subscriber.result();
@@ -211,28 +228,49 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
   it('completes when the webhook arrives before the workflow subscribes', async () => {
     const event = makeEvent();
     expect((await deliver(urlA, event, [NEW_SECRET])).status).toBe(202);
-    const waiting = await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).query(rendezvousStateQuery);
-    expect(waiting.events.map((e) => e.event_id)).toEqual([event.event_id]);
-    expect(waiting.subscribers).toEqual({});
+    expect(routed[routed.length - 1]).toBe('parked');
+    const parked = await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe();
+    expect([parked.type, parked.status.name, parked.memo?.subscriber]).toEqual(['webhookRouteWorkflow', 'RUNNING', undefined]);
 
     const subscriber = await startSubscriber([event.request_id], { subscribe: true });
     const state = (await subscriber.result()) as SubscriberState;
     expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
-    expect((await rendezvousResult(event.request_id)).endedBecause).toBe('terminal_forwarded');
+    // It came back in the subscription's answer, not by signal.
+    expect([state.handedOver, state.received]).toEqual([1, 0]);
+    const summary = await routeResult(event.request_id);
+    expect(summary).toMatchObject({ endedBecause: 'handed_over', subscriber: subscriber.workflowId });
+    expect(summary.events.map((e) => e.event_id)).toEqual([event.event_id]);
+    // A retry of the same delivery after the route closed goes straight to the subscriber (closed too: dropped).
+    expect((await deliver(urlA, event, [NEW_SECRET])).status).toBe(202);
+    expect(routed[routed.length - 1]).toBe('subscriber-closed');
   });
 
-  it('two bridges receiving the same event deliver it to the workflow once', async () => {
+  it('two bridges receiving the same event at once, before the subscription: parked once, reaches the state once', async () => {
     const event = makeEvent();
-    const subscriber = await startSubscriber([event.request_id], { subscribe: true, stayOpen: true });
-    const answers = await Promise.all([deliver(urlA, event, [NEW_SECRET]), deliver(urlB, event, [NEW_SECRET]), deliver(urlB, event, [OLD_SECRET])]);
+    const answers = await Promise.all([deliver(urlA, event, [NEW_SECRET]), deliver(urlB, event, [NEW_SECRET]), deliver(urlA, event, [OLD_SECRET])]);
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
-
-    const summary = await rendezvousResult(event.request_id);
-    expect(summary.forwarded[subscriber.workflowId]).toEqual([event.event_id]);
+    const subscriber = await startSubscriber([event.request_id], { subscribe: true, stayOpen: true });
+    const summary = await routeResult(event.request_id);
+    expect(summary.events.map((e) => e.event_id)).toEqual([event.event_id]);
     expect(summary.duplicatesIgnored).toBe(2);
-    expect((await subscriber.query(subscriberStateQuery)).received).toBe(1);
+    // And after the subscription, two bridges signal the subscriber directly: it dedupes.
+    await Promise.all([deliver(urlA, event, [NEW_SECRET]), deliver(urlB, event, [NEW_SECRET])]);
+    const state = await subscriber.query(subscriberStateQuery);
+    expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
+    expect([state.handedOver, state.received]).toEqual([1, 2]);
     await subscriber.signal(stopSignal);
     await subscriber.result();
+  });
+
+  it('still serves a legacy job workflow subscribed through the rendezvous (forwarded by signal)', async () => {
+    const event = makeEvent();
+    const subscriber = await startSubscriber([event.request_id], { subscribe: 'legacy' });
+    await eventuallyRunning(event.request_id);
+    expect((await deliver(urlA, event, [NEW_SECRET])).status).toBe(202);
+    const state = (await subscriber.result()) as SubscriberState;
+    expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
+    const rendezvous = await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe();
+    expect(rendezvous.type).toBe('webhookRendezvousWorkflow');
   });
 
   it('accepts a delivery signed with either secret during a rotation', async () => {

@@ -7,10 +7,9 @@ import pino from 'pino';
 import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
-import { createSubscribeActivity, loadBridgeConfig, startBridgeServer, type RunningBridge } from '../../src/bridge';
+import { loadBridgeConfig, startBridgeServer, type RunningBridge } from '../../src/bridge';
 import { rendezvousWorkflowId } from '../../src/workflows/definitions';
-import { rendezvousStateQuery } from '../../src/workflows/webhook-rendezvous';
-import { deliver, makeEvent, quietBundlerLogger } from './bridge-fixtures';
+import { deliver, makeEvent, quietBundlerLogger, testSubscriberActivities } from './bridge-fixtures';
 import type { SubscriberState } from './bridge.workflows';
 import { freePort } from '../../src/stack/stack-state';
 
@@ -22,7 +21,6 @@ import { freePort } from '../../src/stack/stack-state';
 
 const SECRET = 'whsec_outage_0123456789';
 const TASK_QUEUE = `bridge-outage-${randomUUID()}`;
-const RENDEZVOUS = { graceMs: 1_000 };
 
 let bundle: WorkflowBundleWithSourceMap;
 let dir: string;
@@ -42,7 +40,7 @@ const makeWorker = (env: TestWorkflowEnvironment) =>
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
-    activities: createSubscribeActivity(env.client, TASK_QUEUE, RENDEZVOUS),
+    activities: testSubscriberActivities(env.client, TASK_QUEUE),
   });
 
 async function readyStatus(bridge: RunningBridge): Promise<number> {
@@ -68,7 +66,7 @@ it('answers 503 while Temporal is down and delivers the retried event once it is
     bridge = await startBridgeServer(config, { logger: pino({ level: 'silent' }) });
     expect(await readyStatus(bridge)).toBe(200);
 
-    // The job workflow subscribes before the outage.
+    // The pipeline (its stand-in) subscribes before the outage: its route names it.
     const event = makeEvent();
     const subscriberId = `subscriber/${randomUUID()}`;
     const first = await makeWorker(env);
@@ -78,10 +76,10 @@ it('answers 503 while Temporal is down and delivers the retried event once it is
         workflowId: subscriberId,
         args: [[event.request_id], { subscribe: true }],
       });
-      const rendezvous = env!.client.workflow.getHandle(rendezvousWorkflowId(event.request_id));
+      const route = env!.client.workflow.getHandle(rendezvousWorkflowId(event.request_id));
       for (;;) {
-        const state = await rendezvous.query(rendezvousStateQuery).catch(() => undefined);
-        if (state && subscriberId in state.subscribers) break;
+        const description = await route.describe().catch(() => undefined);
+        if (description?.memo?.subscriber === subscriberId && description.status.name === 'COMPLETED') break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     });
@@ -108,7 +106,9 @@ it('answers 503 while Temporal is down and delivers the retried event once it is
     const second = await makeWorker(env);
     const state = (await second.runUntil(env.client.workflow.getHandle(subscriberId).result())) as SubscriberState;
     expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
+    // Straight to the subscriber: the 503 answers left nothing behind, the 202 signalled it once.
     expect(state.received).toBe(1);
+    expect(state.handedOver ?? 0).toBe(0);
   } finally {
     await bridge?.close();
     await env?.teardown();

@@ -4,8 +4,15 @@ import { jobEventSignal } from '../../src/workflows/definitions';
 import type { SubscribeActivities } from '../../src/bridge/subscribe-activity';
 import { isTerminalEvent } from '../../src/workflows/webhook-rendezvous';
 
-/** Workflows for the bridge tests and benchmark: the real rendezvous plus a stand-in job workflow. */
+/** Workflows for the bridge tests and benchmark: the real route and legacy rendezvous plus a stand-in subscriber. */
 export { webhookRendezvousWorkflow } from '../../src/workflows/webhook-rendezvous';
+export { webhookRouteWorkflow } from '../../src/workflows/webhook-route';
+
+/** The subscribe activities a test worker registers (see testSubscriberActivities in bridge-fixtures). */
+export interface TestSubscribeActivities extends SubscribeActivities {
+  /** The pipeline's way: subscribeToRoute, returning the events that came first. */
+  subscribeRoute(requestId: string, subscriberWorkflowId: string): Promise<WebhookEvent[]>;
+}
 
 export interface ObservedEvent {
   event_id: string;
@@ -20,36 +27,48 @@ export interface SubscriberState {
   received: number;
   /** Distinct events (deduped on event_id, as a job workflow does): "reaches the state once". */
   events: ObservedEvent[];
+  /** Events that came back from the route subscription (they arrived before it). */
+  handedOver?: number;
 }
 
 export const stopSignal = defineSignal('stop');
 export const subscriberStateQuery = defineQuery<SubscriberState>('subscriberState');
 
-const { subscribeToWebhook } = proxyActivities<SubscribeActivities>({ startToCloseTimeout: '10 seconds' });
+const { subscribeToWebhook, subscribeRoute } = proxyActivities<TestSubscribeActivities>({ startToCloseTimeout: '10 seconds' });
 
 /**
- * Stands in for the job workflow: subscribes to each request id (unless told the caller did), records the
- * events it is sent, and ends once every request saw a terminal event (and `stop` came, if `stayOpen`).
+ * Stands in for the pipeline (or a legacy job workflow): subscribes to each request id (`true`: the
+ * route, as pipelines do; `'legacy'`: the rendezvous, as job workflows did; `false`: the caller did),
+ * records the events it is sent, and ends once every request saw a terminal event (and `stop` came,
+ * if `stayOpen`).
  */
 export async function testSubscriberWorkflow(
   requestIds: string[],
-  options: { subscribe: boolean; stayOpen?: boolean },
+  options: { subscribe: boolean | 'legacy'; stayOpen?: boolean },
 ): Promise<SubscriberState> {
   const state: SubscriberState = { received: 0, events: [] };
   const done = new Set<string>();
   let stopped = false;
-  setHandler(jobEventSignal, (event: WebhookEvent) => {
-    state.received += 1;
+  const take = (event: WebhookEvent) => {
     if (state.events.some((seen) => seen.event_id === event.event_id)) return;
     state.events.push({ event_id: event.event_id, request_id: event.request_id, event_type: event.event_type, observedAt: Date.now() });
     if (isTerminalEvent(event)) done.add(event.request_id);
+  };
+  setHandler(jobEventSignal, (event: WebhookEvent) => {
+    state.received += 1;
+    take(event);
   });
   setHandler(stopSignal, () => {
     stopped = true;
   });
   setHandler(subscriberStateQuery, () => state);
-  if (options.subscribe) {
-    for (const requestId of requestIds) await subscribeToWebhook(requestId, workflowInfo().workflowId);
+  for (const requestId of requestIds) {
+    if (options.subscribe === 'legacy') await subscribeToWebhook(requestId, workflowInfo().workflowId);
+    else if (options.subscribe) {
+      const early = await subscribeRoute(requestId, workflowInfo().workflowId);
+      state.handedOver = (state.handedOver ?? 0) + early.length;
+      early.forEach(take);
+    }
   }
   await condition(() => requestIds.every((id) => done.has(id)) && (!options.stayOpen || stopped));
   return state;

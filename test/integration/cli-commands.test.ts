@@ -136,19 +136,24 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
   });
 
   it('run --detach prints the id; cancel waits for the close and reports every step', async () => {
-    const spec = writeThreeStepSpec('cli-cancel');
-    const started = await runCli(['run', spec, '--detach'], cliEnv);
-    expect(started.code).toBe(0);
-    expect(started.stdout.trim()).toBe('pipeline/cli-cancel');
-    const cancelled = await runCli(['cancel', 'pipeline/cli-cancel', '--json'], cliEnv);
-    expect(cancelled.code).toBe(0);
-    const report = jsonOf(cancelled);
-    expect(report.temporalStatus).toBe('CANCELLED');
-    expect(report.progress.status).toBe('cancelled');
-    expect(report.progress.steps).toHaveLength(3);
-    expect(report.progress.steps.at(-1).status).toMatch(/skipped|cancelled/);
-    const status = await runCli(['status', 'pipeline/cli-cancel'], cliEnv);
-    expect(status.stdout).toContain('pipeline/cli-cancel: cancelled');
+    // The first job runs long, so the cancel finds it running however quickly the CLI starts.
+    h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 120_000 } });
+    try {
+      const spec = writeThreeStepSpec('cli-cancel');
+      const started = await runCli(['run', spec, '--detach'], cliEnv);
+      expect(started.code).toBe(0);
+      expect(started.stdout.trim()).toBe('pipeline/cli-cancel');
+      const cancelled = await runCli(['cancel', 'pipeline/cli-cancel', '--json'], cliEnv);
+      expect(cancelled.code).toBe(0);
+      const report = jsonOf(cancelled);
+      expect(report.temporalStatus).toBe('CANCELLED');
+      expect(report.progress.status).toBe('cancelled');
+      expect(report.progress.steps.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'skipped', 'skipped']);
+      const status = await runCli(['status', 'pipeline/cli-cancel'], cliEnv);
+      expect(status.stdout).toContain('pipeline/cli-cancel: cancelled');
+    } finally {
+      h.service.service.setFaults({ modelDurationMs: 0 });
+    }
   });
 
   it('an invalid spec exits 2 naming the path and the reason; nothing is started', async () => {

@@ -155,6 +155,32 @@ test('failed and cancelled jobs emit events only when the flag is on', async () 
   expect(cancelledEvent!.data).toMatchObject({ status: 'CANCELLED', output_count: 0, gateway_request_id: cancelled });
 });
 
+test('an endpoint registered with events [completed, failed, cancelled] receives failure events; one without them does not', async () => {
+  const svc = await service({ faults: { failureRate: 1 } });
+  const all = await receiver();
+  const completionsOnly = await receiver();
+  const created = await svc.call('POST', '/v1/webhooks/endpoints', { body: { url: all.url, events: ['generation.completed', 'generation.failed', 'generation.cancelled'] } });
+  expect(created.status).toBe(201);
+  await register(svc, completionsOnly.url);
+  const listed = (await svc.call('GET', '/v1/webhooks/endpoints')).body.endpoints as Array<{ url: string; events: string[] }>;
+  expect(Object.fromEntries(listed.map((e) => [e.url, e.events]))).toEqual({
+    [all.url]: ['generation.completed', 'generation.failed', 'generation.cancelled'],
+    [completionsOnly.url]: ['generation.completed'],
+  });
+  const failed = (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id;
+  await waitForStatus(svc.url, failed, (s) => s === 'FAILED');
+  await waitUntil(() => all.received.length === 1, 20_000, 'failed event at the subscribed endpoint');
+  expect(JSON.parse(all.received[0]!.body.toString('utf8'))).toMatchObject({ event_type: 'generation.failed', request_id: failed, error: { code: 'generation_failed', message: expect.any(String) } });
+  svc.service.setFaults({ failureRate: 0 });
+  const completed = await runJob(svc);
+  await waitUntil(() => completionsOnly.received.length === 1 && all.received.length === 2, 20_000, 'completion at both');
+  expect(JSON.parse(completionsOnly.received[0]!.body.toString('utf8')).request_id).toBe(completed);
+  for (const bad of [['generation.started'], [], ['generation.failed', 'generation.failed']]) {
+    const refused = await svc.call('POST', '/v1/webhooks/endpoints', { body: { url: all.url, events: bad } });
+    expect({ bad, status: refused.status, code: refused.body.code, path: refused.body.errors?.[0]?.path }).toEqual({ bad, status: 422, code: 'validation_failed', path: expect.stringMatching(/^events/) });
+  }
+});
+
 test('delivery faults: dropped events are never sent, duplicated ones arrive twice with one event_id', async () => {
   const svc = await service({ faults: { dropDeliveryRate: 1 } });
   const hook = await receiver();

@@ -5,14 +5,14 @@ import { PIXEL_PNG } from '../helpers/local-service';
 import { threeStepPipeline } from '../../src/pipeline';
 import type { RunningBridge } from '../../src/bridge/server';
 import { startRegisteredBridge } from '../helpers/registered-bridge';
-import { SEARCH_ATTRIBUTE_KEYS, jobWorkflowId, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, silentWavDataUri, startHarness, type Harness } from './workflow-harness';
 
 /**
  * The whole webhook path with no stand-in: the local service signs and POSTs `generation.completed`
  * to a registered endpoint, which is the real bridge over HTTP; the bridge verifies and hands the
- * event to the rendezvous, which forwards it to the job workflow. No status poll is made.
+ * event to the pipeline workflow itself (its route names it). No status poll is made.
  */
 
 let bundle: WorkflowBundleWithSourceMap;
@@ -60,21 +60,25 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
     // Each step's input is the previous step's output (fed forward from the event's result).
     const next = summary.steps[index + 1];
     if (next) expect(next.input?.video_url).toBe(step.output?.videos[0]?.url);
-    // No budget: the submit goes first, the quote (for the ledger) runs beside the job, and nothing is fetched.
-    const history = await env.client.workflow.getHandle(jobWorkflowId(spec.name, step.id)).fetchHistory();
-    const activities = (history.events ?? []).flatMap((e) => {
-      const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
-      return name ? [name] : [];
-    });
-    expect(activities).toEqual(['submitJob', 'quoteJob', 'subscribeToWebhook']);
     expect(step.charged).toBe(job?.creditsCharged);
     expect(step.quoted).toBe(job?.creditsCharged);
   }
-  // Every completion reached the bridge as a real signed delivery, and each rendezvous forwarded it.
+  // One workflow: no step ran as a child. No budget: per step the submit (and subscribe) goes first and
+  // the quote (for the ledger) runs beside the job; nothing is fetched.
+  const history = await handle.fetchHistory();
+  const events = history.events ?? [];
+  expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+  const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  expect(activities).toEqual(['submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
+  // Every completion reached the bridge as a real signed delivery and was signalled to the pipeline itself:
+  // each request's route named the pipeline and closed holding nothing.
   const deliveries = h.service.service.deliveries();
+  const signals = events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'jobEvent');
+  expect(signals).toHaveLength(3);
   for (const job of jobs) {
     expect(deliveries.some((d) => d.requestId === job.id && d.state === 'delivered')).toBe(true);
-    const rendezvous = await env.client.workflow.getHandle(rendezvousWorkflowId(job.id)).describe();
-    expect(rendezvous.type).toBe('webhookRendezvousWorkflow');
+    const route = env.client.workflow.getHandle(rendezvousWorkflowId(job.id));
+    expect((await route.describe()).type).toBe('webhookRouteWorkflow');
+    expect(await route.result()).toMatchObject({ endedBecause: 'handed_over', subscriber: handle.workflowId, events: [] });
   }
 });

@@ -3,7 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { pipeline, type PipelineSpec } from '../../src/pipeline';
-import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId, type BatchProgress, type BatchWorkflowInput } from '../../src/workflows';
+import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId } from '../../src/workflows/definitions';
+import type { BatchProgress, BatchWorkflowInput } from '../../src/workflows/batch-types';
 import { WorkflowFailedError } from '@temporalio/client';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
 

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
@@ -9,6 +9,7 @@ import { createServiceClient } from '../../src/client/service-client';
 import type { CallKind, ServiceClient } from '../../src/client/types';
 import { createTemporalSink } from '../../src/bridge/temporal-sink';
 import { createReelflowWorker } from '../../src/workers/worker';
+import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
 import type { LocalServiceOptions } from '../../src/service';
 
@@ -23,8 +24,9 @@ export function quietLogger() {
   return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
 }
 
+/** The worker's workflow bundle, built as production builds it (production mode, no source map). */
 export function bundleReelflowWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: quietLogger() });
+  return bundleProductionWorkflows();
 }
 
 /** A 1 s silent mono WAV as a data URI (the re-voicing step's new audio track). */
@@ -133,6 +135,7 @@ export async function startHarness(
     service: client,
     workflowBundle: bundle,
     onCall: (kind) => (calls[kind] += 1),
+    preflight: { trustedOrigins: [service.url] },
   });
   const running = worker.run();
   return {
@@ -172,7 +175,7 @@ export async function eventually<T>(probe: () => T | undefined | false | Promise
 export async function maybeRecordHistory(handle: WorkflowHandle, name: string): Promise<void> {
   if (process.env.RECORD_HISTORIES !== '1') return;
   const history = await handle.fetchHistory();
-  const dir = path.join(__dirname, '..', 'replay', 'histories');
+  const dir = path.join(__dirname, '..', 'replay', 'histories', 'current');
   fs.mkdirSync(dir, { recursive: true });
   const events = history.events ?? [];
   const started = events[0]?.workflowExecutionStartedEventAttributes;

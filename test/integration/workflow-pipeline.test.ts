@@ -10,19 +10,17 @@ import { from, pipeline, threeStepPipeline } from '../../src/pipeline';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
+import { subscribeToRoute } from '../../src/bridge/route-client';
 import {
   jobEventSignal,
-  jobStateQuery,
-  jobWorkflowId,
-  rendezvousStateQuery,
   rendezvousWorkflowId,
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
   pipelineProgressQuery,
   pipelineWorkflowId,
-  type PipelineSummary,
-  type PipelineWorkflowInput,
-} from '../../src/workflows';
+} from '../../src/workflows/definitions';
+import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
+import type { RouteSummary } from '../../src/workflows/webhook-route';
 import { bundleReelflowWorkflows, completionEvent, eventually, maybeRecordHistory, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
 
 let bundle: WorkflowBundleWithSourceMap;
@@ -107,7 +105,6 @@ describe('pipeline workflow on the dev server with the local service', () => {
       h.service.service.setFaults({ failureRate: 0 });
       const result = (await handle.result()) as PipelineSummary;
       await maybeRecordHistory(handle, 'pipeline-fail-once');
-      await maybeRecordHistory(env.client.workflow.getHandle(jobWorkflowId('fail-once', 'generate')), 'job-fail-once');
       return result;
     });
     const step = summary.steps[0];
@@ -170,12 +167,11 @@ describe('pipeline workflow on the dev server with the local service', () => {
     expect(summary.steps[1]?.requestIds).toEqual([]);
     expect(h.service.service.counters().submits - submitsBefore).toBe(1);
     expect(summary.ledger.net).toBe(80);
-    // With a budget every step quotes before it submits (the refused one never submits).
-    for (const [step, expected] of [['generate', ['quoteJob', 'submitJob', 'subscribeToWebhook']], ['upscale', ['quoteJob']]] as const) {
-      const history = await env.client.workflow.getHandle(jobWorkflowId('over-budget', step)).fetchHistory();
-      const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-      expect([step, activities]).toEqual([step, expected]);
-    }
+    // With a budget every step quotes before it submits (the refused one never submits); all in the one workflow.
+    const history = await env.client.workflow.getHandle(pipelineWorkflowId('over-budget')).fetchHistory();
+    const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual(['quoteJob', 'submitAndSubscribe', 'quoteJob']);
+    expect((history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
   });
 
   it('cancels a running job and a queued job through cancel_url; each reported cancelled and refunded, no later step', async () => {
@@ -201,7 +197,6 @@ describe('pipeline workflow on the dev server with the local service', () => {
         expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
         const summary = await handle.query(pipelineProgressQuery);
         await maybeRecordHistory(handle, `pipeline-cancel-${name}`);
-        await maybeRecordHistory(env.client.workflow.getHandle(jobWorkflowId(`cancel-${name}`, 'generate')), `job-cancel-${name}`);
         expect(summary.status).toBe('cancelled');
         expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'skipped']);
         expect(summary.steps[0]?.requestIds).toEqual([jobId]);
@@ -241,43 +236,48 @@ describe('pipeline workflow on the dev server with the local service', () => {
     }
   });
 
-  it('ignores duplicate, late and unknown-request events', async () => {
+  it('ignores duplicate, late and unknown-request events; deliveries go straight to the pipeline', async () => {
     bridge.setEnabled(false);
     const spec = pipeline('events').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
     try {
       const handle = await start({ spec });
-      const jobHandle = env.client.workflow.getHandle(jobWorkflowId('events', 'generate'));
       const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('events/job/generate') && j.status === 'COMPLETED'), 'completed job');
       const real = await completionEvent(h.sideClient, job.id);
-      // While the job waits: an event for a request nobody knows, twice (the second is a duplicate).
+      // While the step waits: an event for a request nobody knows, twice (the second is a duplicate).
       const stranger = { ...real, event_id: 'evt_stranger', request_id: 'req_nobody_knows' };
-      await jobHandle.signal(jobEventSignal, stranger);
-      await jobHandle.signal(jobEventSignal, stranger);
-      // The same unknown request through the bridge path: a rendezvous nobody subscribes to.
+      await handle.signal(jobEventSignal, stranger);
+      await handle.signal(jobEventSignal, stranger);
+      // The same unknown request through the bridge path: parked in a route nobody subscribes to.
       await bridge.deliver({ ...stranger, event_id: 'evt_stranger_2' });
-      const waiting = await jobHandle.query(jobStateQuery);
-      expect(waiting.phase).toBe('waiting');
-      expect(waiting).toMatchObject({ eventsReceived: 1, duplicateEvents: 1, ignoredEvents: 1 });
+      const parked = await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).describe();
+      expect([parked.type, parked.status.name]).toEqual(['webhookRouteWorkflow', 'RUNNING']);
+      await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).terminate('test over');
+      const waiting = await handle.query(pipelineProgressQuery);
+      expect(waiting.steps[0]?.phase).toBe('waiting');
+      expect(waiting.events).toEqual({ received: 1, duplicates: 1, ignored: 1 });
       // The real event, delivered twice by the service (same event_id).
       await bridge.deliver(real);
       await bridge.deliver(real);
       const summary = (await handle.result()) as PipelineSummary;
       await maybeRecordHistory(handle, 'pipeline-events');
-      await maybeRecordHistory(jobHandle, 'job-events');
-      // A late event after completion (fresh event_id, same request): harmless.
+      // A late event after completion (fresh event_id, same request): its pipeline is closed, nothing happens.
       await bridge.deliver({ ...real, event_id: 'evt_late' });
-      const rendezvous = await eventually(async () => {
-        const state = await env.client.workflow.getHandle(rendezvousWorkflowId(job.id)).query(rendezvousStateQuery);
-        return state.events.length === 2 ? state : undefined;
-      }, 'late event reached the rendezvous');
-      expect(rendezvous.duplicatesIgnored).toBe(1);
       expect(summary.status).toBe('completed');
       expect(summary.steps[0]?.output?.request_id).toBe(job.id);
-      const after = await jobHandle.query(jobStateQuery);
-      expect(after.phase).toBe('completed');
-      expect(after.polls).toBe(0);
-      expect(after.attempts).toHaveLength(1);
+      expect(summary.events).toEqual({ received: 2, duplicates: 2, ignored: 1 });
+      expect(summary.steps[0]?.polls).toBe(0);
+      expect(summary.steps[0]?.attempts).toBe(1);
+      expect(summary.steps[0]?.attemptLog?.[0]).toMatchObject({ learnedBy: 'webhook', resultFrom: 'event' });
       expect(h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('events/job/'))).toHaveLength(1);
+      // The route of the real request was started by the submit with the subscriber, and closed at once holding nothing.
+      const route = env.client.workflow.getHandle(rendezvousWorkflowId(job.id));
+      await maybeRecordHistory(route, 'route-subscriber-first');
+      const described = await route.describe();
+      expect(described.memo?.subscriber).toBe(pipelineWorkflowId('events'));
+      expect((await route.result()) as RouteSummary).toMatchObject({ endedBecause: 'handed_over', subscriber: pipelineWorkflowId('events'), events: [] });
+      // One workflow for the whole pipeline: no child workflow was started.
+      const history = await handle.fetchHistory();
+      expect((history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
     } finally {
       bridge.setEnabled(true);
     }
@@ -304,24 +304,33 @@ describe('pipeline workflow on the dev server with the local service', () => {
 });
 
 describe('exactly one job per step', () => {
-  it('a submit that reached the service but whose worker never reported it is retried with the same key: one job', async () => {
+  it('a submit that reached the service but whose worker never reported it is retried with the same key: one job; its early event is not lost', async () => {
     // A worker whose first submit "dies" after the service accepted the job: the activity attempt
     // fails after the HTTP call, exactly as a worker killed at that moment looks to Temporal.
     const queue = 'workflow-exactly-once';
     // The local service honours Idempotency-Key: the retried attempt resends with the same key.
     const honoured = createServiceClient({ baseUrl: h.service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
-    const activities = createActivities({ client: honoured, subscribe: createSubscribeActivity(env.client, queue) });
+    const activities = createActivities({
+      client: honoured,
+      subscribe: createSubscribeActivity(env.client, queue),
+      routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: env.client, taskQueue: queue }, requestId, subscriber) },
+    });
     let lost = 0;
+    let firstJobId: string | undefined;
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: queue,
       workflowBundle: bundle,
       activities: {
         ...activities,
-        submitJob: async (...args: Parameters<typeof activities.submitJob>) => {
-          const request = await activities.submitJob(...args);
-          if (lost++ === 0) throw new Error('worker died before reporting the submit');
-          return request;
+        // The first attempt "dies" after its POST, before it subscribed: the job completes and its
+        // webhook arrives before any subscription, so the bridge parks it in the route.
+        submitAndSubscribe: async (request: Parameters<typeof activities.submitAndSubscribe>[0]) => {
+          if (lost++ > 0) return activities.submitAndSubscribe(request);
+          const job = await activities.submitJob(request.model, request.input, request.idempotencyKey);
+          firstJobId = job.request_id;
+          await eventually(() => bridge2.delivered.includes(job.request_id), 'the event delivered before the subscription');
+          throw new Error('worker died before reporting the submit');
         },
       },
     });
@@ -341,7 +350,16 @@ describe('exactly one job per step', () => {
       const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('exactly-once/job/generate'));
       expect(jobs).toHaveLength(1);
       expect(summary.steps[0]?.requestIds).toEqual([jobs[0]?.id]);
+      expect(firstJobId).toBe(jobs[0]?.id);
       expect(summary.ledger.charged).toBe(80);
+      // The early event reached the pipeline through the route (parked, then handed over by the subscribe update): no poll.
+      expect(summary.steps[0]?.polls).toBe(0);
+      expect(summary.steps[0]?.attemptLog?.[0]?.learnedBy).toBe('webhook');
+      const routeHandle = env.client.workflow.getHandle(rendezvousWorkflowId(jobs[0]?.id as string));
+      const route = (await routeHandle.result()) as RouteSummary;
+      await maybeRecordHistory(routeHandle, 'route-event-first');
+      expect(route).toMatchObject({ endedBecause: 'handed_over', subscriber: pipelineWorkflowId('exactly-once') });
+      expect(route.events.map((e) => e.request_id)).toEqual([jobs[0]?.id]);
     } finally {
       await bridge2.stop();
       await honoured.close();

@@ -6,7 +6,8 @@ import { startTimeSkippingServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { MODELS, type LongFormInput } from '../../src/contract';
 import { pollOffsetSeconds, pollsWithin, resolvePacing } from '../../src/pipeline';
-import { jobStateQuery, jobWorkflowId, type JobOutcome, type JobWorkflowInput } from '../../src/workflows';
+import { jobStateQuery, jobWorkflowId } from '../../src/workflows/definitions';
+import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, type Harness } from './workflow-harness';
 
 /**

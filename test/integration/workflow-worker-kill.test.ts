@@ -8,7 +8,8 @@ import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, type TestService 
 import { createServiceClient } from '../../src/client/service-client';
 import { createReelflowWorker } from '../../src/workers/worker';
 import { pipeline } from '../../src/pipeline';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, type PipelineSummary } from '../../src/workflows';
+import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
+import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startTestBridge } from './workflow-harness';
 
 /**

@@ -1,7 +1,9 @@
 /**
  * Records the histories the replay test replays: runs the workflow integration tests with
  * RECORD_HISTORIES=1, which makes each test save its workflows' histories under
- * test/replay/histories/. Run after a deliberate, compatible change of workflow code:
+ * test/replay/histories/current/. Histories of earlier versions stay in their own folders
+ * (v1-child-workflows/: the pipeline with a child job workflow per step) and are replayed too, as
+ * long as executions of that version may still be open. Run after a deliberate, compatible change:
  *
  *   npx tsx test/replay/record-histories.ts
  */
@@ -10,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const root = path.join(__dirname, '..', '..');
-const dir = path.join(__dirname, 'histories');
+const dir = path.join(__dirname, 'histories', 'current');
 fs.rmSync(dir, { recursive: true, force: true });
 fs.mkdirSync(dir, { recursive: true });
 const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--runInBand', 'test/integration/workflow-'], {

@@ -47,6 +47,14 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
     ['../activities', "import { fetchInput } from '../activities';\nexport const fetcher = fetchInput;\n"],
     ['../activities/media', "import * as media from '../activities/media';\nexport const m = media;\n"],
     ['../contract/signature', "import { verify } from '../contract/signature';\nexport const check = verify;\n"],
+    // Lean worker: zod and every schema module stay out of the workflow bundle (types only).
+    ['zod', "import { z } from 'zod';\nexport const s = z.string();\n"],
+    ['../contract', "import { MODELS } from '../contract';\nexport const m = MODELS;\n"],
+    ['../contract/resources', "import { webhookEventSchema } from '../contract/resources';\nexport const s = webhookEventSchema;\n"],
+    ['../contract/models', "import { MODELS } from '../contract/models';\nexport const m = MODELS;\n"],
+    ['../pipeline/spec', "import { validatePipelineSpec } from '../pipeline/spec';\nexport const v = validatePipelineSpec;\n"],
+    ['../pipeline', "import { resolveReferences } from '../pipeline';\nexport const r = resolveReferences;\n"],
+    ['../config', "import { loadEnv } from '../config';\nexport const l = loadEnv;\n"],
   ])('flags an import of %s', async (specifier, code) => {
     const messages = restrictedImportsOf(await lintWorkflow(code));
     expect(messages).toHaveLength(1);
@@ -60,9 +68,22 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
     expect(restrictedImportsOf(messages)).toEqual([]);
   });
 
-  it('allows the imports workflows are meant to use', async () => {
+  it('allows the imports workflows are meant to use: the workflow API, plain-data modules, and types from anywhere', async () => {
     const messages = await lintWorkflow(
-      "import { proxyActivities } from '@temporalio/workflow';\nimport { LIMITS } from '../contract';\nexport const both = [proxyActivities, LIMITS];\n",
+      [
+        "import { proxyActivities } from '@temporalio/workflow';",
+        "import { LIMITS } from '../contract/limits';",
+        "import { EVENT_TYPES } from '../contract/events';",
+        "import { MODELS } from '../contract/model-metadata';",
+        "import { resolvePacing } from '../pipeline/pacing';",
+        "import { resolveReferences } from '../pipeline/references';",
+        "import type { WebhookEvent } from '../contract';",
+        "import type { PipelineSpec } from '../pipeline/spec';",
+        "import type { z } from 'zod';",
+        'export type T = WebhookEvent | PipelineSpec | z.ZodType;',
+        'export const all = [proxyActivities, LIMITS, EVENT_TYPES, MODELS, resolvePacing, resolveReferences];',
+        '',
+      ].join('\n'),
     );
     expect(messages).toEqual([]);
   });
@@ -79,6 +100,27 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
       'async function step(): Promise<void> {}\nexport async function run(): Promise<void> {\n  await step();\n}\n',
     );
     expect(messages).toEqual([]);
+  });
+});
+
+describe('lean boundary of the modules workflows import values from (eslint)', () => {
+  const at = (file: string) => path.join(ROOT, file);
+  it.each([
+    ['src/contract/events.ts', 'zod', "import { z } from 'zod';\nexport const s = z.string();\n"],
+    ['src/contract/events.ts', './resources', "import { resultSchema } from './resources';\nexport const s = resultSchema;\n"],
+    ['src/contract/model-metadata.ts', './models', "import { modelIdSchema } from './models';\nexport const s = modelIdSchema;\n"],
+    ['src/contract/limits.ts', 'node:crypto', "import { createHash } from 'node:crypto';\nexport const h = createHash;\n"],
+    ['src/pipeline/pacing.ts', '../contract', "import { MODELS } from '../contract';\nexport const m = MODELS;\n"],
+    ['src/pipeline/references.ts', './spec', "import { pipelineSpecSchema } from './spec';\nexport const s = pipelineSpecSchema;\n"],
+  ])('%s: flags an import of %s', async (file, specifier, code) => {
+    const messages = restrictedImportsOf(await lintWorkflow(code, at(file)));
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(`'${specifier}'`);
+  });
+
+  it('allows type imports and plain siblings there', async () => {
+    const code = "import type { JobResult } from './resources';\nimport { isTerminalState } from './limits';\nexport type R = JobResult;\nexport const t = isTerminalState;\n";
+    expect(restrictedImportsOf(await lintWorkflow(code, at('src/contract/events.ts')))).toEqual([]);
   });
 });
 

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import {
   EXAMPLE_INPUTS,
   PipelineSpecError,
@@ -13,6 +14,7 @@ import {
   validatePipelineSpec,
 } from '../../src/pipeline';
 import threeStepJson from '../../examples/three-step.json';
+import { loadSpecFile } from '../../src/cli/spec-files';
 
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 
@@ -113,9 +115,14 @@ describe('builder', () => {
     expect(() => pipeline('x').step('a', 'service-upscale-video-fast', { video_url: from('nope') }).build()).toThrow(/steps\.0\.input\.video_url\.\$from/);
   });
 
-  it('keeps examples/three-step.json in step with the canonical example', () => {
-    expect(parsePipelineSpec(threeStepJson)).toEqual(threeStepPipeline(EXAMPLE_INPUTS));
-    expect(threeStepPipeline().steps.map((s) => s.model)).toEqual([LONG_FORM, 'service-horizon-studio', 'service-upscale-video-fast']);
+  it('keeps examples/three-step.json in step with the canonical example (its local files as the CLI loads them)', () => {
+    expect(threeStepJson.steps[0]?.input.image_urls).toEqual(EXAMPLE_INPUTS.imageUrls);
+    expect(threeStepJson.steps[1]?.input.audio_url).toEqual(EXAMPLE_INPUTS.audioUrl);
+    const loaded = loadSpecFile(path.join(__dirname, '..', '..', 'examples', 'three-step.json'));
+    const imageUrls = (loaded.steps[0]?.input as { image_urls: string[] }).image_urls;
+    const audioUrl = (loaded.steps[1]?.input as { audio_url: string }).audio_url;
+    expect(loaded).toEqual(threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }));
+    expect(loaded.steps.map((s) => s.model)).toEqual([LONG_FORM, 'service-horizon-studio', 'service-upscale-video-fast']);
   });
 });
 

@@ -1,18 +1,15 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { BridgeConfigError } from '../../bridge/errors';
 import { runBridge } from '../../workers/bridge';
+import { portOption } from '../options';
 
-function parsePort(text: string): number {
-  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new InvalidArgumentError('must be a port number 0-65535 (0 picks a free one)');
-  return Number(text);
-}
 
 /** `reelflow bridge`: runs the webhook bridge until SIGINT/SIGTERM. */
 export function registerBridgeCommand(program: Command): void {
   program
     .command('bridge')
     .description('Run the webhook bridge: verify signed deliveries and hand them to Temporal (config from REELFLOW_WEBHOOK_SECRETS, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)')
-    .option('--port <port>', 'port to listen on (0 picks a free one; default REELFLOW_BRIDGE_PORT or 8787)', parsePort)
+    .option('--port <port>', 'port to listen on (0 picks a free one; default REELFLOW_BRIDGE_PORT or 8787)', portOption)
     .option('--host <host>', 'address to bind (default REELFLOW_BRIDGE_HOST or 127.0.0.1)')
     .option('--path <path>', 'webhook path (default REELFLOW_BRIDGE_PATH or /webhooks)')
     .action(async (options: { port?: number; host?: string; path?: string }) => {

@@ -1,11 +1,9 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { runUntilSignal } from '../../workers/run-until-signal';
+import { portOption as port } from '../options';
 import { startLocalStack, type LocalStack } from '../../stack/local-stack';
 import { redact, stateDirFromEnv, type StackPorts } from '../../stack/stack-state';
 
-function port(text: string): number {
-  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new InvalidArgumentError('must be a port number 0-65535 (0 picks a free one)');
-  return Number(text);
-}
 
 interface DevOptions {
   stateDir?: string;
@@ -61,18 +59,14 @@ export async function runDev(options: DevOptions): Promise<void> {
   for (const line of describeStack(stack)) out(line);
   out('');
   out('ready — Ctrl-C stops everything (state is kept)');
-  const reason = await new Promise<string>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => resolve(signal);
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    stack.workerDone.then(
-      () => resolve('the worker stopped'),
-      (error: unknown) => resolve(`the worker failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+  const reason = await runUntilSignal({
+    until: stack.workerDone.then(() => 'the worker stopped'),
+    stop: async () => {
+      out('reelflow dev: stopping…');
+      await stack.stop();
+    },
   });
-  out(`reelflow dev: ${reason}, stopping…`);
-  await stack.stop();
-  out('reelflow dev: stopped');
+  out(`reelflow dev: stopped (${reason.startsWith('failed') ? `the worker ${reason}` : reason})`);
   if (!reason.startsWith('SIG')) process.exitCode = 1;
 }
 

@@ -12,11 +12,13 @@ import { registerRetryCommand } from './retry';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
 import { registerStatusCommand } from './status';
+import { registerWorkerCommand } from './worker';
 
 /** Each command lives in its own file and adds itself to the program here. */
 export function registerCommands(program: Command): void {
   void program;
   registerBridgeCommand(program);
+  registerWorkerCommand(program);
   registerServiceCommand(program);
   registerRunCommand(program);
   registerBatchCommand(program);

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { startLocalService } from '../../service';
-import { announceGeneratedKey } from '../../service/generated-key';
+import { runUntilSignal } from '../../workers/run-until-signal';
+import { startServiceProcess } from '../../workers/service';
+import { portOption } from '../options';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -14,7 +15,7 @@ function integer(name: string, min: number, max: number) {
   };
 }
 
-/** Runs a local service in the foreground until SIGINT or SIGTERM. */
+/** Runs a local service in the foreground until SIGINT or SIGTERM (the service process's own entry point). */
 export async function runServiceForeground(options: {
   port: number;
   host: string;
@@ -28,40 +29,30 @@ export async function runServiceForeground(options: {
   emitFailureEvents?: boolean;
   log: boolean;
 }): Promise<void> {
-  const service = await startLocalService({
-    port: options.port,
-    host: options.host,
-    dataDir: options.dataDir,
-    apiKeys: options.apiKey,
-    ...(options.adminKey !== undefined ? { adminKey: options.adminKey } : {}),
-    ...(options.credits !== undefined ? { credits: options.credits } : {}),
-    allowPrivateWebhooks: options.allowPrivateWebhooks,
-    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-    ...(options.concurrency !== undefined ? { concurrencyPerModel: options.concurrency } : {}),
-    ...(options.emitFailureEvents !== undefined ? { emitFailureEvents: options.emitFailureEvents } : {}),
-    logger: options.log ? { level: 'info' } : false,
+  const write = (line: string) => process.stdout.write(`${line}\n`);
+  const service = await startServiceProcess(
+    {
+      port: options.port,
+      host: options.host,
+      dataDir: options.dataDir,
+      apiKeys: options.apiKey,
+      ...(options.adminKey !== undefined ? { adminKey: options.adminKey } : {}),
+      ...(options.credits !== undefined ? { credits: options.credits } : {}),
+      allowPrivateWebhooks: options.allowPrivateWebhooks,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      ...(options.concurrency !== undefined ? { concurrencyPerModel: options.concurrency } : {}),
+      ...(options.emitFailureEvents !== undefined ? { emitFailureEvents: options.emitFailureEvents } : {}),
+      logger: options.log ? { level: 'info' } : false,
+    },
+    write,
+  );
+  await runUntilSignal({
+    stop: async () => {
+      write('reelflow service: stopping');
+      await service.close();
+    },
   });
-  process.stdout.write(`reelflow service listening on ${service.url}\n`);
-  process.stdout.write(`data directory: ${options.dataDir}; credits: ${service.balance()}\n`);
-  if (options.allowPrivateWebhooks) {
-    process.stdout.write('warning: --allow-private-webhooks: private, loopback and plain-http webhook and input URLs are allowed (local use only)\n');
-  }
-  if (service.generatedApiKey) {
-    // In full only on the terminal of the person who started the service; masked when stdout is a log.
-    process.stdout.write(`${announceGeneratedKey(service.generatedApiKey, options.dataDir, process.stdout.isTTY === true)}\n`);
-  }
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.stdout.write(`reelflow service: ${signal}, stopping\n`);
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  await service.close();
-  process.stdout.write('reelflow service stopped\n');
+  write('reelflow service stopped');
 }
 
 /** `reelflow service`: the local implementation of the service API. */
@@ -70,7 +61,7 @@ export function registerServiceCommand(program: Command): void {
     .command('service')
     .description('Run the local service (queue, credits, ffmpeg models, signed webhooks) in the foreground')
     .requiredOption('--data-dir <dir>', 'directory for durable state and output files')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0, 65535), 0)
+    .option('--port <port>', 'port to listen on (0 picks a free one)', portOption, 0)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--api-key <key>', 'API key to accept (repeatable); stored hashed', collect, [])
     .addOption(

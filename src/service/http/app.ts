@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { DECIDED_LIMITS } from '../../contract';
 import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
 import { registerAdminRoutes } from '../routes/admin';
@@ -11,7 +12,7 @@ import { authenticate, authenticateAdmin } from './auth';
 import { ServiceProblem } from './problem';
 
 /** Largest request body (inline data URIs included): 50 MiB. Not in the spec; the local service's choice. */
-export const BODY_LIMIT_BYTES = 50 * 1024 * 1024;
+export const BODY_LIMIT_BYTES = DECIDED_LIMITS.requestBodyMaxBytes;
 
 export interface AppOptions {
   /** Read at request time: the context is complete only once the service is listening. */

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
+  DECIDED_LIMITS,
   withLongFormDefaults,
   type HorizonStudioInput,
   type LongFormInput,
@@ -64,7 +65,7 @@ export interface FfmpegModelRunnerOptions {
   lookup?: LookupFn;
 }
 
-export const DEFAULT_MAX_INPUT_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_MAX_INPUT_BYTES = DECIDED_LIMITS.inputFileMaxBytes;
 export const DEFAULT_FETCH_TIMEOUT_MS = 120_000;
 
 const OUTPUT_STEMS: Record<ModelId, string> = {

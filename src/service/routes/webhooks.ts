@@ -5,8 +5,17 @@ import { toFieldErrors } from '../../contract';
 import type { ServiceContext } from '../context';
 import { ServiceProblem } from '../http/problem';
 import type { EndpointRecord } from '../store/records';
+import { ENDPOINT_EVENT_TYPES, endpointEvents } from '../webhooks/events';
 
-const createSchema = z.strictObject({ url: z.string().min(1).max(2048) });
+const createSchema = z.strictObject({
+  url: z.string().min(1).max(2048),
+  events: z
+    .array(z.enum(ENDPOINT_EVENT_TYPES))
+    .min(1)
+    .refine((events) => new Set(events).size === events.length, 'must not repeat an event kind')
+    .optional(),
+});
+
 const rotateSchema = z.strictObject({ grace_seconds: z.number().int().min(0).max(7 * 86_400).optional() }).optional();
 
 /** A new signing secret (`whsec_` + 32 random bytes, base64url). */
@@ -15,7 +24,7 @@ export function newSigningSecret(): string {
 }
 
 function publicView(endpoint: EndpointRecord): Record<string, unknown> {
-  return { id: endpoint.id, url: endpoint.url, created_at: new Date(endpoint.createdAt).toISOString() };
+  return { id: endpoint.id, url: endpoint.url, events: endpointEvents(endpoint), created_at: new Date(endpoint.createdAt).toISOString() };
 }
 
 function findEndpoint(ctx: ServiceContext, id: string): EndpointRecord {
@@ -41,6 +50,7 @@ export function registerWebhookRoutes(app: FastifyInstance, context: () => Servi
       previousSecret: null,
       previousSecretExpiresAt: null,
       createdAt: Date.now(),
+      ...(parsed.data.events ? { events: parsed.data.events } : {}),
     };
     ctx.store.commit({ t: 'endpoint.created', endpoint });
     return reply.code(201).send({ ...publicView(endpoint), secret: endpoint.secret });

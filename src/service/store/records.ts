@@ -39,6 +39,11 @@ export interface EndpointRecord {
   previousSecret: string | null;
   previousSecretExpiresAt: number | null;
   createdAt: number;
+  /**
+   * Event kinds this endpoint receives. Absent (endpoints registered before the field existed, or
+   * without it): `generation.completed` only, the one kind the spec shows.
+   */
+  events?: string[];
 }
 
 export type LedgerKind = 'seed' | 'charge' | 'refund' | 'grant';

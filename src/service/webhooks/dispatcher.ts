@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { LIMITS } from '../../contract';
+import { EVENT_TYPES, LIMITS } from '../../contract';
 import { signedHeaders } from '../../contract/signature';
 import { chance, type FaultConfig } from '../faults';
 import type { DeliveryRecord, JobRecord } from '../store/records';
 import type { Store } from '../store/store';
-import { buildEvent } from './events';
+import { buildEvent, endpointEvents, eventTypeOf } from './events';
 
 export interface DispatcherOptions {
   store: Store;
@@ -58,8 +58,9 @@ export class WebhookDispatcher {
   /** Creates the deliveries of a terminal job's event, one per registered endpoint. */
   onTerminal(job: JobRecord): void {
     const faults = this.options.faults();
-    if (job.status !== 'COMPLETED' && !faults.failEventsEnabled) return;
-    const endpoints = [...this.state.endpoints.values()];
+    const eventType = eventTypeOf(job);
+    // Failure and cancel events go to the endpoints that asked for them, or to all with the service-wide switch.
+    const endpoints = [...this.state.endpoints.values()].filter((e) => endpointEvents(e).includes(eventType) || (eventType !== EVENT_TYPES.completed && faults.failEventsEnabled));
     if (endpoints.length === 0) return;
     const event = buildEvent(job);
     const now = Date.now();

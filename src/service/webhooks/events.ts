@@ -1,12 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { API_VERSION, EVENT_TYPES } from '../../contract';
-import type { JobRecord } from '../store/records';
+import type { EndpointRecord, JobRecord } from '../store/records';
+
+/** Event kinds an endpoint can subscribe to; `generation.completed` is the default and the spec's only one. */
+export const ENDPOINT_EVENT_TYPES = [EVENT_TYPES.completed, EVENT_TYPES.failed, EVENT_TYPES.cancelled] as const;
+export const DEFAULT_ENDPOINT_EVENTS: readonly string[] = [EVENT_TYPES.completed];
+
+/** The event kinds an endpoint receives (the default for endpoints registered without `events`). */
+export function endpointEvents(endpoint: EndpointRecord): readonly string[] {
+  return endpoint.events ?? DEFAULT_ENDPOINT_EVENTS;
+}
 
 export interface BuiltEvent {
   eventId: string;
   eventType: string;
   /** The exact JSON body; the same bytes go out on every attempt. */
   body: string;
+}
+
+/** The event kind a terminal job emits. */
+export function eventTypeOf(job: JobRecord): string {
+  if (job.status === 'COMPLETED' && job.result) return EVENT_TYPES.completed;
+  return job.status === 'CANCELLED' ? EVENT_TYPES.cancelled : EVENT_TYPES.failed;
 }
 
 /**
@@ -36,7 +51,7 @@ export function buildEvent(job: JobRecord): BuiltEvent {
     const cancelled = job.status === 'CANCELLED';
     event = {
       ...common,
-      event_type: cancelled ? EVENT_TYPES.cancelled : EVENT_TYPES.failed,
+      event_type: eventTypeOf(job),
       status: cancelled ? 'CANCELLED' : 'ERROR',
       data: {
         request_id: job.id,

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Creates (or upgrades) Temporal's two PostgreSQL schemas with temporal-sql-tool, the way the
+# server's own docs do it (the auto-setup image is deprecated upstream). Run by `npm run cluster`
+# (scripts/cluster/) and by the one-shot `temporal-schema` service of docker-compose.yml, so both
+# set up the database the same way. Idempotent: an existing database is upgraded in place.
+#   SQL_TOOL     temporal-sql-tool binary (default: on PATH)
+#   SCHEMA_DIR   .../schema/postgresql/v12 of the same server version
+#   POSTGRES_SEEDS, DB_PORT, POSTGRES_USER, POSTGRES_PWD   where PostgreSQL is and who to be
+set -eu
+SQL_TOOL="${SQL_TOOL:-temporal-sql-tool}"
+SCHEMA_DIR="${SCHEMA_DIR:-/etc/temporal/schema/postgresql/v12}"
+: "${POSTGRES_SEEDS:?set POSTGRES_SEEDS}" "${POSTGRES_USER:?set POSTGRES_USER}" "${POSTGRES_PWD:?set POSTGRES_PWD}"
+# The tool reads the password from SQL_PASSWORD, which keeps it off the command line (ps).
+export SQL_PASSWORD="$POSTGRES_PWD"
+
+sql() {
+  "$SQL_TOOL" --plugin postgres12 --endpoint "$POSTGRES_SEEDS" --port "${DB_PORT:-5432}" --user "$POSTGRES_USER" "$@"
+}
+
+setup() { # database, schema folder
+  # Both fail harmlessly on a database set up before; update-schema below then fails loudly if it is broken.
+  sql --database "$1" create-database 2>/dev/null || echo "database $1 exists"
+  sql --database "$1" setup-schema -v 0.0 2>/dev/null || echo "schema of $1 was set up before; upgrading"
+  sql --database "$1" update-schema -d "$SCHEMA_DIR/$2/versioned"
+}
+setup temporal temporal
+setup temporal_visibility visibility
+echo "schemas ready: temporal, temporal_visibility"

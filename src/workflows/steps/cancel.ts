@@ -1,0 +1,35 @@
+import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
+import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
+import { api } from './proxies';
+import { settle } from './settle';
+import { currentAttempt, type StepEnd, type StepRun } from './step-run';
+import { awaitTerminal } from './wait';
+
+/**
+ * The pipeline was cancelled during this step: stop the paid job through its `cancel_url`, wait for
+ * its terminal state, settle it. Run inside a non-cancellable scope. A job that completed before
+ * the cancel reached it is `completed-too-late`, with its output.
+ */
+export async function cancelStep(run: StepRun): Promise<StepEnd> {
+  const attempt = currentAttempt(run);
+  if (!attempt?.requestId) return 'cancelled';
+  if (attempt.outcome) {
+    // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
+    if (attempt.outcome === 'COMPLETED' && !run.row.output) await settle(run, attempt, 'COMPLETED');
+    return attempt.outcome === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
+  }
+  run.row.phase = 'cancelling';
+  run.changed();
+  const answer = await api.cancelJob(attempt.requestId, attempt.cancelUrl);
+  let terminal: ServiceJobState;
+  if (isTerminalState(answer.status)) {
+    terminal = answer.status;
+    attempt.learnedBy = 'cancel';
+  } else {
+    terminal = await awaitTerminal(run, attempt, CANCEL_POLL_PACING);
+  }
+  // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
+  await run.quote.chargeOf(attempt);
+  await settle(run, attempt, terminal);
+  return terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
+}

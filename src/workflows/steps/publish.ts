@@ -1,0 +1,74 @@
+import { ApplicationFailure, CancelledFailure, TemporalFailure, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES } from '../definitions';
+import type { CreditLedger, PipelineSummary, PipelineWorkflowInput, StepSummary } from '../pipeline-types';
+
+/**
+ * How a pipeline shows itself outside: search attributes and memo for the Temporal UI, and the end
+ * of the run. Shared by the one-workflow pipeline and the legacy one (same commands for both).
+ */
+
+/** Mirrors the summary into search attributes and the memo, for the Temporal UI. */
+export function publishAll(summary: PipelineSummary): void {
+  upsertSearchAttributes([
+    { key: SEARCH_ATTRIBUTES.status, value: summary.status },
+    { key: SEARCH_ATTRIBUTES.currentStep, value: summary.currentStep ?? '' },
+    { key: SEARCH_ATTRIBUTES.creditsSpent, value: summary.ledger.net },
+    { key: SEARCH_ATTRIBUTES.requestIds, value: summary.steps.flatMap((s) => s.requestIds) },
+  ]);
+  publishMemo(summary);
+}
+
+/** The memo summary alone (for namespaces without reelflow's search attributes). */
+export function publishMemo(summary: PipelineSummary): void {
+  upsertMemo({
+    summary: {
+      status: summary.status,
+      currentStep: summary.currentStep,
+      ledger: summary.ledger,
+      steps: summary.steps.map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds, error: s.error ?? null })),
+      error: summary.error ?? null,
+    },
+  });
+}
+
+export type Publish = (summary: PipelineSummary) => void;
+
+/** The publisher a pipeline input asks for (memo only on a namespace without reelflow's search attributes). */
+export function publisherFor(input: Pick<PipelineWorkflowInput, 'publishSearchAttributes'>): Publish {
+  return input.publishSearchAttributes === false ? publishMemo : publishAll;
+}
+
+/** The pipeline ledger: every step's quote, charges and refunds summed. */
+export function sumLedger(steps: readonly StepSummary[]): CreditLedger {
+  return steps.reduce(
+    (ledger, s) => ({
+      quoted: ledger.quoted + s.quoted,
+      charged: ledger.charged + s.charged,
+      refunded: ledger.refunded + s.refunded,
+      net: ledger.net + s.charged - s.refunded,
+    }),
+    { quoted: 0, charged: 0, refunded: 0, net: 0 },
+  );
+}
+
+/** Ends the pipeline: steps never started become `skipped`; returns the summary or throws `failure`. */
+export function finish(summary: PipelineSummary, status: PipelineSummary['status'], publish: Publish, failure?: Error): PipelineSummary {
+  summary.status = status;
+  for (const step of summary.steps) if (step.status === 'pending') step.status = 'skipped';
+  if (failure && !(failure instanceof CancelledFailure)) summary.error = failure.message;
+  publish(summary);
+  if (failure) throw failure;
+  return summary;
+}
+
+/**
+ * The failure that says why a step failed: the step's own (budget, failed attempts, ambiguous
+ * submit) or, when an activity was refused by the service (402 insufficient credits, 422 on the
+ * quote), that activity's failure, which carries the service's code and reason.
+ */
+export function firstApplicationFailure(failure: unknown): ApplicationFailure | undefined {
+  for (let current = failure; current instanceof TemporalFailure; current = current.cause) {
+    if (current instanceof ApplicationFailure) return current;
+  }
+  return undefined;
+}

@@ -1,0 +1,87 @@
+import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, sleep } from '@temporalio/workflow';
+import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
+import { cancelStep } from './cancel';
+import { recordOutcome } from './ledger';
+import { settle } from './settle';
+import { idempotencyKeyFor, type StepEnd, type StepRun } from './step-run';
+import { submit } from './submit';
+import { awaitTerminal } from './wait';
+
+/** Seconds to wait before resubmit number `resubmit` (1, 2, ...): 2, 4, 8, ... capped at one minute. */
+export function resubmitBackoffSeconds(resubmit: number): number {
+  return Math.min(60, 2 ** resubmit);
+}
+
+/**
+ * One pipeline step as service requests: budget check (with a budget), submit and subscribe, wait
+ * for the webhook (paced polls as the fallback), settle. A FAILED job is refunded and resubmitted
+ * (after a backoff, with a fresh Idempotency-Key) only as the step's policy allows. On cancel the
+ * paid job is cancelled and its terminal state awaited. Throws a non-retryable ApplicationFailure
+ * (STEP_FAILURE_TYPES) for budget, failure past policy and an ambiguous submit.
+ */
+export async function runStep(run: StepRun): Promise<StepEnd> {
+  try {
+    for (let n = 1; ; n += 1) {
+      // Budget before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
+      if (run.budgetRemaining !== undefined) await checkBudget(run, run.budgetRemaining);
+      if (n > 1) {
+        run.row.phase = 'backing-off';
+        run.changed();
+        await sleep(`${resubmitBackoffSeconds(n - 1)} seconds`);
+      }
+      // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
+      if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');
+      const attempt: StepAttempt = { attempt: n, idempotencyKey: idempotencyKeyFor(run.stepKey, run.firstRunId, n), charged: 0, refunded: 0 };
+      run.attempts.push(attempt);
+      run.row.phase = 'submitting';
+      await submit(run, attempt);
+      run.row.phase = 'waiting';
+      run.changed();
+      // Without a budget the quote only fills the ledger: it runs beside the job, off the hand-off path.
+      const charging = run.quote.chargeOf(attempt);
+      const terminal = await awaitTerminal(run, attempt, run.pacing);
+      await charging;
+      await settle(run, attempt, terminal);
+      if (terminal === 'COMPLETED') return end(run, 'completed');
+      // Cancelled at the service by someone else: the step is over, refunded.
+      if (terminal === 'CANCELLED') return end(run, 'cancelled');
+      attempt.error = 'the service reported FAILED (refunded)';
+      if (n > run.maxResubmits) {
+        const message = `failed ${n} time(s); policy allows ${run.maxResubmits} resubmit(s); every attempt was refunded`;
+        run.row.error = message;
+        recordOutcome(run, 'failed');
+        throw ApplicationFailure.create({
+          type: STEP_FAILURE_TYPES.jobFailed,
+          nonRetryable: true,
+          message: `step ${run.stepId} (${run.model}): ${message} (request ids ${run.attempts.map((a) => a.requestId).join(', ')})`,
+        });
+      }
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    const ended = await CancellationScope.nonCancellable(() => cancelStep(run));
+    return end(run, ended);
+  }
+}
+
+function end(run: StepRun, outcome: StepEnd): StepEnd {
+  run.row.phase = 'done';
+  recordOutcome(run, outcome);
+  return outcome;
+}
+
+/** Stops the step before any spend when its quote exceeds what the budget has left. */
+async function checkBudget(run: StepRun, remaining: number): Promise<void> {
+  run.row.phase = 'quoting';
+  const credits = await run.quote.ask();
+  if (credits <= remaining) return;
+  const reason = `quote of ${credits} credits exceeds the remaining budget of ${remaining}`;
+  run.row.error = reason;
+  recordOutcome(run, 'budget-exceeded');
+  throw ApplicationFailure.create({
+    type: STEP_FAILURE_TYPES.budgetExceeded,
+    nonRetryable: true,
+    message: `step ${run.stepId}: ${reason}; nothing was submitted`,
+    details: [{ quote: credits, remaining }],
+  });
+}

@@ -1,0 +1,30 @@
+import type { JobResult, JobState as ServiceJobState } from '../../contract';
+import type { StepAttempt } from '../pipeline-types';
+import { api } from './proxies';
+import type { StepRun } from './step-run';
+
+/**
+ * Records the terminal state of `attempt`. COMPLETED: the result from its signed webhook event when
+ * the event carried a whole one, else fetched from `response_url`; the charge is the result's
+ * `credits_used` when it says. FAILED or CANCELLED: the service refunds automatically.
+ */
+export async function settle(run: StepRun, attempt: StepAttempt, terminal: ServiceJobState): Promise<void> {
+  attempt.outcome = terminal;
+  if (terminal !== 'COMPLETED') {
+    attempt.refunded = attempt.charged;
+    return;
+  }
+  const requestId = attempt.requestId as string;
+  const carried = attempt.learnedBy === 'webhook' ? run.inbox.resultOf(requestId) : undefined;
+  let result: JobResult;
+  if (carried) {
+    result = carried;
+    attempt.resultFrom = 'event';
+  } else {
+    run.row.phase = 'fetching-result';
+    result = await api.fetchJobResult(requestId, attempt.responseUrl);
+    attempt.resultFrom = 'fetch';
+  }
+  run.row.output = result;
+  if (result.credits_used !== null) attempt.charged = result.credits_used;
+}

@@ -1,0 +1,93 @@
+import { allHandlersFinished, condition, getExternalWorkflowHandle, isCancellation, log, setHandler, upsertMemo } from '@temporalio/workflow';
+import type { WebhookEvent } from '../contract';
+import { ROUTE_SUBSCRIBER_MEMO, jobEventSignal, subscribeRouteUpdate, subscribeSignal, webhookEventSignal } from './definitions';
+
+/**
+ * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`.
+ *
+ * Common case: the submit activity starts it with the subscriber in its arguments and memo; it has
+ * nothing to hold and closes in its first workflow task. The bridge reads the memo (describe) and
+ * signals the pipeline itself, so no workflow task of this workflow sits between a delivery and the
+ * pipeline. Rare case: a delivery comes before the submit returned: the bridge signals-with-start
+ * this workflow, which parks the event until the subscriber's `subscribeRoute` update collects it
+ * (or a legacy job workflow's `subscribe` signal, to which it forwards by signal), then closes.
+ */
+
+/** Lifetime knobs and the subscriber when the submit side starts it. */
+export interface RouteOptions {
+  /** Workflow id of the receiver, when known at start (the submit activity). */
+  subscriber?: string;
+  /** Longest wait for a subscriber (a delivery for a job nobody here submitted). Default 24 h. */
+  ttlMs?: number;
+}
+
+export const ROUTE_DEFAULTS = { ttlMs: 24 * 60 * 60 * 1000 } as const;
+
+/** Why a route ended. */
+export type RouteEnd = 'handed_over' | 'expired_unsubscribed' | 'subscriber_gone';
+
+/** Result of a route; the submit activity reads `events` from it if its update came too late. */
+export interface RouteSummary {
+  requestId: string;
+  endedBecause: RouteEnd;
+  subscriber: string | null;
+  /** Every distinct event it received, in arrival order. */
+  events: WebhookEvent[];
+  duplicatesIgnored: number;
+}
+
+/** The route workflow itself; registered under ROUTE_WORKFLOW_TYPE. */
+export async function webhookRouteWorkflow(requestId: string, options: RouteOptions = {}): Promise<RouteSummary> {
+  const ttlMs = options.ttlMs ?? ROUTE_DEFAULTS.ttlMs;
+  const startedAt = Date.now();
+  let subscriber: string | null = options.subscriber ?? null;
+  const events: WebhookEvent[] = [];
+  const seen = new Set<string>();
+  const handedOver = new Set<string>();
+  let duplicatesIgnored = 0;
+
+  const pending = (): WebhookEvent[] => events.filter((event) => !handedOver.has(event.event_id));
+  const adopt = (workflowId: string): void => {
+    if (subscriber !== null) return;
+    subscriber = workflowId;
+    // Later deliveries then go straight to the subscriber (the bridge reads this memo).
+    upsertMemo({ [ROUTE_SUBSCRIBER_MEMO]: workflowId });
+  };
+
+  setHandler(webhookEventSignal, (event) => {
+    if (seen.has(event.event_id)) {
+      duplicatesIgnored += 1;
+      return;
+    }
+    seen.add(event.event_id);
+    events.push(event);
+  });
+  setHandler(subscribeRouteUpdate, ({ workflowId }) => {
+    adopt(workflowId);
+    const parked = pending();
+    for (const event of parked) handedOver.add(event.event_id);
+    return parked;
+  });
+  // Legacy job workflows subscribe by signal and receive by signal.
+  setHandler(subscribeSignal, ({ workflowId }) => adopt(workflowId));
+
+  const summary = (endedBecause: RouteEnd): RouteSummary => ({ requestId, endedBecause, subscriber, events, duplicatesIgnored });
+
+  if (!(await condition(() => subscriber !== null, Math.max(0, startedAt + ttlMs - Date.now())))) return summary('expired_unsubscribed');
+  const receiver = subscriber as unknown as string;
+  for (;;) {
+    for (const event of pending()) {
+      try {
+        await getExternalWorkflowHandle(receiver).signal(jobEventSignal, event);
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        // Closed or never existed: nothing waits for this request any more.
+        log.warn('route subscriber gone', { requestId, subscriber: receiver, eventId: event.event_id });
+        return summary('subscriber_gone');
+      }
+      handedOver.add(event.event_id);
+    }
+    await condition(allHandlersFinished);
+    if (pending().length === 0) return summary('handed_over');
+  }
+}

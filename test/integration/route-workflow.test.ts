@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startDevServer } from '../helpers/temporal';
+import { createTemporalSink, subscribeToRoute, type EventSink, type RouteDelivery } from '../../src/bridge';
+import { rendezvousWorkflowId, subscribeSignal } from '../../src/workflows/definitions';
+import type { RendezvousSummary } from '../../src/workflows/webhook-rendezvous';
+import type { RouteSummary } from '../../src/workflows/webhook-route';
+import { makeEvent, quietBundlerLogger, testSubscriberActivities } from './bridge-fixtures';
+import { stopSignal, subscriberStateQuery, type SubscriberState, type TestSubscribeActivities } from './bridge.workflows';
+
+/**
+ * The route workflow's own guarantees (and the legacy rendezvous' that running executions still rely
+ * on), driven through the same sink and subscribe calls the bridge and the submit activity use, on a
+ * real dev server (timers here are a second or two of real time).
+ */
+
+const TASK_QUEUE = `route-${randomUUID()}`;
+const TTL_MS = 1_500;
+
+let bundle: WorkflowBundleWithSourceMap;
+let env: TestWorkflowEnvironment;
+let worker: Worker;
+let workerRun: Promise<void>;
+let sink: EventSink;
+let activities: TestSubscribeActivities;
+const routed: RouteDelivery[] = [];
+
+beforeAll(async () => {
+  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./bridge.workflows'), logger: quietBundlerLogger() });
+  env = await startDevServer();
+  activities = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: TTL_MS, graceMs: 500 });
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: bundle, activities });
+  workerRun = worker.run();
+  sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: { ttlMs: TTL_MS }, onRouted: (how) => routed.push(how) });
+});
+
+afterAll(async () => {
+  worker?.shutdown();
+  await workerRun;
+  await env?.teardown();
+});
+
+async function eventually(probe: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    if (await probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('timed out');
+}
+
+const route = (requestId: string) => env.client.workflow.getHandle<() => Promise<RouteSummary>>(rendezvousWorkflowId(requestId));
+
+function startSubscriber(requestIds: string[], options: { subscribe: boolean | 'legacy'; stayOpen?: boolean }) {
+  return env.client.workflow.start('testSubscriberWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: `subscriber/${randomUUID()}`,
+    args: [requestIds, options],
+  });
+}
+
+describe('webhook route workflow', () => {
+  it('parks a delivery nobody subscribes to and ends by itself after its ttl', async () => {
+    const event = makeEvent();
+    await sink.deliver(event);
+    expect(routed[routed.length - 1]).toBe('parked');
+    const summary = await route(event.request_id).result();
+    expect(summary).toMatchObject({ endedBecause: 'expired_unsubscribed', subscriber: null });
+    expect(summary.events.map((e) => e.event_id)).toEqual([event.event_id]);
+    // A late retry of the same delivery is not parked again (no one will ever collect it).
+    await sink.deliver(event);
+    expect(routed[routed.length - 1]).toBe('late');
+  });
+
+  it('the subscriber started first: the route closes at once and every event goes straight to the subscriber', async () => {
+    const requestId = `req-${randomUUID()}`;
+    const progress = makeEvent({ request_id: requestId, event_type: 'generation.progress', data: { status: 'IN_PROGRESS' } });
+    const done = makeEvent({ request_id: requestId });
+    const subscriber = await startSubscriber([requestId], { subscribe: true });
+    await eventually(() => route(requestId).describe().then((d) => d.memo?.subscriber === subscriber.workflowId, () => false));
+    expect(await route(requestId).result()).toMatchObject({ endedBecause: 'handed_over', subscriber: subscriber.workflowId, events: [] });
+    await sink.deliver(progress);
+    await sink.deliver(done);
+    expect(routed.slice(-2)).toEqual(['direct', 'direct']);
+    const state = (await subscriber.result()) as SubscriberState;
+    expect(state.events.map((e) => e.event_id)).toEqual([progress.event_id, done.event_id]);
+  });
+
+  it('non-terminal and terminal events that came first are handed over with the subscription, in order', async () => {
+    const requestId = `req-${randomUUID()}`;
+    const progress = makeEvent({ request_id: requestId, event_type: 'generation.progress', data: { status: 'IN_PROGRESS' } });
+    const failed = makeEvent({ request_id: requestId, event_type: 'generation.failed', status: 'ERROR', data: null, error: { code: 'x', message: 'y' } });
+    await sink.deliver(progress);
+    await sink.deliver(failed);
+    await sink.deliver(failed);
+    const subscriber = await startSubscriber([requestId], { subscribe: true });
+    const state = (await subscriber.result()) as SubscriberState;
+    expect(state.events.map((e) => e.event_id)).toEqual([progress.event_id, failed.event_id]);
+    expect(state.handedOver).toBe(2);
+    expect(await route(requestId).result()).toMatchObject({ endedBecause: 'handed_over', duplicatesIgnored: 1 });
+  });
+
+  it('a repeated subscription (activity retry after the route closed) gets the parked events again from its result', async () => {
+    const event = makeEvent();
+    await sink.deliver(event);
+    const subscriber = `subscriber/${randomUUID()}`;
+    const first = await subscribeToRoute({ client: env.client, taskQueue: TASK_QUEUE }, event.request_id, subscriber);
+    await route(event.request_id).result();
+    const again = await subscribeToRoute({ client: env.client, taskQueue: TASK_QUEUE }, event.request_id, subscriber);
+    expect([first.map((e) => e.event_id), again.map((e) => e.event_id)]).toEqual([[event.event_id], [event.event_id]]);
+  });
+
+  it('a legacy subscriber that does not exist is dropped instead of failing or looping', async () => {
+    const event = makeEvent();
+    await sink.deliver(event);
+    await route(event.request_id).signal(subscribeSignal, { workflowId: 'no-such-workflow' });
+    expect(await route(event.request_id).result()).toMatchObject({ endedBecause: 'subscriber_gone', subscriber: 'no-such-workflow' });
+  });
+
+  it('a legacy job subscribed by signal gets events parked before it, forwarded by signal; later ones go straight to it', async () => {
+    const requestId = `req-${randomUUID()}`;
+    const progress = makeEvent({ request_id: requestId, event_type: 'generation.progress', data: { status: 'IN_PROGRESS' } });
+    const done = makeEvent({ request_id: requestId });
+    await sink.deliver(progress);
+    const subscriber = await startSubscriber([requestId], { subscribe: 'legacy', stayOpen: true });
+    await eventually(() => route(requestId).describe().then((d) => d.status.name === 'COMPLETED', () => false));
+    await sink.deliver(done);
+    expect(routed[routed.length - 1]).toBe('direct');
+    await subscriber.signal(stopSignal);
+    const state = (await subscriber.result()) as SubscriberState;
+    expect(state.events.map((e) => e.event_id)).toEqual([progress.event_id, done.event_id]);
+    expect(state.received).toBe(2);
+  });
+});
+
+describe('legacy rendezvous (running executions of the previous code)', () => {
+  it('still ends by itself when a subscription never receives an event', async () => {
+    const requestId = `req-${randomUUID()}`;
+    await activities.subscribeToWebhook(requestId, `subscriber/${randomUUID()}`);
+    const summary = (await env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result()) as RendezvousSummary;
+    expect(summary.endedBecause).toBe('expired_subscribed');
+  });
+
+  it('receives deliveries from the new bridge while it runs and forwards them once', async () => {
+    const event = makeEvent();
+    const subscriber = await startSubscriber([event.request_id], { subscribe: 'legacy', stayOpen: true });
+    await eventually(() => env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe().then(() => true, () => false));
+    await sink.deliver(event);
+    await sink.deliver(event);
+    const summary = (await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).result()) as RendezvousSummary;
+    expect(summary.forwarded[subscriber.workflowId]).toEqual([event.event_id]);
+    expect(summary.duplicatesIgnored).toBe(1);
+    expect((await subscriber.query(subscriberStateQuery)).received).toBe(1);
+    await subscriber.signal(stopSignal);
+    await subscriber.result();
+  });
+});
