@@ -63,6 +63,10 @@ export interface StepSummary {
    * the stem of its Idempotency-Keys in both kinds.
    */
   jobWorkflowId: string;
+  /** ISO times (workflow time) the step started, its latest submit was acknowledged, and its outcome was known (one-workflow pipelines). */
+  startedAt?: string;
+  submittedAt?: string;
+  finishedAt?: string;
   /** One-workflow pipelines only: where the step stands, and each of its service requests. */
   phase?: StepPhase;
   attemptLog?: StepAttempt[];

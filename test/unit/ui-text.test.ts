@@ -51,11 +51,11 @@ describe('what the Temporal UI shows', () => {
           requestIds: ['7f2e0000-aaaa'],
           quoted: 100,
           charged: 100,
-          startedAt: 1_000,
-          finishedAt: 7_500,
+          startedAt: new Date(1_000).toISOString(),
+          finishedAt: new Date(7_500).toISOString(),
           output: { request_id: '7f2e0000-aaaa', status: 'COMPLETED', model: 'm', credits_used: 100, videos: [{ url: 'http://127.0.0.1:1/files/a (1).mp4', file_name: 'a|b.mp4', content_type: 'video/mp4' }] },
         }),
-        row('upscale', { status: 'running', phase: 'waiting', requestIds: ['c3f1'], quoted: 10, charged: 10, startedAt: 8_000, error: 'first | attempt failed' }),
+        row('upscale', { status: 'running', phase: 'waiting', requestIds: ['c3f1'], quoted: 10, charged: 10, startedAt: new Date(8_000).toISOString(), error: 'first | attempt failed' }),
       ],
       outputs: {},
     };
@@ -72,7 +72,7 @@ describe('what the Temporal UI shows', () => {
       '- `upscale`: first \\| attempt failed',
     ]);
     expect(stepElapsed({}, 5)).toBe('—');
-    expect(stepElapsed({ submittedAt: 0 }, 125_000)).toBe('2 min 05 s');
+    expect(stepElapsed({ submittedAt: new Date(0).toISOString() }, 125_000)).toBe('2 min 05 s');
     expect(shortId('c0ffee00-1234-c3f1')).toBe('…c3f1');
   });
 });

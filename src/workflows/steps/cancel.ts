@@ -1,6 +1,7 @@
 import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
 import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
-import { api } from './proxies';
+import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { apiWith } from './proxies';
 import { settle } from './settle';
 import { currentAttempt, type StepEnd, type StepRun } from './step-run';
 import { awaitTerminal } from './wait';
@@ -20,7 +21,7 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
   }
   run.row.phase = 'cancelling';
   run.changed();
-  const answer = await api.cancelJob(attempt.requestId, attempt.cancelUrl);
+  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId)).cancelJob(attempt.requestId, attempt.cancelUrl);
   let terminal: ServiceJobState;
   if (isTerminalState(answer.status)) {
     terminal = answer.status;

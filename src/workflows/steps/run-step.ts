@@ -1,4 +1,5 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, condition, isCancellation, sleep } from '@temporalio/workflow';
+import { TIMER_SUMMARIES } from '../ui-text';
 import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
 import { recordOutcome } from './ledger';
@@ -27,7 +28,10 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       if (n > 1) {
         run.row.phase = 'backing-off';
         run.changed();
-        await sleep(`${resubmitBackoffSeconds(n - 1)} seconds`);
+        const backoff = resubmitBackoffSeconds(n - 1);
+        // The operator console can end the backoff early (`retryStep` update); the timer is the same.
+        if (run.wakeBackoff) await condition(run.wakeBackoff, backoff * 1000, { summary: TIMER_SUMMARIES.backoff(run.stepId, backoff) });
+        else await sleep(`${backoff} seconds`);
       }
       // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
       if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');
@@ -35,6 +39,7 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       run.attempts.push(attempt);
       run.row.phase = 'submitting';
       await submit(run, attempt);
+      run.row.submittedAt = new Date().toISOString();
       run.row.phase = 'waiting';
       run.changed();
       // Without a budget the quote only fills the ledger: it runs beside the job, off the hand-off path.

@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope } from '@temporalio/workflow';
 import type { StepAttempt } from '../pipeline-types';
 import { STEP_FAILURE_TYPES } from '../pipeline-types';
+import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { submitActivities } from './proxies';
 import type { StepRun } from './step-run';
 
@@ -10,7 +11,7 @@ import type { StepRun } from './step-run';
  * the request id must be learned. Events that overtook the answer come back with it.
  */
 export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> {
-  const activity = submitActivities(run.submitTimeoutSeconds);
+  const activity = submitActivities(run.submitTimeoutSeconds, ACTIVITY_SUMMARIES.submit(run.stepId, run.model, attempt.idempotencyKey, attempt.attempt));
   const answer = await CancellationScope.nonCancellable(() =>
     activity.submitAndSubscribe({ model: run.model, input: run.input, idempotencyKey: attempt.idempotencyKey, subscriberWorkflowId: run.workflowId }),
   ).catch((error: unknown) => {

@@ -2,7 +2,8 @@ import { condition } from '@temporalio/workflow';
 import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
 import { pollDelaySeconds, type PollPacing } from '../../pipeline/pacing';
 import type { StepAttempt } from '../pipeline-types';
-import { api } from './proxies';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../ui-text';
+import { apiWith } from './proxies';
 import type { StepRun } from './step-run';
 
 /**
@@ -15,13 +16,13 @@ export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: 
   run.row.pollOffsetsSeconds = [];
   for (let k = 0; ; k += 1) {
     const delayMs = pollDelaySeconds(pacing, k) * 1000;
-    if (await condition(() => run.inbox.terminalOf(requestId) !== undefined, delayMs)) {
+    if (await condition(() => run.inbox.terminalOf(requestId) !== undefined, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
       attempt.learnedBy = 'webhook';
       return run.inbox.terminalOf(requestId) as ServiceJobState;
     }
     run.row.polls += 1;
     run.row.pollOffsetsSeconds.push((Date.now() - since) / 1000);
-    const status = await api.pollJobStatus(requestId, attempt.statusUrl);
+    const status = await apiWith(ACTIVITY_SUMMARIES.poll(run.stepId, requestId)).pollJobStatus(requestId, attempt.statusUrl);
     if (isTerminalState(status.status)) {
       attempt.learnedBy = 'poll';
       return status.status;
