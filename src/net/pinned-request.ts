@@ -44,7 +44,7 @@ export interface PinnedResponse {
 export async function pinnedRequest(
   url: URL,
   pinned: ResolvedAddress,
-  init: { method: 'GET' | 'HEAD'; signal?: AbortSignal; timeouts?: PinnedTimeouts; headers?: Record<string, string> },
+  init: { method: 'GET' | 'HEAD' | 'POST'; signal?: AbortSignal; timeouts?: PinnedTimeouts; headers?: Record<string, string>; body?: string },
 ): Promise<PinnedResponse> {
   const agent = createPinnedAgent(pinned, init.timeouts);
   const close = async (): Promise<void> => {
@@ -56,6 +56,7 @@ export async function pinnedRequest(
       dispatcher: agent,
       signal: init.signal,
       headers: { 'user-agent': 'reelflow-local-service', accept: '*/*', ...init.headers },
+      ...(init.body !== undefined ? { body: init.body } : {}),
     });
     const { body } = response;
     const closeAll = async (): Promise<void> => {

@@ -35,8 +35,9 @@ export interface AddressRuleOptions {
 
 /** Outcome of a rule check: the parsed URL, or why it is refused. */
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
-export type ResolveCheck = { ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string };
-export type PinCheck = { ok: true; url: URL; address: ResolvedAddress } | { ok: false; reason: string };
+/** `dnsFailure`: the name did not resolve (a transient condition a retry may clear), not a rule refusal. */
+export type ResolveCheck = { ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string; dnsFailure?: true };
+export type PinCheck = { ok: true; url: URL; address: ResolvedAddress } | { ok: false; reason: string; dnsFailure?: true };
 
 const NEVER_ALLOWED: readonly AddressClass[] = ['metadata', 'multicast', 'unspecified', 'invalid'];
 const LOCAL_USE_CLASSES: readonly AddressClass[] = ['public', 'private', 'loopback', 'link-local', 'cgnat', 'reserved'];
@@ -120,9 +121,9 @@ export async function resolvePublic(hostname: string, options: AddressRuleOption
     records = await lookupWithTimeout(options.lookup ?? defaultLookup, bare);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    return { ok: false, reason: `host ${bare} does not resolve${code ? ` (${code})` : ''}` };
+    return { ok: false, reason: `host ${bare} does not resolve${code ? ` (${code})` : ''}`, dnsFailure: true };
   }
-  if (records.length === 0) return { ok: false, reason: `host ${bare} does not resolve` };
+  if (records.length === 0) return { ok: false, reason: `host ${bare} does not resolve`, dnsFailure: true };
   for (const record of records) {
     const cls = classifyAddress(record.address);
     if (!allowedClasses(options).includes(cls)) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_FAULTS, mergeFaults, type FaultConfig } from './faults';
+import { DEFAULT_QUOTE_LIMITS, type QuoteLimits } from './http/quote-limiter';
 
 /** Options of `startLocalService`, validated at boot (a bad value stops the start with a clear error). */
 export interface LocalServiceOptions {
@@ -31,6 +32,10 @@ export interface LocalServiceOptions {
   secretGraceSeconds?: number;
   /** false (default) or pino options. */
   logger?: false | Record<string, unknown>;
+  /** Quote admission: per-key rate and burst, service-wide concurrency (defaults 120/min, 30, 4). */
+  quoteLimits?: Partial<QuoteLimits>;
+  /** Journal size that triggers a compaction at least (default 8 MiB); tests use small values. */
+  compactAtBytes?: number;
 }
 
 const optionsSchema = z.object({
@@ -50,9 +55,17 @@ const optionsSchema = z.object({
   emitFailureEvents: z.boolean().optional(),
   secretGraceSeconds: z.number().int().min(0).default(86_400),
   logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default(false),
+  quoteLimits: z
+    .strictObject({
+      perMinute: z.number().positive().optional(),
+      burst: z.number().int().min(1).optional(),
+      concurrency: z.number().int().min(1).optional(),
+    })
+    .default({}),
+  compactAtBytes: z.number().int().min(1024).optional(),
 });
 
-export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults'> & { faults: FaultConfig };
+export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults' | 'quoteLimits'> & { faults: FaultConfig; quoteLimits: QuoteLimits };
 
 /** Validates options, throwing one readable error that lists every bad field. */
 export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
@@ -67,5 +80,6 @@ export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
   }
   let faults = mergeFaults(DEFAULT_FAULTS, value.faults);
   if (value.emitFailureEvents !== undefined) faults = { ...faults, failEventsEnabled: value.emitFailureEvents };
-  return { ...value, faults, publicUrl: value.publicUrl?.replace(/\/+$/, '') };
+  const quoteLimits: QuoteLimits = { ...DEFAULT_QUOTE_LIMITS, ...Object.fromEntries(Object.entries(value.quoteLimits).filter(([, v]) => v !== undefined)) };
+  return { ...value, faults, quoteLimits, publicUrl: value.publicUrl?.replace(/\/+$/, '') };
 }

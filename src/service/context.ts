@@ -1,6 +1,8 @@
 import type { FaultConfig } from './faults';
+import type { QuoteLimiter } from './http/quote-limiter';
 import type { ModelRunner } from './media/runner';
 import type { JobManager } from './queue/jobs';
+import type { InputStore } from './store/side-files';
 import type { Store } from './store/store';
 import type { WebhookDispatcher } from './webhooks/dispatcher';
 
@@ -19,6 +21,10 @@ export type WebhookUrlCheck = (url: string, options: { allowPrivate: boolean }) 
 /** Everything the routes need; built once per service instance. */
 export interface ServiceContext {
   store: Store;
+  /** Job inputs on disk (and clips fetched for pricing). */
+  inputs: InputStore;
+  /** Quote admission: per-key rate and concurrency bound. */
+  quotes: QuoteLimiter;
   jobs: JobManager;
   dispatcher: WebhookDispatcher;
   runner: ModelRunner;

@@ -6,10 +6,15 @@ import { mergeFaults, type FaultConfig } from './faults';
 import { buildApp, type RegisteredRoute } from './http/app';
 import { hashKey, keyIdFor } from './http/auth';
 import { checkWebhookUrl } from '../net';
+import { QuoteLimiter } from './http/quote-limiter';
+import type { TornTail } from './store/journal';
+import { moveInlineData } from './store/legacy';
+import { EventBodyStore, InputStore } from './store/side-files';
 import { createFfmpegModelRunner } from './media/runner';
 import { JobManager } from './queue/jobs';
 import { newApiKey } from './routes/account';
 import type { DeliveryRecord, JobRecord, LedgerEntry } from './store/records';
+import { lockDataDir } from './store/data-dir-lock';
 import { Store } from './store/store';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 
@@ -18,6 +23,7 @@ export type { FaultConfig } from './faults';
 export type { ServiceCounters } from './context';
 export type { RegisteredRoute, RouteAccess } from './http/app';
 export { DEFAULT_FAULTS } from './faults';
+export { DataDirLockedError } from './store/data-dir-lock';
 
 /** Read-only view of a job for tests and benchmarks. */
 export interface JobView {
@@ -34,7 +40,7 @@ export interface JobView {
 }
 
 /** Read-only view of a webhook delivery. */
-export type DeliveryView = Omit<DeliveryRecord, 'body'>;
+export type DeliveryView = DeliveryRecord;
 
 /** A running local service. */
 export interface LocalService {
@@ -55,6 +61,10 @@ export interface LocalService {
   balance(apiKey?: string): number;
   /** Every route the HTTP app registered, with who may call it. */
   routes(): RegisteredRoute[];
+  /** What the start found: a torn last journal record that was cut off, if any. */
+  tornTail: TornTail | null;
+  /** Current journal size (bytes): compaction keeps it near the live state's size. */
+  journalBytes(): number;
 }
 
 /**
@@ -65,9 +75,23 @@ export interface LocalService {
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const config = resolveOptions(options);
   const dataDir = path.resolve(config.dataDir);
+  // Before anything reads or rewrites the state: a second service on this directory stops here.
+  const unlock = lockDataDir(dataDir);
+  let store: Store;
+  let torn: TornTail | null;
+  const inputs = new InputStore(path.join(dataDir, 'inputs'));
+  const bodies = new EventBodyStore(path.join(dataDir, 'events'));
+  try {
+    ({ store, torn } = Store.open(path.join(dataDir, 'state'), {
+      ...(config.compactAtBytes !== undefined ? { compactAtBytes: config.compactAtBytes } : {}),
+      prepare: (state) => moveInlineData(state, inputs, bodies),
+    }));
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const filesDir = path.join(dataDir, 'files');
   fs.mkdirSync(filesDir, { recursive: true });
-  const store = Store.open(path.join(dataDir, 'state'));
 
   const generatedApiKey = seed(store, config.apiKeys, config.credits);
 
@@ -93,6 +117,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     store.close();
+    unlock();
     throw error;
   }
   const port = (app.server.address() as { port: number }).port;
@@ -101,24 +126,28 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
   const log = app.log;
   const runner = createFfmpegModelRunner({ allowPrivate: config.allowPrivateWebhooks, ownOrigin: url, ownFilesDir: filesDir });
-  const dispatcher = new WebhookDispatcher({
-    store,
-    faults: () => faults,
-    log,
-    checkUrl: (target) => checkWebhookUrl(target, { allowPrivate: config.allowPrivateWebhooks, fetchRedirects: false }),
-  });
+  if (torn) {
+    const line = `journal: a torn last record (${torn.bytes} bytes at offset ${torn.offset}) was cut off; it had not been acknowledged`;
+    if (config.logger === false) process.stderr.write(`reelflow service: ${line}\n`);
+    else log.warn({ offset: torn.offset, bytes: torn.bytes }, line);
+  }
+  store.setLog(log);
+  const dispatcher = new WebhookDispatcher({ store, bodies, faults: () => faults, log, rules: { allowPrivate: config.allowPrivateWebhooks } });
   const jobs = new JobManager({
     store,
     runner,
     publicUrl: url,
     filesDir,
+    inputs,
     concurrencyPerModel: config.concurrencyPerModel,
     faults: () => faults,
-    onTerminal: (job) => dispatcher.onTerminal(job),
+    deliveries: dispatcher,
     log,
   });
   context = {
     store,
+    inputs,
+    quotes: new QuoteLimiter(config.quoteLimits),
     jobs,
     dispatcher,
     runner,
@@ -133,6 +162,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   };
   dispatcher.recover();
   jobs.recover();
+  // Bodies of events with no pending delivery (settled before a crash removed them) are not needed.
+  bodies.sweep((eventId) => [...store.state.deliveries.values()].some((d) => d.eventId === eventId && d.state === 'pending'));
   markReady();
   if (config.allowPrivateWebhooks) log.warn('private, loopback and plain-http webhook and input URLs are allowed (--allow-private-webhooks): local use only');
 
@@ -147,6 +178,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         await jobs.close();
         await dispatcher.close();
         store.close();
+        unlock();
       })()),
     setFaults: (change) => {
       faults = mergeFaults(faults, change);
@@ -154,10 +186,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     faults: () => faults,
     counters: () => ({ ...counters }),
     jobs: () => [...store.state.jobs.values()].map(viewJob),
-    deliveries: () => [...store.state.deliveries.values()].map(({ body, ...rest }) => (void body, { ...rest })),
+    deliveries: () => [...store.state.deliveries.values()].map((d) => ({ ...d })),
     ledger: () => store.state.ledger.map((e) => ({ ...e })),
     balance: () => store.state.balance,
     routes: () => routes.map((r) => ({ ...r })),
+    tornTail: torn,
+    journalBytes: () => store.journalBytes,
   };
 }
 

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../../src/stack/stack-state';
 import { killPostgres, killRole, startCluster, startPostgres, startRole, stopCluster, type Cluster } from '../../scripts/cluster/index';
-import { collectFaultFigures, FAULTS, sleep, spawnChild, startFaultPipelines, type Child, type FaultPipelines, type FaultRunFigures } from '../faults/fault-run';
+import { collectFaultFigures, FAULTS, faultBridgeEnvironment, faultWorkerEnvironment, sleep, spawnChild, startFaultPipelines, type Child, type FaultPipelines, type FaultRunFigures } from '../faults/fault-run';
 import { api, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
 import { startProxy } from '../helpers/round-robin-proxy';
 
@@ -97,7 +97,7 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
     const taskQueue = `cluster-${process.pid}-${Date.now()}`;
     const [servicePort, ...bridgePorts] = [await freePort(), await freePort(), await freePort()];
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
-    const temporalEnv = { TEMPORAL_ADDRESS: cluster.address, TEMPORAL_NAMESPACE: cluster.record.namespace };
+    const namespace = cluster.record.namespace;
     const track = (c: Child) => {
       children.add(c);
       void c.exited.then(() => children.delete(c));
@@ -138,7 +138,7 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
       track(
         await spawnChild(
           [path.join(DIST, 'workers', 'bridge.js')],
-          { ...temporalEnv, REELFLOW_WEBHOOK_SECRETS: secret, REELFLOW_BRIDGE_PORT: String(bridgePorts[index]), REELFLOW_BRIDGE_TASK_QUEUE: taskQueue },
+          faultBridgeEnvironment({ temporalAddress: theCluster.address, namespace, secret, port: bridgePorts[index]!, taskQueue }),
           /listening on/,
           logs,
           `bridge-${index + 1}`,
@@ -148,13 +148,7 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
       track(
         await spawnChild(
           [path.join(DIST, 'workers', 'worker.js')],
-          {
-            ...temporalEnv,
-            REELFLOW_TASK_QUEUE: taskQueue,
-            REELFLOW_SERVICE_URL: serviceUrl,
-            REELFLOW_API_KEY: TEST_API_KEY,
-            REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
-          },
+          { ...faultWorkerEnvironment({ temporalAddress: theCluster.address, namespace, taskQueue, serviceUrl }), REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js') },
           /reelflow worker: task queue/,
           logs,
           `worker-${index + 1}`,

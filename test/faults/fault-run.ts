@@ -117,6 +117,32 @@ export async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: 
   };
 }
 
+/**
+ * Environment of a worker process of a fault run (the fault suite and the cluster run alike): the
+ * local service honours Idempotency-Key, so by default the worker is told so (docs/submit-policy.md).
+ */
+export function faultWorkerEnvironment(o: { temporalAddress: string; namespace?: string; taskQueue: string; serviceUrl: string; idempotency?: 'honoured' | 'unknown' }): NodeJS.ProcessEnv {
+  return {
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    TEMPORAL_NAMESPACE: o.namespace ?? 'default',
+    REELFLOW_TASK_QUEUE: o.taskQueue,
+    REELFLOW_SERVICE_URL: o.serviceUrl,
+    REELFLOW_API_KEY: TEST_API_KEY,
+    REELFLOW_SERVICE_IDEMPOTENCY: o.idempotency ?? 'honoured',
+  };
+}
+
+/** Environment of a bridge process of a fault run. */
+export function faultBridgeEnvironment(o: { temporalAddress: string; namespace?: string; secret: string; port: number; taskQueue: string }): NodeJS.ProcessEnv {
+  return {
+    REELFLOW_WEBHOOK_SECRETS: o.secret,
+    TEMPORAL_ADDRESS: o.temporalAddress,
+    ...(o.namespace ? { TEMPORAL_NAMESPACE: o.namespace } : {}),
+    REELFLOW_BRIDGE_PORT: String(o.port),
+    REELFLOW_BRIDGE_TASK_QUEUE: o.taskQueue,
+  };
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the whole fault scenario with `count` pipelines; returns the figures (assertions are the caller's). */
@@ -147,7 +173,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const startBridge = async () => {
     const c = await spawnChild(
       ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'workers', 'bridge.ts')],
-      { REELFLOW_WEBHOOK_SECRETS: secret, TEMPORAL_ADDRESS: options.temporalAddress, REELFLOW_BRIDGE_PORT: String(bridgePort), REELFLOW_BRIDGE_TASK_QUEUE: taskQueue },
+      faultBridgeEnvironment({ temporalAddress: options.temporalAddress, secret, port: bridgePort, taskQueue }),
       /listening on/,
       logs,
       'bridge',
@@ -158,7 +184,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const startWorker = async () => {
     const c = await spawnChild(
       ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'workers', 'worker.ts')],
-      { TEMPORAL_ADDRESS: options.temporalAddress, TEMPORAL_NAMESPACE: 'default', REELFLOW_TASK_QUEUE: taskQueue, REELFLOW_SERVICE_URL: serviceUrl, REELFLOW_API_KEY: TEST_API_KEY, REELFLOW_SERVICE_IDEMPOTENCY: options.idempotency ?? 'honoured' },
+      faultWorkerEnvironment({ temporalAddress: options.temporalAddress, taskQueue, serviceUrl, ...(options.idempotency ? { idempotency: options.idempotency } : {}) }),
       /reelflow worker: task queue/,
       logs,
       'worker',
@@ -349,4 +375,19 @@ export async function collectFaultFigures(input: {
     logs: logs.text,
     secrets: input.secrets,
   };
+}
+
+/**
+ * The books balance to the credit: the service's charges less refunds = the price of its completed
+ * jobs = its ledger = reelflow's ledgers + the orphaned jobs. Jobs reelflow does not know by request id
+ * are exactly those behind an AmbiguousSubmission failure, each named by its Idempotency-Key in that
+ * failure so an operator can reconcile it. (Jest assertions: for the fault suite and the cluster run.)
+ */
+export function expectLedgersAgree(figures: FaultRunFigures): void {
+  const c = figures.credits;
+  expect(c.serviceCharged - c.serviceRefunded).toBe(c.completedJobsPrice);
+  expect(c.ledgerNet).toBe(c.completedJobsPrice);
+  expect(figures.orphans.named).toBe(figures.orphans.jobs);
+  expect(c.reelflowNet + c.orphanedNet).toBe(c.completedJobsPrice);
+  expect(c.off).toBe(0);
 }

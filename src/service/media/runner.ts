@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
@@ -34,6 +34,11 @@ export interface RenderRequest {
   input: ModelInput;
   requestId: string;
   outputDir: string;
+  /**
+   * Directory holding inputs already fetched for this job (by `billedSeconds` with `keepIn`),
+   * named after their field (`video_url.mp4`): the render uses those bytes, not a second fetch.
+   */
+  prefetchedDir?: string;
   /** Aborting kills ffmpeg and any download; render then rejects with `signal.reason`. */
   signal: AbortSignal;
 }
@@ -45,8 +50,9 @@ export interface ModelRunner {
   /**
    * Seconds billed: the probed length of the input clip for the per-second models (re-voicing
    * refuses clips over 10 minutes), the requested duration for the long-form model. Throws MediaError.
+   * With `keepIn`, the fetched clip stays in that directory for the render (see `prefetchedDir`).
    */
-  billedSeconds(model: ModelId, input: ModelInput): Promise<number>;
+  billedSeconds(model: ModelId, input: ModelInput, keepIn?: string): Promise<number>;
 }
 
 /** Options of the ffmpeg runner. */
@@ -63,6 +69,14 @@ export interface FfmpegModelRunnerOptions {
   fetchTimeoutMs?: number;
   /** DNS resolution of input hosts (tests resolve names without the network); default node:dns. */
   lookup?: LookupFn;
+}
+
+/** The file fetched earlier for input field `path` (`<path>` or `<path>.<ext>` in `dir`), if any. */
+async function prefetched(dir: string | undefined, path: string): Promise<string | null> {
+  if (!dir) return null;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const name = names.find((n) => n === path || (n.startsWith(`${path}.`) && !n.includes('.tmp')));
+  return name ? join(dir, name) : null;
 }
 
 export const DEFAULT_MAX_INPUT_BYTES = DECIDED_LIMITS.inputFileMaxBytes;
@@ -117,7 +131,8 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
           outputDir: req.outputDir,
           fileName: outputFileName(req.model, req.requestId),
           signal: req.signal,
-          fetchInput: (uri, path, name) => materialiseInput(uri, path, workDir, name, sources, req.signal),
+          fetchInput: async (uri, path, name) =>
+            (await prefetched(req.prefetchedDir, path)) ?? materialiseInput(uri, path, workDir, name, sources, req.signal),
         };
         let file: string;
         switch (req.model) {
@@ -141,7 +156,7 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
     }
   }
 
-  async function billedSeconds(model: ModelId, input: ModelInput): Promise<number> {
+  async function billedSeconds(model: ModelId, input: ModelInput, keepIn?: string): Promise<number> {
     if (model === 'service-video-cinema-long-form-from-references') {
       return Number(withLongFormDefaults(input as LongFormInput).duration);
     }
@@ -149,13 +164,16 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
       throw new MediaError('render_failed', `unknown model ${String(model)}`);
     }
     const signal = new AbortController().signal;
+    const measure = async (dir: string): Promise<number> => {
+      const uri = (input as HorizonStudioInput | UpscaleVideoFastInput).video_url;
+      const file = await materialiseInput(uri, 'video_url', dir, 'video_url', sources, signal);
+      const probed = await probeInput(file, 'video_url', 'video', signal);
+      return model === 'service-horizon-studio' ? assertClipLength(probed) : clipSeconds(probed);
+    };
     try {
-      return await withWorkDir(async (workDir) => {
-        const uri = (input as HorizonStudioInput | UpscaleVideoFastInput).video_url;
-        const file = await materialiseInput(uri, 'video_url', workDir, 'clip', sources, signal);
-        const probed = await probeInput(file, 'video_url', 'video', signal);
-        return model === 'service-horizon-studio' ? assertClipLength(probed) : clipSeconds(probed);
-      });
+      if (keepIn === undefined) return await withWorkDir(measure);
+      await mkdir(keepIn, { recursive: true });
+      return await measure(keepIn);
     } catch (error) {
       throw toMediaError(error);
     }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { JobState, ModelId, ModelInput } from '../../contract';
@@ -6,7 +5,9 @@ import { MODEL_IDS } from '../../contract';
 import { chance, modelDurationFor, type FaultConfig } from '../faults';
 import { ServiceProblem } from '../http/problem';
 import { MediaError, type ModelRunner } from '../media/runner';
-import type { JobRecord } from '../store/records';
+import { syncFileAndDirs } from '../store/durable-files';
+import type { DeliveryRecord, JobRecord } from '../store/records';
+import type { InputStore } from '../store/side-files';
 import type { Store } from '../store/store';
 import { canTransition, IllegalTransitionError } from './transitions';
 
@@ -17,9 +18,14 @@ export interface JobManagerOptions {
   publicUrl: string;
   filesDir: string;
   concurrencyPerModel: number;
+  /** Where inputs live (written before a job's record, removed once it is terminal). */
+  inputs: InputStore;
   faults: () => FaultConfig;
-  /** Called once a job reaches a terminal state (webhooks). */
-  onTerminal: (job: JobRecord) => void;
+  /**
+   * Webhooks of a terminal job: `prepare` returns the deliveries journalled in the same record as
+   * the terminal state, `start` schedules them once that record is on disk.
+   */
+  deliveries: { prepare: (job: JobRecord) => DeliveryRecord[]; start: (deliveries: DeliveryRecord[]) => void };
   log: { warn: (obj: object, msg: string) => void };
 }
 
@@ -48,6 +54,11 @@ export class JobManager {
    * refunded, since its partial render is gone; queued jobs keep their place.
    */
   recover(): void {
+    // Inputs of terminal jobs, and of jobs a crash stopped before their record, are not needed.
+    this.options.inputs.sweep((id) => {
+      const job = this.state.jobs.get(id);
+      return job !== undefined && (job.status === 'IN_QUEUE' || job.status === 'IN_PROGRESS');
+    });
     const jobs = [...this.state.jobs.values()].sort((a, b) => a.submittedAt - b.submittedAt);
     for (const job of jobs) {
       if (job.status === 'IN_PROGRESS') {
@@ -69,19 +80,23 @@ export class JobManager {
     return job;
   }
 
-  /** Creates and queues a job, charging `credits` (402 when the balance is short). Synchronous, so check and charge are atomic. */
-  create(model: ModelId, input: ModelInput, credits: number, billedSeconds: number | null, idempotencyKey: string | null, bodyHash: string): JobRecord {
+  /**
+   * Creates and queues job `id`, charging `credits` (402 when the balance is short). Synchronous,
+   * so check and charge are atomic. The input is written durably before the job's record; files
+   * already fetched into the job's input directory (for the price) are what the render uses.
+   */
+  create(id: string, model: ModelId, input: ModelInput, credits: number, billedSeconds: number | null, idempotencyKey: string | null, bodyHash: string): JobRecord {
     if (this.state.balance < credits) {
       throw new ServiceProblem('insufficient_credits', `this job costs ${credits} credits; the balance is ${this.state.balance}`, {
         required_credits: credits,
         balance: this.state.balance,
       });
     }
+    this.options.inputs.write(id, input);
     const now = Date.now();
     const job: JobRecord = {
-      id: randomUUID(),
+      id,
       model,
-      input,
       status: 'IN_QUEUE',
       idempotencyKey,
       bodyHash,
@@ -171,11 +186,13 @@ export class JobManager {
     const startedAt = Date.now();
     let outcome: { files: { fileName: string; contentType: string }[] } | { error: { code: string; message: string } };
     try {
+      const input = await this.options.inputs.read(job.id);
       const rendered = await this.options.runner.render({
         model: job.model,
-        input: job.input,
+        input,
         requestId: job.id,
         outputDir: path.join(this.options.filesDir, job.id),
+        prefetchedDir: this.options.inputs.dirOf(job.id),
         signal,
       });
       // Files are served from `<filesDir>/<id>/<fileName>`; move any that were written elsewhere.
@@ -186,6 +203,8 @@ export class JobManager {
           await fs.promises.mkdir(outputDir, { recursive: true });
           await fs.promises.copyFile(file.path, target);
         }
+        // On disk (file and directory entries) before COMPLETED is journalled.
+        await syncFileAndDirs(target, this.options.filesDir);
       }
       outcome = { files: rendered.files };
     } catch (error) {
@@ -218,18 +237,28 @@ export class JobManager {
     this.finish(job.id, 'COMPLETED', { result });
   }
 
-  /** Moves a job to a terminal state, refunding FAILED and CANCELLED, then tells the listener. */
+  /**
+   * Moves a job to a terminal state, refunding FAILED and CANCELLED, with the event's deliveries
+   * in the same journal record; then starts them and drops the job's inputs.
+   */
   private finish(id: string, to: 'COMPLETED' | 'FAILED' | 'CANCELLED', extra: { result?: Record<string, unknown>; error?: { code: string; message: string } }): void {
     const job = this.state.jobs.get(id);
     if (!job) return;
-    this.transition(job, to, extra);
-    const settled = this.state.jobs.get(id);
-    if (settled) this.options.onTerminal(settled);
-  }
-
-  private transition(job: JobRecord, to: JobState, extra: { result?: Record<string, unknown>; error?: { code: string; message: string } }): void {
     if (!canTransition(job.status, to)) throw new IllegalTransitionError(job.id, job.status, to);
     const at = Date.now();
+    const deliveries = this.options.deliveries.prepare({ ...job, status: to, completedAt: at, result: extra.result ?? job.result, error: extra.error ?? job.error });
+    this.transition(job, to, { ...extra, ...(deliveries.length > 0 ? { deliveries } : {}) }, at);
+    this.options.deliveries.start(deliveries);
+    void this.options.inputs.remove(id).catch((error: unknown) => this.options.log.warn({ requestId: id, err: error }, 'could not remove the inputs of a finished job'));
+  }
+
+  private transition(
+    job: JobRecord,
+    to: JobState,
+    extra: { result?: Record<string, unknown>; error?: { code: string; message: string }; deliveries?: DeliveryRecord[] },
+    at = Date.now(),
+  ): void {
+    if (!canTransition(job.status, to)) throw new IllegalTransitionError(job.id, job.status, to);
     const refundable = (to === 'FAILED' || to === 'CANCELLED') && job.creditsCharged - job.creditsRefunded > 0;
     this.options.store.commit({
       t: 'job.transition',

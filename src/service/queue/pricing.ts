@@ -21,16 +21,18 @@ export interface Price {
 
 /**
  * The one calculator behind both the quote endpoint and the charge on submit: the long-form
- * table, or the local per-second rate times the probed length of the input clip.
+ * table, or the local per-second rate times the probed length of the input clip. With `keepIn`
+ * (a submit), the clip stays there and the render uses those same bytes: a server cannot have a
+ * short clip priced and a long one rendered.
  */
-export async function priceOf(runner: ModelRunner, model: ModelId, input: ModelInput): Promise<Price> {
+export async function priceOf(runner: ModelRunner, model: ModelId, input: ModelInput, keepIn?: string): Promise<Price> {
   if (model === 'service-video-cinema-long-form-from-references') {
     return { credits: priceLongForm(input as LongFormInput), pricingUnit: 'per-request', billedSeconds: null };
   }
   const speed = (input as { processing_speed?: 'standard' | 'ultra-fast' }).processing_speed ?? DEFAULTS.processingSpeed;
   let seconds: number;
   try {
-    seconds = await runner.billedSeconds(model, input);
+    seconds = await runner.billedSeconds(model, input, keepIn);
   } catch (error) {
     throw mediaProblem(error);
   }

@@ -18,7 +18,14 @@ export function registerPricingRoutes(app: FastifyInstance, context: () => Servi
         errors: validation.errors.map((e) => ({ ...e, path: e.path === '(root)' ? 'input' : `input.${e.path}` })),
       });
     }
-    const price = await priceOf(ctx.runner, model, validation.value);
+    // Admitted only now: a malformed quote costs nothing, a real one may download a large file.
+    const release = ctx.quotes.admit(request.apiKeyId ?? 'anonymous');
+    let price;
+    try {
+      price = await priceOf(ctx.runner, model, validation.value);
+    } finally {
+      release();
+    }
     return { model, credits: price.credits, pricing_unit: price.pricingUnit, billed_seconds: price.billedSeconds };
   });
 }

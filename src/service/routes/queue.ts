@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { validateModelId, validateModelInput, type ModelId } from '../../contract';
 import type { ServiceContext } from '../context';
@@ -62,12 +63,22 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     const existing = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
     if (existing) return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, existing));
 
-    const price = await priceOf(ctx.runner, model, validation.value);
-    // A concurrent submit with the same key may have created the job while this one was pricing.
-    const raced = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
-    if (raced) return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
-
-    const job = ctx.jobs.create(model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash);
+    // The clip is fetched once, into the job's input directory: priced and rendered from the same bytes.
+    const id = randomUUID();
+    let job: JobRecord;
+    try {
+      const price = await priceOf(ctx.runner, model, validation.value, ctx.inputs.dirOf(id));
+      // A concurrent submit with the same key may have created the job while this one was pricing.
+      const raced = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
+      if (raced) {
+        await ctx.inputs.remove(id);
+        return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
+      }
+      job = ctx.jobs.create(id, model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash);
+    } catch (error) {
+      await ctx.inputs.remove(id);
+      throw error;
+    }
     ctx.counters.jobsCreated++;
     if (chance(ctx.getFaults().dropSubmitResponseRate)) {
       // The job exists and is billed, but the client never hears so: the ambiguous submission.

@@ -1,10 +1,19 @@
 import type { JobState, ModelId, ModelInput } from '../../contract';
 
-/** A job as the service keeps it. Timestamps are ms since the epoch. */
+/** Fields older journals kept inline; moved out to files when such a journal is opened. */
+export interface LegacyInline {
+  input?: ModelInput;
+  body?: string;
+}
+
+/**
+ * A job as the service keeps it. Timestamps are ms since the epoch. The input is not here: it is
+ * a file (`inputs/<id>/input.json`, see InputStore), written before the job's record, so memory
+ * and journal do not grow with inline data URIs.
+ */
 export interface JobRecord {
   id: string;
   model: ModelId;
-  input: ModelInput;
   status: JobState;
   /** `Idempotency-Key` of the submit, if any, and the hash of the body it came with. */
   idempotencyKey: string | null;
@@ -61,15 +70,16 @@ export interface LedgerEntry {
 /** `dropped`: never sent (fault injection); `abandoned`: its endpoint was deleted. */
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'abandoned' | 'dropped';
 
-/** One webhook event on its way to one endpoint. */
+/**
+ * One webhook event on its way to one endpoint. The body (the exact bytes sent on every attempt)
+ * is the file `events/<eventId>.json`, written before this record.
+ */
 export interface DeliveryRecord {
   id: string;
   eventId: string;
   eventType: string;
   requestId: string;
   endpointId: string;
-  /** The exact body bytes (UTF-8 JSON) sent on every attempt. */
-  body: string;
   state: DeliveryState;
   attempts: number;
   /** When the next attempt is due (ms), null once settled. */
@@ -95,6 +105,8 @@ export type JournalEntry =
       result?: Record<string, unknown>;
       error?: { code: string; message: string };
       refund?: LedgerEntry;
+      /** The terminal event's deliveries, in the same record: no crash separates them from the outcome. */
+      deliveries?: DeliveryRecord[];
     }
   | { t: 'endpoint.created'; endpoint: EndpointRecord }
   | { t: 'endpoint.rotated'; id: string; secret: string; previousSecret: string; previousSecretExpiresAt: number }

@@ -52,6 +52,7 @@ export class ServiceState {
           job.creditsRefunded += entry.refund.amount;
           this.addLedger(entry.refund);
         }
+        for (const delivery of entry.deliveries ?? []) this.deliveries.set(delivery.id, { ...delivery });
         return;
       }
       case 'endpoint.created':

@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'undici';
 import { EVENT_TYPES, LIMITS } from '../../contract';
 import { signedHeaders } from '../../contract/signature';
+import { headerValue, pinnedRequest, REDIRECT_STATUSES } from '../../net/pinned-request';
+import { validateUrl, type AddressRuleOptions } from '../../net/url-rules';
 import { chance, type FaultConfig } from '../faults';
 import type { DeliveryRecord, JobRecord } from '../store/records';
+import type { EventBodyStore } from '../store/side-files';
 import type { Store } from '../store/store';
 import { buildEvent, endpointEvents, eventTypeOf } from './events';
 
 export interface DispatcherOptions {
   store: Store;
+  bodies: EventBodyStore;
   faults: () => FaultConfig;
   log: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
-  /** Per-attempt timeout (the spec's 10 s handler budget). */
+  /** Per-attempt budget, redirects included (the spec's 10 s handler budget). */
   attemptTimeoutMs?: number;
-  /** Address rules applied again before every attempt (DNS may have changed since registration). */
-  checkUrl: (url: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Address rules applied to the endpoint and to every redirect hop before each attempt. */
+  rules: AddressRuleOptions;
 }
 
 /** Outcome of one attempt, as the retry rule sees it. */
@@ -32,19 +35,18 @@ export function classifyStatus(status: number): AttemptOutcome['kind'] {
 
 /**
  * Signed, at-least-once webhook deliveries with the spec's retry rule: 6 attempts, retries after
- * 1, 2, 4, 8, 16 s, a 10 s timeout each. Every delivery and every attempt's outcome is journalled
- * with the time of the next attempt, so a restart resumes the schedule where it stopped.
+ * 1, 2, 4, 8, 16 s, a 10 s budget each. Each attempt validates the endpoint's address again and
+ * connects to the very address it validated (pinned: no DNS rebinding), follows up to 3 redirects
+ * validating each hop, and treats a name that does not resolve like any network error (retried).
+ * Every delivery and every attempt's outcome is journalled with the time of the next attempt, so
+ * a restart resumes the schedule where it stopped.
  */
 export class WebhookDispatcher {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
-  private readonly agent: Agent;
   private closed = false;
 
-  constructor(private readonly options: DispatcherOptions) {
-    const timeout = options.attemptTimeoutMs ?? LIMITS.webhookHandlerBudgetSeconds * 1000;
-    this.agent = new Agent({ headersTimeout: timeout, bodyTimeout: timeout, connectTimeout: timeout });
-  }
+  constructor(private readonly options: DispatcherOptions) {}
 
   private get state() {
     return this.options.store.state;
@@ -55,26 +57,32 @@ export class WebhookDispatcher {
     for (const delivery of this.state.deliveries.values()) if (delivery.state === 'pending') this.schedule(delivery);
   }
 
-  /** Creates the deliveries of a terminal job's event, one per registered endpoint. */
-  onTerminal(job: JobRecord): void {
+  /**
+   * The deliveries of a job's terminal event, one per registered endpoint, with the event body
+   * written durably first. The caller journals them in the job's terminal record, so the outcome
+   * and its webhooks are one write; then calls `start`.
+   */
+  prepare(job: JobRecord): DeliveryRecord[] {
     const faults = this.options.faults();
     const eventType = eventTypeOf(job);
     // Failure and cancel events go to the endpoints that asked for them, or to all with the service-wide switch.
-    const endpoints = [...this.state.endpoints.values()].filter((e) => endpointEvents(e).includes(eventType) || (eventType !== EVENT_TYPES.completed && faults.failEventsEnabled));
-    if (endpoints.length === 0) return;
+    const endpoints = [...this.state.endpoints.values()].filter(
+      (e) => endpointEvents(e).includes(eventType) || (eventType !== EVENT_TYPES.completed && faults.failEventsEnabled),
+    );
+    if (endpoints.length === 0) return [];
     const event = buildEvent(job);
+    this.options.bodies.write(event.eventId, event.body);
     const now = Date.now();
-    for (const endpoint of endpoints) {
+    return endpoints.map((endpoint) => {
       const dropped = chance(faults.dropDeliveryRate);
       // Reordering: a random extra wait lets a later event's delivery overtake this one.
       const reorderDelay = faults.reorderDeliveries ? Math.floor(Math.random() * Math.max(faults.deliveryDelayMs, 1000)) : 0;
-      const delivery: DeliveryRecord = {
+      return {
         id: `dlv_${randomUUID()}`,
         eventId: event.eventId,
         eventType: event.eventType,
         requestId: job.id,
         endpointId: endpoint.id,
-        body: event.body,
         state: dropped ? 'dropped' : 'pending',
         attempts: 0,
         nextAttemptAt: dropped ? null : now + faults.deliveryDelayMs + reorderDelay,
@@ -83,9 +91,16 @@ export class WebhookDispatcher {
         createdAt: now,
         duplicate: !dropped && chance(faults.duplicateDeliveryRate),
       };
-      this.options.store.commit({ t: 'delivery.created', delivery });
-      if (!dropped) this.schedule(delivery);
+    });
+  }
+
+  /** Starts the schedule of deliveries journalled by the caller. */
+  start(deliveries: readonly DeliveryRecord[]): void {
+    for (const delivery of deliveries) {
+      const stored = this.state.deliveries.get(delivery.id);
+      if (stored?.state === 'pending') this.schedule(stored);
     }
+    this.forgetBodies(deliveries);
   }
 
   /** Stops timers and aborts attempts in flight; an aborted attempt is not recorded, so it is made again after a restart. */
@@ -96,7 +111,6 @@ export class WebhookDispatcher {
     const flights = [...this.inFlight.values()];
     for (const flight of flights) flight.abort.abort();
     await Promise.allSettled(flights.map((f) => f.done));
-    await this.agent.close().catch(() => undefined);
   }
 
   private schedule(delivery: DeliveryRecord): void {
@@ -105,7 +119,9 @@ export class WebhookDispatcher {
     const timer = setTimeout(() => {
       this.timers.delete(delivery.id);
       const abort = new AbortController();
-      const done = this.attempt(delivery.id, abort.signal).finally(() => this.inFlight.delete(delivery.id));
+      const done = this.attempt(delivery.id, abort.signal)
+        .catch((error: unknown) => this.options.log.warn({ deliveryId: delivery.id, err: error }, 'webhook attempt could not be recorded'))
+        .finally(() => this.inFlight.delete(delivery.id));
       this.inFlight.set(delivery.id, { abort, done });
     }, wait);
     this.timers.set(delivery.id, timer);
@@ -120,10 +136,16 @@ export class WebhookDispatcher {
     const secrets = [endpoint.secret];
     if (endpoint.previousSecret && (endpoint.previousSecretExpiresAt ?? 0) > now) secrets.push(endpoint.previousSecret);
 
-    const check = await this.options.checkUrl(endpoint.url).catch((error: unknown) => ({ ok: false as const, reason: String(error) }));
-    const outcome: AttemptOutcome = check.ok
-      ? await this.send(endpoint.url, delivery, secrets, signal)
-      : { kind: 'permanent', status: null, error: `refused: ${check.reason}` };
+    let body: string;
+    try {
+      body = await this.options.bodies.read(delivery.eventId);
+    } catch (error) {
+      body = '';
+      this.options.log.warn({ deliveryId: id, err: error }, 'webhook event body is missing');
+    }
+    const outcome: AttemptOutcome = body
+      ? await this.send(endpoint.url, delivery, body, secrets, signal)
+      : { kind: 'permanent', status: null, error: 'the event body was lost' };
     if (signal.aborted || this.closed) return;
 
     const attempts = delivery.attempts + 1;
@@ -143,34 +165,59 @@ export class WebhookDispatcher {
     const updated = this.state.deliveries.get(id);
     if (!updated) return;
     if (state === 'pending') this.schedule(updated);
-    if (state === 'delivered' && updated.duplicate) {
+    else if (state === 'delivered' && updated.duplicate) {
       // Duplicate-delivery fault: the same event (same event_id and body) goes out once more.
-      void this.send(endpoint.url, updated, secrets, signal);
+      await this.send(endpoint.url, updated, body, secrets, signal);
     }
+    if (state !== 'pending') this.forgetBodies([updated]);
   }
 
-  private async send(url: string, delivery: DeliveryRecord, secrets: string[], signal: AbortSignal): Promise<AttemptOutcome> {
+  /** One attempt: validate, connect to the validated address, follow up to 3 redirects (each validated). */
+  private async send(url: string, delivery: DeliveryRecord, body: string, secrets: string[], signal: AbortSignal): Promise<AttemptOutcome> {
     const headers = {
       'content-type': 'application/json',
-      'user-agent': 'reelflow-local-service',
-      ...signedHeaders({ id: delivery.eventId, timestamp: Math.floor(Date.now() / 1000), body: delivery.body, secrets, eventType: delivery.eventType }),
+      ...signedHeaders({ id: delivery.eventId, timestamp: Math.floor(Date.now() / 1000), body, secrets, eventType: delivery.eventType }),
     };
     const timeoutMs = this.options.attemptTimeoutMs ?? LIMITS.webhookHandlerBudgetSeconds * 1000;
+    const budget = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const timeouts = { connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs };
+    let target: string | URL = url;
     try {
-      const response = await request(url, {
-        method: 'POST',
-        headers,
-        body: delivery.body,
-        dispatcher: this.agent,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-      });
-      await response.body.dump().catch(() => undefined);
-      const status = response.statusCode;
-      const kind = classifyStatus(status);
-      if (kind === 'ok') return { kind, status };
-      return { kind, status, error: `HTTP ${status}` };
+      for (let redirects = 0; ; redirects++) {
+        const hop = redirects === 0 ? '' : `redirect ${redirects}: `;
+        const check = await validateUrl(target, this.options.rules);
+        if (!check.ok) {
+          if (check.dnsFailure) return { kind: 'retry', status: null, error: `${hop}${check.reason}` };
+          return { kind: 'permanent', status: null, error: `${hop}refused: ${check.reason}` };
+        }
+        const response = await pinnedRequest(check.url, check.address, { method: 'POST', headers, body, signal: budget, timeouts });
+        const status = response.statusCode;
+        const location = headerValue(response.headers.location);
+        await response.close();
+        if (REDIRECT_STATUSES.includes(status) && location !== undefined) {
+          if (redirects >= LIMITS.webhookMaxRedirects) {
+            return { kind: 'permanent', status, error: `more than ${LIMITS.webhookMaxRedirects} redirects` };
+          }
+          try {
+            target = new URL(location, check.url);
+          } catch {
+            return { kind: 'permanent', status, error: `redirect ${redirects + 1} has an invalid Location` };
+          }
+          continue;
+        }
+        const kind = classifyStatus(status);
+        if (kind === 'ok') return { kind, status };
+        return { kind, status, error: `${hop}HTTP ${status}` };
+      }
     } catch (error) {
       return { kind: 'retry', status: null, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
     }
+  }
+
+  /** Deletes the body files of events none of whose deliveries is pending any more. */
+  private forgetBodies(deliveries: readonly DeliveryRecord[]): void {
+    const events = new Set(deliveries.map((d) => d.eventId));
+    for (const other of this.state.deliveries.values()) if (other.state === 'pending') events.delete(other.eventId);
+    for (const eventId of events) void this.options.bodies.remove(eventId).catch(() => undefined);
   }
 }
