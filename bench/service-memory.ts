@@ -62,7 +62,8 @@ async function startChild(dataDir: string): Promise<Child> {
     },
   });
   let buffer = '';
-  const waiters: Array<(line: string) => void> = [];
+  // The service prints other lines too (data directory, warnings): each waiter takes the first line it matches.
+  const waiters: Array<{ match: RegExp; resolve: (line: string) => void }> = [];
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', (chunk: string) => {
     buffer += chunk;
@@ -70,18 +71,19 @@ async function startChild(dataDir: string): Promise<Child> {
     while ((index = buffer.indexOf('\n')) >= 0) {
       const line = buffer.slice(0, index);
       buffer = buffer.slice(index + 1);
-      waiters.shift()?.(line);
+      const waiter = waiters.findIndex((w) => w.match.test(line));
+      if (waiter >= 0) waiters.splice(waiter, 1)[0]!.resolve(line);
     }
   });
-  const next = () => new Promise<string>((resolve) => waiters.push(resolve));
-  const first = await next();
+  const next = (match: RegExp) => new Promise<string>((resolve) => waiters.push({ match, resolve }));
+  const first = await next(/listening on /);
   const url = /listening on (\S+)/.exec(first)?.[1];
   if (!url) throw new Error(`service did not start: ${first}`);
   return {
     url,
     process: child,
     measure: async () => {
-      const line = next();
+      const line = next(/^MEMORY /);
       child.stdin!.write('m\n');
       return JSON.parse((await line).replace(/^MEMORY /, '')) as Memory;
     },

@@ -4,15 +4,14 @@ import {
   CancelledFailure,
   ChildWorkflowFailure,
   executeChild,
-  isCancellation,
   setHandler,
 } from '@temporalio/workflow';
 import { ReferenceResolutionError, resolveReferences } from '../pipeline/references';
 import { jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { jobWorkflow } from './job';
-import { JOB_FAILURE_TYPES, type JobOutcome, type JobState } from './job-types';
+import type { JobOutcome, JobState } from './job-types';
 import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from './pipeline-types';
-import { firstApplicationFailure, finish, publisherFor, sumLedger } from './steps/publish';
+import { endAfterStepError, firstApplicationFailure, finish, publisherFor, sumLedger } from './steps/publish';
 
 /**
  * The pipeline as it ran before the one-workflow change (ONE_WORKFLOW_PATCH): each step a child
@@ -90,31 +89,8 @@ export async function legacyPipelineWorkflow(input: PipelineWorkflowInput): Prom
         const details = failure.details?.[0] as { state?: JobState } & Partial<JobState> | undefined;
         const jobState = details?.state ?? (details?.attempts ? (details as JobState) : undefined);
         if (jobState) record(summary, row, jobState);
-        row.error = failure.message;
-        if (failure.type === JOB_FAILURE_TYPES.budgetExceeded) {
-          row.status = 'budget-exceeded';
-          return finish(summary, 'failed', publish, ApplicationFailure.create({
-            type: PIPELINE_FAILURE_TYPES.budgetExceeded,
-            nonRetryable: true,
-            message: `pipeline ${spec.name} stopped before step ${step.id}: ${failure.message}`,
-            details: [summary],
-          }));
-        }
-        row.status = 'failed';
-        return finish(summary, 'failed', publish, ApplicationFailure.create({
-          type: PIPELINE_FAILURE_TYPES.stepFailed,
-          nonRetryable: true,
-          message: `pipeline ${spec.name} failed at step ${step.id} [${failure.type ?? 'Error'}]: ${failure.message}`,
-          details: [summary],
-        }));
       }
-      if (isCancellation(error)) {
-        row.status = 'cancelled';
-        return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-      }
-      row.status = 'failed';
-      row.error = error instanceof Error ? error.message : String(error);
-      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${spec.name} failed at step ${step.id}: ${row.error}`, details: [summary] }));
+      return endAfterStepError(summary, row, failure, error, publish);
     }
 
     record(summary, row, result);

@@ -1,16 +1,16 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { MODELS } from '../contract/model-metadata';
 import { resolvePacing } from '../pipeline/pacing';
 import { ReferenceResolutionError, resolveReferences } from '../pipeline/references';
 import type { PipelineStep } from '../pipeline/spec';
 import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { legacyPipelineWorkflow } from './pipeline-legacy';
-import { PIPELINE_FAILURE_TYPES, STEP_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
+import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
-import { finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
+import { endAfterStepError, finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
 import { StepQuote } from './steps/quote';
 import { runStep } from './steps/run-step';
 import type { StepEnd, StepRun } from './steps/step-run';
@@ -101,33 +101,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       row.finishedAt = new Date().toISOString();
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
-      const failure = firstApplicationFailure(error);
-      if (failure) {
-        row.error = failure.message;
-        if (failure.type === STEP_FAILURE_TYPES.budgetExceeded) {
-          row.status = 'budget-exceeded';
-          return finish(summary, 'failed', publish, ApplicationFailure.create({
-            type: PIPELINE_FAILURE_TYPES.budgetExceeded,
-            nonRetryable: true,
-            message: `pipeline ${spec.name} stopped before step ${step.id}: ${failure.message}`,
-            details: [summary],
-          }));
-        }
-        row.status = 'failed';
-        return finish(summary, 'failed', publish, ApplicationFailure.create({
-          type: PIPELINE_FAILURE_TYPES.stepFailed,
-          nonRetryable: true,
-          message: `pipeline ${spec.name} failed at step ${step.id} [${failure.type ?? 'Error'}]: ${failure.message}`,
-          details: [summary],
-        }));
-      }
-      if (isCancellation(error)) {
-        row.status = 'cancelled';
-        return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-      }
-      row.status = 'failed';
-      row.error = error instanceof Error ? error.message : String(error);
-      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${spec.name} failed at step ${step.id}: ${row.error}`, details: [summary] }));
+      return endAfterStepError(summary, row, firstApplicationFailure(error), error, publish);
     }
 
     row.finishedAt = new Date().toISOString();

@@ -252,7 +252,11 @@ describe('pipeline workflow on the dev server with the local service', () => {
       const parked = await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).describe();
       expect([parked.type, parked.status.name]).toEqual(['webhookRouteWorkflow', 'RUNNING']);
       await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).terminate('test over');
-      const waiting = await handle.query(pipelineProgressQuery);
+      // A query may be answered before the signals' workflow task ran: wait until both were handled.
+      const waiting = await eventually(async () => {
+        const state = await handle.query(pipelineProgressQuery);
+        return (state.events?.received ?? 0) + (state.events?.duplicates ?? 0) >= 2 ? state : undefined;
+      }, 'the stranger events handled');
       expect(waiting.steps[0]?.phase).toBe('waiting');
       expect(waiting.events).toEqual({ received: 1, duplicates: 1, ignored: 1 });
       // The real event, delivered twice by the service (same event_id).

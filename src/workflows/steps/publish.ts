@@ -1,6 +1,6 @@
-import { ApplicationFailure, CancelledFailure, TemporalFailure, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, CancelledFailure, TemporalFailure, isCancellation, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTES } from '../definitions';
-import type { CreditLedger, PipelineSummary, PipelineWorkflowInput, StepSummary } from '../pipeline-types';
+import { PIPELINE_FAILURE_TYPES, STEP_FAILURE_TYPES, type CreditLedger, type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from '../pipeline-types';
 
 /**
  * How a pipeline shows itself outside: search attributes and memo for the Temporal UI, and the end
@@ -71,4 +71,45 @@ export function firstApplicationFailure(failure: unknown): ApplicationFailure | 
     if (current instanceof ApplicationFailure) return current;
   }
   return undefined;
+}
+
+/**
+ * Ends the pipeline after step `row` threw `error` (`failure`: the ApplicationFailure that says why,
+ * if any): budget → `BudgetExceeded`, any other failure → `StepFailed` naming the cause's type, a
+ * cancellation → cancelled. Always throws (through `finish`). Shared by both pipeline kinds.
+ */
+export function endAfterStepError(
+  summary: PipelineSummary,
+  row: StepSummary,
+  failure: ApplicationFailure | undefined,
+  error: unknown,
+  publish: Publish,
+): PipelineSummary {
+  const name = summary.name;
+  if (failure) {
+    row.error = failure.message;
+    if (failure.type === STEP_FAILURE_TYPES.budgetExceeded) {
+      row.status = 'budget-exceeded';
+      return finish(summary, 'failed', publish, ApplicationFailure.create({
+        type: PIPELINE_FAILURE_TYPES.budgetExceeded,
+        nonRetryable: true,
+        message: `pipeline ${name} stopped before step ${row.id}: ${failure.message}`,
+        details: [summary],
+      }));
+    }
+    row.status = 'failed';
+    return finish(summary, 'failed', publish, ApplicationFailure.create({
+      type: PIPELINE_FAILURE_TYPES.stepFailed,
+      nonRetryable: true,
+      message: `pipeline ${name} failed at step ${row.id} [${failure.type ?? 'Error'}]: ${failure.message}`,
+      details: [summary],
+    }));
+  }
+  if (isCancellation(error)) {
+    row.status = 'cancelled';
+    return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
+  }
+  row.status = 'failed';
+  row.error = error instanceof Error ? error.message : String(error);
+  return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${name} failed at step ${row.id}: ${row.error}`, details: [summary] }));
 }
