@@ -6,6 +6,7 @@ import { guardedSubmit } from './submit-guard';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
+import { createPreflightActivities, type PreflightActivities, type PreflightOptions } from './preflight';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { FAILURE_TYPES, toApplicationFailure, type ServiceFailureDetails } from './errors';
@@ -26,6 +27,8 @@ export interface ActivityDeps {
   heartbeatEveryMs?: number;
   /** Where service calls, polls, submissions and charged credits are counted. Default: the process registry. */
   metrics?: WorkerMetrics;
+  /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
+  preflight?: PreflightOptions;
 }
 
 /** A quote as the workflows use it. */
@@ -53,7 +56,7 @@ export interface SubmitAnswer {
 export type PipelineCheck = { ok: true } | { ok: false; errors: FieldError[]; message: string };
 
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
-export interface ReelflowActivities {
+export interface ReelflowActivities extends PreflightActivities {
   /**
    * Submits with the Idempotency-Key, then subscribes the pipeline to the request's webhook events:
    * one activity per attempt. A retry (after a crash) with the same key returns the same job.
@@ -125,6 +128,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   }
 
   return {
+    ...createPreflightActivities(deps.preflight),
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
       const request = submittedByEarlierAttempt() ?? (await submitJob(model, input, idempotencyKey));
       try {

@@ -27,6 +27,11 @@ export function cliEnvWithService(): ReelflowEnv & { service: ServiceSettings } 
   }
 }
 
+/** Pacing defaults every pipeline started here gets from the environment (the early status check). */
+export function pacingFor(env: ReelflowEnv): { defaultPacing: { earlyCheckSeconds: number } } | Record<string, never> {
+  return env.earlyStatusCheckSeconds !== undefined ? { defaultPacing: { earlyCheckSeconds: env.earlyStatusCheckSeconds } } : {};
+}
+
 /** URI rules for specs sent to the configured service: its own output URLs are valid inputs. */
 export function uriRulesFor(env: ReelflowEnv): UriRules | undefined {
   return env.service ? { allowedOrigins: [env.service.url] } : undefined;

@@ -26,7 +26,7 @@ export { formatElapsed } from './step-view';
  */
 export function stepLines(step: StepSummary, now: number = Date.now(), observedMs?: number): string[] {
   const view = step as StepView;
-  const request = step.requestIds.at(-1) ?? view.requests?.at(-1)?.requestId ?? '-';
+  const request = step.requestIds.at(-1) ?? view.attemptLog?.at(-1)?.requestId ?? '-';
   const credits = step.charged > 0 ? `${step.charged - step.refunded} credits${step.refunded ? ` (refunded ${step.refunded})` : ''}` : step.quoted ? `quoted ${step.quoted}` : '';
   const elapsedMs = stepElapsedMs(view, now) ?? observedMs;
   const elapsed = elapsedMs === undefined ? '' : formatElapsed(elapsedMs);
@@ -60,7 +60,7 @@ export function progressKey(summary: PipelineSummary): string {
     summary.currentStep,
     summary.steps.map((s) => {
       const view = s as StepView;
-      return [s.status, view.phase, s.requestIds.length, s.charged, s.refunded, view.requests?.map((r) => r.outcome ?? ''), view.nextPollAt];
+      return [s.status, view.phase, s.requestIds.length, s.charged, s.refunded, view.attemptLog?.map((r) => r.outcome ?? ''), view.nextPollAt];
     }),
   ]);
 }

@@ -7,42 +7,10 @@ import type { StepSummary } from '../workflows/pipeline-types';
  * Pipelines started by older workers lack the optional fields; the lines then say less, never wrong.
  */
 
-/** The service's reason for a FAILED (or CANCELLED) request: `error.code` and `error.message`. */
-export interface ServiceErrorView {
-  code: string;
-  message: string;
-}
+/** A step as the CLI reads it (older pipelines lack the optional clock and attempt fields). */
+export type StepView = StepSummary;
 
-/** One service request of a step (the first submit or a deliberate resubmit). */
-export interface StepRequestView {
-  attempt: number;
-  requestId?: string;
-  /** Terminal state once known (COMPLETED, FAILED, CANCELLED). */
-  outcome?: string;
-  error?: ServiceErrorView;
-}
-
-/** Optional progress fields of a step (ISO timestamps in workflow time). */
-export interface StepProgressDetails {
-  /** What the step is doing while running: preflight, quoting, submitting, waiting, fetching-result, cancelling. */
-  phase?: string;
-  /** When the submit of the step's current request returned (its request id is known from then). */
-  submittedAt?: string;
-  /** When the step reached its terminal state. */
-  finishedAt?: string;
-  /** Last change of the step (submit, poll answer, event, outcome). */
-  lastChangeAt?: string;
-  /** When the next fallback status poll is due while waiting. */
-  nextPollAt?: string;
-  requests?: StepRequestView[];
-}
-
-export type StepView = StepSummary & StepProgressDetails;
-
-const time = (iso: string | undefined): number | undefined => {
-  const ms = iso === undefined ? NaN : Date.parse(iso);
-  return Number.isFinite(ms) ? ms : undefined;
-};
+const time = (ms: number | undefined): number | undefined => (typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined);
 
 /** `12.3s` / `2m05s`. */
 export function formatElapsed(ms: number): string {
@@ -77,10 +45,10 @@ export function waitingNote(step: StepView, now: number): string {
 
 /** One line per request that ended FAILED or CANCELLED, with the service's code and message. */
 export function failedRequestLines(step: StepView): string[] {
-  return (step.requests ?? [])
-    .filter((r) => r.outcome === 'FAILED' || (r.outcome === 'CANCELLED' && r.error))
+  return (step.attemptLog ?? [])
+    .filter((r) => r.outcome === 'FAILED' || (r.outcome === 'CANCELLED' && r.serviceError))
     .map((r) => {
-      const reason = r.error ? `${r.error.code}: ${r.error.message}` : 'no reason given by the service';
+      const reason = r.serviceError ? `${r.serviceError.code}: ${r.serviceError.message}` : 'no reason given by the service';
       return `      attempt ${r.attempt} ${r.requestId ?? '-'} ${r.outcome}: ${reason}`;
     });
 }

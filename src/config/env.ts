@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serviceIdempotencySchema, serviceUrlSchema, webhookSecretsSchema, type ServiceIdempotency } from './schemas';
+import { earlyCheckSecondsSchema, serviceIdempotencySchema, serviceUrlSchema, webhookSecretsSchema, type ServiceIdempotency } from './schemas';
 import { loadTemporalSettings, TemporalConfigError, type TemporalSettings } from './temporal';
 
 /**
@@ -44,6 +44,11 @@ export interface ReelflowEnv {
   temporal: TemporalSettings;
   service?: ServiceSettings;
   webhookSecrets?: string[];
+  /**
+   * REELFLOW_EARLY_STATUS_CHECK_SECONDS: the one status check a few seconds after each submit
+   * (0 = none; unset = the pipeline default, 5 s). See docs/preflight.md.
+   */
+  earlyStatusCheckSeconds?: number;
 }
 
 /** Which optional parts a program needs; a needed part that is missing is an error. */
@@ -64,6 +69,7 @@ export const ENV_VARIABLES = {
   REELFLOW_API_KEY: 'API key of the service',
   REELFLOW_SERVICE_IDEMPOTENCY: 'honoured | unknown: whether the service honours Idempotency-Key (default unknown; see docs/submit-policy.md)',
   REELFLOW_WEBHOOK_SECRETS: 'comma-separated webhook signing secrets (bridge)',
+  REELFLOW_EARLY_STATUS_CHECK_SECONDS: 'seconds after each submit of one early status check (default 5; 0 = none)',
 } as const;
 
 function present(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -102,6 +108,8 @@ export function loadEnv(needs: EnvNeeds = {}, env: NodeJS.ProcessEnv = process.e
   if (url !== undefined && apiKey !== undefined) result.service = { url, apiKey, idempotency };
   const secrets = parseOne(webhookSecretsSchema, env, 'REELFLOW_WEBHOOK_SECRETS', needs.webhookSecrets === true);
   if (secrets !== undefined) result.webhookSecrets = secrets;
+  const early = parseOne(earlyCheckSecondsSchema, env, 'REELFLOW_EARLY_STATUS_CHECK_SECONDS', false);
+  if (early !== undefined) result.earlyStatusCheckSeconds = early;
   return result;
 }
 

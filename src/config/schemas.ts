@@ -30,3 +30,11 @@ export const serviceUrlSchema = z
 /** REELFLOW_SERVICE_IDEMPOTENCY: does the service return the original job for a repeated Idempotency-Key? */
 export const serviceIdempotencySchema = z.enum(['honoured', 'unknown'], { error: 'must be honoured or unknown (see docs/submit-policy.md)' });
 export type ServiceIdempotency = z.infer<typeof serviceIdempotencySchema>;
+
+/** REELFLOW_EARLY_STATUS_CHECK_SECONDS: seconds, 0 (none) to 600. */
+export const earlyCheckSecondsSchema = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?$/, 'must be a number of seconds (0 = no early check)')
+  .transform(Number)
+  .pipe(z.number().max(600, 'must be at most 600 seconds'));

@@ -39,6 +39,8 @@ export const pollPacingSchema = z.strictObject({
   firstPollSeconds: z.number().positive().optional(),
   factor: z.number().min(1).max(10).optional(),
   capSeconds: z.number().positive().optional(),
+  /** The one early status check after the submit, seconds; 0 = none (see pacing.ts). */
+  earlyCheckSeconds: z.number().min(0).max(600).optional(),
 });
 
 export const stepRetrySchema = z.strictObject({
@@ -52,6 +54,8 @@ export const pipelineStepSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()),
   retry: stepRetrySchema.optional(),
   pacing: pollPacingSchema.optional(),
+  /** false: skip the preflight check of this step's inputs (docs/preflight.md). Default true. */
+  preflight: z.boolean().optional(),
 });
 
 export const pipelineSpecSchema = z.strictObject({

@@ -6,13 +6,13 @@ import type { StepTimings } from './model';
  */
 export interface StepTimestamps {
   /** The step's submit was acknowledged by the service (request id known). */
-  submittedAt?: string;
+  submittedAt?: number | string;
   /** The step's outcome became known (webhook, poll or cancel). */
-  finishedAt?: string;
+  finishedAt?: number | string;
 }
 
-function ms(iso: string | undefined): number | undefined {
-  const value = iso === undefined ? NaN : Date.parse(iso);
+function ms(at: number | string | undefined): number | undefined {
+  const value = typeof at === 'number' ? at : at === undefined ? NaN : Date.parse(at);
   return Number.isFinite(value) ? value : undefined;
 }
 

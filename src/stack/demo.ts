@@ -53,6 +53,9 @@ export interface StepProgress {
   charged: number;
   refunded: number;
   done: boolean;
+  /** The step's own clock (one-workflow pipelines): submit answered, terminal state reached (epoch ms). */
+  submittedAt?: number;
+  finishedAt?: number;
 }
 
 /**
@@ -60,9 +63,18 @@ export interface StepProgress {
  * pipeline (child job workflows) the job workflow's own state (request id, phase) is asked.
  */
 async function stepProgress(client: Client, step: StepSummary): Promise<StepProgress> {
-  const base = { id: step.id, state: step.status, requestId: step.requestIds.at(-1) ?? null, charged: step.charged, refunded: step.refunded, done: !['pending', 'running'].includes(step.status) };
-  if (step.status !== 'running') return base;
-  if (step.phase) return { ...base, state: `running/${step.phase}` };
+  const base: StepProgress = {
+    id: step.id,
+    state: step.status === 'running' && step.phase ? `running/${step.phase}` : step.status,
+    requestId: step.requestIds.at(-1) ?? step.attemptLog?.at(-1)?.requestId ?? null,
+    charged: step.charged,
+    refunded: step.refunded,
+    done: !['pending', 'running'].includes(step.status),
+    ...(step.submittedAt !== undefined ? { submittedAt: step.submittedAt } : {}),
+    ...(step.finishedAt !== undefined ? { finishedAt: step.finishedAt } : {}),
+  };
+  // One-workflow pipelines say everything themselves; legacy ones keep the running step in a child job workflow.
+  if (step.status !== 'running' || step.attemptLog || step.phase) return base;
   try {
     const job = await client.workflow.getHandle(step.jobWorkflowId).query(jobStateQuery);
     const attempts = job.attempts;
@@ -95,8 +107,10 @@ function progressPrinter(out: (line: string) => void) {
       if (seen.get(step.id) === key && (step.done || step.state === 'pending' || now - (printedAt.get(step.id) ?? 0) < 5_000)) continue;
       seen.set(step.id, key);
       printedAt.set(step.id, now);
-      const start = startedAt.get(step.id);
-      const elapsed = start === undefined ? 0 : ((endedAt.get(step.id) ?? now) - start) / 1000;
+      // Submit → terminal state by the pipeline's clock when it has one, else as seen from here.
+      const start = step.submittedAt ?? startedAt.get(step.id);
+      const end = step.submittedAt !== undefined ? (step.finishedAt ?? now) : (endedAt.get(step.id) ?? now);
+      const elapsed = start === undefined ? 0 : (end - start) / 1000;
       const credits = `${step.charged} credits${step.refunded ? ` (${step.refunded} refunded)` : ''}`;
       out(`  ${step.id.padEnd(9)} ${step.state.padEnd(23)} ${requestId.padEnd(36)} ${credits.padEnd(11)} ${elapsed.toFixed(1)}s`);
     }

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities } from '../activities';
-import { createPreflightActivities, type PreflightOptions } from '../activities/preflight';
+import type { PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
@@ -37,6 +37,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
     routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
     ...(options.onCall ? { onCall: options.onCall } : {}),
+    ...(options.preflight ? { preflight: options.preflight } : {}),
   });
   return Worker.create({
     connection: options.connection,
@@ -44,7 +45,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
     workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
-    activities: { ...activities, ...createPreflightActivities(options.preflight) },
+    activities,
     shutdownGraceTime: '10 seconds',
     ...options.worker,
   });

@@ -12,6 +12,8 @@ export interface PipelineWorkflowInput {
   submitTimeoutSeconds?: number;
   /** Set false on a namespace without reelflow's search attributes (memo and query still work). Default true. */
   publishSearchAttributes?: boolean;
+  /** false (`reelflow run --no-preflight`): skip the preflight check of every step's inputs. Default true. */
+  preflight?: boolean;
 }
 
 export type StepStatus =
@@ -25,7 +27,7 @@ export type StepStatus =
   | 'skipped';
 
 /** Where a running step stands (one-workflow pipelines; absent in legacy summaries). */
-export type StepPhase = 'quoting' | 'submitting' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
+export type StepPhase = 'preflight' | 'quoting' | 'submitting' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
 export interface StepAttempt {
@@ -44,6 +46,14 @@ export interface StepAttempt {
   charged: number;
   refunded: number;
   error?: string;
+  /** The service's reason for a FAILED (or CANCELLED) request, from its event or its status. */
+  serviceError?: ServiceError;
+}
+
+/** `error.code` and `error.message` of a failed job, as the service gave them. */
+export interface ServiceError {
+  code: string;
+  message: string;
 }
 
 /** Webhook events a one-workflow pipeline received (distinct ones, repeats, and ones that matched no attempt). */
@@ -63,10 +73,6 @@ export interface StepSummary {
    * the stem of its Idempotency-Keys in both kinds.
    */
   jobWorkflowId: string;
-  /** ISO times (workflow time) the step started, its latest submit was acknowledged, and its outcome was known (one-workflow pipelines). */
-  startedAt?: string;
-  submittedAt?: string;
-  finishedAt?: string;
   /** One-workflow pipelines only: where the step stands, and each of its service requests. */
   phase?: StepPhase;
   attemptLog?: StepAttempt[];
@@ -74,6 +80,15 @@ export interface StepSummary {
   quoteError?: string;
   /** Seconds after the current attempt's submit at which each status poll happened. */
   pollOffsetsSeconds?: number[];
+  /**
+   * Clock of the step (epoch ms, workflow time; one-workflow pipelines): started, first submit
+   * answered, terminal state reached, last change seen, next fallback poll due while waiting.
+   */
+  startedAt?: number;
+  submittedAt?: number;
+  finishedAt?: number;
+  lastChangeAt?: number;
+  nextPollAt?: number;
   requestIds: string[];
   attempts: number;
   quoted: number;
@@ -117,6 +132,8 @@ export const PIPELINE_FAILURE_TYPES = {
   stepFailed: 'StepFailed',
   budgetExceeded: 'BudgetExceeded',
   stepCancelled: 'StepCancelled',
+  /** Preflight found an input the service would refuse; nothing was submitted. */
+  preflightRefused: 'PreflightRefused',
 } as const;
 
 /**

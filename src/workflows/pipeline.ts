@@ -12,7 +12,9 @@ import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
 import { endAfterStepError, finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
 import { StepQuote } from './steps/quote';
+import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
 import { runStep } from './steps/run-step';
+import { EARLY_STATUS_CHECK_PATCH } from './steps/wait';
 import type { StepEnd, StepRun } from './steps/step-run';
 
 /**
@@ -43,6 +45,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 
 async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   const { spec } = input;
+  // Later changes to this type, decided before the first await: a patch marker must come before any
+  // command whose place it decides, and a local activity (the validation) would otherwise run first.
+  const preflightOn = input.preflight !== false && patched(PREFLIGHT_PATCH);
+  const earlyCheck = patched(EARLY_STATUS_CHECK_PATCH);
   const info = workflowInfo();
   const summary = initialSummary(input);
   const inbox = new Inbox();
@@ -71,6 +77,12 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     }));
   }
 
+  // Inputs the service would refuse stop the pipeline here, before any step is paid for.
+  if (preflightOn) {
+    const refused = await preflightSteps(spec.steps, summary);
+    if (refused) return finish(summary, 'failed', publish, refused);
+  }
+
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
@@ -79,7 +91,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
     summary.currentStep = step.id;
     row.status = 'running';
-    row.startedAt = new Date().toISOString();
+    row.startedAt = Date.now();
     let resolved: Record<string, unknown>;
     try {
       resolved = resolveReferences(step.input, summary.outputs);
@@ -90,7 +102,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
     }
     row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish);
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck);
     publish(summary);
 
     let ended: StepEnd;
@@ -98,13 +110,11 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     try {
       ended = operator ? await operator.runStep(run, netBefore, () => runStep(run)) : await runStep(run);
     } catch (error) {
-      row.finishedAt = new Date().toISOString();
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
       return endAfterStepError(summary, row, firstApplicationFailure(error), error, publish);
     }
 
-    row.finishedAt = new Date().toISOString();
     foldStep(run);
     summary.ledger = sumLedger(summary.steps);
     if (ended === 'completed' && row.output) {
@@ -179,6 +189,7 @@ function stepRun(
   inbox: Inbox,
   summary: PipelineSummary,
   publish: Publish,
+  earlyCheck: boolean,
 ): StepRun {
   const attempts: StepAttempt[] = [];
   row.attemptLog = attempts;
@@ -198,6 +209,7 @@ function stepRun(
     // The summary's budget: the spec's, or what a raiseBudget update made it.
     ...(summary.budgetCredits !== null ? { budgetRemaining: summary.budgetCredits - summary.ledger.net } : {}),
     ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
+    earlyCheck,
     changed: () => {
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);

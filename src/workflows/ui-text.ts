@@ -11,15 +11,15 @@ import type { PipelineSummary, StepSummary } from './pipeline-types';
 const SUMMARY_MAX = 200;
 const DETAILS_MAX = 16 * 1024;
 
-/** Per-step ISO timestamps (workflow time) that make the table's elapsed column. */
+/** Per-step times (epoch ms, workflow time; ISO strings accepted) that make the table's elapsed column. */
 export interface StepClock {
-  startedAt?: string;
-  submittedAt?: string;
-  finishedAt?: string;
+  startedAt?: number | string;
+  submittedAt?: number | string;
+  finishedAt?: number | string;
 }
 
-function ms(iso: string | undefined): number | undefined {
-  const value = iso === undefined ? NaN : Date.parse(iso);
+function ms(at: number | string | undefined): number | undefined {
+  const value = typeof at === 'number' ? at : at === undefined ? NaN : Date.parse(at);
   return Number.isFinite(value) ? value : undefined;
 }
 

@@ -76,4 +76,27 @@ describe('examples/ on the local stack, offline', () => {
     expect(progress).toMatchObject({ status: 'completed', completed: progress.total });
     expect(progress.total).toBeGreaterThan(0);
   }, 180_000);
+
+  it('a job the service fails after acceptance shows error.code and error.message in `reelflow status` within 10 s (failure events of the local stack)', async () => {
+    // `.invalid` never resolves; --no-preflight lets the service accept the job and refuse the input itself.
+    const spec = path.join(stateDir, 'refused.json');
+    fs.writeFileSync(spec, JSON.stringify({ name: 'stack-refused', steps: [{ id: 'generate', model: 'service-video-cinema-long-form-from-references', input: { image_urls: ['https://reelflow-example.invalid/hero.png'] } }] }));
+    // No early status check: the reason must come by the failure event alone.
+    const quiet = { ...env, REELFLOW_EARLY_STATUS_CHECK_SECONDS: '0' };
+    const started = await runCli(['run', spec, '--no-preflight', '--detach'], quiet, { cwd: ROOT });
+    expect(started.code).toBe(0);
+    let shown = '';
+    const deadline = Date.now() + 90_000;
+    while (!/input_refused/.test(shown) && Date.now() < deadline) {
+      shown = (await runCli(['status', 'stack-refused'], quiet, { cwd: ROOT })).stdout;
+    }
+    expect(shown).toMatch(/attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/);
+    type Step = { polls: number; submittedAt: number; finishedAt: number; attemptLog: Array<{ learnedBy: string }> };
+    const summary = jsonOf<{ progress: { steps: Step[] } }>(await runCli(['status', 'stack-refused', '--json'], quiet, { cwd: ROOT }));
+    const step = summary.progress.steps[0] as Step;
+    expect(step).toMatchObject({ polls: 0, attemptLog: [{ learnedBy: 'webhook' }] });
+    // Submit answered → reason known, in workflow time (a CLI process takes seconds to start on this loaded
+    // machine, so wall time between two commands says little). Without the event: the first poll at 180 s.
+    expect(step.finishedAt - step.submittedAt).toBeLessThan(10_000);
+  }, 120_000);
 });

@@ -8,7 +8,7 @@ import { probe } from '../../src/media/ffmpeg';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
-import { bundleReelflowWorkflows, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import { bundleReelflowWorkflows, eventually, maybeRecordHistory, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
 import { jsonOf, runCli } from './cli-process';
 
 /**
@@ -98,10 +98,12 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
 
   it('run without --json prints progress per step (state, request id, elapsed, credits) and the output URL', async () => {
     const spec = writeJson('cli-text.json', { name: 'cli-text', steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }] });
-    const run = await runCli(['run', spec], cliEnv);
+    // The job stays IN_PROGRESS for 3 s, so the follower (one query a second) sees it running.
+    h.service.service.setFaults({ modelDurationMs: 3_000 });
+    const run = await runCli(['run', spec], cliEnv).finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('started pipeline/cli-text');
-    expect(run.stdout).toMatch(/generate\s+running\s+\S+/);
+    expect(run.stdout).toMatch(/generate\s+running(\/[a-z-]+)?\s+\S+/);
     const price = LONG_FORM_PRICES['4']['480p standard'];
     expect(run.stdout).toMatch(new RegExp(`generate\\s+completed\\s+\\S+\\s+\\d+\\.\\ds\\s+${price} credits`));
     expect(run.stdout).toMatch(new RegExp(`pipeline/cli-text: completed {2}elapsed \\d+\\.\\ds`));
@@ -240,5 +242,63 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     } finally {
       await poor.close();
     }
+  });
+
+  it('preflight: an input host that does not resolve fails the pipeline before any submit or charge, naming the field and the reason', async () => {
+    // `.invalid` never resolves (RFC 6761), on this machine and on one with internet access.
+    const spec = writeJson('cli-unresolvable.json', {
+      name: 'cli-unresolvable',
+      steps: [
+        { id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png', 'https://reelflow-example.invalid/product.png'], duration: '4' } },
+        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'generate' }, audio_url: 'https://voice.reelflow-example.invalid/voice.wav' } },
+      ],
+    });
+    const jobsBefore = h.service.service.jobs().length;
+    const balanceBefore = h.service.service.balance();
+    const run = await runCli(['run', spec], cliEnv);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('steps.0.input.image_urls.1: host reelflow-example.invalid does not resolve (ENOTFOUND)');
+    expect(run.stdout).toContain('steps.1.input.audio_url: host voice.reelflow-example.invalid does not resolve (ENOTFOUND)');
+    expect(run.stdout).toMatch(/pipeline\/cli-unresolvable: failed/);
+    // Nothing reached the service's queue, nothing was charged, and no fallback poll was waited for.
+    expect(h.service.service.jobs()).toHaveLength(jobsBefore);
+    expect(h.service.service.balance()).toBe(balanceBefore);
+    const handle = env.client.workflow.getHandle('pipeline/cli-unresolvable');
+    const description = await handle.describe();
+    // From start to failure in workflow time (this loaded machine takes seconds to start a CLI process).
+    const seconds = ((description.closeTime?.getTime() ?? Infinity) - description.startTime.getTime()) / 1000;
+    expect(seconds).toBeLessThan(10); // the issue's bound; a fallback poll would come after 180 s
+    const status = jsonOf(await runCli(['status', 'cli-unresolvable', '--json'], cliEnv));
+    expect(status.progress.steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'failed']);
+    expect(status.progress.ledger).toEqual({ quoted: 0, charged: 0, refunded: 0, net: 0 });
+    await maybeRecordHistory(handle, 'pipeline-preflight-refused');
+
+    // --no-preflight sends it anyway: the service accepts the job (and fails it: the next test's subject).
+    const skipped = await runCli(['run', spec, '--no-preflight', '--detach'], cliEnv);
+    expect(skipped.code).toBe(0);
+    await eventually(() => h.service.service.jobs().length > jobsBefore, 'the job submitted without preflight');
+  });
+
+  it('a job the service fails after acceptance shows its error.code and error.message in `reelflow status` after the early status check (no failure events)', async () => {
+    // The test bridge forwards completions only, as a service that sends no failure events.
+    const spec = writeJson('cli-refused.json', { name: 'cli-refused', steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['https://reelflow-example.invalid/hero.png'], duration: '4' } }] });
+    const early = 2;
+    const run = await runCli(['run', spec, '--no-preflight', '--detach'], { ...cliEnv, REELFLOW_EARLY_STATUS_CHECK_SECONDS: String(early) });
+    expect(run.code).toBe(0);
+    const shown = await eventually(async () => {
+      const status = await runCli(['status', 'cli-refused'], cliEnv);
+      return /input_refused/.test(status.stdout) ? status.stdout : undefined;
+    }, 'the service reason in reelflow status', 60_000);
+    expect(shown).toMatch(/attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve \(ENOTFOUND\)/);
+    expect(shown).toMatch(/error: .*the service said input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/);
+    const summary = jsonOf(await runCli(['status', 'cli-refused', '--json'], cliEnv)).progress;
+    const step = summary.steps[0];
+    // Learned by the one early check (a poll, counted), not by waiting for the first paced poll at 180 s.
+    expect({ polls: step.polls, at: Math.round(step.pollOffsetsSeconds[0]) }).toEqual({ polls: 1, at: early });
+    expect(step.attemptLog[0]).toMatchObject({ outcome: 'FAILED', learnedBy: 'poll', serviceError: { code: 'input_refused', message: 'image_urls.0: host reelflow-example.invalid does not resolve (ENOTFOUND)' } });
+    expect(summary.error).toContain('input_refused: image_urls.0: host reelflow-example.invalid does not resolve (ENOTFOUND)');
+    // Submit answered → reason known, in workflow time: the early check's delay and one poll.
+    expect(step.finishedAt - step.submittedAt).toBeLessThan((early + 3) * 1000);
+    await maybeRecordHistory(env.client.workflow.getHandle('pipeline/cli-refused'), 'pipeline-early-check-failed');
   });
 });

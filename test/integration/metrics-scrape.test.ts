@@ -79,7 +79,8 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
   const handle = await env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(spec.name),
-    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] } }],
+    // No early status check: the zero-polls count below is about the webhook path.
+    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] }, defaultPacing: { earlyCheckSeconds: 0 } }],
   });
   const summary = (await handle.result()) as PipelineSummary;
   expect(summary.status).toBe('completed');

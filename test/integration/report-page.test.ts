@@ -108,8 +108,8 @@ describe('reelflow report pages', () => {
       budgetCredits: 500,
       ledger: { quoted: 200, charged: 200, refunded: 0, net: 200 },
       steps: [
-        step('generate', 'completed', results.four, { submittedAt: new Date(t0 + 400).toISOString(), finishedAt: new Date(t0 + 9_400).toISOString() }),
-        step('square', 'completed', results.five, { submittedAt: new Date(t0 + 9_500).toISOString(), finishedAt: new Date(t0 + 20_000).toISOString() }),
+        step('generate', 'completed', results.four, { submittedAt: t0 + 400, finishedAt: t0 + 9_400 }),
+        step('square', 'completed', results.five, { submittedAt: t0 + 9_500, finishedAt: t0 + 20_000 }),
         step('upscale', 'failed', undefined, { error: 'step upscale: <script>alert(1)</script> refused' }),
       ],
       outputs: { generate: results.four as JobResult, square: results.five as JobResult },

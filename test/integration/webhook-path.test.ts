@@ -41,7 +41,8 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   const handle = await env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(spec.name),
-    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] } }],
+    // Zero polls is the claim: no early status check either (it would poll a job still rendering after 5 s).
+    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] }, defaultPacing: { earlyCheckSeconds: 0 } }],
   });
   const summary = (await handle.result()) as PipelineSummary;
 
@@ -69,7 +70,8 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   const events = history.events ?? [];
   expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
   const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-  expect(activities).toEqual(['submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
+  // Preflight of the steps with literal inputs (generate's image, revoice's voice track), then one submit per step.
+  expect(activities).toEqual(['preflightJob', 'preflightJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
   // Every completion reached the bridge as a real signed delivery and was signalled to the pipeline itself:
   // each request's route named the pipeline and closed holding nothing.
   const deliveries = h.service.service.deliveries();

@@ -43,11 +43,15 @@ afterAll(async () => {
   await env?.teardown();
 });
 
+/**
+ * Starts a pipeline. These tests are about the webhook path and exact counts of polls, so the early
+ * status check is off unless a test sets its pacing (cli-commands.test.ts covers the check).
+ */
 function start(input: PipelineWorkflowInput) {
   return env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(input.spec.name),
-    args: [{ uriRules: { allowedOrigins: [h.service.url] }, ...input }],
+    args: [{ uriRules: { allowedOrigins: [h.service.url] }, defaultPacing: { earlyCheckSeconds: 0 }, ...input }],
   });
 }
 
@@ -170,7 +174,8 @@ describe('pipeline workflow on the dev server with the local service', () => {
     // With a budget every step quotes before it submits (the refused one never submits); all in the one workflow.
     const history = await env.client.workflow.getHandle(pipelineWorkflowId('over-budget')).fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    expect(activities).toEqual(['quoteJob', 'submitAndSubscribe', 'quoteJob']);
+    // Preflight of the literal inputs first (nothing paid), then the quote before each submit (a budget).
+    expect(activities).toEqual(['preflightJob', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
     expect((history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
   });
 
@@ -343,7 +348,7 @@ describe('exactly one job per step', () => {
     const before = h.service.service.counters();
     try {
       const summary = await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: queue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec }] });
+        const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: queue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, defaultPacing: { earlyCheckSeconds: 0 } }] });
         const result = (await handle.result()) as PipelineSummary;
         await maybeRecordHistory(handle, 'pipeline-exactly-once');
         return result;

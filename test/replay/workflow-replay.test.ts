@@ -5,6 +5,8 @@ import { temporal } from '@temporalio/proto';
 import { bundleReelflowWorkflows } from '../integration/workflow-harness';
 import * as workflows from '../../src/workflows';
 import { ONE_WORKFLOW_PATCH } from '../../src/workflows/pipeline';
+import { PREFLIGHT_PATCH } from '../../src/workflows/steps/preflight';
+import { EARLY_STATUS_CHECK_PATCH } from '../../src/workflows/steps/wait';
 
 /**
  * Replays recorded histories against the current code: those of the previous version
@@ -53,6 +55,11 @@ describe('replay of recorded workflow histories', () => {
     expect(pipelines('current').length).toBeGreaterThan(5);
     expect(pipelines('current').filter((f) => !patchedIn(f))).toEqual([]);
     expect(pipelines('v1-child-workflows').filter(patchedIn)).toEqual([]);
+    // Later patches of the one-workflow pipeline are replayed both ways: histories recorded before them and with them.
+    for (const patch of [PREFLIGHT_PATCH, EARLY_STATUS_CHECK_PATCH]) {
+      const withPatch = pipelines('current').filter((f) => patchesOf(f).some((data) => data.includes(`"${patch}"`)));
+      expect({ patch, withPatch: withPatch.length > 0, without: withPatch.length < pipelines('current').length }).toEqual({ patch, withPatch: true, without: true });
+    }
   });
 
   it('replays every history without non-determinism', async () => {

@@ -94,6 +94,14 @@ describe('configuration from the environment', () => {
     expect(() => loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'yes' })).toThrow(/REELFLOW_SERVICE_IDEMPOTENCY: must be honoured or unknown/);
   });
 
+  it('reads REELFLOW_EARLY_STATUS_CHECK_SECONDS (0 = none) and names it when it is not a number of seconds', () => {
+    expect(loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: '3' }).earlyStatusCheckSeconds).toBe(3);
+    expect(loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: '0' }).earlyStatusCheckSeconds).toBe(0);
+    expect(loadEnv({}, {}).earlyStatusCheckSeconds).toBeUndefined();
+    expect(() => loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: 'soon' })).toThrow(/REELFLOW_EARLY_STATUS_CHECK_SECONDS: must be a number of seconds/);
+    expect(() => loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: '900' })).toThrow(/at most 600/);
+  });
+
   it.each([
     [{ service: true }, {}, 'REELFLOW_SERVICE_URL'],
     [{ service: true }, { REELFLOW_SERVICE_URL: 'http://x' }, 'REELFLOW_API_KEY'],

@@ -5,7 +5,7 @@ import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 /** What `reelflow run` / `status` print for a step, from the fields a pipeline reports. */
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
-const at = (secondsBeforeNow: number) => new Date(NOW - secondsBeforeNow * 1000).toISOString();
+const at = (secondsBeforeNow: number) => NOW - secondsBeforeNow * 1000;
 
 function step(overrides: Partial<StepView>): StepView {
   return {
@@ -42,9 +42,9 @@ describe('step lines', () => {
         charged: 200,
         refunded: 200,
         error: 'failed 2 time(s); policy allows 1 resubmit(s); every attempt was refunded',
-        requests: [
-          { attempt: 1, requestId: 'req-1', outcome: 'FAILED', error: { code: 'input_refused', message: 'image_urls.1: host example.invalid does not resolve (ENOTFOUND)' } },
-          { attempt: 2, requestId: 'req-2', outcome: 'FAILED' },
+        attemptLog: [
+          { attempt: 1, idempotencyKey: 'k1', charged: 100, refunded: 100, requestId: 'req-1', outcome: 'FAILED', serviceError: { code: 'input_refused', message: 'image_urls.1: host example.invalid does not resolve (ENOTFOUND)' } },
+          { attempt: 2, idempotencyKey: 'k2', charged: 100, refunded: 100, requestId: 'req-2', outcome: 'FAILED' },
         ],
       }),
       NOW,

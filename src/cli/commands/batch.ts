@@ -5,7 +5,7 @@ import { safeNameSchema } from '../../pipeline/spec';
 import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
-import { batchProgress, cliEnv, findWorkflow, uriRulesFor, withTemporal } from '../context';
+import { batchProgress, cliEnv, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followBatch } from '../follow';
 import { loadManifest } from '../manifest';
@@ -68,6 +68,7 @@ export function registerBatchCommand(program: Command): void {
           ...(concurrency !== undefined ? { concurrency } : {}),
           ...(rerunOf ? { rerunOf } : {}),
           ...(rules ? { uriRules: rules } : {}),
+          ...pacingFor(env),
         };
         let handle;
         try {

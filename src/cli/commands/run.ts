@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import { pipelineStartOptions } from '../../workflows/ui-text';
-import { cliEnv, exitFor, uriRulesFor, withTemporal } from '../context';
+import { cliEnv, exitFor, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followPipeline } from '../follow';
 import { printJson, say } from '../output';
@@ -23,13 +23,14 @@ export function registerRunCommand(program: Command): void {
     .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields are sent as data URIs')
     .option('--detach', 'only start the pipeline and print its workflow id', false)
     .option('--json', 'print the final summary (or, with --detach, the ids) as JSON on stdout', false)
-    .action(async (specFile: string, options: { detach: boolean; json: boolean }) => {
+    .option('--no-preflight', 'do not check the inputs before paying (see docs/preflight.md); per step: "preflight": false')
+    .action(async (specFile: string, options: { detach: boolean; json: boolean; preflight: boolean }) => {
       const env = cliEnv();
       const rules = uriRulesFor(env);
       const spec = loadSpecFile(specFile, rules);
       await withTemporal(env, async ({ client, settings }) => {
         const workflowId = pipelineWorkflowId(spec.name);
-        const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}) };
+        const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}), ...pacingFor(env), ...(options.preflight ? {} : { preflight: false }) };
         const startedAt = Date.now();
         let handle;
         try {

@@ -1,6 +1,6 @@
 import { terminalStateOf, resultFromEvent } from '../../contract/events';
 import type { JobResult, JobState as ServiceJobState, WebhookEvent } from '../../contract';
-import type { EventCounts } from '../pipeline-types';
+import type { EventCounts, ServiceError } from '../pipeline-types';
 
 /**
  * Webhook events a pipeline received, by request id. Deduped on `event_id`; the first terminal
@@ -11,6 +11,7 @@ export class Inbox {
   private readonly seen = new Set<string>();
   private readonly terminal = new Map<string, ServiceJobState>();
   private readonly results = new Map<string, JobResult>();
+  private readonly errors = new Map<string, ServiceError>();
   private received = 0;
   private duplicates = 0;
   /** Distinct events that said nothing new: not terminal, or a second terminal event for a request. */
@@ -32,6 +33,13 @@ export class Inbox {
     this.terminal.set(event.request_id, state);
     const carried = resultFromEvent(event);
     if (carried) this.results.set(event.request_id, carried);
+    const reason = serviceErrorOf(event.error);
+    if (reason) this.errors.set(event.request_id, reason);
+  }
+
+  /** The service's reason a failure (or cancel) event gave for `requestId`, if any. */
+  errorOf(requestId: string): ServiceError | undefined {
+    return this.errors.get(requestId);
   }
 
   /** The terminal state a webhook reported for `requestId`, if any. */
@@ -50,4 +58,12 @@ export class Inbox {
     const strangers = [...this.terminal.keys()].filter((id) => !own.has(id)).length;
     return { received: this.received, duplicates: this.duplicates, ignored: this.unused + strangers };
   }
+}
+
+/** `{code, message}` from an event's or a status answer's `error`, when it has that shape. */
+export function serviceErrorOf(error: unknown): ServiceError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  return { code, message };
 }

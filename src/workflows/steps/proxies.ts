@@ -1,5 +1,6 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
+import type { PreflightActivities } from '../../activities/preflight';
 
 /** Idempotent service calls (quote, poll, fetch, cancel): retried by Temporal with backoff; non-retryable failures stop at once. */
 const API_OPTIONS = {
@@ -33,4 +34,13 @@ export function submitActivities(timeoutSeconds = 120, summary?: string): Pick<R
 export const checks = proxyLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
+});
+
+/**
+ * Preflight of a step's inputs (reads the first bytes of each URL; a few seconds at most). An input
+ * that could not be checked now (PreflightUnavailable) is tried twice more; a refusal is final.
+ */
+export const preflightActivities = proxyActivities<PreflightActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });

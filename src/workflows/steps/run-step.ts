@@ -39,7 +39,8 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       run.attempts.push(attempt);
       run.row.phase = 'submitting';
       await submit(run, attempt);
-      run.row.submittedAt = new Date().toISOString();
+      run.row.submittedAt ??= Date.now();
+      run.row.lastChangeAt = Date.now();
       run.row.phase = 'waiting';
       run.changed();
       // Without a budget the quote only fills the ledger: it runs beside the job, off the hand-off path.
@@ -50,15 +51,19 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       if (terminal === 'COMPLETED') return end(run, 'completed');
       // Cancelled at the service by someone else: the step is over, refunded.
       if (terminal === 'CANCELLED') return end(run, 'cancelled');
-      attempt.error = 'the service reported FAILED (refunded)';
+      const reason = attempt.serviceError ? `${attempt.serviceError.code}: ${attempt.serviceError.message}` : undefined;
+      attempt.error = `the service reported FAILED (refunded)${reason ? `: ${reason}` : ''}`;
       if (n > run.maxResubmits) {
-        const message = `failed ${n} time(s); policy allows ${run.maxResubmits} resubmit(s); every attempt was refunded`;
+        const message = `failed ${n} time(s); policy allows ${run.maxResubmits} resubmit(s); every attempt was refunded${reason ? `; the service said ${reason}` : ''}`;
         run.row.error = message;
+        run.row.finishedAt = Date.now();
         recordOutcome(run, 'failed');
         throw ApplicationFailure.create({
           type: STEP_FAILURE_TYPES.jobFailed,
           nonRetryable: true,
           message: `step ${run.stepId} (${run.model}): ${message} (request ids ${run.attempts.map((a) => a.requestId).join(', ')})`,
+          // Every request with the service's code and message, for the Temporal UI and scripts.
+          details: [{ step: run.stepId, attempts: run.attempts.map(({ attempt: number, requestId, outcome, serviceError }) => ({ attempt: number, requestId, outcome, serviceError })) }],
         });
       }
     }
@@ -71,6 +76,7 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
 
 function end(run: StepRun, outcome: StepEnd): StepEnd {
   run.row.phase = 'done';
+  run.row.finishedAt = Date.now();
   recordOutcome(run, outcome);
   return outcome;
 }

@@ -7,12 +7,16 @@ import type { StepRun } from './step-run';
 /**
  * Records the terminal state of `attempt`. COMPLETED: the result from its signed webhook event when
  * the event carried a whole one, else fetched from `response_url`; the charge is the result's
- * `credits_used` when it says. FAILED or CANCELLED: the service refunds automatically.
+ * `credits_used` when it says. FAILED or CANCELLED: the service refunds automatically; the
+ * service's reason (from the failure event, when the status poll gave none) stays on the attempt.
  */
 export async function settle(run: StepRun, attempt: StepAttempt, terminal: ServiceJobState): Promise<void> {
   attempt.outcome = terminal;
+  run.row.lastChangeAt = Date.now();
   if (terminal !== 'COMPLETED') {
     attempt.refunded = attempt.charged;
+    const reason = attempt.serviceError ?? run.inbox.errorOf(attempt.requestId as string);
+    if (reason) attempt.serviceError = reason;
     return;
   }
   const requestId = attempt.requestId as string;

@@ -26,6 +26,8 @@ export interface StepRun {
   /** Credits this step may still spend (budget minus net spend so far); absent without a budget. */
   budgetRemaining?: number;
   submitTimeoutSeconds?: number;
+  /** Whether the early status check may run (EARLY_STATUS_CHECK_PATCH, decided at the pipeline's start). */
+  earlyCheck: boolean;
   /** Refreshes the row's ledger and publishes the summary (memo, search attributes). */
   changed(): void;
   /** Set by the operator console: true once a `retryStep` update asked to end the backoff before a resubmit now. */

@@ -1,0 +1,68 @@
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import type { PreflightFailureDetails } from '../../activities/preflight';
+import { MODELS } from '../../contract/model-metadata';
+import type { PipelineStep } from '../../pipeline/spec';
+import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type StepSummary } from '../pipeline-types';
+import { preflightActivities } from './proxies';
+
+/**
+ * Patch id of preflight (added after early-status-check): before the first submit, every step's
+ * literal inputs are checked by the `preflightJob` activity. Executions recorded before it start
+ * their first step at once on replay.
+ */
+export const PREFLIGHT_PATCH = 'preflight';
+
+/** The activity's failure types (PREFLIGHT_FAILURE_TYPES; values are not imported into workflow code). */
+const REFUSED = 'PreflightRefused';
+const UNAVAILABLE = 'PreflightUnavailable';
+
+/** True when a step gives at least one URI input literally (a reference to an earlier output is not checked). */
+function hasLiteralMedia(step: PipelineStep): boolean {
+  const meta = MODELS[step.model];
+  return [...meta.uriFields, ...meta.uriListFields].some((field) => {
+    const value = step.input[field];
+    return typeof value === 'string' || (Array.isArray(value) && value.some((item) => typeof item === 'string'));
+  });
+}
+
+/**
+ * Checks every step's literal inputs before anything is paid, all steps at once (a bad voice track
+ * for step 3 stops the pipeline before step 1 is charged). Returns the failure to end the pipeline
+ * with, naming each field (`steps.1.input.audio_url: host … does not resolve`), or null when every
+ * input passed. Steps with `preflight: false` are skipped.
+ */
+export async function preflightSteps(steps: readonly PipelineStep[], summary: PipelineSummary): Promise<ApplicationFailure | null> {
+  const checked = steps.flatMap((step, index) => (step.preflight !== false && hasLiteralMedia(step) ? [{ step, index }] : []));
+  if (checked.length === 0) return null;
+  for (const { index } of checked) (summary.steps[index] as StepSummary).phase = 'preflight';
+  const outcomes = await Promise.all(
+    checked.map(({ step, index }) =>
+      preflightActivities.preflightJob(step.model, step.input).then(
+        () => null,
+        (error: unknown) => ({ index, error }),
+      ),
+    ),
+  );
+  const errors: { path: string; message: string }[] = [];
+  for (const { index } of checked) delete (summary.steps[index] as StepSummary).phase;
+  for (const outcome of outcomes) {
+    if (!outcome) continue;
+    const row = summary.steps[outcome.index] as StepSummary;
+    const cause = outcome.error instanceof ActivityFailure ? outcome.error.cause : undefined;
+    if (!(cause instanceof ApplicationFailure) || (cause.type !== REFUSED && cause.type !== UNAVAILABLE)) throw outcome.error;
+    const problems = cause.type === REFUSED ? ((cause.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? []) : [];
+    // An input that could not be checked in time (PreflightUnavailable after its retries) stops the step too.
+    const found = problems.length > 0 ? problems : [{ path: '(input)', message: cause.message }];
+    const located = found.map((p) => ({ path: `steps.${outcome.index}.input.${p.path}`, message: p.message }));
+    row.status = 'failed';
+    row.error = `preflight: ${located.map((p) => `${p.path}: ${p.message}`).join('; ')}; nothing was submitted`;
+    errors.push(...located);
+  }
+  if (errors.length === 0) return null;
+  return ApplicationFailure.create({
+    type: PIPELINE_FAILURE_TYPES.preflightRefused,
+    nonRetryable: true,
+    message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    details: [summary, { errors }],
+  });
+}
