@@ -16,7 +16,7 @@ import { chromium, type Page } from 'playwright-core';
 import { threeStepPipeline } from '../src/pipeline/examples';
 import { collectPipelineReport } from '../src/report/collect';
 import { renderReport } from '../src/report/render';
-import { fileDataUri, workflowUiUrl } from '../src/stack/demo';
+import { storedStackInputs, workflowUiUrl } from '../src/stack/demo';
 import { startLocalStack } from '../src/stack/local-stack';
 import { ensureReferenceInputs } from '../src/stack/reference-inputs';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../src/workflows/definitions';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     const inputs = await ensureReferenceInputs(stack.paths.inputs, 3);
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
     const name = 'launch-teaser';
-    const spec = threeStepPipeline({ imageUrls: inputs.imagePaths.map(fileDataUri), audioUrl: fileDataUri(inputs.voicePath), duration: '5' }, name, uriRules);
+    const spec = threeStepPipeline({ ...(await storedStackInputs(stack, inputs, name)), duration: '5' }, name, uriRules);
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);
     const input: PipelineWorkflowInput = { spec, uriRules };

@@ -74,4 +74,4 @@ function resolveTemporalBinary(kind, options = {}) {
   return null;
 }
 
-module.exports = { resolveTemporalBinary, TOOLS_DIR, PYPI_PACKAGES };
+module.exports = { resolveTemporalBinary, onPath, TOOLS_DIR, PYPI_PACKAGES };

@@ -6,10 +6,12 @@ import { guardedSubmit } from './submit-guard';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
+import { createInputResolver, createMediaActivities, type MediaActivities, type MediaDeps } from './media';
 import { createPreflightActivities, type PreflightActivities, type PreflightOptions } from './preflight';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { FAILURE_TYPES, toApplicationFailure, type ServiceFailureDetails } from './errors';
+export { MEDIA_FAILURE_TYPES, type ArchiveRequest, type MediaDeps } from './media';
 
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {
@@ -27,6 +29,8 @@ export interface ActivityDeps {
   heartbeatEveryMs?: number;
   /** Where service calls, polls, submissions and charged credits are counted. Default: the process registry. */
   metrics?: WorkerMetrics;
+  /** The media store: references in inputs are resolved at the call, outputs archived. */
+  media?: MediaDeps;
   /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
   preflight?: PreflightOptions;
 }
@@ -56,7 +60,7 @@ export interface SubmitAnswer {
 export type PipelineCheck = { ok: true } | { ok: false; errors: FieldError[]; message: string };
 
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
-export interface ReelflowActivities extends PreflightActivities {
+export interface ReelflowActivities extends MediaActivities, PreflightActivities {
   /**
    * Submits with the Idempotency-Key, then subscribes the pipeline to the request's webhook events:
    * one activity per attempt. A retry (after a crash) with the same key returns the same job.
@@ -89,6 +93,8 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const { client } = deps;
   const every = deps.heartbeatEveryMs ?? 5_000;
   const metrics = deps.metrics ?? workerMetrics();
+  // Media references become URLs or data URIs here, at the call: never in workflow history.
+  const sendable = createInputResolver(deps.media);
 
   /**
    * Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. The
@@ -121,13 +127,15 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   }
 
   async function submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest> {
-    const request = await wrap('submit', () => guardedSubmit(client, model, input as ModelInputs[typeof model], idempotencyKey));
+    const sent = await sendable(input);
+    const request = await wrap('submit', () => guardedSubmit(client, model, sent as ModelInputs[typeof model], idempotencyKey));
     metrics.submitted.inc({ model });
     logInActivity('job submitted', { requestId: request.request_id, model });
     return request;
   }
 
   return {
+    ...createMediaActivities(deps.media),
     ...createPreflightActivities(deps.preflight),
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
       const request = submittedByEarlierAttempt() ?? (await submitJob(model, input, idempotencyKey));
@@ -144,7 +152,8 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       return checked.ok ? { ok: true } : { ok: false, errors: checked.errors, message: describeFieldErrors(checked.errors) };
     },
     async quoteJob(model, input) {
-      const quote = await wrap('quote', () => client.quote(model, input as ModelInputs[typeof model]));
+      const sent = await sendable(input);
+      const quote = await wrap('quote', () => client.quote(model, sent as ModelInputs[typeof model]));
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };
     },
     submitJob,

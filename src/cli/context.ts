@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ConfigError, loadEnv, loadEnvWithService, type EnvNeeds, type ReelflowEnv, type ServiceSettings } from '../config';
 import type { UriRules } from '../contract';
+import { openMediaStore, type ConfiguredStore } from '../media/store';
 import { batchProgressQuery, pipelineProgressQuery } from '../workflows/definitions';
 import type { BatchProgress } from '../workflows/batch-types';
 import type { PipelineSummary } from '../workflows/pipeline-types';
@@ -35,6 +36,11 @@ export function pacingFor(env: ReelflowEnv): { defaultPacing: { earlyCheckSecond
 /** URI rules for specs sent to the configured service: its own output URLs are valid inputs. */
 export function uriRulesFor(env: ReelflowEnv): UriRules | undefined {
   return env.service ? { allowedOrigins: [env.service.url] } : undefined;
+}
+
+/** The media store the environment configures (REELFLOW_MEDIA_STORE; default the local stack's). */
+export function cliMediaStore(env: ReelflowEnv): ConfiguredStore {
+  return openMediaStore(env.media);
 }
 
 /** Runs `fn` with a Temporal client, closing the connection afterwards. */

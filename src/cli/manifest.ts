@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import { CliError, EXIT } from './exit';
-import { prepareSpec, readJsonFile } from './spec-files';
+import { guardPayload, prepareSpec, readJsonFile, type SpecMedia } from './spec-files';
 
 /**
  * Batch manifests, JSON or CSV (by extension `.csv`; anything else is read as JSON).
@@ -77,18 +77,27 @@ export function csvManifestRows(text: string): Array<{ spec: string; name?: stri
   });
 }
 
-function loadItem(item: unknown, label: string, baseDir: string, rules: UriRules | undefined, nameOverride?: string): PipelineSpec {
+function loadItem(item: unknown, label: string, baseDir: string, rules: UriRules | undefined, media: SpecMedia, nameOverride?: string): Promise<PipelineSpec> {
   if (typeof item === 'string') {
     const file = path.resolve(baseDir, item);
     const raw = readJsonFile(file);
     if (nameOverride && typeof raw === 'object' && raw !== null) (raw as Record<string, unknown>).name = nameOverride;
-    return prepareSpec(raw, `${label} (${item})`, path.dirname(file), rules);
+    return prepareSpec(raw, `${label} (${item})`, path.dirname(file), rules, media);
   }
-  return prepareSpec(item, label, baseDir, rules);
+  return prepareSpec(item, label, baseDir, rules, media);
 }
 
-/** Reads and validates a manifest; every spec is loaded like `reelflow run` loads one. */
-export function loadManifest(file: string, rules?: UriRules): Manifest {
+async function inOrder<T, R>(items: T[], load: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const loaded: R[] = [];
+  for (const [index, item] of items.entries()) loaded.push(await load(item, index));
+  return loaded;
+}
+
+/**
+ * Reads and validates a manifest; every spec is loaded like `reelflow run` loads one (media into
+ * the store), and the batch input as a whole must fit the payload budget.
+ */
+export async function loadManifest(file: string, rules: UriRules | undefined, media: SpecMedia): Promise<Manifest> {
   const baseDir = path.dirname(path.resolve(file));
   let manifest: Manifest;
   if (file.toLowerCase().endsWith('.csv')) {
@@ -98,7 +107,7 @@ export function loadManifest(file: string, rules?: UriRules): Manifest {
     } catch (error) {
       throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.usage);
     }
-    manifest = { items: csvManifestRows(text).map((row) => loadItem(row.spec, `${file} line ${row.line}`, baseDir, rules, row.name)) };
+    manifest = { items: await inOrder(csvManifestRows(text), (row) => loadItem(row.spec, `${file} line ${row.line}`, baseDir, rules, media, row.name)) };
   } else {
     const raw = readJsonFile(file);
     const body = Array.isArray(raw) ? { items: raw } : (raw as Record<string, unknown> | null);
@@ -110,7 +119,7 @@ export function loadManifest(file: string, rules?: UriRules): Manifest {
       throw new CliError(`${file}: concurrency: must be a whole number ≥ 1`, EXIT.usage);
     }
     manifest = {
-      items: body.items.map((item, index) => loadItem(item, `${file} items.${index}`, baseDir, rules)),
+      items: await inOrder(body.items as unknown[], (item, index) => loadItem(item, `${file} items.${index}`, baseDir, rules, media)),
       ...(typeof body.name === 'string' ? { name: body.name } : {}),
       ...(typeof body.concurrency === 'number' ? { concurrency: body.concurrency } : {}),
     };
@@ -121,5 +130,6 @@ export function loadManifest(file: string, rules?: UriRules): Manifest {
     if (seen.has(spec.name)) throw new CliError(`${file}: two items are named "${spec.name}" (names must be unique; set a name column/field)`, EXIT.usage);
     seen.add(spec.name);
   }
+  guardPayload(manifest.items, `batch manifest ${file}`);
   return manifest;
 }

@@ -52,7 +52,13 @@ function speedOf(input: Record<string, unknown>): ProcessingSpeed {
 }
 
 /** Prices every step of `spec`; see the module comment for what "estimate" and "unknown" mean. */
-export async function quotePipeline(spec: PipelineSpec, client: ServiceClient, serviceUrl: string): Promise<PipelineQuote> {
+export async function quotePipeline(
+  spec: PipelineSpec,
+  client: ServiceClient,
+  serviceUrl: string,
+  /** Turns media references into URLs or data URIs before the quote call (see src/media/resolve-input.ts). */
+  resolveMedia: (input: Record<string, unknown>) => Promise<Record<string, unknown>> = async (input) => input,
+): Promise<PipelineQuote> {
   const local = isLocalServiceUrl(serviceUrl);
   const seconds = new Map<string, number | null>();
   const steps: StepQuote[] = [];
@@ -63,7 +69,7 @@ export async function quotePipeline(spec: PipelineSpec, client: ServiceClient, s
     });
     const base = { step: step.id, model: step.model, dependsOn };
     if (dependsOn === null) {
-      const quote = await client.quote(step.model, step.input as ModelInputs[typeof step.model]);
+      const quote = await client.quote(step.model, (await resolveMedia(step.input)) as ModelInputs[typeof step.model]);
       const length = step.model === 'service-video-cinema-long-form-from-references' ? Number(priceInputDuration(step.input)) : (quote.billed_seconds ?? null);
       seconds.set(step.id, length);
       steps.push({ ...base, credits: quote.credits, basis: 'quote', seconds: length });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { earlyCheckSecondsSchema, serviceIdempotencySchema, serviceUrlSchema, webhookSecretsSchema, type ServiceIdempotency } from './schemas';
 import { loadTemporalSettings, TemporalConfigError, type TemporalSettings } from './temporal';
+import { loadMediaSettings, MEDIA_ENV_VARIABLES, MediaConfigError, type MediaStoreSettings } from './media';
 
 /**
  * THE module that reads and validates reelflow's environment (Temporal, the service, the bridge's
@@ -13,6 +14,8 @@ import { loadTemporalSettings, TemporalConfigError, type TemporalSettings } from
 export type { TemporalSettings } from './temporal';
 export { connectionOptions } from './temporal';
 export * from './schemas';
+export type { MediaStoreSettings } from './media';
+export { parseDurationSeconds } from './duration';
 
 /** A missing or invalid environment variable; `variable` names it. */
 export class ConfigError extends Error {
@@ -44,6 +47,8 @@ export interface ReelflowEnv {
   temporal: TemporalSettings;
   service?: ServiceSettings;
   webhookSecrets?: string[];
+  /** Where media references live (always set: the default is the local stack's file store). */
+  media: MediaStoreSettings;
   /**
    * REELFLOW_EARLY_STATUS_CHECK_SECONDS: the one status check a few seconds after each submit
    * (0 = none; unset = the pipeline default, 5 s). See docs/preflight.md.
@@ -69,6 +74,7 @@ export const ENV_VARIABLES = {
   REELFLOW_API_KEY: 'API key of the service',
   REELFLOW_SERVICE_IDEMPOTENCY: 'honoured | unknown: whether the service honours Idempotency-Key (default unknown; see docs/submit-policy.md)',
   REELFLOW_WEBHOOK_SECRETS: 'comma-separated webhook signing secrets (bridge)',
+  ...MEDIA_ENV_VARIABLES,
   REELFLOW_EARLY_STATUS_CHECK_SECONDS: 'seconds after each submit of one early status check (default 5; 0 = none)',
 } as const;
 
@@ -101,7 +107,14 @@ export function loadEnv(needs: EnvNeeds = {}, env: NodeJS.ProcessEnv = process.e
     if (error instanceof TemporalConfigError) throw new ConfigError(error.message, error.variable);
     throw error;
   }
-  const result: ReelflowEnv = { temporal };
+  let media: MediaStoreSettings;
+  try {
+    media = loadMediaSettings(env);
+  } catch (error) {
+    if (error instanceof MediaConfigError) throw new ConfigError(error.message, error.variable);
+    throw error;
+  }
+  const result: ReelflowEnv = { temporal, media };
   const url = parseOne(serviceUrlSchema, env, 'REELFLOW_SERVICE_URL', needs.service === true);
   const apiKey = parseOne(z.string().trim().min(1), env, 'REELFLOW_API_KEY', needs.service === true);
   const idempotency = parseOne(serviceIdempotencySchema, env, 'REELFLOW_SERVICE_IDEMPOTENCY', false) ?? 'unknown';

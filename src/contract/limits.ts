@@ -81,3 +81,18 @@ export const WEBHOOK_HEADERS = {
 } as const;
 
 export const API_PREFIX = '/v1';
+
+/**
+ * reelflow's own limits on what it hands to Temporal (not the service's): Temporal refuses payloads
+ * over 2 MB and histories over 50 MB, and replays every byte, so media travel as store references.
+ */
+export const MEDIA_LIMITS = {
+  /** Largest serialised workflow input (a pipeline spec with its options) reelflow starts: 128 KiB. */
+  payloadBudgetBytes: 128 * 1024,
+  /** A user's data URI longer than this (characters) is moved into the media store before a start. */
+  inlineDataUriMaxChars: 256 * 1024,
+  /** Default lifetime of a signed URL the S3 store hands to the service, in seconds. */
+  signedUrlLifetimeSeconds: 3600,
+  /** Largest media file put into the store or archived (the longest 720p clips stay far below). */
+  maxObjectBytes: 4 * 1024 * 1024 * 1024,
+} as const;

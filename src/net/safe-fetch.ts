@@ -36,6 +36,8 @@ export interface SafeFetchMeta {
   status: number;
   contentType: string | null;
   size: number;
+  /** The Content-Length the answer declared, or null (chunked); `size` equals it on success. */
+  declaredSize: number | null;
 }
 
 export interface SafeFetchResult extends SafeFetchMeta {
@@ -88,7 +90,16 @@ async function fetchInto(
           if (size > options.maxBytes) throw new SafeFetchError('too_large', `larger than the ${options.maxBytes} bytes allowed`);
           await sink(chunk);
         }
-        return { url: check.url.href, status: statusCode, contentType: headerValue(response.headers['content-type']) ?? null, size };
+        if (Number.isFinite(declared) && size !== declared) {
+          throw new SafeFetchError('network', `the answer ended after ${size} of the ${declared} bytes it declared`);
+        }
+        return {
+          url: check.url.href,
+          status: statusCode,
+          contentType: headerValue(response.headers['content-type']) ?? null,
+          size,
+          declaredSize: Number.isFinite(declared) ? declared : null,
+        };
       } finally {
         await response.close();
       }

@@ -1,10 +1,11 @@
 import type { ModelId, ModelInputs, UriRules } from '../contract';
+import type { MediaRef } from '../media/reference';
 import type { StepReference } from './references';
 import { parsePipelineSpec, type PipelineSpec, type PipelineStep, type PollPacingOverrides } from './spec';
 
-/** A model input where any URI (or URI-list item) may instead reference an earlier step's output. */
+/** A model input where any URI (or URI-list item) may instead reference an earlier step's output or a media-store object. */
 export type InputWithReferences<T> = {
-  [K in keyof T]: T[K] extends string ? T[K] | StepReference : T[K] extends readonly (infer U)[] ? Array<U | StepReference> : T[K];
+  [K in keyof T]: T[K] extends string ? T[K] | StepReference | MediaRef : T[K] extends readonly (infer U)[] ? Array<U | StepReference | MediaRef> : T[K];
 };
 
 /** Options of one step in the builder. */

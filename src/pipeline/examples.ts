@@ -1,11 +1,13 @@
 import type { UriRules } from '../contract';
+import type { MediaRef } from '../media/reference';
 import { from, pipeline } from './builder';
 import type { PipelineSpec } from './spec';
 
 /** Inputs of the canonical chain that come from outside: references and the new voice track. */
 export interface ThreeStepInputs {
-  imageUrls: string[];
-  audioUrl: string;
+  /** https URLs, data URIs or media-store references. */
+  imageUrls: (string | MediaRef)[];
+  audioUrl: string | MediaRef;
   prompt?: string;
   duration?: '4' | '5' | '10' | '15' | '20' | '25' | '30';
 }

@@ -104,7 +104,12 @@ export class ReferenceResolutionError extends Error {
  * Replaces every reference in `input` with the value at its path in the named step's output.
  * Throws ReferenceResolutionError (naming the field) when a step has no output or the path is empty.
  */
-export function resolveReferences(input: Record<string, unknown>, outputs: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function resolveReferences(
+  input: Record<string, unknown>,
+  outputs: Readonly<Record<string, unknown>>,
+  /** What a resolved value becomes (the pipeline swaps in archived copies of outputs); default itself. */
+  substitute: (value: string) => unknown = (value) => value,
+): Record<string, unknown> {
   return mapReferences(input, (reference, at) => {
     const location = at.join('.');
     const output = outputs[reference.$from];
@@ -116,6 +121,6 @@ export function resolveReferences(input: Record<string, unknown>, outputs: Reado
     if (typeof value !== 'string' || value.length === 0) {
       throw new ReferenceResolutionError(`${location}: output of step "${reference.$from}" has no string at ${path}`, location);
     }
-    return value;
+    return substitute(value);
   }) as Record<string, unknown>;
 }

@@ -10,6 +10,7 @@ import {
   type ModelId,
   type UriRules,
 } from '../contract';
+import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference';
 import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, parseReferencePath } from './references';
 
 /**
@@ -58,11 +59,23 @@ export const pipelineStepSchema = z.strictObject({
   preflight: z.boolean().optional(),
 });
 
+/**
+ * When outputs are copied into the media store (docs/media-store.md): every output (`always`), none
+ * (`never`, what a spec without the field gets), or the outputs still needed after the service may
+ * have deleted them — read by a later step or final outputs of the pipeline (`on-expiry-risk`, what
+ * the CLI fills in).
+ */
+export const ARCHIVE_MODES = ['always', 'never', 'on-expiry-risk'] as const;
+export type ArchiveMode = (typeof ARCHIVE_MODES)[number];
+/** What `reelflow run` / `batch` and the demo use when a spec names no archive mode (the workflow's own default is `never`). */
+export const DEFAULT_CLI_ARCHIVE: ArchiveMode = 'on-expiry-risk';
+
 export const pipelineSpecSchema = z.strictObject({
   name: safeNameSchema,
   steps: z.array(pipelineStepSchema).min(1).max(PIPELINE_LIMITS.maxSteps),
   /** Most credits the pipeline may spend (net of refunds); checked against each quote before submitting. */
   budgetCredits: z.number().int().positive().optional(),
+  archive: z.enum(ARCHIVE_MODES).optional(),
 });
 
 export type PipelineStep = z.infer<typeof pipelineStepSchema>;
@@ -105,12 +118,24 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
         errors.push({ path: formatPath([...path, '$from']), message: `must name an earlier step (got "${reference.$from}")` });
       }
     });
-    const literal = mapReferences(step.input, () => REFERENCE_PLACEHOLDER_URL);
+    forEachMediaRef(step.input, (ref, where) => {
+      const problem = mediaRefProblem(ref);
+      if (problem) errors.push({ path: formatPath([...at, 'input', ...where]), message: problem });
+    });
+    // Step and media references both become URLs at the call, so a valid https URL stands in for them.
+    const literal = replaceMediaRefs(mapReferences(step.input, () => REFERENCE_PLACEHOLDER_URL));
     const checked = validateModelInput(step.model, literal, rules);
     if (!checked.ok) errors.push(...checked.errors.map((e) => ({ path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`), message: e.message })));
     earlier.add(step.id);
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}
+
+function replaceMediaRefs(value: unknown): unknown {
+  if (isMediaRef(value)) return REFERENCE_PLACEHOLDER_URL;
+  if (Array.isArray(value)) return value.map(replaceMediaRefs);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceMediaRefs(v)]));
+  return value;
 }
 
 /** Like validatePipelineSpec, but throws PipelineSpecError. */

@@ -125,7 +125,14 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   void address;
 
   const log = app.log;
-  const runner = createFfmpegModelRunner({ allowPrivate: config.allowPrivateWebhooks, ownOrigin: url, ownFilesDir: filesDir });
+  // The input access log (<dataDir>/input-access.log, JSON lines): which input URLs were fetched, signed or not.
+  const inputLog = path.join(dataDir, 'input-access.log');
+  const runner = createFfmpegModelRunner({
+    allowPrivate: config.allowPrivateWebhooks,
+    ownOrigin: url,
+    ownFilesDir: filesDir,
+    onInputFetch: (entry) => fs.appendFileSync(inputLog, `${JSON.stringify(entry)}\n`),
+  });
   if (torn) {
     const line = `journal: a torn last record (${torn.bytes} bytes at offset ${torn.offset}) was cut off; it had not been acknowledged`;
     if (config.logger === false) process.stderr.write(`reelflow service: ${line}\n`);

@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { threeStepPipeline } from '../pipeline/examples';
+import { DEFAULT_CLI_ARCHIVE } from '../pipeline/spec';
 import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
+import type { MediaRef } from '../media/reference';
+import { putMediaFile, type MediaStore } from '../media/store';
+import { mediaFromEnv } from '../workers/worker';
 import { pipelineStartOptions } from '../workflows/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
@@ -28,10 +31,22 @@ export function demoOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DemoOp
 
 const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.m4a': 'audio/mp4', '.wav': 'audio/wav' };
 
-/** A local file as a base64 data URI (the service accepts inputs inline; nothing is uploaded anywhere). */
-export function fileDataUri(file: string): string {
-  const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
-  return `data:${type};base64,${readFileSync(file).toString('base64')}`;
+/**
+ * A local file as a media-store reference (what `reelflow run` does with local paths): workflows
+ * carry the reference, the activities hand the service a data URI or a signed URL at the call.
+ */
+export async function storedInput(store: MediaStore, file: string, pipeline: string): Promise<MediaRef> {
+  return putMediaFile(store, file, MIME[extname(file).toLowerCase()] ?? 'application/octet-stream', pipeline);
+}
+
+/** The reference images and voice track of the canonical pipeline, put into the stack's media store. */
+export async function storedStackInputs(stack: LocalStack, inputs: { imagePaths: string[]; voicePath: string }, pipeline: string): Promise<{ imageUrls: MediaRef[]; audioUrl: MediaRef }> {
+  // The stack's media store (the one its worker reads): REELFLOW_MEDIA_STORE, else <state dir>/media.
+  const { store } = mediaFromEnv(stack.serviceUrl, { ...process.env, REELFLOW_STATE_DIR: stack.paths.root });
+  return {
+    imageUrls: await Promise.all(inputs.imagePaths.map((file) => storedInput(store, file, pipeline))),
+    audioUrl: await storedInput(store, inputs.voicePath, pipeline),
+  };
 }
 
 /** Temporal UI page of a workflow. */
@@ -147,11 +162,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     out(`inputs: ${inputs.imagePaths.length} reference images and a voice track in ${stack.paths.inputs}`);
     const name = uniqueName();
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
-    const spec = threeStepPipeline(
-      { imageUrls: inputs.imagePaths.map(fileDataUri), audioUrl: fileDataUri(inputs.voicePath), duration: '5' },
-      name,
-      uriRules,
-    );
+    // Archived as `reelflow run` would (the outputs a later step or the user still needs).
+    const spec = { ...threeStepPipeline({ ...(await storedStackInputs(stack, inputs, name)), duration: '5' }, name, uriRules), archive: DEFAULT_CLI_ARCHIVE };
     connection = await Connection.connect({ address: stack.temporalAddress });
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import pino from 'pino';
 import { request } from 'undici';
 import { REDACT_PATHS } from '../bridge/app';
@@ -10,7 +10,7 @@ import { startBridgeServer, type RunningBridge } from '../bridge/server';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService } from '../workers/service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
-import { createReelflowWorker } from '../workers/worker';
+import { createReelflowWorker, mediaFromEnv } from '../workers/worker';
 import {
   clearRunning,
   ensureAdminKey,
@@ -46,6 +46,8 @@ export interface LocalStackOptions {
   reuseRunning?: boolean;
   /** Progress lines ("starting the Temporal dev server…"). */
   log?: (line: string) => void;
+  /** Extra options of the in-process worker (tests add activity interceptors). */
+  worker?: Partial<WorkerOptions>;
 }
 
 /** A local stack: started here, or a running one reused. */
@@ -232,7 +234,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
     const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
     cleanups.push(() => serviceClient.close());
-    const worker: Worker = await createReelflowWorker({ connection: nativeConnection, client, taskQueue, namespace, service: serviceClient, preflight: { trustedOrigins: [service.url] } });
+    // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
+    const media = mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: paths.root });
+    const worker: Worker = await createReelflowWorker({
+      connection: nativeConnection,
+      client,
+      taskQueue,
+      namespace,
+      service: serviceClient,
+      media,
+      preflight: { trustedOrigins: [service.url] },
+      ...(options.worker ? { worker: options.worker } : {}),
+    });
     const workerDone = worker.run();
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -1,7 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
-import { createActivities } from '../activities';
+import { createActivities, type MediaDeps } from '../activities';
+import { loadMediaSettings } from '../config/media';
+import { openMediaStore } from '../media/store';
 import type { PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
@@ -26,8 +28,15 @@ export interface ReelflowWorkerOptions {
   onCall?: (kind: CallKind) => void;
   /** Extra worker options (concurrency limits, shutdown grace, ...). */
   worker?: Partial<WorkerOptions>;
+  /** The media store; default: the one the environment configures (REELFLOW_MEDIA_STORE). */
+  media?: MediaDeps;
   /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
   preflight?: PreflightOptions;
+}
+
+/** The media store the environment configures, for a worker talking to `serviceUrl`. */
+export function mediaFromEnv(serviceUrl?: string, env: NodeJS.ProcessEnv = process.env): MediaDeps {
+  return { ...openMediaStore(loadMediaSettings(env)), ...(serviceUrl ? { serviceOrigin: serviceUrl } : {}) };
 }
 
 /** Creates the worker that runs every reelflow workflow and activity on `taskQueue`. */
@@ -37,6 +46,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
     routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
     ...(options.onCall ? { onCall: options.onCall } : {}),
+    media: options.media ?? mediaFromEnv(),
     ...(options.preflight ? { preflight: options.preflight } : {}),
   });
   return Worker.create({
@@ -124,6 +134,7 @@ export async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     namespace: settings.namespace,
     service,
+    media: mediaFromEnv(serviceSettings.url),
     preflight: { trustedOrigins: [serviceSettings.url] },
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,

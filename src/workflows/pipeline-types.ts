@@ -1,3 +1,4 @@
+import type { ArchivedOutput } from '../media/reference';
 import type { JobResult, JobState as ServiceJobState, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { PollPacing } from '../pipeline/pacing';
@@ -98,6 +99,10 @@ export interface StepSummary {
   /** The input as submitted, references resolved. */
   input?: Record<string, unknown>;
   output?: JobResult;
+  /** The outputs copied into the media store (docs/media-store.md), one per archived video. */
+  archived?: ArchivedOutput[];
+  /** Why archiving the outputs failed (the step itself completed; later steps use the service URL). */
+  archiveError?: string;
   error?: string;
 }
 

@@ -6,6 +6,7 @@ import type { PipelineStep } from '../pipeline/spec';
 import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { legacyPipelineWorkflow } from './pipeline-legacy';
 import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
+import { archivedOrUrl, archiveStep } from './steps/archive';
 import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
@@ -94,7 +95,8 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     row.startedAt = Date.now();
     let resolved: Record<string, unknown>;
     try {
-      resolved = resolveReferences(step.input, summary.outputs);
+      // An earlier output that was archived is read through its archived copy (service URL kept).
+      resolved = resolveReferences(step.input, summary.outputs, (value) => archivedOrUrl(summary, value));
     } catch (error) {
       if (!(error instanceof ReferenceResolutionError)) throw error;
       row.status = 'failed';
@@ -120,6 +122,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     if (ended === 'completed' && row.output) {
       row.status = 'completed';
       summary.outputs[step.id] = row.output;
+      await archiveStep(spec, index, row);
       publish(summary);
       continue;
     }

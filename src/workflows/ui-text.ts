@@ -38,17 +38,21 @@ export function pipelineSummaryLine(spec: Pick<PipelineSpec, 'name' | 'steps' | 
   return clip(`${spec.name}: ${spec.steps.map((s) => s.id).join(' → ')} · ${budget}`, SUMMARY_MAX);
 }
 
-/** A data URI as a short description (`data:image/png, 12.3 KiB`): the UI never shows inlined media. */
+/**
+ * A data URI as a short description (`inline image/png, 12.3 KiB`): the UI, `reelflow status --json`
+ * and the progress query never show inlined media (nor the string `data:`).
+ */
 export function describeDataUri(value: string): string {
   const comma = value.indexOf(',');
   const header = value.slice(5, comma < 0 ? Math.min(value.length, 60) : comma);
   const type = header.split(';')[0] || 'application/octet-stream';
   const payload = comma < 0 ? 0 : value.length - comma - 1;
   const bytes = header.includes(';base64') ? Math.floor((payload * 3) / 4) : payload;
-  return `data:${type}, ${bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`} inline`;
+  return `inline ${type}, ${bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`}`;
 }
 
 /** The value with every data URI replaced by its description (strings, arrays and objects, recursively). */
+export function withoutInlineMedia<T>(value: T): T;
 export function withoutInlineMedia(value: unknown): unknown {
   if (typeof value === 'string') return value.startsWith('data:') ? `<${describeDataUri(value)}>` : value;
   if (Array.isArray(value)) return value.map(withoutInlineMedia);

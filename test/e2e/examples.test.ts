@@ -31,7 +31,8 @@ const manifests = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith('.csv')).sor
 beforeAll(async () => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-examples-'));
   stack = await startLocalStack({ stateDir, autoPorts: true, reuseRunning: false });
-  env = { TEMPORAL_ADDRESS: stack.temporalAddress, REELFLOW_TASK_QUEUE: stack.taskQueue, REELFLOW_SERVICE_URL: stack.serviceUrl, REELFLOW_API_KEY: stack.apiKey };
+  // REELFLOW_STATE_DIR, as `reelflow dev` prints it: the CLI puts local files into the stack's media store.
+  env = { TEMPORAL_ADDRESS: stack.temporalAddress, REELFLOW_TASK_QUEUE: stack.taskQueue, REELFLOW_SERVICE_URL: stack.serviceUrl, REELFLOW_API_KEY: stack.apiKey, REELFLOW_STATE_DIR: stack.paths.root };
 }, 180_000);
 
 afterAll(async () => {

@@ -49,10 +49,18 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-cli-'));
   fs.writeFileSync(path.join(dir, 'hero.png'), Buffer.from(PIXEL_PNG.split(',')[1] ?? '', 'base64'));
   fs.writeFileSync(path.join(dir, 'voice.wav'), Buffer.from(silentWavDataUri(2).split(',')[1] ?? '', 'base64'));
+  // The worker (this process) and the CLI (child processes) share one media store.
+  process.env.REELFLOW_MEDIA_STORE = `file://${path.join(dir, 'media')}`;
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
   bridge = startTestBridge(h.service, env.client, h.sideClient, TASK_QUEUE);
-  cliEnv = { TEMPORAL_ADDRESS: env.address, REELFLOW_TASK_QUEUE: TASK_QUEUE, REELFLOW_SERVICE_URL: h.service.url, REELFLOW_API_KEY: TEST_API_KEY };
+  cliEnv = {
+    TEMPORAL_ADDRESS: env.address,
+    REELFLOW_TASK_QUEUE: TASK_QUEUE,
+    REELFLOW_SERVICE_URL: h.service.url,
+    REELFLOW_API_KEY: TEST_API_KEY,
+    REELFLOW_MEDIA_STORE: process.env.REELFLOW_MEDIA_STORE as string,
+  };
 }, 120_000);
 
 afterAll(async () => {
@@ -60,10 +68,11 @@ afterAll(async () => {
   await h?.close();
   await env?.teardown();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  delete process.env.REELFLOW_MEDIA_STORE;
 });
 
 describe('reelflow CLI against a dev server, the local service and a worker', () => {
-  it('run --json follows the three-step pipeline (local files sent as data URIs); status and outputs then read it', async () => {
+  it('run --json follows the three-step pipeline (local files put into the media store); status and outputs then read it', async () => {
     const spec = writeThreeStepSpec('cli-three');
     const run = await runCli(['run', spec, '--json'], cliEnv);
     expect(run.stderr).toContain('started pipeline/cli-three');
@@ -72,8 +81,10 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(summary.workflowId).toBe('pipeline/cli-three');
     expect(summary.status).toBe('completed');
     expect(summary.steps.map((s: { status: string }) => s.status)).toEqual(['completed', 'completed', 'completed']);
-    expect(summary.steps[0].input.image_urls[0]).toMatch(/^data:image\/png;base64,/);
-    expect(summary.steps[1].input.audio_url).toMatch(/^data:audio\/wav;base64,/);
+    // Local files travel as media-store references, never as bytes.
+    expect(summary.steps[0].input.image_urls[0]).toMatchObject({ $media: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), type: 'image/png' });
+    expect(summary.steps[1].input.audio_url).toMatchObject({ $media: expect.stringMatching(/^sha256:/), type: 'audio/wav' });
+    expect(run.stdout).not.toContain('data:');
     expect(summary.ledger.net).toBeGreaterThan(0);
 
     const status = await runCli(['status', 'cli-three', '--json'], cliEnv);

@@ -8,7 +8,7 @@ import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract'
 import { createServiceClient } from '../../src/client/service-client';
 import type { CallKind, ServiceClient } from '../../src/client/types';
 import { createTemporalSink } from '../../src/bridge/temporal-sink';
-import { createReelflowWorker } from '../../src/workers/worker';
+import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
 import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
 import type { LocalServiceOptions } from '../../src/service';
@@ -136,6 +136,8 @@ export async function startHarness(
     workflowBundle: bundle,
     onCall: (kind) => (calls[kind] += 1),
     preflight: { trustedOrigins: [service.url] },
+    // REELFLOW_MEDIA_STORE when a test sets it (shared with CLI child processes), else a store in the service's data dir.
+    media: mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: service.dataDir }),
   });
   const running = worker.run();
   return {

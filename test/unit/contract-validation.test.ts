@@ -1,4 +1,4 @@
-import { describeFieldErrors, validateModelId, validateModelInput, type FieldError, type ModelId } from '../../src/contract';
+import { describeFieldErrors, uriProblem, validateModelId, validateModelInput, type FieldError, type ModelId } from '../../src/contract';
 
 /**
  * Every input limit of the three models, checked at the bound and one past it. Bounds and allowed
@@ -250,5 +250,17 @@ describe('validation never throws', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^image_urls: /);
     expect(lines[1]).toMatch(/^duration: /);
+  });
+});
+
+describe('plain http inputs of a local service (allowPlainHttp)', () => {
+  it('accepts http only for local hosts, and only when asked', () => {
+    const signed = 'http://127.0.0.1:9000/bucket/objects/abc?X-Amz-Signature=00';
+    expect(uriProblem(signed)).toMatch(/must use https/);
+    expect(uriProblem(signed, { allowPlainHttp: true })).toBeNull();
+    expect(uriProblem('http://localhost:9000/a.png', { allowPlainHttp: true })).toBeNull();
+    expect(uriProblem('http://192.168.1.20/a.png', { allowPlainHttp: true })).toBeNull();
+    expect(uriProblem('http://example.com/a.png', { allowPlainHttp: true })).toMatch(/must use https/);
+    expect(uriProblem('http://8.8.8.8/a.png', { allowPlainHttp: true })).toMatch(/must use https/);
   });
 });

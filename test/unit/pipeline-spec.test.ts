@@ -1,4 +1,8 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { createFileStore } from '../../src/media/store';
+import type { MediaRef } from '../../src/media/reference';
 import {
   EXAMPLE_INPUTS,
   PipelineSpecError,
@@ -115,13 +119,17 @@ describe('builder', () => {
     expect(() => pipeline('x').step('a', 'service-upscale-video-fast', { video_url: from('nope') }).build()).toThrow(/steps\.0\.input\.video_url\.\$from/);
   });
 
-  it('keeps examples/three-step.json in step with the canonical example (its local files as the CLI loads them)', () => {
+  it('keeps examples/three-step.json in step with the canonical example (its local files as the CLI loads them)', async () => {
     expect(threeStepJson.steps[0]?.input.image_urls).toEqual(EXAMPLE_INPUTS.imageUrls);
     expect(threeStepJson.steps[1]?.input.audio_url).toEqual(EXAMPLE_INPUTS.audioUrl);
-    const loaded = loadSpecFile(path.join(__dirname, '..', '..', 'examples', 'three-step.json'));
-    const imageUrls = (loaded.steps[0]?.input as { image_urls: string[] }).image_urls;
-    const audioUrl = (loaded.steps[1]?.input as { audio_url: string }).audio_url;
-    expect(loaded).toEqual(threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }));
+    const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-example-store-'));
+    const loaded = await loadSpecFile(path.join(__dirname, '..', '..', 'examples', 'three-step.json'), undefined, { store: createFileStore(storeDir) });
+    fs.rmSync(storeDir, { recursive: true, force: true });
+    const imageUrls = (loaded.steps[0]?.input as { image_urls: MediaRef[] }).image_urls;
+    const audioUrl = (loaded.steps[1]?.input as { audio_url: MediaRef }).audio_url;
+    expect(audioUrl).toMatchObject({ $media: expect.stringMatching(/^sha256:/) });
+    // The CLI archives what a later step or the user still needs unless the spec says otherwise.
+    expect(loaded).toEqual({ ...threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }), archive: 'on-expiry-risk' });
     expect(loaded.steps.map((s) => s.model)).toEqual([LONG_FORM, 'service-horizon-studio', 'service-upscale-video-fast']);
   });
 });

@@ -28,11 +28,11 @@ describe('what the Temporal UI shows', () => {
   it('details the spec without inlined media', () => {
     const details = pipelineDetails(spec);
     expect(details).not.toContain('AAAA');
-    expect(details).toContain('<data:image/png, 3.0 KiB inline>');
+    expect(details).toContain('<inline image/png, 3.0 KiB>');
     expect(details).toContain('2. `upscale` — service-upscale-video-fast (up to 2 resubmits)');
     expect(details).toContain('"$from": "generate"');
-    expect(describeDataUri('data:text/plain,hello')).toBe('data:text/plain, 0.0 KiB inline');
-    expect(withoutInlineMedia({ a: [IMAGE, 'https://x.test/a.png'], b: 3 })).toEqual({ a: ['<data:image/png, 3.0 KiB inline>', 'https://x.test/a.png'], b: 3 });
+    expect(describeDataUri('data:text/plain,hello')).toBe('inline text/plain, 0.0 KiB');
+    expect(withoutInlineMedia({ a: [IMAGE, 'https://x.test/a.png'], b: 3 })).toEqual({ a: ['<inline image/png, 3.0 KiB>', 'https://x.test/a.png'], b: 3 });
     // A huge spec is cut, never over the limit.
     const huge = { ...spec, steps: [{ ...spec.steps[0]!, input: { prompt: 'p'.repeat(40_000) } }] };
     expect(pipelineDetails(huge).length).toBeLessThanOrEqual(16 * 1024);

@@ -5,7 +5,7 @@ import { safeNameSchema } from '../../pipeline/spec';
 import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
-import { batchProgress, cliEnv, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
+import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followBatch } from '../follow';
 import { loadManifest } from '../manifest';
@@ -47,7 +47,7 @@ export function registerBatchCommand(program: Command): void {
     .action(async (manifestFile: string, options: { concurrency?: number; name?: string; rerunFailed?: string; detach: boolean; json: boolean }) => {
       const env = cliEnv();
       const rules = uriRulesFor(env);
-      const manifest = loadManifest(manifestFile, rules);
+      const manifest = await loadManifest(manifestFile, rules, { store: cliMediaStore(env).store });
       await withTemporal(env, async ({ client, settings }) => {
         let rerunOf: BatchWorkflowInput['rerunOf'];
         let name = batchName(options.name, manifest.name, manifestFile);

@@ -4,6 +4,7 @@ import { registerBridgeCommand } from './bridge';
 import { registerBudgetCommand } from './budget';
 import { registerCancelCommand } from './cancel';
 import { registerDevCommand } from './dev';
+import { registerMediaCommand } from './media';
 import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
@@ -26,6 +27,7 @@ export function registerCommands(program: Command): void {
   registerCancelCommand(program);
   registerQuoteCommand(program);
   registerOutputsCommand(program);
+  registerMediaCommand(program);
   registerOrphansCommand(program);
   registerReportCommand(program);
   registerBudgetCommand(program);

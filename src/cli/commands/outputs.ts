@@ -1,9 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
+import { digestOf, type ArchivedOutput } from '../../media/reference';
+import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
-import { cliEnv, findWorkflow, pipelineSummary, withTemporal } from '../context';
+import { cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { printJson, say } from '../output';
 
@@ -17,6 +21,9 @@ export interface DownloadedOutput {
   url: string;
   file: string;
   bytes: number;
+  /** Where the bytes came from: the media-store archive or the service URL. */
+  from: 'archive' | 'service';
+  media?: string;
 }
 
 function extensionOf(url: string, contentType: string | null): string {
@@ -27,29 +34,68 @@ function extensionOf(url: string, contentType: string | null): string {
   return '.mp4';
 }
 
+/** Copies an archived output out of the store into `file`, checking its SHA-256 on the way. */
+async function copyFromArchive(store: MediaStore, ref: ArchivedOutput, file: string): Promise<number> {
+  const sha = digestOf(ref.$media);
+  if (!sha) throw new CliError(`${ref.$media} is not a media address`, EXIT.failed);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  const source = await store.read(sha);
+  await pipeline(
+    source,
+    async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        yield chunk;
+      }
+    },
+    fs.createWriteStream(file),
+  );
+  if (hash.digest('hex') !== sha) throw new CliError(`the archived copy of ${ref.file_name} does not match ${ref.$media}; the store is damaged`, EXIT.failed);
+  return bytes;
+}
+
 /**
- * Downloads every output video of the pipeline's steps into `dir` as `<step>-<n><ext>`. Every URL
- * goes through the service's address rules (public https only, each redirect checked again), except
- * that the configured service's own origin may be private/http (a local service on loopback).
+ * Downloads every output video of the pipeline's steps into `dir` as `<step>-<n><ext>`: from the
+ * media-store archive when the output was archived (the service may have deleted its file), else
+ * from the service URL. Every URL goes through the address rules (public https only, each redirect
+ * checked again), except that the configured service's own origin may be private/http (a local
+ * service on loopback).
  */
-export async function downloadOutputs(summary: PipelineSummary, dir: string, serviceUrl: string | undefined): Promise<DownloadedOutput[]> {
+export async function downloadOutputs(summary: PipelineSummary, dir: string, serviceUrl: string | undefined, store?: MediaStore): Promise<DownloadedOutput[]> {
   fs.mkdirSync(dir, { recursive: true });
   const serviceOrigin = serviceUrl ? new URL(serviceUrl).origin : null;
   const files: DownloadedOutput[] = [];
   for (const step of summary.steps) {
     const videos = summary.outputs[step.id]?.videos ?? [];
+    const archived = step.archived ?? [];
     for (const [index, video] of videos.entries()) {
+      const copy = archived.find((a) => a.url === video.url);
+      if (copy && store) {
+        const file = path.join(dir, `${step.id}-${index + 1}${extensionOf(video.url, copy.type)}`);
+        try {
+          const bytes = await copyFromArchive(store, copy, file);
+          files.push({ step: step.id, url: video.url, file, bytes, from: 'archive', media: copy.$media });
+          continue;
+        } catch (error) {
+          fs.rmSync(file, { force: true });
+          if (!(error instanceof MediaStoreError && error.code === 'not_found')) throw error;
+          // Not (any more) in the store: try the service URL below.
+        }
+      }
       const own = serviceOrigin !== null && new URL(video.url).origin === serviceOrigin;
       const partial = path.join(dir, `${step.id}-${index + 1}.part`);
       try {
         const meta = await safeDownload(video.url, partial, { allowPrivate: own, maxBytes: MAX_OUTPUT_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS });
         const file = path.join(dir, `${step.id}-${index + 1}${extensionOf(meta.url, meta.contentType)}`);
         fs.renameSync(partial, file);
-        files.push({ step: step.id, url: video.url, file, bytes: meta.size });
+        files.push({ step: step.id, url: video.url, file, bytes: meta.size, from: 'service' });
       } catch (error) {
         if (error instanceof SafeFetchError) {
           const exit = error.code === 'network' || error.code === 'timeout' ? EXIT.unavailable : EXIT.failed;
-          throw new CliError(`cannot download the output of step ${step.id} (${video.url}): ${error.message}`, exit);
+          const hint = copy ? '' : ' (the output was not archived: set `"archive": "always"` or `"on-expiry-risk"` in the spec to keep copies)';
+          throw new CliError(`cannot download the output of step ${step.id} (${video.url}): ${error.message}${hint}`, exit);
         }
         throw error;
       }
@@ -62,7 +108,7 @@ export async function downloadOutputs(summary: PipelineSummary, dir: string, ser
 export function registerOutputsCommand(program: Command): void {
   program
     .command('outputs')
-    .description('Download the output videos of a pipeline into a directory (exit 0 done, 1 pipeline not completed, 4 unknown id)')
+    .description('Download the output videos of a pipeline into a directory, from the media-store archive where archived, else from the service (exit 0 done, 1 pipeline not completed, 4 unknown id)')
     .argument('<id>', 'pipeline workflow id (pipeline/<name>) or its name')
     .requiredOption('--to <dir>', 'directory to write the files into (created if missing)')
     .option('--json', 'print the downloaded files as JSON', false)
@@ -75,9 +121,9 @@ export function registerOutputsCommand(program: Command): void {
         if (summary.status !== 'completed') {
           throw new CliError(`${found.workflowId} is ${summary.status}, not completed; outputs are downloaded from completed pipelines`, EXIT.failed);
         }
-        const files = await downloadOutputs(summary, path.resolve(options.to), env.service?.url);
+        const files = await downloadOutputs(summary, path.resolve(options.to), env.service?.url, cliMediaStore(env).store);
         if (options.json) printJson({ workflowId: found.workflowId, files });
-        else for (const f of files) say(`${f.step}: ${f.file} (${f.bytes} bytes) from ${f.url}`);
+        else for (const f of files) say(`${f.step}: ${f.file} (${f.bytes} bytes) from ${f.from === 'archive' ? `the archive (${f.media})` : f.url}`);
       });
     });
 }

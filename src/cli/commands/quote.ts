@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { cliEnvWithService, uriRulesFor } from '../context';
+import { cliEnvWithService, cliMediaStore, uriRulesFor } from '../context';
+import { createMediaResolver } from '../../media/resolve-input';
 import { printJson, say } from '../output';
 import { quotePipeline } from '../quote';
 import { cliServiceClient, serviceCliError } from '../service';
@@ -18,10 +19,12 @@ export function registerQuoteCommand(program: Command): void {
     .action(async (specFile: string, options: { json: boolean }) => {
       const env = cliEnvWithService();
       const { service } = env;
-      const spec = loadSpecFile(specFile, uriRulesFor(env));
+      const media = cliMediaStore(env);
+      const spec = await loadSpecFile(specFile, uriRulesFor(env), { store: media.store });
+      const resolver = createMediaResolver({ ...media, serviceOrigin: service.url });
       const client = cliServiceClient(service);
       try {
-        const quote = await quotePipeline(spec, client, service.url).catch((error: unknown) => {
+        const quote = await quotePipeline(spec, client, service.url, async (input) => (await resolver.resolve(input)).input).catch((error: unknown) => {
           throw serviceCliError(error, service, 'the quote');
         });
         if (options.json) {

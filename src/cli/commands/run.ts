@@ -2,8 +2,8 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
-import { pipelineStartOptions } from '../../workflows/ui-text';
-import { cliEnv, exitFor, pacingFor, uriRulesFor, withTemporal } from '../context';
+import { pipelineStartOptions, withoutInlineMedia } from '../../workflows/ui-text';
+import { cliEnv, cliMediaStore, exitFor, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followPipeline } from '../follow';
 import { printJson, say } from '../output';
@@ -20,14 +20,14 @@ export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('Start a pipeline from a spec file and follow it to the end (exit 0 completed, 1 failed/cancelled, 2 invalid spec, 3 unreachable)')
-    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields are sent as data URIs')
+    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields go into the media store (REELFLOW_MEDIA_STORE)')
     .option('--detach', 'only start the pipeline and print its workflow id', false)
     .option('--json', 'print the final summary (or, with --detach, the ids) as JSON on stdout', false)
     .option('--no-preflight', 'do not check the inputs before paying (see docs/preflight.md); per step: "preflight": false')
     .action(async (specFile: string, options: { detach: boolean; json: boolean; preflight: boolean }) => {
       const env = cliEnv();
       const rules = uriRulesFor(env);
-      const spec = loadSpecFile(specFile, rules);
+      const spec = await loadSpecFile(specFile, rules, { store: cliMediaStore(env).store });
       await withTemporal(env, async ({ client, settings }) => {
         const workflowId = pipelineWorkflowId(spec.name);
         const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}), ...pacingFor(env), ...(options.preflight ? {} : { preflight: false }) };
@@ -49,7 +49,7 @@ export function registerRunCommand(program: Command): void {
         say(`started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`, options.json);
         const summary = await followPipeline(handle, { quiet: options.json, startedAt });
         if (!summary) throw new CliError(`${workflowId} ended without a summary`, EXIT.failed);
-        if (options.json) printJson({ workflowId, ...summary });
+        if (options.json) printJson({ workflowId, ...withoutInlineMedia(summary) });
         else {
           const final = summary.steps.at(-1)?.output?.videos[0]?.url;
           if (final) say(`output: ${final}`);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { batchProgress, cliEnv, findWorkflow, pipelineSummary, withTemporal } from '../context';
+import { withoutInlineMedia } from '../../workflows/ui-text';
 import { batchLines, pipelineLines, printJson, say } from '../output';
 
 /** `reelflow status <id>`: progress or summary of a pipeline or a batch. */
@@ -15,7 +16,8 @@ export function registerStatusCommand(program: Command): void {
         const found = await findWorkflow(client, id);
         const progress = found.kind === 'pipeline' ? await pipelineSummary(found.handle) : await batchProgress(found.handle);
         if (options.json) {
-          printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: found.status, progress });
+          // Inline media (a small data URI the user gave) is described, never printed.
+          printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: found.status, progress: withoutInlineMedia(progress) });
           return;
         }
         const lines = found.kind === 'pipeline' ? pipelineLines(progress as Awaited<ReturnType<typeof pipelineSummary>>, found.workflowId) : batchLines(progress as Awaited<ReturnType<typeof batchProgress>>, found.workflowId);

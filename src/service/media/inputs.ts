@@ -13,6 +13,43 @@ export interface InputSourceOptions {
   maxInputBytes: number;
   fetchTimeoutMs: number;
   lookup?: LookupFn;
+  /** Called once per input URL fetched (not own files, not data URIs): the input access log. */
+  onFetch?: (entry: InputFetchEntry) => void;
+}
+
+/**
+ * One line of the input access log: where an input came from and how the fetch ended. The query
+ * string is reduced to its parameter names (a signed URL's signature is a credential).
+ */
+export interface InputFetchEntry {
+  at: string;
+  field: string;
+  origin: string;
+  path: string;
+  queryParameters: string[];
+  /** The URL carried an S3-style signature (X-Amz-Signature or Signature). */
+  signed: boolean;
+  outcome: 'ok' | 'refused' | 'failed';
+  bytes?: number;
+  reason?: string;
+}
+
+function fetchEntry(uri: string, field: string): Omit<InputFetchEntry, 'outcome'> {
+  let url: URL | null = null;
+  try {
+    url = new URL(uri);
+  } catch {
+    // logged as given below, without a query
+  }
+  const queryParameters = url ? [...new Set(url.searchParams.keys())] : [];
+  return {
+    at: new Date().toISOString(),
+    field,
+    origin: url?.origin ?? 'invalid',
+    path: url?.pathname ?? '',
+    queryParameters,
+    signed: queryParameters.some((name) => /^(x-amz-signature|signature)$/i.test(name)),
+  };
 }
 
 const DATA_URI = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)((?:;[a-z0-9-]+=[^;,]+)*);base64,([A-Za-z0-9+/]*={0,2})$/i;
@@ -112,6 +149,7 @@ export async function materialiseInput(
     return file;
   }
   const file = join(workDir, `${name}${extensionFor(null, uri)}`);
+  const entry = options.onFetch ? fetchEntry(uri, path) : null;
   try {
     const meta = await safeDownload(uri, file, {
       allowPrivate: options.allowPrivate,
@@ -122,6 +160,7 @@ export async function materialiseInput(
       signal,
       ...(options.lookup ? { lookup: options.lookup } : {}),
     });
+    if (entry) options.onFetch?.({ ...entry, outcome: 'ok', bytes: meta.size });
     const typed = extname(file) ? '' : extensionFor(meta.contentType);
     if (typed) {
       await rename(file, file + typed);
@@ -130,6 +169,7 @@ export async function materialiseInput(
   } catch (error) {
     if (!(error instanceof SafeFetchError)) throw error;
     const refused = error.code === 'refused' || error.code === 'too_large';
+    if (entry) options.onFetch?.({ ...entry, outcome: refused ? 'refused' : 'failed', reason: error.message });
     throw new MediaError(refused ? 'input_refused' : 'input_fetch_failed', error.message, path);
   }
   return file;

@@ -69,6 +69,8 @@ export interface FfmpegModelRunnerOptions {
   fetchTimeoutMs?: number;
   /** DNS resolution of input hosts (tests resolve names without the network); default node:dns. */
   lookup?: LookupFn;
+  /** Input access log: one entry per input URL fetched. */
+  onInputFetch?: InputSourceOptions['onFetch'];
 }
 
 /** The file fetched earlier for input field `path` (`<path>` or `<path>.<ext>` in `dir`), if any. */
@@ -110,6 +112,7 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
     maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
     fetchTimeoutMs: options.fetchTimeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
     ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(options.onInputFetch ? { onFetch: options.onInputFetch } : {}),
   };
 
   async function withWorkDir<T>(fn: (workDir: string) => Promise<T>): Promise<T> {

@@ -47,7 +47,7 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     const modelCheck = validateModelId(request.params.model);
     if (!modelCheck.ok) throw new ServiceProblem('not_found', `unknown model ${request.params.model}`);
     const model: ModelId = modelCheck.value;
-    const validation = validateModelInput(model, request.body ?? {}, { allowedOrigins: [ctx.publicUrl] });
+    const validation = validateModelInput(model, request.body ?? {}, { allowedOrigins: [ctx.publicUrl], allowPlainHttp: ctx.allowPrivateWebhooks });
     if (!validation.ok) {
       throw new ServiceProblem('validation_failed', `the input of ${model} is invalid`, { errors: validation.errors });
     }

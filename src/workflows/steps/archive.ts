@@ -1,0 +1,73 @@
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import type { ReelflowActivities } from '../../activities';
+import type { ArchivedOutput } from '../../media/reference';
+import { forEachReference } from '../../pipeline/references';
+import type { ArchiveMode, PipelineSpec } from '../../pipeline/spec';
+import type { PipelineSummary, StepSummary } from '../pipeline-types';
+
+/**
+ * The output archive of a pipeline (docs/media-store.md): after a step completes, its outputs are
+ * copied into the media store by an activity, so that later steps and `reelflow outputs` do not
+ * depend on the service keeping its files. Deterministic: which outputs, and the references later
+ * steps read, are decided from the spec and the summary only.
+ */
+
+/** Patch id: executions recorded before the archive existed replay without its activity. */
+export const ARCHIVE_PATCH = 'archive-outputs';
+
+const archiver = proxyActivities<ReelflowActivities>({
+  // Copies stream whole videos; the activity heartbeats while it does.
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/**
+ * The archive mode of a spec. A spec without the field archives nothing, as pipelines did before the
+ * archive existed (programmatic starts keep their behaviour); the CLI and the demo fill in
+ * `on-expiry-risk` (DEFAULT_CLI_ARCHIVE) when a spec does not say.
+ */
+export function archiveModeOf(spec: Pick<PipelineSpec, 'archive'>): ArchiveMode {
+  return spec.archive ?? 'never';
+}
+
+/**
+ * Whether step `index`'s outputs are archived: `always` every step; `never` none; `on-expiry-risk`
+ * the outputs still needed after the service may have deleted them — read by a later step, or the
+ * final step's (what the user downloads).
+ */
+export function shouldArchive(spec: PipelineSpec, index: number): boolean {
+  const mode = archiveModeOf(spec);
+  if (mode !== 'on-expiry-risk') return mode === 'always';
+  if (index === spec.steps.length - 1) return true;
+  const id = spec.steps[index]?.id;
+  let readLater = false;
+  for (const later of spec.steps.slice(index + 1)) forEachReference(later.input, (reference) => (readLater ||= reference.$from === id));
+  return readLater;
+}
+
+/**
+ * Archives a completed step's outputs into `row.archived`. A failure to archive does not fail the
+ * paid step: it is recorded (`row.archiveError`) and later steps use the service URL.
+ */
+export async function archiveStep(spec: PipelineSpec, index: number, row: StepSummary): Promise<void> {
+  if (!row.output || !shouldArchive(spec, index) || !patched(ARCHIVE_PATCH)) return;
+  try {
+    row.archived = await archiver.archiveOutputs({ pipeline: spec.name, step: row.id, videos: row.output.videos });
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    row.archiveError = cause instanceof ApplicationFailure ? cause.message : error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * What a `$from` reference to `url` resolves to: the archived copy (a media reference that keeps the
+ * service URL, used while it is served) when the output was archived, else the URL itself.
+ */
+export function archivedOrUrl(summary: PipelineSummary, url: string): string | ArchivedOutput {
+  for (const step of summary.steps) {
+    const copy = step.archived?.find((a) => a.url === url);
+    if (copy) return copy;
+  }
+  return url;
+}
