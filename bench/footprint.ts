@@ -1,101 +1,160 @@
 /**
- * Worker footprint (a script, not a test): `npx tsx bench/footprint.ts`.
- *
- * Starts a Temporal dev server, a local service whose jobs stay running for an hour (modelDurationMs),
- * and the real worker entry point as a child process (`node -r tsx/cjs src/workers/worker.ts`). It
- * starts BENCH_FOOTPRINT_N one-step pipelines (default 1000), waits until every one has submitted its
- * job (each job workflow is then waiting on its webhook; the first fallback poll is due only after the
- * model's expected run time, 180 s), then samples the worker's RSS and CPU time from /proc over
- * BENCH_FOOTPRINT_WINDOW_S seconds (default 30). Results go to .bench/footprint.json.
+ * Worker footprint with waiting pipelines, then the bridge under a burst of deliveries for them.
+ * Every part is its own process. The service runs in stub mode with jobs held for an hour, so every
+ * pipeline's job workflow waits on its webhook (the first fallback poll is due only after the
+ * model's expected run time, 180 s).
+ *  1. Footprint: the worker's RSS (from /proc) idle, while `n` one-step pipelines are started (by a
+ *     driver process) and each submits its job, and over `windowS` once all wait; CPU in that window.
+ *  2. Bridge: `generators` load-generator processes send one signed `generation.completed` delivery per
+ *     waiting job (`concurrency` in flight in total) to the real bridge process (verify, then
+ *     signal-with-start into Temporal, 202 once accepted); before that, the same number of deliveries
+ *     to a null-sink bridge process (the same bridge code, no Temporal) — the baseline. Also measured:
+ *     delivery sent → its pipeline closed (Temporal's close time).
  */
 import { randomUUID } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { startDevServer } from '../test/helpers/temporal';
-import { PIXEL_PNG, TEST_API_KEY } from '../test/helpers/local-service';
-import { startLocalService } from '../src/service';
-import { pipeline } from '../src/pipeline';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
-import { runBench, writeBenchJson } from './bench-output';
+import { Client, Connection } from '@temporalio/client';
+import { pipelineWorkflowId } from '../src/workflows/definitions';
+import type { PipelineSummary } from '../src/workflows/pipeline-types';
+import { freePort } from '../src/stack/stack-state';
+import { driveDeliveries, drivePipelines } from './lib/drive';
+import { sampleProcess, startProcess, tsNode } from './lib/processes';
+import { startBenchStack } from './lib/stack';
+import { round, summarize, type Summary } from './lib/stats';
+import type { DeliveriesResult } from './procs/deliveries';
 
-const N = Number(process.env.BENCH_FOOTPRINT_N ?? 1000);
-const WINDOW_S = Number(process.env.BENCH_FOOTPRINT_WINDOW_S ?? 30);
-const LONG_FORM = 'service-video-cinema-long-form-from-references' as const;
-const TICKS = 100; // USER_HZ on Linux
+export interface FootprintSize {
+  n: number;
+  windowS: number;
+  generators: number;
+  concurrency: number;
+}
 
-function sample(pid: number): { rssMiB: number; cpuSeconds: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rssKiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS; // utime + stime
-  return { rssMiB: Math.round(rssKiB / 1024), cpuSeconds: cpu };
+export const FOOTPRINT_FULL: FootprintSize = { n: 1000, windowS: 20, generators: 2, concurrency: 16 };
+export const FOOTPRINT_QUICK: FootprintSize = { n: 20, windowS: 2, generators: 2, concurrency: 4 };
+
+export interface FootprintResult {
+  size: FootprintSize;
+  rampSeconds: number;
+  idleRssMiB: number;
+  waitingRssMiB: { min: number; max: number };
+  cpuPercentWhileWaiting: number;
+  /** RSS against pipelines waiting, sampled every second of the ramp (for the chart). */
+  ramp: Array<{ waiting: number; rssMiB: number }>;
+  statusCallsInRun: number;
+}
+
+export interface BridgeResult {
+  size: FootprintSize;
+  baseline: { deliveriesPerSecond: number; answerMs: Summary; non202: number };
+  bridge: { deliveriesPerSecond: number; answerMs: Summary; non202: number; deliveryToPipelineClosedMs: Summary };
+  ratio: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function main(): Promise<void> {
-  const started = Date.now();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-footprint-'));
-  const taskQueue = `bench-footprint-${randomUUID()}`;
-  const env = await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
-  const service = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, credits: 100_000_000, concurrencyPerModel: 1, faults: { modelDurationMs: 3_600_000 } });
-  const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(__dirname, '..', 'src', 'workers', 'worker.ts')], {
-    cwd: path.join(__dirname, '..'),
-    env: { ...process.env, TEMPORAL_ADDRESS: env.address, REELFLOW_TASK_QUEUE: taskQueue, REELFLOW_SERVICE_URL: service.url, REELFLOW_API_KEY: TEST_API_KEY },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+/** Splits `ids` over `generators` processes started together; deliveries/s over the whole burst. */
+async function burst(name: string, url: string, secret: string, fileOrigin: string, ids: string[], size: FootprintSize) {
+  const startAt = Date.now() + 1500;
+  const shares = Array.from({ length: size.generators }, (_, g) => ids.filter((_, i) => i % size.generators === g));
+  const results: DeliveriesResult[] = await Promise.all(
+    shares.map((share, g) => driveDeliveries(`${name}-${g}`, { url, secret, requestIds: share, fileOrigin, concurrency: Math.max(1, Math.round(size.concurrency / size.generators)), startAt })),
+  );
+  const start = Math.min(...results.map((r) => r.startedAt));
+  const end = Math.max(...results.map((r) => r.endedAt));
+  const sentAt: Record<string, number> = Object.assign({}, ...results.map((r) => r.sentAt));
+  return {
+    deliveriesPerSecond: round(ids.length / ((end - start) / 1000)),
+    answerMs: summarize(results.flatMap((r) => r.answerMs)),
+    non202: results.reduce((n, r) => n + r.non202, 0),
+    sentAt,
+  };
+}
+
+/** Runs the footprint and bridge benches on one stack. */
+export async function runFootprintAndBridge(size: FootprintSize, log: (line: string) => void): Promise<{ footprint: FootprintResult; bridge: BridgeResult }> {
+  const stack = await startBenchStack({ name: 'footprint', render: 'stub', stubHoldMs: 3_600_000, bridge: true, worker: true });
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const client = new Client({ connection });
   try {
-    while (!/reelflow worker: task queue/.test(output)) {
-      if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`);
-      await sleep(200);
-    }
-    const idle = sample(child.pid!);
-    for (let i = 0; i < N; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, N - i) }, (_, j) => {
-          const spec = pipeline(`fp-${i + j}`).step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }).build({ allowedOrigins: [service.url] });
-          return env.client.workflow.start('pipelineWorkflow', { taskQueue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, uriRules: { allowedOrigins: [service.url] }, defaultPacing: { earlyCheckSeconds: 0 } }] }); // waiting cost alone: no early status check
-        }),
-      );
-    }
-    while (service.jobs().length < N) {
-      if (Date.now() - started > 600_000) throw new Error(`only ${service.jobs().length}/${N} jobs submitted after 10 min`);
-      await sleep(500);
-    }
-    const rampSeconds = Math.round((Date.now() - started) / 1000);
-    await sleep(2_000);
-    const before = sample(child.pid!);
-    const rss: number[] = [];
-    for (let t = 0; t < WINDOW_S; t += 1) {
+    const workerPid = stack.processes.worker!.pid;
+    await sleep(2000);
+    const idle = sampleProcess(workerPid);
+    const prefix = `fp-${randomUUID().slice(0, 6)}`;
+    const t0 = Date.now();
+    const starting = drivePipelines(prefix, { temporalAddress: stack.temporalAddress, taskQueue: stack.taskQueue, kind: 'pipeline', shape: { type: 'one-step' }, serviceUrl: stack.serviceUrl, mode: 'start', count: size.n, prefix });
+    const ramp: FootprintResult['ramp'] = [];
+    for (;;) {
+      const jobs = (await stack.clocks()).jobs.length;
+      ramp.push({ waiting: jobs, rssMiB: sampleProcess(workerPid).rssMiB });
+      if (jobs >= size.n) break;
+      // Generous: on an idle 2-core machine 1000 take about a minute; a shared one can be far slower.
+      if (Date.now() - t0 > 1_800_000) throw new Error(`only ${jobs}/${size.n} jobs submitted after 30 min`);
       await sleep(1000);
-      rss.push(sample(child.pid!).rssMiB);
     }
-    const after = sample(child.pid!);
-    const result = {
-      machine: { nproc: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-      pipelinesWaiting: N,
+    await starting;
+    const rampSeconds = round((Date.now() - t0) / 1000);
+    log(`  footprint: ${size.n} pipelines waiting after ${rampSeconds} s`);
+    await sleep(2000);
+    const before = sampleProcess(workerPid);
+    const rss: number[] = [];
+    for (let t = 0; t < size.windowS; t += 1) {
+      await sleep(1000);
+      rss.push(sampleProcess(workerPid).rssMiB);
+    }
+    const after = sampleProcess(workerPid);
+    const clocks = await stack.clocks();
+    ramp.push({ waiting: size.n, rssMiB: Math.max(...rss) });
+    const footprint: FootprintResult = {
+      size,
       rampSeconds,
       idleRssMiB: idle.rssMiB,
       waitingRssMiB: { min: Math.min(...rss), max: Math.max(...rss) },
-      cpuPercentWhileWaiting: Math.round(((after.cpuSeconds - before.cpuSeconds) / WINDOW_S) * 1000) / 10,
-      windowSeconds: WINDOW_S,
-      /** Status polls the service saw in the whole run (0 expected: nobody polls before 180 s). */
-      statusCallsInRun: service.counters().statusCalls,
+      cpuPercentWhileWaiting: round(((after.cpuSeconds - before.cpuSeconds) / size.windowS) * 100),
+      ramp,
+      statusCallsInRun: clocks.counters.statusCalls,
     };
-    console.table({ 'worker RSS idle (MiB)': idle.rssMiB, 'worker RSS waiting (MiB, max)': result.waitingRssMiB.max, 'worker CPU while waiting (%)': result.cpuPercentWhileWaiting, 'pipelines waiting': N });
-    writeBenchJson('footprint', result);
+
+    // Bridge: baseline first (null sink), then the real bridge with one delivery per waiting job.
+    const nullPort = await freePort();
+    const [cmd, args] = tsNode(path.join(__dirname, 'procs', 'null-bridge.ts'));
+    const nullBridge = await startProcess('footprint-null-bridge', cmd, args, { env: { ...process.env, REELFLOW_WEBHOOK_SECRETS: stack.webhookSecret!, BENCH_NULL_BRIDGE_PORT: String(nullPort) }, ready: /null bridge listening/ });
+    const fakeIds = Array.from({ length: size.n }, () => randomUUID());
+    let baseline;
+    try {
+      baseline = await burst('bridge-null', `http://127.0.0.1:${nullPort}/webhooks`, stack.webhookSecret!, stack.serviceUrl, fakeIds, size);
+    } finally {
+      await nullBridge.stop();
+    }
+    log(`  bridge baseline (null sink): ${baseline.deliveriesPerSecond} deliveries/s`);
+    const waiting = clocks.jobs.filter((j) => j.status === 'IN_PROGRESS' || j.status === 'IN_QUEUE').map((j) => j.id);
+    const real = await burst('bridge-real', stack.bridgeUrl!, stack.webhookSecret!, stack.serviceUrl, waiting, size);
+    log(`  bridge (Temporal): ${real.deliveriesPerSecond} deliveries/s`);
+    // Delivery sent → the pipeline that waited on that job closed (Temporal's close time).
+    const names = Array.from({ length: size.n }, (_, i) => `${prefix}-${i}`);
+    const latencies: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < names.length) {
+          const handle = client.workflow.getHandle(pipelineWorkflowId(names[next++]!));
+          const summary = (await handle.result()) as PipelineSummary;
+          const requestId = summary.steps[0]?.requestIds[0];
+          const closed = (await handle.describe()).closeTime?.getTime();
+          const sent = requestId ? real.sentAt[requestId] : undefined;
+          if (closed && sent) latencies.push(closed - sent);
+        }
+      }),
+    );
+    const bridge: BridgeResult = {
+      size,
+      baseline: { deliveriesPerSecond: baseline.deliveriesPerSecond, answerMs: baseline.answerMs, non202: baseline.non202 },
+      bridge: { deliveriesPerSecond: real.deliveriesPerSecond, answerMs: real.answerMs, non202: real.non202, deliveryToPipelineClosedMs: summarize(latencies) },
+      ratio: round(real.deliveriesPerSecond / baseline.deliveriesPerSecond, 4),
+    };
+    return { footprint, bridge };
   } finally {
-    child.kill('SIGKILL');
-    await service.close();
-    await env.teardown();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await connection.close();
+    await stack.stop();
   }
 }
-
-runBench(main);

@@ -1,225 +1,156 @@
 /**
- * Hand-off latency and API calls per job (a script, not a test): `npx tsx bench/handoff.ts`.
- *
- * One run, one local service (in-process), one Temporal dev server, three ways of chaining jobs:
- *  - reelflow, webhook path: service → real bridge (startBridgeServer) → rendezvous → job workflow;
- *  - reelflow, polling fallback: the same pipelines with no webhook endpoint registered, pacing
- *    overridden to the jobs' real run time (firstPollSeconds = BENCH_POLL_FIRST_S, default 1);
- *  - a naive client (bench/naive-client.ts): submit, poll status every 500 ms, fetch, submit next.
- * The chain is a long-form generation followed by BENCH_STEPS re-voicings of its output, so each
- * pipeline yields BENCH_STEPS hand-offs. A hand-off is measured on the service's own clock: from the
- * job's completedAt to the next step's submittedAt.
- *
- * Then status calls per job for 5 s jobs (measured, BENCH_CALL_JOBS jobs per mode) and for 60 s and
- * 600 s jobs (computed: reelflow's pacing formula with its default pacing, the naive client as
- * ⌈duration / 0.5 s⌉ — stated as computed in the output).
- *
- * Env: BENCH_PIPELINES (20), BENCH_STEPS (10), BENCH_MODEL_MS (300), BENCH_POLL_FIRST_S (1),
- * BENCH_CALL_JOBS (4). Results go to .bench/handoff.json.
+ * Hand-off latency and status calls per job. Every part is its own process (bench/lib/stack.ts): the
+ * service in stub render mode (each job held `holdMs`, no ffmpeg), the bridge, the worker, and the
+ * load generators (pipelines driver, naive client). Three modes, one after the other on one stack:
+ *  - reelflow webhook path (service → bridge → Temporal → next submit);
+ *  - reelflow polling fallback (endpoint deleted; each step's first poll at the job length, ×2, cap 4×);
+ *  - the naive client (submit, poll every 500 ms from a random phase, fetch, submit the next).
+ * Each mode runs uncontended (one chain) and then `chains` chains at once. A chain is a long-form
+ * generation followed by `revoices` re-voicings of the previous output. A hand-off is measured on the
+ * service's clock: the job's `completedAt` → the next job's `receivedAt` (the next job is the one whose
+ * `video_url` names the earlier job's output), so no client-side clock and no workflow internals.
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
-import { startDevServer } from '../test/helpers/temporal';
-import { PIXEL_PNG, TEST_API_KEY, api } from '../test/helpers/local-service';
-import { bundleReelflowWorkflows, silentWavDataUri } from '../test/integration/workflow-harness';
-import { startLocalService, type JobView, type LocalService } from '../src/service';
-import { createServiceClient } from '../src/client/service-client';
-import { createReelflowWorker } from '../src/workers/worker';
 import { MODELS } from '../src/contract';
-import { from, pipeline, pollOffsetSeconds, resolvePacing, type PipelineSpec } from '../src/pipeline';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
-import { NAIVE_POLL_MS, runNaiveChain, type NaiveStep } from './naive-client';
-import { startRegisteredBridge } from '../test/helpers/registered-bridge';
-import { runBench, writeBenchJson } from './bench-output';
+import { pollOffsetSeconds, resolvePacing } from '../src/pipeline';
+import { driveNaive, drivePipelines } from './lib/drive';
+import { BENCH_API_KEY, startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
+import { summarize, round, type Summary } from './lib/stats';
+import { UPSCALE } from './lib/shapes';
 
-const PIPELINES = Number(process.env.BENCH_PIPELINES ?? 20);
-const STEPS = Number(process.env.BENCH_STEPS ?? 10);
-const MODEL_MS = Number(process.env.BENCH_MODEL_MS ?? 300);
-const POLL_FIRST_S = Number(process.env.BENCH_POLL_FIRST_S ?? 1);
-const CALL_JOBS = Number(process.env.BENCH_CALL_JOBS ?? 4);
-const LONG_FORM = 'service-video-cinema-long-form-from-references' as const;
-const REVOICE = 'service-horizon-studio' as const;
-const UPSCALE = 'service-upscale-video-fast' as const;
-
-export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+export interface HandoffSize {
+  holdMs: number;
+  revoices: number;
+  chains: number;
+  /** Chains of the uncontended run (1). */
+  alone: number;
 }
 
+export const HANDOFF_FULL: HandoffSize = { holdMs: 500, revoices: 10, chains: 20, alone: 1 };
+export const HANDOFF_QUICK: HandoffSize = { holdMs: 200, revoices: 2, chains: 3, alone: 1 };
+export const NAIVE_POLL_MS = 500;
 
-function chainSpec(name: string, audio: string, origin: string): PipelineSpec {
-  let builder = pipeline(name).step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' });
-  let previous = 'generate';
-  for (let i = 1; i <= STEPS; i += 1) {
-    builder = builder.step(`r${i}`, REVOICE, { video_url: from(previous), audio_url: audio });
-    previous = `r${i}`;
+type Mode = 'webhook' | 'polling' | 'naive';
+
+interface PhaseResult {
+  handoffs: number[];
+  /** submit received → job created (validation + pricing), per job. */
+  pricingMs: number[];
+  jobs: number;
+  statusCalls: number;
+  failed: number;
+}
+
+/** Hand-offs among `jobs` (only those created in this phase): next job's receivedAt − its input job's completedAt. */
+export function handoffsOf(jobs: JobClocks[], all: Map<string, JobClocks>): number[] {
+  const firstConsumer = new Map<string, JobClocks>();
+  for (const job of jobs) {
+    if (!job.inputRequestId) continue;
+    const seen = firstConsumer.get(job.inputRequestId);
+    if (!seen || job.receivedAt < seen.receivedAt) firstConsumer.set(job.inputRequestId, job);
   }
-  return builder.build({ allowedOrigins: [origin] });
-}
-
-/** Hand-offs of reelflow pipelines, found by the step part of each job's Idempotency-Key. */
-function reelflowHandoffs(jobs: JobView[], names: string[]): number[] {
   const out: number[] = [];
-  for (const name of names) {
-    const steps = ['generate', ...Array.from({ length: STEPS }, (_, i) => `r${i + 1}`)];
-    const jobOf = (step: string) => jobs.filter((j) => j.idempotencyKey?.startsWith(`reelflow:${name}/job/${step}:`) && j.status === 'COMPLETED')[0];
-    for (let i = 1; i < steps.length; i += 1) {
-      const before = jobOf(steps[i - 1]!);
-      const after = jobs.filter((j) => j.idempotencyKey?.startsWith(`reelflow:${name}/job/${steps[i]!}:`)).sort((a, b) => a.submittedAt - b.submittedAt)[0];
-      if (before?.completedAt && after) out.push(after.submittedAt - before.completedAt);
-    }
+  for (const [inputId, next] of firstConsumer) {
+    const before = all.get(inputId);
+    if (before?.completedAt) out.push(next.receivedAt - before.completedAt);
   }
   return out;
 }
 
-function naiveHandoffs(jobs: JobView[], chains: string[][]): number[] {
-  const byId = new Map(jobs.map((j) => [j.id, j]));
-  const out: number[] = [];
-  for (const ids of chains) {
-    for (let i = 1; i < ids.length; i += 1) {
-      const before = byId.get(ids[i - 1]!);
-      const after = byId.get(ids[i]!);
-      if (before?.completedAt && after) out.push(after.submittedAt - before.completedAt);
-    }
+async function phase(stack: BenchStack, mode: Mode, chains: number, size: HandoffSize): Promise<PhaseResult> {
+  const before = await stack.clocks();
+  const known = new Set(before.jobs.map((j) => j.id));
+  let failed = 0;
+  const prefix = `ho-${mode}-${chains}-${randomUUID().slice(0, 6)}`;
+  if (mode === 'naive') {
+    await driveNaive(prefix, { serviceUrl: stack.serviceUrl, apiKey: BENCH_API_KEY, chains, revoices: size.revoices, pollMs: NAIVE_POLL_MS });
+  } else {
+    const shape = { type: 'chain' as const, revoices: size.revoices, ...(mode === 'polling' ? { pollFirstSeconds: size.holdMs / 1000 } : {}) };
+    const result = await drivePipelines(prefix, { temporalAddress: stack.temporalAddress, taskQueue: stack.taskQueue, kind: 'pipeline', shape, serviceUrl: stack.serviceUrl, mode: 'batch', count: chains, prefix });
+    failed = result.runs.filter((r) => !r.ok).length;
+    if (failed) console.log(`  ${mode}: ${failed} pipelines did not complete: ${result.runs.find((r) => !r.ok)?.error}`);
   }
-  return out;
-}
-
-function stats(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { n: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99) };
-}
-
-async function runPipelines(client: Client, taskQueue: string, specs: PipelineSpec[], origin: string, pacing?: { firstPollSeconds: number; factor: number; capSeconds: number }): Promise<void> {
-  const handles = await Promise.all(
-    specs.map((spec) =>
-      client.workflow.start('pipelineWorkflow', {
-        taskQueue,
-        workflowId: pipelineWorkflowId(spec.name),
-        args: [{ spec, uriRules: { allowedOrigins: [origin] }, ...(pacing ? { defaultPacing: pacing } : {}) }],
-      }),
-    ),
-  );
-  const summaries = await Promise.all(handles.map((h) => h.result() as Promise<{ status: string }>));
-  const bad = summaries.filter((s) => s.status !== 'completed');
-  if (bad.length) throw new Error(`${bad.length} pipelines did not complete`);
-}
-
-async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const started = Date.now();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-bench-'));
-  const taskQueue = `bench-handoff-${randomUUID()}`;
-  const [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
-  const service: LocalService = await startLocalService({
-    dataDir,
-    apiKeys: [TEST_API_KEY],
-    allowPrivateWebhooks: true,
-    credits: 10_000_000,
-    concurrencyPerModel: 4,
-    faults: { modelDurationMs: { [LONG_FORM]: MODEL_MS, [REVOICE]: MODEL_MS, [UPSCALE]: 5_000 } },
-  });
-  const { bridge, endpointId } = await startRegisteredBridge({ serviceUrl: service.url, temporalAddress: env.address, taskQueue, logLevel: 'warn' });
-  const serviceClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY });
-  const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue, service: serviceClient, workflowBundle: bundle });
-  const running = worker.run();
-  const audio = silentWavDataUri(1, 8000);
-  const statusDelta = async (fn: () => Promise<unknown>) => {
-    const before = service.counters().statusCalls;
-    await fn();
-    return service.counters().statusCalls - before;
+  const after = await stack.clocks();
+  const jobs = after.jobs.filter((j) => !known.has(j.id));
+  const all = new Map(after.jobs.map((j) => [j.id, j]));
+  return {
+    handoffs: handoffsOf(jobs, all),
+    pricingMs: jobs.map((j) => j.submittedAt - j.receivedAt),
+    jobs: jobs.length,
+    statusCalls: after.counters.statusCalls - before.counters.statusCalls,
+    failed,
   };
-  const results: Record<string, unknown> = {};
-  try {
-    // 1. Hand-offs, webhook path.
-    const webhookNames = Array.from({ length: PIPELINES }, (_, i) => `bench-wh-${i}`);
-    const whStatus = await statusDelta(() => runPipelines(env.client, taskQueue, webhookNames.map((n) => chainSpec(n, audio, service.url)), service.url));
-    process.stdout.write(`webhook path done (${Math.round((Date.now() - started) / 1000)} s)\n`);
-    // A finished clip to feed the 5 s upscale jobs.
-    const clip = service.jobs().find((j) => j.model === LONG_FORM && j.status === 'COMPLETED')!;
-    const clipUrl = (await serviceClient.result(clip.id)).videos[0]!.url;
-    const upscaleSpec = (name: string) => pipeline(name).step('upscale', UPSCALE, { video_url: clipUrl }).build({ allowedOrigins: [service.url] });
-    const wh5 = await statusDelta(() => runPipelines(env.client, taskQueue, Array.from({ length: CALL_JOBS }, (_, i) => upscaleSpec(`bench-wh5-${i}`)), service.url));
-
-    // 2. Polling fallback: no endpoint registered any more.
-    await api(service.url, 'DELETE', `/v1/webhooks/endpoints/${endpointId}`);
-    const pollNames = Array.from({ length: PIPELINES }, (_, i) => `bench-poll-${i}`);
-    const fastPacing = { firstPollSeconds: POLL_FIRST_S, factor: 2, capSeconds: 4 * POLL_FIRST_S };
-    const pollStatus = await statusDelta(() => runPipelines(env.client, taskQueue, pollNames.map((n) => chainSpec(n, audio, service.url)), service.url, fastPacing));
-    process.stdout.write(`polling fallback done (${Math.round((Date.now() - started) / 1000)} s)\n`);
-    const poll5Pacing = { firstPollSeconds: 5, factor: 2, capSeconds: 300 };
-    const poll5 = await statusDelta(() => runPipelines(env.client, taskQueue, Array.from({ length: CALL_JOBS }, (_, i) => upscaleSpec(`bench-poll5-${i}`)), service.url, poll5Pacing));
-
-    // 3. Naive client.
-    const naiveSteps: NaiveStep[] = [
-      { model: LONG_FORM, input: () => ({ image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }) },
-      ...Array.from({ length: STEPS }, (): NaiveStep => ({ model: REVOICE, input: (prev) => ({ video_url: prev, audio_url: audio }) })),
-    ];
-    let naiveChains: string[][] = [];
-    const naiveStatus = await statusDelta(async () => {
-      naiveChains = (await Promise.all(Array.from({ length: PIPELINES }, () => runNaiveChain(service.url, TEST_API_KEY, naiveSteps)))).map((r) => r.requestIds);
-    });
-    process.stdout.write(`naive client done (${Math.round((Date.now() - started) / 1000)} s)\n`);
-    const naive5 = await statusDelta(() => Promise.all(Array.from({ length: CALL_JOBS }, () => runNaiveChain(service.url, TEST_API_KEY, [{ model: UPSCALE, input: () => ({ video_url: clipUrl }) }]))));
-
-    const jobs = service.jobs();
-    const latency = {
-      webhook: stats(reelflowHandoffs(jobs, webhookNames)),
-      polling: stats(reelflowHandoffs(jobs, pollNames)),
-      naive: stats(naiveHandoffs(jobs, naiveChains)),
-    };
-    const jobsPerChain = STEPS + 1;
-    const defaultPacing = resolvePacing(MODELS[UPSCALE].expectedRunSeconds);
-    const reelflowPolls = (seconds: number) => {
-      // Polls until the first one at or after completion, default pacing of the upscale model.
-      let k = 0;
-      while (pollOffsetSeconds(defaultPacing, k) < seconds) k += 1;
-      return k + 1;
-    };
-    const calls = {
-      '5s (measured)': {
-        webhook: wh5 / CALL_JOBS,
-        polling: poll5 / CALL_JOBS,
-        naive: naive5 / CALL_JOBS,
-        note: `${CALL_JOBS} upscale jobs of ≥5 s per mode; polling with firstPollSeconds=5`,
-      },
-      '60s (computed)': { webhook: 0, polling: reelflowPolls(60), naive: Math.ceil(60_000 / NAIVE_POLL_MS), note: 'reelflow default pacing (first poll at the model expected run time 60 s, ×2, cap 300 s); naive ⌈60/0.5⌉' },
-      '600s (computed)': { webhook: 0, polling: reelflowPolls(600), naive: Math.ceil(600_000 / NAIVE_POLL_MS), note: 'as above' },
-      'chain jobs (measured)': { webhook: whStatus / (PIPELINES * jobsPerChain), polling: pollStatus / (PIPELINES * jobsPerChain), naive: naiveStatus / (PIPELINES * jobsPerChain), note: `${MODEL_MS} ms jobs + render time` },
-    };
-    Object.assign(results, {
-      machine: { nproc: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, cpu: os.cpus()[0]?.model },
-      settings: { PIPELINES, STEPS, MODEL_MS, POLL_FIRST_S, CALL_JOBS, naivePollMs: NAIVE_POLL_MS },
-      latencyMs: latency,
-      ratios: {
-        'naive/webhook p50': latency.naive.p50 / latency.webhook.p50,
-        'naive/webhook p99': latency.naive.p99 / latency.webhook.p99,
-        'naive/polling p50': latency.naive.p50 / latency.polling.p50,
-        'naive/polling p99': latency.naive.p99 / latency.polling.p99,
-      },
-      statusCallsPerJob: calls,
-      seconds: Math.round((Date.now() - started) / 1000),
-    });
-    console.log('\nHand-off latency (ms, service clock: completedAt → next submittedAt)');
-    console.table(latency);
-    console.log('Ratios baseline/reelflow');
-    console.table(results.ratios as Record<string, number>);
-    console.log('Status calls per job');
-    console.table(calls);
-    writeBenchJson('handoff', results);
-  } finally {
-    worker.shutdown();
-    await running;
-    await bridge.close();
-    await serviceClient.close();
-    await service.close();
-    await env.teardown();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
 }
 
-runBench(main);
+/** Polls reelflow's default pacing makes for a job of `seconds` (up to the first at/after completion). */
+function defaultPacingPolls(seconds: number): number {
+  const pacing = resolvePacing(MODELS[UPSCALE].expectedRunSeconds);
+  let k = 0;
+  while (pollOffsetSeconds(pacing, k) < seconds) k += 1;
+  return k + 1;
+}
+
+export interface HandoffResult {
+  size: HandoffSize;
+  naivePollMs: number;
+  latencyMs: Record<'alone' | 'contended', Record<Mode, Summary>>;
+  /** Every hand-off (ms), for the CDF chart. */
+  samples: Record<'alone' | 'contended', Record<Mode, number[]>>;
+  pricingMs: Record<Mode, Summary>;
+  statusCallsPerJob: Record<string, Record<Mode, number> & { note: string }>;
+  ratios: Record<string, number>;
+  failedPipelines: number;
+}
+
+/** Runs the hand-off bench on its own stack. */
+export async function runHandoff(size: HandoffSize, log: (line: string) => void): Promise<HandoffResult> {
+  const stack = await startBenchStack({ name: 'handoff', render: 'stub', stubHoldMs: size.holdMs, bridge: true, worker: true });
+  try {
+    // Warm-up (not counted): fixtures rendered, bundles loaded, connections open.
+    await drivePipelines('ho-warm', { temporalAddress: stack.temporalAddress, taskQueue: stack.taskQueue, kind: 'pipeline', shape: { type: 'chain', revoices: 1 }, serviceUrl: stack.serviceUrl, mode: 'batch', count: 2, prefix: `ho-warm-${randomUUID().slice(0, 6)}` });
+    const runs: Record<string, PhaseResult> = {};
+    for (const mode of ['webhook', 'polling', 'naive'] as const) {
+      if (mode === 'polling') await stack.deleteEndpoint();
+      for (const [label, chains] of [['alone', size.alone], ['contended', size.chains]] as const) {
+        const t0 = Date.now();
+        runs[`${label}/${mode}`] = await phase(stack, mode, chains, size);
+        log(`  hand-off ${mode}, ${chains} chain(s): ${runs[`${label}/${mode}`]!.handoffs.length} hand-offs in ${round((Date.now() - t0) / 1000)} s`);
+      }
+    }
+    const get = (label: 'alone' | 'contended', mode: Mode) => runs[`${label}/${mode}`]!;
+    const table = (label: 'alone' | 'contended') => ({ webhook: summarize(get(label, 'webhook').handoffs), polling: summarize(get(label, 'polling').handoffs), naive: summarize(get(label, 'naive').handoffs) });
+    const latencyMs = { alone: table('alone'), contended: table('contended') };
+    const perJob = (mode: Mode) => {
+      const a = get('alone', mode);
+      const c = get('contended', mode);
+      return round((a.statusCalls + c.statusCalls) / Math.max(1, a.jobs + c.jobs), 2);
+    };
+    return {
+      size,
+      naivePollMs: NAIVE_POLL_MS,
+      latencyMs,
+      samples: {
+        alone: { webhook: get('alone', 'webhook').handoffs, polling: get('alone', 'polling').handoffs, naive: get('alone', 'naive').handoffs },
+        contended: { webhook: get('contended', 'webhook').handoffs, polling: get('contended', 'polling').handoffs, naive: get('contended', 'naive').handoffs },
+      },
+      pricingMs: {
+        webhook: summarize([...get('alone', 'webhook').pricingMs, ...get('contended', 'webhook').pricingMs]),
+        polling: summarize([...get('alone', 'polling').pricingMs, ...get('contended', 'polling').pricingMs]),
+        naive: summarize([...get('alone', 'naive').pricingMs, ...get('contended', 'naive').pricingMs]),
+      },
+      statusCallsPerJob: {
+        [`chain jobs of ${size.holdMs} ms (measured)`]: { webhook: perJob('webhook'), polling: perJob('polling'), naive: perJob('naive'), note: 'service status-call counter ÷ jobs, both runs of each mode' },
+        '60 s jobs (computed)': { webhook: 0, polling: defaultPacingPolls(60), naive: Math.ceil(60_000 / NAIVE_POLL_MS), note: 'reelflow default pacing of the upscale model (first poll at its expected 60 s, ×2, cap 300 s); naive ⌈60 / 0.5⌉' },
+        '600 s jobs (computed)': { webhook: 0, polling: defaultPacingPolls(600), naive: Math.ceil(600_000 / NAIVE_POLL_MS), note: 'as above' },
+      },
+      ratios: {
+        'naive/webhook p50 alone': round(latencyMs.alone.naive.p50 / latencyMs.alone.webhook.p50, 3),
+        'naive/webhook p50 contended': round(latencyMs.contended.naive.p50 / latencyMs.contended.webhook.p50, 3),
+        'naive/webhook p99 contended': round(latencyMs.contended.naive.p99 / latencyMs.contended.webhook.p99, 3),
+      },
+      failedPipelines: Object.values(runs).reduce((n, r) => n + r.failed, 0),
+    };
+  } finally {
+    await stack.stop();
+  }
+}

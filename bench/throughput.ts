@@ -1,191 +1,141 @@
 /**
- * Throughput (a script, not a test): `npx tsx bench/throughput.ts`.
- *
- * One Temporal dev server, one run, two kinds of work measured at the same concurrency levels:
- *  - reelflow: three-step pipelines (threeStepPipeline: long-form 4 s 480p from a 1×1 PNG → re-voice
- *    with a 1 s silent WAV → upscale) against the in-process local service with instant models
- *    (faults.modelDurationMs = 0; the service still renders each clip with ffmpeg). Completions go the
- *    real webhook path: the service signs and POSTs to a registered endpoint served by the real
- *    bridge (startBridgeServer), which signals the rendezvous, which forwards to the job workflow.
- *  - raw: bench/throughput-raw.workflows.ts (three trivial activities in sequence) on its own worker
- *    and task queue, same server: the ceiling Temporal itself gives this machine.
- * Each level is a closed loop: C callers each start a workflow, await its result, start the next.
- * Rate = completions inside the window / window length. Levels double from 1 until reelflow's rate
- * rises by no more than 10 % (or BENCH_TP_MAX_LEVEL). Also reported per level: where a pipeline's time
- * went, from the service's own clock (job submitted → completed, i.e. queue + ffmpeg render; and
- * hand-offs between steps). Env: BENCH_TP_WINDOW_S (15), BENCH_TP_RAW_WINDOW_S (8),
- * BENCH_TP_MAX_LEVEL (16). Results go to .bench/throughput.json.
+ * Throughput ceilings, found by climbing. One stack (every part its own process), the service in stub
+ * render mode with no hold (so the service's work per job is a hard link, not a render):
+ *  - raw: a workflow of three trivial activities in sequence (bench/procs/raw.workflows.ts) on its own
+ *    worker process and task queue, same Temporal server and flags;
+ *  - reelflow: the canonical three-step pipeline (long-form → re-voice → upscale) through the real
+ *    webhook path.
+ * Each climbs independently: closed loop at concurrency 1, 2, 4, … until the rate has risen by less
+ * than 10 % over the best so far at two levels in a row (or `maxLevel`). Rate = runs ended inside the window ÷ window; the loads are
+ * their own driver processes. Then one row with real ffmpeg renders (a fresh stack) at `realConcurrency`.
  */
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
-import { startDevServer } from '../test/helpers/temporal';
-import { PIXEL_PNG, TEST_API_KEY } from '../test/helpers/local-service';
-import { bundleReelflowWorkflows, quietLogger, silentWavDataUri } from '../test/integration/workflow-harness';
-import { startLocalService, type JobView } from '../src/service';
-import { createServiceClient } from '../src/client/service-client';
-import { createReelflowWorker } from '../src/workers/worker';
-import { startRegisteredBridge } from '../test/helpers/registered-bridge';
-import { runBench, writeBenchJson } from './bench-output';
-import { threeStepPipeline } from '../src/pipeline';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../src/workflows/definitions';
+import { drivePipelines } from './lib/drive';
+import { startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
+import { percentile, round } from './lib/stats';
+import { handoffsOf } from './handoff';
 
-const WINDOW_S = Number(process.env.BENCH_TP_WINDOW_S ?? 15);
-const RAW_WINDOW_S = Number(process.env.BENCH_TP_RAW_WINDOW_S ?? 8);
-const MAX_LEVEL = Number(process.env.BENCH_TP_MAX_LEVEL ?? 16);
-const STEPS = ['generate', 'revoice', 'upscale'] as const;
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+export interface ThroughputSize {
+  reelflowWindowS: number;
+  rawWindowS: number;
+  maxLevel: number;
+  realWindowS: number;
+  realConcurrency: number;
 }
 
+export const THROUGHPUT_FULL: ThroughputSize = { reelflowWindowS: 12, rawWindowS: 6, maxLevel: 64, realWindowS: 20, realConcurrency: 2 };
+export const THROUGHPUT_QUICK: ThroughputSize = { reelflowWindowS: 3, rawWindowS: 2, maxLevel: 2, realWindowS: 0, realConcurrency: 1 };
 
-interface LevelRun {
-  rate: number;
+export interface Level {
+  concurrency: number;
+  perSecond: number;
   completed: number;
   failed: number;
   latencyMs: { p50: number; p90: number };
-  /** Names (or ids) of the runs that completed inside the window. */
-  names: string[];
+  /** reelflow only, service clock, mean per pipeline: job time at the service and hand-off time. */
+  serviceMsPerPipeline?: number;
+  handoffMsPerPipeline?: number;
+}
+
+async function level(stack: BenchStack, kind: 'pipeline' | 'raw', concurrency: number, windowS: number): Promise<Level> {
+  const before = kind === 'pipeline' ? await stack.clocks() : null;
+  const prefix = `tp-${kind}-c${concurrency}-${randomUUID().slice(0, 6)}`;
+  const result = await drivePipelines(prefix, {
+    temporalAddress: stack.temporalAddress,
+    taskQueue: kind === 'raw' ? stack.rawTaskQueue : stack.taskQueue,
+    kind,
+    shape: { type: 'three-step' },
+    serviceUrl: stack.serviceUrl,
+    mode: 'closed-loop',
+    concurrency,
+    windowSeconds: windowS,
+    prefix,
+  });
+  const latencies = result.runs.filter((r) => r.ok).map((r) => r.endedAt - r.startedAt).sort((a, b) => a - b);
+  const out: Level = {
+    concurrency,
+    perSecond: round((result.counted ?? 0) / (result.windowSeconds ?? windowS), 2),
+    completed: result.counted ?? 0,
+    failed: result.runs.filter((r) => !r.ok).length,
+    latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90) },
+  };
+  if (before) {
+    const after = await stack.clocks();
+    const known = new Set(before.jobs.map((j) => j.id));
+    const jobs: JobClocks[] = after.jobs.filter((j) => !known.has(j.id) && j.completedAt);
+    const all = new Map(after.jobs.map((j) => [j.id, j]));
+    const pipelines = Math.max(1, jobs.length / 3);
+    out.serviceMsPerPipeline = Math.round(jobs.reduce((n, j) => n + (j.completedAt! - j.receivedAt), 0) / pipelines);
+    out.handoffMsPerPipeline = Math.round(handoffsOf(jobs, all).reduce((n, v) => n + v, 0) / pipelines);
+  }
+  return out;
 }
 
 /**
- * Closed loop at `concurrency`: each caller runs `once(name)` back to back until the window closes.
- * Runs still in flight at the close are awaited but not counted.
+ * Climbs concurrency 1, 2, 4, … until the rate has stopped rising by 10 % over the best so far, at two
+ * levels in a row (one level can dip on a shared machine; two in a row is a plateau).
  */
-async function closedLoop(concurrency: number, windowS: number, prefix: string, once: (name: string) => Promise<boolean>): Promise<LevelRun> {
-  const t0 = Date.now();
-  const deadline = t0 + windowS * 1000;
-  const latencies: number[] = [];
-  const names: string[] = [];
-  let failed = 0;
-  let seq = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) {
-        const name = `${prefix}-${(seq += 1)}`;
-        const start = Date.now();
-        const ok = await once(name);
-        const end = Date.now();
-        if (end > deadline) continue;
-        if (ok) {
-          latencies.push(end - start);
-          names.push(name);
-        } else failed += 1;
-      }
-    }),
-  );
-  const sorted = latencies.sort((a, b) => a - b);
-  return { rate: names.length / windowS, completed: names.length, failed, latencyMs: { p50: percentile(sorted, 50), p90: percentile(sorted, 90) }, names };
-}
-
-/** Where a pipeline's time went, on the service's clock, averaged over the pipelines named. */
-function breakdown(jobs: JobView[], names: string[]) {
-  let serviceMs = 0;
-  let handoffMs = 0;
-  let n = 0;
-  for (const name of names) {
-    const own = STEPS.map((step) => jobs.find((j) => j.idempotencyKey?.startsWith(`reelflow:${name}/job/${step}:`) && j.status === 'COMPLETED'));
-    if (own.some((j) => !j?.completedAt)) continue;
-    n += 1;
-    own.forEach((job, i) => {
-      serviceMs += job!.completedAt! - job!.submittedAt;
-      if (i > 0) handoffMs += job!.submittedAt - own[i - 1]!.completedAt!;
-    });
+async function climb(stack: BenchStack, kind: 'pipeline' | 'raw', windowS: number, maxLevel: number, log: (line: string) => void): Promise<Level[]> {
+  const levels: Level[] = [];
+  let best = 0;
+  let flat = 0;
+  for (let c = 1; c <= maxLevel; c *= 2) {
+    const row = await level(stack, kind, c, windowS);
+    levels.push(row);
+    log(`  ${kind} c=${c}: ${row.perSecond}/s${row.failed ? ` (${row.failed} failed)` : ''}`);
+    flat = c > 1 && row.perSecond < best * 1.1 ? flat + 1 : 0;
+    best = Math.max(best, row.perSecond);
+    if (flat >= 2) break;
   }
-  const round = (v: number) => (n ? Math.round(v / n) : Number.NaN);
-  return { pipelines: n, serviceMsPerPipeline: round(serviceMs), handoffMsPerPipeline: round(handoffMs) };
+  return levels;
 }
 
-async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const started = Date.now();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-throughput-'));
-  const taskQueue = `bench-tp-${randomUUID()}`;
-  const rawQueue = `bench-tp-raw-${randomUUID()}`;
-  const [bundle, rawBundle, env] = await Promise.all([
-    bundleReelflowWorkflows(),
-    bundleWorkflowCode({ workflowsPath: require.resolve('./throughput-raw.workflows'), logger: quietLogger() }),
-    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
-  ]);
-  // Per-model concurrency at the top level, so the service's own queue is not what is measured.
-  const service = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, credits: 100_000_000, concurrencyPerModel: Math.min(64, MAX_LEVEL), faults: { modelDurationMs: 0 } });
-  const { bridge } = await startRegisteredBridge({ serviceUrl: service.url, temporalAddress: env.address, taskQueue, logLevel: 'warn' });
-  const serviceClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY });
-  const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue, service: serviceClient, workflowBundle: bundle });
-  const rawWorker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: rawQueue,
-    workflowBundle: rawBundle,
-    activities: { rawStep: (step: number, input: string) => Promise.resolve(`${input}/${step}`) },
-  });
-  const running = Promise.all([worker.run(), rawWorker.run()]);
-  const audio = silentWavDataUri(1, 8000);
-  const rules = { allowedOrigins: [service.url] };
-  const client: Client = env.client;
+const peakOf = (levels: Level[]) => levels.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
 
-  const runPipeline = async (name: string): Promise<boolean> => {
-    const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: audio, duration: '4' }, name, rules);
-    const summary = (await client.workflow.execute('pipelineWorkflow', { taskQueue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, uriRules: rules }] })) as { status: string };
-    return summary.status === 'completed';
-  };
-  const runRaw = async (name: string): Promise<boolean> => {
-    const out = (await client.workflow.execute('rawThreeStepWorkflow', { taskQueue: rawQueue, workflowId: name, args: ['x'] })) as string;
-    return out === 'x/1/2/3';
-  };
+export interface ThroughputResult {
+  size: ThroughputSize;
+  raw: Level[];
+  reelflow: Level[];
+  peaks: { raw: Level; reelflow: Level; ratio: number };
+  /** reelflow ÷ raw at each concurrency both measured. */
+  ratioAtEqualConcurrency: Array<{ concurrency: number; ratio: number }>;
+  /** One level with real ffmpeg renders (null in quick mode). */
+  realRenders: Level | null;
+  statusCalls: number;
+}
 
-  const rows: Array<Record<string, number>> = [];
-  const levels: Array<Record<string, unknown>> = [];
+/** Runs the throughput bench (stub renders, then one real-render level on a fresh stack). */
+export async function runThroughput(size: ThroughputSize, log: (line: string) => void): Promise<ThroughputResult> {
+  const stack = await startBenchStack({ name: 'throughput', render: 'stub', stubHoldMs: 0, bridge: true, worker: true, rawWorker: true });
+  let raw: Level[];
+  let reelflow: Level[];
+  let statusCalls: number;
   try {
-    // Warm-up (not counted): bundles loaded, ffmpeg paged in, connections open.
-    if (!(await runPipeline('tp-warm-0')) || !(await runRaw(`tp-raw-warm-${randomUUID()}`))) throw new Error('warm-up failed');
-    let previous = 0;
-    for (let c = 1; c <= MAX_LEVEL; c *= 2) {
-      const reel = await closedLoop(c, WINDOW_S, `tp-c${c}`, runPipeline);
-      const raw = await closedLoop(c, RAW_WINDOW_S, `tp-raw-c${c}-${randomUUID().slice(0, 8)}`, runRaw);
-      const where = breakdown(service.jobs(), reel.names);
-      const row = {
-        concurrency: c,
-        'reelflow pipelines/s': Math.round(reel.rate * 100) / 100,
-        'raw workflows/s': Math.round(raw.rate * 10) / 10,
-        'ratio reelflow/raw': Math.round((reel.rate / raw.rate) * 1000) / 1000,
-        'pipeline p50 ms': reel.latencyMs.p50,
-        'service ms/pipeline': where.serviceMsPerPipeline,
-        'hand-off ms/pipeline': where.handoffMsPerPipeline,
-      };
-      rows.push(row);
-      levels.push({ concurrency: c, reelflow: { ...reel, names: undefined, breakdown: where }, raw: { ...raw, names: undefined } });
-      process.stdout.write(`c=${c}: ${row['reelflow pipelines/s']} pipelines/s, ${row['raw workflows/s']} raw/s (${Math.round((Date.now() - started) / 1000)} s)\n`);
-      if (reel.failed || raw.failed) process.stdout.write(`  failed: reelflow ${reel.failed}, raw ${raw.failed}\n`);
-      if (c > 1 && reel.rate <= previous * 1.1) break;
-      previous = Math.max(previous, reel.rate);
-    }
-    const result = {
-      machine: { nproc: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, cpu: os.cpus()[0]?.model },
-      settings: { WINDOW_S, RAW_WINDOW_S, MAX_LEVEL, chain: 'long-form 4 s 480p (1x1 PNG) → re-voice (1 s silent WAV) → upscale', modelDurationMs: 0, completionPath: 'real webhook path (service → bridge → rendezvous)' },
-      table: rows,
-      levels,
-      statusCallsInRun: service.counters().statusCalls,
-      seconds: Math.round((Date.now() - started) / 1000),
-    };
-    console.log('\nThroughput (closed loop; reelflow window %d s, raw window %d s)', WINDOW_S, RAW_WINDOW_S);
-    console.table(rows);
-    console.log(`status calls in run: ${result.statusCallsInRun}; total ${result.seconds} s`);
-    writeBenchJson('throughput', result);
+    // Warm-up (not counted).
+    await level(stack, 'raw', 2, 1);
+    await level(stack, 'pipeline', 2, 2);
+    raw = await climb(stack, 'raw', size.rawWindowS, size.maxLevel, log);
+    reelflow = await climb(stack, 'pipeline', size.reelflowWindowS, size.maxLevel, log);
+    statusCalls = (await stack.clocks()).counters.statusCalls;
   } finally {
-    worker.shutdown();
-    rawWorker.shutdown();
-    await running;
-    await bridge.close();
-    await serviceClient.close();
-    await service.close();
-    await env.teardown();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await stack.stop();
   }
+  let realRenders: Level | null = null;
+  if (size.realWindowS > 0) {
+    const real = await startBenchStack({ name: 'throughput-real', render: 'ffmpeg', bridge: true, worker: true });
+    try {
+      await level(real, 'pipeline', 1, 1);
+      realRenders = await level(real, 'pipeline', size.realConcurrency, size.realWindowS);
+      log(`  reelflow with real renders c=${size.realConcurrency}: ${realRenders.perSecond}/s`);
+    } finally {
+      await real.stop();
+    }
+  }
+  const peaks = { raw: peakOf(raw), reelflow: peakOf(reelflow), ratio: 0 };
+  peaks.ratio = round(peaks.reelflow.perSecond / peaks.raw.perSecond, 4);
+  const ratioAtEqualConcurrency = reelflow
+    .map((r) => ({ r, w: raw.find((x) => x.concurrency === r.concurrency) }))
+    .filter((p) => p.w)
+    .map(({ r, w }) => ({ concurrency: r.concurrency, ratio: round(r.perSecond / w!.perSecond, 4) }));
+  return { size, raw, reelflow, peaks, ratioAtEqualConcurrency, realRenders, statusCalls };
 }
-
-runBench(main);

@@ -3,6 +3,7 @@ import { describeFieldErrors, type CancelResponse, type FieldError, type Generat
 import { validatePipelineSpec } from '../pipeline/spec';
 import { ServiceProblemError } from '../client/errors';
 import { guardedSubmit } from './submit-guard';
+import { candidateOrphans } from './candidates';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
@@ -69,6 +70,8 @@ export interface ReelflowActivities extends MediaActivities, PreflightActivities
   /** Validates a pipeline spec with the contract's schemas (a local activity: zod stays out of workflows). */
   validatePipeline(spec: unknown, uriRules?: UriRules): Promise<PipelineCheck>;
   quoteJob(model: ModelId, input: Record<string, unknown>): Promise<JobQuote>;
+  /** Request ids the account ledger charged since `sinceIso` that are not in `exclude` (candidate orphans of an ambiguous submit). */
+  candidateOrphans(sinceIso: string, exclude: string[]): Promise<string[]>;
   /** Legacy job workflows: submits with an Idempotency-Key; a retry (after a crash) with the same key returns the same job. */
   submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest>;
   pollJobStatus(requestId: string, statusUrl?: string): Promise<StatusResponse>;
@@ -146,6 +149,10 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
         recordSubmitted(request);
         throw error;
       }
+    },
+    candidateOrphans(sinceIso, exclude) {
+      // An account read, not a job call: kept out of the per-kind call counts (as subscribing is).
+      return wrap('subscribe', () => candidateOrphans(client, sinceIso, exclude));
     },
     async validatePipeline(spec, uriRules) {
       const checked = validatePipelineSpec(spec, uriRules);

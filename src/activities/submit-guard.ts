@@ -5,10 +5,22 @@ import { submitFailureKind } from '../client/service-client';
 import type { IdempotencySetting, SubmitFailureKind } from '../client/submit-policy';
 import type { ServiceClient } from '../client/types';
 
-/** Heartbeat details a submit attempt leaves when it failed before anything could be accepted. */
+/** Heartbeat details a submit attempt leaves for the next attempt of the same activity. */
 export interface SubmitAttemptRecord {
   /** The last attempt failed this way and its request provably created no job. */
-  lastFailure: Extract<SubmitFailureKind, 'not-sent' | 'refused'>;
+  lastFailure?: Extract<SubmitFailureKind, 'not-sent' | 'refused'>;
+  /** The last attempt's submit was answered (the activity failed later, e.g. subscribing): this job. */
+  submitted?: GenerationRequest;
+  idempotencyKey?: string;
+}
+
+function earlierRecord(): Partial<SubmitAttemptRecord> | undefined {
+  try {
+    const context = Context.current();
+    return context.info.attempt > 1 ? (context.info.heartbeatDetails as Partial<SubmitAttemptRecord> | undefined) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Margin kept before the attempt's start-to-close deadline, so the attempt stops before Temporal retries it. */
@@ -53,6 +65,15 @@ export function earlierAttemptMayHaveSent(setting: IdempotencySetting): string |
   return `submit attempt ${context.info.attempt - 1} ended (worker lost, timed out or cancelled) after its request may have reached the service`;
 }
 
+/** Records the answered submit, so a retry of the activity (failed after it) adopts it without sending. */
+function recordSubmitted(request: GenerationRequest, idempotencyKey: string): void {
+  try {
+    Context.current().heartbeat({ submitted: request, idempotencyKey } satisfies SubmitAttemptRecord);
+  } catch {
+    // Not inside an activity.
+  }
+}
+
 /** Records that this attempt failed before anything could be accepted (read by the next attempt). */
 export function recordNotAccepted(kind: SubmitFailureKind): void {
   if (kind !== 'not-sent' && kind !== 'refused') return;
@@ -69,6 +90,9 @@ export function recordNotAccepted(kind: SubmitFailureKind): void {
  * its deadline, and records a provably-not-accepted failure for the next attempt.
  */
 export async function guardedSubmit<M extends ModelId>(client: ServiceClient, model: M, input: ModelInputs[M], idempotencyKey: string): Promise<GenerationRequest> {
+  // The earlier attempt got its answer and failed afterwards (subscribing): that job is this one.
+  const record = earlierRecord();
+  if (record?.submitted && record.idempotencyKey === idempotencyKey) return record.submitted;
   const earlier = earlierAttemptMayHaveSent(client.idempotency ?? 'unknown');
   if (earlier) {
     throw new AmbiguousSubmissionError(
@@ -78,7 +102,9 @@ export async function guardedSubmit<M extends ModelId>(client: ServiceClient, mo
   }
   const signal = submitAbortSignal();
   try {
-    return await client.submit(model, input, { idempotencyKey, ...(signal ? { signal } : {}) });
+    const request = await client.submit(model, input, { idempotencyKey, ...(signal ? { signal } : {}) });
+    recordSubmitted(request, idempotencyKey);
+    return request;
   } catch (error) {
     if (error instanceof ServiceClientError) recordNotAccepted(submitFailureKind(error));
     throw error;

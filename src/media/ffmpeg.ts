@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { constants as osConstants, setPriority } from 'node:os';
 import { access } from 'node:fs/promises';
 
 // The installer packages are required lazily: they throw on platforms they ship no binary for,
@@ -40,6 +41,15 @@ function runProcess(binary: string, args: readonly string[], signal?: AbortSigna
       return;
     }
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    // Renders run at the lowest CPU priority (nice 19) so they never starve the orchestration
+    // (HTTP, webhooks, Temporal) sharing the machine; a failure to renice is harmless.
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, osConstants.priority.PRIORITY_LOW);
+      } catch {
+        /* not permitted here: the render runs at normal priority */
+      }
+    }
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

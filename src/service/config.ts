@@ -32,11 +32,24 @@ export interface LocalServiceOptions {
   secretGraceSeconds?: number;
   /** false (default) or pino options. */
   logger?: false | Record<string, unknown>;
+  /**
+   * `ffmpeg` (default): every job is rendered. `stub`: a benchmarking aid — jobs complete with a
+   * pre-rendered fixture of the right kind after `stubHoldMs` (see media/stub-runner.ts).
+   */
+  render?: RenderMode;
+  /** Stub mode: how long each render takes, in ms (default 0). */
+  stubHoldMs?: number;
+  /** Stub mode: where pre-rendered fixtures are kept (default `<dataDir>/stub-fixtures`). */
+  stubFixturesDir?: string;
   /** Quote admission: per-key rate and burst, service-wide concurrency (defaults 120/min, 30, 4). */
   quoteLimits?: Partial<QuoteLimits>;
   /** Journal size that triggers a compaction at least (default 8 MiB); tests use small values. */
   compactAtBytes?: number;
 }
+
+/** How the local service produces outputs. */
+export const RENDER_MODES = ['ffmpeg', 'stub'] as const;
+export type RenderMode = (typeof RENDER_MODES)[number];
 
 const optionsSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(0),
@@ -55,6 +68,9 @@ const optionsSchema = z.object({
   emitFailureEvents: z.boolean().optional(),
   secretGraceSeconds: z.number().int().min(0).default(86_400),
   logger: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default(false),
+  render: z.enum(RENDER_MODES).default('ffmpeg'),
+  stubHoldMs: z.number().int().min(0).max(86_400_000).default(0),
+  stubFixturesDir: z.string().min(1).optional(),
   quoteLimits: z
     .strictObject({
       perMinute: z.number().positive().optional(),

@@ -3,7 +3,8 @@ import type { LocalServiceOptions } from './config';
 /**
  * Reads local service options from the environment (for `src/workers/service.ts` and containers):
  * REELFLOW_SERVICE_PORT, _HOST, _DATA_DIR (required), _API_KEYS (comma-separated), _ADMIN_KEY, _CREDITS,
- * _ALLOW_PRIVATE_WEBHOOKS (1/true), _PUBLIC_URL, _CONCURRENCY, _EMIT_FAILURE_EVENTS, _LOG.
+ * _ALLOW_PRIVATE_WEBHOOKS (1/true), _PUBLIC_URL, _CONCURRENCY, _EMIT_FAILURE_EVENTS, _LOG,
+ * _RENDER (ffmpeg or stub), _STUB_HOLD_MS, _STUB_FIXTURES.
  * Values are checked again by `startLocalService`.
  */
 export function serviceOptionsFromEnv(env: NodeJS.ProcessEnv): LocalServiceOptions {
@@ -46,5 +47,12 @@ export function serviceOptionsFromEnv(env: NodeJS.ProcessEnv): LocalServiceOptio
   const failureEvents = bool('EMIT_FAILURE_EVENTS');
   if (failureEvents !== undefined) options.emitFailureEvents = failureEvents;
   if (bool('LOG')) options.logger = { level: 'info' };
+  const render = get('RENDER');
+  // Checked by startLocalService (ffmpeg or stub), which names the option in its error.
+  if (render) options.render = render as LocalServiceOptions['render'];
+  const holdMs = int('STUB_HOLD_MS');
+  if (holdMs !== undefined) options.stubHoldMs = holdMs;
+  const fixtures = get('STUB_FIXTURES');
+  if (fixtures) options.stubFixturesDir = fixtures;
   return options;
 }

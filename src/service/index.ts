@@ -10,7 +10,8 @@ import { QuoteLimiter } from './http/quote-limiter';
 import type { TornTail } from './store/journal';
 import { moveInlineData } from './store/legacy';
 import { EventBodyStore, InputStore } from './store/side-files';
-import { createFfmpegModelRunner } from './media/runner';
+import { createFfmpegModelRunner, type ModelRunner } from './media/runner';
+import { createStubModelRunner } from './media/stub-runner';
 import { JobManager } from './queue/jobs';
 import { newApiKey } from './routes/account';
 import type { DeliveryRecord, JobRecord, LedgerEntry } from './store/records';
@@ -33,8 +34,12 @@ export interface JobView {
   idempotencyKey: string | null;
   creditsCharged: number;
   creditsRefunded: number;
+  /** When the submit request arrived (before validation, fetching and pricing). */
+  receivedAt: number;
+  /** When the job was created (after pricing). */
   submittedAt: number;
   startedAt: number | null;
+  /** When the job became terminal (COMPLETED, FAILED or CANCELLED). */
   completedAt: number | null;
   error: { code: string; message: string } | null;
 }
@@ -127,12 +132,16 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const log = app.log;
   // The input access log (<dataDir>/input-access.log, JSON lines): which input URLs were fetched, signed or not.
   const inputLog = path.join(dataDir, 'input-access.log');
-  const runner = createFfmpegModelRunner({
+  const ffmpegRunner = createFfmpegModelRunner({
     allowPrivate: config.allowPrivateWebhooks,
     ownOrigin: url,
     ownFilesDir: filesDir,
     onInputFetch: (entry) => fs.appendFileSync(inputLog, `${JSON.stringify(entry)}\n`),
   });
+  const runner: ModelRunner =
+    config.render === 'stub'
+      ? createStubModelRunner({ fallback: ffmpegRunner, ownOrigin: url, fixturesDir: path.resolve(config.stubFixturesDir ?? path.join(dataDir, 'stub-fixtures')), holdMs: config.stubHoldMs })
+      : ffmpegRunner;
   if (torn) {
     const line = `journal: a torn last record (${torn.bytes} bytes at offset ${torn.offset}) was cut off; it had not been acknowledged`;
     if (config.logger === false) process.stderr.write(`reelflow service: ${line}\n`);
@@ -172,6 +181,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   // Bodies of events with no pending delivery (settled before a crash removed them) are not needed.
   bodies.sweep((eventId) => [...store.state.deliveries.values()].some((d) => d.eventId === eventId && d.state === 'pending'));
   markReady();
+  if (config.render === 'stub') log.warn(`stub render mode (--render stub, hold ${config.stubHoldMs} ms): jobs complete with pre-rendered fixtures; a benchmarking aid`);
   if (config.allowPrivateWebhooks) log.warn('private, loopback and plain-http webhook and input URLs are allowed (--allow-private-webhooks): local use only');
 
   let closing: Promise<void> | null = null;
@@ -210,6 +220,7 @@ function viewJob(job: JobRecord): JobView {
     idempotencyKey: job.idempotencyKey,
     creditsCharged: job.creditsCharged,
     creditsRefunded: job.creditsRefunded,
+    receivedAt: job.receivedAt ?? job.submittedAt,
     submittedAt: job.submittedAt,
     startedAt: job.startedAt,
     completedAt: job.completedAt,

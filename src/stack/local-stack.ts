@@ -8,7 +8,7 @@ import { REDACT_PATHS } from '../bridge/app';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, type BridgeConfig } from '../bridge/config';
 import { startBridgeServer, type RunningBridge } from '../bridge/server';
 import { createServiceClient } from '../client/service-client';
-import { startLocalService, type LocalService } from '../workers/service';
+import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker, mediaFromEnv } from '../workers/worker';
 import {
@@ -46,6 +46,10 @@ export interface LocalStackOptions {
   reuseRunning?: boolean;
   /** Progress lines ("starting the Temporal dev server…"). */
   log?: (line: string) => void;
+  /** Render mode of the local service (`stub` is a benchmarking aid; default real ffmpeg renders). */
+  render?: LocalServiceOptions['render'];
+  /** With `render: 'stub'`: how long each job takes, in ms. */
+  stubHoldMs?: number;
   /** Extra options of the in-process worker (tests add activity interceptors). */
   worker?: Partial<WorkerOptions>;
 }
@@ -200,6 +204,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         adminKey: ensureAdminKey(paths).key,
         allowPrivateWebhooks: true,
         logger: false,
+        ...(options.render ? { render: options.render } : {}),
+        ...(options.stubHoldMs !== undefined ? { stubHoldMs: options.stubHoldMs } : {}),
       }),
     );
     cleanups.push(() => service.close());

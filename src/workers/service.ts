@@ -6,6 +6,7 @@ import { exitOnSignal } from './run-until-signal';
 // The one door into the local service for the rest of reelflow (CLI, stack, benches): ESLint keeps
 // src/cli, src/stack, src/bridge, src/activities and src/workflows out of src/service/**.
 export { startLocalService, type LocalService, type LocalServiceOptions };
+export { RENDER_MODES, type RenderMode } from '../service/config';
 
 /**
  * Starts the local service as a process does: listens, then says where, on which data directory,
@@ -16,6 +17,7 @@ export async function startServiceProcess(options: LocalServiceOptions, write: (
   const service = await startLocalService(options);
   write(`reelflow service listening on ${service.url}`);
   write(`data directory: ${options.dataDir}; credits: ${service.balance()}`);
+  if (options.render === 'stub') write(`render: stub (pre-rendered fixtures, hold ${options.stubHoldMs ?? 0} ms) — a benchmarking aid, not real renders`);
   if (options.allowPrivateWebhooks) {
     write('warning: --allow-private-webhooks: private, loopback and plain-http webhook and input URLs are allowed (local use only)');
   }

@@ -2,6 +2,7 @@ import type { UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { PollPacing } from '../pipeline/pacing';
 import type { CreditLedger, PipelineStatus } from './pipeline-types';
+import type { ResumeFrom } from './resume-types';
 
 /** Outcome of one pipeline of a batch (kept small: it is carried across continue-as-new). */
 export interface BatchItemResult {
@@ -28,6 +29,11 @@ export interface BatchWorkflowInput {
    * whose previous status is not `completed` run; the others are carried over as they were.
    */
   rerunOf?: BatchItemResult[];
+  /**
+   * Re-run mode, per item name: the earlier pipeline run to resume (its completed steps carried,
+   * `reelflow batch --rerun-failed`). Items without one start from their first step.
+   */
+  resumes?: Record<string, ResumeFrom>;
   uriRules?: UriRules;
   defaultPacing?: Partial<PollPacing>;
   /** Passed to every pipeline (false on a namespace without reelflow's search attributes). */

@@ -76,6 +76,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
             ...(input.uriRules ? { uriRules: input.uriRules } : {}),
             ...(input.defaultPacing ? { defaultPacing: input.defaultPacing } : {}),
             ...(input.publishSearchAttributes !== undefined ? { publishSearchAttributes: input.publishSearchAttributes } : {}),
+            ...(input.resumes?.[spec.name] ? { resume: input.resumes[spec.name] } : {}),
           },
         ],
       });

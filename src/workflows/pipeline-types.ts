@@ -2,6 +2,8 @@ import type { ArchivedOutput } from '../media/reference';
 import type { JobResult, JobState as ServiceJobState, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { PollPacing } from '../pipeline/pacing';
+import type { RecoveryMemo } from './recovery-types';
+import type { ResumedFromSummary, ResumeFrom } from './resume-types';
 
 /** Input of `pipelineWorkflow`. */
 export interface PipelineWorkflowInput {
@@ -13,6 +15,10 @@ export interface PipelineWorkflowInput {
   submitTimeoutSeconds?: number;
   /** Set false on a namespace without reelflow's search attributes (memo and query still work). Default true. */
   publishSearchAttributes?: boolean;
+  /** A resumed run (`reelflow resume`): completed steps of an earlier run to carry instead of running. */
+  resume?: ResumeFrom;
+  /** How long an ambiguous step waits for an operator decision, hours (default 24). */
+  ambiguousDeadlineHours?: number;
   /** false (`reelflow run --no-preflight`): skip the preflight check of every step's inputs. Default true. */
   preflight?: boolean;
 }
@@ -28,7 +34,7 @@ export type StepStatus =
   | 'skipped';
 
 /** Where a running step stands (one-workflow pipelines; absent in legacy summaries). */
-export type StepPhase = 'preflight' | 'quoting' | 'submitting' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
+export type StepPhase = 'preflight' | 'quoting' | 'submitting' | 'ambiguous' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
 export interface StepAttempt {
@@ -47,6 +53,10 @@ export interface StepAttempt {
   charged: number;
   refunded: number;
   error?: string;
+  /** The request id came from an operator's `adopt` decision (the submit's answer was lost). */
+  adopted?: boolean;
+  /** Accepted and billed, but neither usable nor cancellable: recorded in the pipeline's recovery record. */
+  abandoned?: boolean;
   /** The service's reason for a FAILED (or CANCELLED) request, from its event or its status. */
   serviceError?: ServiceError;
 }
@@ -104,6 +114,8 @@ export interface StepSummary {
   /** Why archiving the outputs failed (the step itself completed; later steps use the service URL). */
   archiveError?: string;
   error?: string;
+  /** Resumed runs: the run id that paid for this step (its output is carried, nothing is paid here). */
+  carriedFrom?: string;
 }
 
 export interface CreditLedger {
@@ -129,6 +141,10 @@ export interface PipelineSummary {
   error?: string;
   /** One-workflow pipelines only. */
   events?: EventCounts;
+  /** Jobs abandoned and ambiguous submits (issue 16); also in the memo under `recovery`. */
+  recovery?: RecoveryMemo;
+  /** A resumed run: the earlier run it carries completed steps from, and that run's ledger. */
+  resumedFrom?: ResumedFromSummary;
 }
 
 /** ApplicationFailure types thrown by the pipeline workflow. */
@@ -149,4 +165,6 @@ export const STEP_FAILURE_TYPES = {
   budgetExceeded: 'BudgetExceeded',
   jobFailed: 'JobFailed',
   ambiguousSubmission: 'AmbiguousSubmission',
+  /** A 202 whose body broke the contract: the job was cancelled or recorded as abandoned. */
+  submitAnswerInvalid: 'SubmitAnswerInvalid',
 } as const;

@@ -1,4 +1,6 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, patched, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { resolveAmbiguousUpdate, validateResolution, type RecoveryState } from './recovery';
+import { RECOVERY_MEMO_KEY, type AmbiguousSubmit } from './recovery-types';
 import { MODELS } from '../contract/model-metadata';
 import { resolvePacing } from '../pipeline/pacing';
 import { ReferenceResolutionError, resolveReferences } from '../pipeline/references';
@@ -58,9 +60,33 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   setHandler(jobEventSignal, (event) => inbox.accept(event));
   setHandler(pipelineProgressQuery, () => ({ ...summary, events: inbox.counts(requestIds()) }));
   const basePublish = publisherFor(input);
+  // Issue 16: abandoned jobs and ambiguous submits, with the operator's update to resolve the latter.
+  const recovery: RecoveryState = { abandoned: [], ambiguous: [] };
+  let recoveryShown = '';
+  setHandler(
+    resolveAmbiguousUpdate,
+    (decision) => {
+      const waiting = recovery.waiting as AmbiguousSubmit;
+      recovery.decision = decision;
+      return { step: waiting.step, action: decision.action, idempotencyKey: waiting.idempotencyKey, ...(decision.requestId ? { requestId: decision.requestId } : {}) };
+    },
+    { validator: (decision) => validateResolution(recovery.waiting, decision) },
+  );
+  if (input.resume) {
+    summary.resumedFrom = { workflowId: input.resume.workflowId, runId: input.resume.runId, ledger: input.resume.ledger, carriedSteps: Object.keys(input.resume.steps) };
+  }
   const operator = patched(OPERATOR_CONSOLE_PATCH) ? new OperatorConsole(summary, (s) => publish(s), input.publishSearchAttributes !== false) : undefined;
   const publish: Publish = (s) => {
     s.events = inbox.counts(requestIds());
+    if (recovery.abandoned.length || recovery.ambiguous.length) {
+      s.recovery = { abandoned: recovery.abandoned, ambiguous: recovery.ambiguous };
+      // The memo changes only when the record does (each upsert is a command in the history).
+      const shown = JSON.stringify(s.recovery);
+      if (shown !== recoveryShown) {
+        recoveryShown = shown;
+        upsertMemo({ [RECOVERY_MEMO_KEY]: s.recovery });
+      }
+    }
     basePublish(s);
     operator?.show(s);
   };
@@ -91,6 +117,15 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     const stopped = operator?.cancelReason(step.id);
     if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
     summary.currentStep = step.id;
+    const carried = input.resume?.steps[step.id];
+    if (carried) {
+      // Resumed run: the step completed (and was paid) in an earlier run; its output is taken over.
+      row.status = 'completed';
+      row.carriedFrom = carried.paidInRunId;
+      row.output = carried.output;
+      summary.outputs[step.id] = carried.output;
+      continue;
+    }
     row.status = 'running';
     row.startedAt = Date.now();
     let resolved: Record<string, unknown>;
@@ -104,7 +139,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
     }
     row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck);
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck, recovery);
     publish(summary);
 
     let ended: StepEnd;
@@ -193,6 +228,7 @@ function stepRun(
   summary: PipelineSummary,
   publish: Publish,
   earlyCheck: boolean,
+  recovery: RecoveryState,
 ): StepRun {
   const attempts: StepAttempt[] = [];
   row.attemptLog = attempts;
@@ -213,6 +249,8 @@ function stepRun(
     ...(summary.budgetCredits !== null ? { budgetRemaining: summary.budgetCredits - summary.ledger.net } : {}),
     ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
     earlyCheck,
+    recovery,
+    ...(input.ambiguousDeadlineHours !== undefined ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours } : {}),
     changed: () => {
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);

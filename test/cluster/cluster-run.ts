@@ -212,7 +212,7 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
 
     for (const c of [...children]) await c.kill();
     await proxy.close();
-    const figures = await collectFaultFigures({ dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY, cluster.postgres.password], started });
+    const figures = await collectFaultFigures({ client, dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY, cluster.postgres.password], started });
     const logDir = path.join(clusterDir, 'logs');
     return {
       ...figures,

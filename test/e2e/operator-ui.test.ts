@@ -122,7 +122,7 @@ describe('the Temporal UI and the report in Chromium', () => {
     await openUserMetadata(page, workflowId);
     // The static summary, and the live step table with a link to the first output.
     await markdownFrame(page, /^\s*ui-console: generate → revoice → upscale · no budget\s*$/);
-    await markdownFrame(page, /<data:image\/png, 0\.1 KiB inline>/);
+    await markdownFrame(page, /<inline image\/png, 0\.1 KiB>/);
     expect((await stepRows(page)).map((cells) => cells.slice(0, 2))).toEqual([
       ['generate', 'completed'],
       ['revoice', 'running (waiting)'],

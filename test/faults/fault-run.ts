@@ -2,13 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { request } from 'undici';
 import { startLocalService, type JobView } from '../../src/service';
 import { from, pipeline } from '../../src/pipeline';
 import { pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { api, LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
+import { createServiceClient } from '../../src/client/service-client';
+import { findOrphans, listPipelineClaims } from '../../src/cli/orphans';
+import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
 import { freePort } from '../../src/stack/stack-state';
 
 /**
@@ -50,6 +53,8 @@ export interface FaultRunFigures {
     deliveriesDuplicated: number;
     submitsAnswered5xxOr429: number;
     submitAnswersDroppedSeen: number;
+    /** Submit answers the service dropped after creating the job (its log). */
+    submitAnswersDropped: number;
   };
   /** Processes killed (SIGKILL) and restarted during the run, by name. */
   restarts: Record<string, number>;
@@ -69,6 +74,13 @@ export interface FaultRunFigures {
   orphans: { jobs: number; named: number; completed: number };
   missingOutputs: string[];
   unexplained: string[];
+  /** Ambiguous steps the pipelines recorded, and the updates the run sent to resolve them (unknown mode). */
+  ambiguous: { waited: number; adopted: number; resubmitted: number };
+  /** Jobs the pipelines recorded as abandoned. */
+  abandoned: number;
+  /** Charged jobs `reelflow orphans` (findOrphans) listed at the end, and orphan jobs it did not list. */
+  orphansReported: number;
+  orphansNotReported: string[];
   seconds: number;
   /** Every line the service, bridge and worker printed (scanned for secrets). */
   logs: string;
@@ -195,8 +207,11 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   let [bridge, worker] = await Promise.all([startBridge(), startWorker()]);
 
   let run: FaultPipelines;
+  let resolving: { stop(): Promise<Resolutions> } | undefined;
+  let resolutions: Resolutions = { adopted: 0, resubmitted: 0 };
   try {
     run = await startFaultPipelines({ client: options.client, taskQueue, serviceUrl, count: options.count });
+    if (options.idempotency === 'unknown') resolving = resolveAmbiguousSteps(run, serviceUrl);
     // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
     await sleep(6_000);
     log('killing the worker (1/2)');
@@ -223,10 +238,59 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     worker = await startWorker();
 
     await run.settled;
+    if (resolving) resolutions = await resolving.stop();
   } finally {
     for (const c of children) await c.kill();
   }
-  return collectFaultFigures({ dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started });
+  return collectFaultFigures({ client: options.client, dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started, resolutions });
+}
+
+/** Updates the operator stand-in sent. */
+export interface Resolutions {
+  adopted: number;
+  resubmitted: number;
+}
+
+/**
+ * An operator stand-in (unknown mode): every second, each open pipeline with an ambiguous step
+ * waiting gets the `resolveAmbiguousStep` update — adopt the job its key created (the local
+ * service's key lookup), or resubmit when the key created nothing.
+ */
+export function resolveAmbiguousSteps(run: FaultPipelines, serviceUrl: string): { stop(): Promise<Resolutions> } {
+  const counts: Resolutions = { adopted: 0, resubmitted: 0 };
+  const decided = new Set<string>();
+  let going = true;
+  const resolveOne = async (handle: FaultPipelines['handles'][number]) => {
+    const progress = await handle.query(pipelineProgressQuery).catch(() => null);
+    const waiting = progress?.status === 'running' ? progress.recovery?.ambiguous.find((a) => a.state === 'waiting') : undefined;
+    // One decision per ambiguity: after a resubmit the same key may become ambiguous again (a new record).
+    const ambiguity = `${waiting?.idempotencyKey}|${waiting?.since}`;
+    if (!waiting || decided.has(ambiguity)) return;
+    const found = await api(serviceUrl, 'GET', `/v1/queue/requests?idempotency_key=${encodeURIComponent(waiting.idempotencyKey)}`).catch(() => null);
+    if (!found || found.status !== 200) return;
+    const requestId = found.body.requests[0]?.request_id as string | undefined;
+    const decision = requestId ? { step: waiting.step, action: 'adopt' as const, requestId } : { step: waiting.step, action: 'resubmit' as const };
+    try {
+      await handle.executeUpdate(resolveAmbiguousUpdate, { args: [decision] });
+      decided.add(ambiguity);
+      counts[requestId ? 'adopted' : 'resubmitted'] += 1;
+    } catch {
+      // Rejected (already resolved) or no worker right now: the next round looks again.
+    }
+  };
+  const loop = (async () => {
+    while (going) {
+      await sleep(1_000);
+      await Promise.all(run.handles.filter((_, i) => !run.results.some((r) => r.name === run.names[i])).map(resolveOne));
+    }
+  })();
+  return {
+    stop: async () => {
+      going = false;
+      await loop;
+      return counts;
+    },
+  };
 }
 
 /** One pipeline's end: its summary (from the result, the failure's details or a query) and failure text. */
@@ -241,6 +305,7 @@ export interface PipelineOutcome {
 /** Pipelines started by `startFaultPipelines`; `settled` resolves when every one has ended. */
 export interface FaultPipelines {
   names: string[];
+  handles: WorkflowHandle[];
   results: PipelineOutcome[];
   settled: Promise<void>;
 }
@@ -281,7 +346,7 @@ export async function startFaultPipelines(options: { client: Client; taskQueue: 
     ),
   );
 
-  return { names, results, settled: Promise.all(outcomes).then(() => undefined) };
+  return { names, handles, results, settled: Promise.all(outcomes).then(() => undefined) };
 }
 
 /**
@@ -289,6 +354,8 @@ export async function startFaultPipelines(options: { client: Client; taskQueue: 
  * checks them against the pipelines' own ledgers: duplicates, credits, orphans, outputs.
  */
 export async function collectFaultFigures(input: {
+  /** Temporal, for the pipelines' claims `reelflow orphans` compares the ledger with. */
+  client: Client;
   dataDir: string;
   serviceUrl: string;
   run: FaultPipelines;
@@ -296,6 +363,7 @@ export async function collectFaultFigures(input: {
   restarts: Record<string, number>;
   secrets: string[];
   started: number;
+  resolutions?: Resolutions;
 }): Promise<FaultRunFigures> {
   const { dataDir, serviceUrl, restarts, started } = input;
   const results = input.run.results;
@@ -307,8 +375,17 @@ export async function collectFaultFigures(input: {
   let deliveries: ReturnType<typeof books.deliveries>;
   let ledgerNet: number;
   const missingOutputs: string[] = [];
+  let orphanReport: Awaited<ReturnType<typeof findOrphans>>;
   try {
     jobs = books.jobs();
+    // What an operator runs afterwards: `reelflow orphans` over the whole run.
+    const booksClient = createServiceClient({ baseUrl: books.url, apiKey: TEST_API_KEY });
+    try {
+      const since = new Date(started - 60_000);
+      orphanReport = await findOrphans(booksClient, await listPipelineClaims(input.client, since), since);
+    } finally {
+      await booksClient.close();
+    }
     deliveries = books.deliveries();
     ledgerNet = -books.ledger().filter((e) => e.kind !== 'seed' && e.requestId !== null).reduce((sum, e) => sum + e.amount, 0);
     for (const r of results) {
@@ -362,6 +439,8 @@ export async function collectFaultFigures(input: {
       submitsAnswered5xxOr429: (logs.text.match(/"statusCode":(503|429)/g) ?? []).length,
       // Each dropped answer ends its step as AmbiguousSubmission (the workflow does not resubmit it).
       submitAnswersDroppedSeen: results.filter((r) => /AmbiguousSubmission/.test(r.error ?? '')).length,
+      // Counted from the service's log: each dropped answer is logged when the fault fires.
+      submitAnswersDropped: (logs.text.match(/fault injection: submit answer dropped/g) ?? []).length,
     },
     restarts,
     duplicatesFound: [...byStep.values()].filter((group) => group.filter(billed).length > 1).length,
@@ -371,6 +450,10 @@ export async function collectFaultFigures(input: {
     orphans: { jobs: orphanJobs.length, named: orphanJobs.filter((j) => j.idempotencyKey !== null && namedKeys.has(j.idempotencyKey)).length, completed: orphanJobs.filter((j) => j.status === 'COMPLETED').length },
     missingOutputs,
     unexplained,
+    ambiguous: { ...(input.resolutions ?? { adopted: 0, resubmitted: 0 }), waited: results.reduce((n, r) => n + (r.summary?.recovery?.ambiguous.length ?? 0), 0) },
+    abandoned: results.reduce((n, r) => n + (r.summary?.recovery?.abandoned.length ?? 0), 0),
+    orphansReported: orphanReport.orphans.length,
+    orphansNotReported: orphanJobs.filter((j) => !orphanReport.orphans.some((o) => o.request_id === j.id)).map((j) => j.id),
     seconds: Math.round((Date.now() - started) / 1000),
     logs: logs.text,
     secrets: input.secrets,

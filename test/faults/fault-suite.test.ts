@@ -7,14 +7,17 @@ import { expectLedgersAgree, runFaultSuite, type FaultRunFigures } from './fault
  * Nothing lost, nothing billed twice: pipelines under every fault the service can inject, with the
  * worker killed twice, the bridge once and the service once (all SIGKILL, all real child processes).
  * `npm test` runs FAULT_PIPELINES (default 20) pipelines; `npm run test:faults` runs 50.
+ * FAULT_IDEMPOTENCY (default honoured) is the worker's REELFLOW_SERVICE_IDEMPOTENCY:
+ * `npm run test:faults:unknown` runs the same suite with `unknown`, resolving ambiguous steps by update.
  */
 const COUNT = Number(process.env.FAULT_PIPELINES ?? 20);
+const MODE = process.env.FAULT_IDEMPOTENCY === 'unknown' ? 'unknown' : 'honoured';
 let env: TestWorkflowEnvironment;
 let figures: FaultRunFigures;
 
 beforeAll(async () => {
   env = await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
-  figures = await runFaultSuite({ client: env.client, temporalAddress: env.address, count: COUNT, log: (line) => process.stdout.write(`[faults] ${line}\n`) });
+  figures = await runFaultSuite({ client: env.client, temporalAddress: env.address, count: COUNT, idempotency: MODE, log: (line) => process.stdout.write(`[faults] ${line}\n`) });
   // Logs and secrets stay out of what is printed.
   const { logs, secrets, failureReasons, ...printed } = figures;
   void logs;
@@ -26,7 +29,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-describe(`fault suite (${COUNT} pipelines at once)`, () => {
+describe(`fault suite (${COUNT} pipelines at once, idempotency ${MODE})`, () => {
   it('every pipeline reaches a terminal state its faults explain', () => {
     expect(figures.completed + figures.failed).toBe(COUNT);
     expect(figures.unexplained).toEqual([]);
@@ -36,6 +39,7 @@ describe(`fault suite (${COUNT} pipelines at once)`, () => {
     expect(figures.restarts).toEqual({ worker: 2, bridge: 1, service: 1 });
     expect(figures.faults.deliveriesDropped).toBeGreaterThan(0);
     expect(figures.faults.deliveriesDuplicated).toBeGreaterThan(0);
+    expect(figures.faults.submitAnswersDropped).toBeGreaterThan(0);
   });
 
   it('no step has two billed jobs and no idempotency key made two jobs', () => {
@@ -62,4 +66,22 @@ describe(`fault suite (${COUNT} pipelines at once)`, () => {
     expect(figures.logs.length).toBeGreaterThan(0);
     for (const secret of figures.secrets) expect(figures.logs.includes(secret)).toBe(false);
   });
+
+  it('nothing billed that the report does not show: every orphaned job is listed by reelflow orphans', () => {
+    expect(figures.orphansNotReported).toEqual([]);
+  });
+
+  if (MODE === 'honoured') {
+    it('honoured: every pipeline completes, no credit is orphaned (lost answers retried with the same key and adopted)', () => {
+      expect(figures.completed).toBe(COUNT);
+      expect(figures.orphans.jobs).toBe(0);
+      expect(figures.credits.orphanedNet).toBe(0);
+      expect(figures.credits.reelflowNet).toBe(figures.credits.completedJobsPrice);
+    });
+  } else {
+    it('unknown: every ambiguous step waited and was resolved by an update (adopt or resubmit)', () => {
+      expect(figures.ambiguous.waited).toBeGreaterThan(0);
+      expect(figures.ambiguous.adopted + figures.ambiguous.resubmitted).toBe(figures.ambiguous.waited);
+    });
+  }
 });

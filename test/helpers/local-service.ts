@@ -12,8 +12,7 @@ export const TEST_API_KEY = 'test-key-0123456789';
 /** Admin credential of test services (fault injection, credit grants); not an API key. */
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789';
 
-/** A 1×1 PNG as a data URI: the smallest valid reference image. */
-export const PIXEL_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export { PIXEL_PNG } from './inputs';
 
 export const LONG_FORM = 'service-video-cinema-long-form-from-references';
 

@@ -77,7 +77,7 @@ describe('operator console', () => {
     // Static summary and details, set at start.
     const described = await handle.describe();
     expect(await described.staticSummary()).toBe('console-cancel: generate → revoice → upscale · budget 500 credits');
-    expect(await described.staticDetails()).toContain('<data:image/png, 0.1 KiB inline>');
+    expect(await described.staticDetails()).toContain('<inline image/png, 0.1 KiB>');
 
     // The live step table.
     const details = await currentDetails(handle);

@@ -29,7 +29,9 @@ async function balance(): Promise<number> {
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ credits: 10_000 });
+  // This file prices every cell of the table through one key; the quote limiter (30 at once, then 2/s)
+  // has its own tests (service-pricing-bytes), so here it is wide enough never to answer 429.
+  svc = await startTestService({ credits: 10_000, quoteLimits: { perMinute: 6_000, burst: 1_000 } });
 });
 afterAll(async () => {
   await svc?.close();

@@ -29,24 +29,7 @@ export function bundleReelflowWorkflows(): Promise<WorkflowBundleWithSourceMap> 
   return bundleProductionWorkflows();
 }
 
-/** A 1 s silent mono WAV as a data URI (the re-voicing step's new audio track). */
-export function silentWavDataUri(seconds = 1, sampleRate = 8000): string {
-  const samples = seconds * sampleRate;
-  const buffer = Buffer.alloc(44 + samples * 2);
-  buffer.write('RIFF', 0);
-  buffer.writeUInt32LE(36 + samples * 2, 4);
-  buffer.write('WAVEfmt ', 8);
-  buffer.writeUInt32LE(16, 16);
-  buffer.writeUInt16LE(1, 20);
-  buffer.writeUInt16LE(1, 22);
-  buffer.writeUInt32LE(sampleRate, 24);
-  buffer.writeUInt32LE(sampleRate * 2, 28);
-  buffer.writeUInt16LE(2, 32);
-  buffer.writeUInt16LE(16, 34);
-  buffer.write('data', 36);
-  buffer.writeUInt32LE(samples * 2, 40);
-  return `data:audio/wav;base64,${buffer.toString('base64')}`;
-}
+export { silentWavDataUri } from '../helpers/inputs';
 
 /** Builds the `generation.completed` event the service would send, from the fetched result. */
 export async function completionEvent(client: ServiceClient, requestId: string, eventId = `evt_test_${requestId}`): Promise<WebhookEvent> {

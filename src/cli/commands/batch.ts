@@ -1,10 +1,12 @@
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { safeNameSchema } from '../../pipeline/spec';
 import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
-import type { BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
+import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
+import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
+import { resumeInputFor } from '../resume';
 import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
 import { CliError, EXIT } from '../exit';
 import { followBatch } from '../follow';
@@ -30,6 +32,25 @@ export function batchExit(progress: BatchProgress): number {
   return progress.status === 'completed' && progress.results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failed;
 }
 
+/**
+ * Resume inputs for the items of an earlier batch that did not complete: each item's pipeline run
+ * (closed) is read back and its completed steps carried, outputs verified. An item that never
+ * started a pipeline has nothing to carry.
+ */
+async function resumesFor(client: Client, previous: BatchItemResult[], serviceUrl: string | undefined): Promise<Record<string, ResumeFrom>> {
+  const resumes: Record<string, ResumeFrom> = {};
+  for (const item of previous) {
+    if (item.status === 'completed' || item.status === 'skipped') continue;
+    try {
+      resumes[item.name] = (await resumeInputFor(client, item.workflowId, serviceUrl)).resume;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'WorkflowNotFoundError') continue;
+      throw error;
+    }
+  }
+  return resumes;
+}
+
 /** `reelflow batch <manifest>`: run many pipelines with a concurrency bound. */
 export function registerBatchCommand(program: Command): void {
   program
@@ -41,15 +62,17 @@ export function registerBatchCommand(program: Command): void {
     .argument('<manifest>', 'manifest file (.json or .csv); paths inside are relative to it')
     .option('--concurrency <n>', 'pipelines in flight at once (default: manifest value or 4)', positiveInt)
     .option('--name <name>', 'batch name; its workflow id is batch/<name> (default: manifest name or file name)')
-    .option('--rerun-failed <batch-id>', 'run again only the items that did not complete in that earlier batch')
+    .option('--rerun-failed <batch-id>', 'resume only the items that did not complete in that earlier batch, each from its first incomplete step (completed steps are not paid again)')
+    .option('--fresh', 'with --rerun-failed: run those items from their first step, paying again for steps that had completed', false)
     .option('--detach', 'only start the batch and print its workflow id', false)
     .option('--json', 'print the final progress as JSON', false)
-    .action(async (manifestFile: string, options: { concurrency?: number; name?: string; rerunFailed?: string; detach: boolean; json: boolean }) => {
+    .action(async (manifestFile: string, options: { concurrency?: number; name?: string; rerunFailed?: string; fresh: boolean; detach: boolean; json: boolean }) => {
       const env = cliEnv();
       const rules = uriRulesFor(env);
       const manifest = await loadManifest(manifestFile, rules, { store: cliMediaStore(env).store });
       await withTemporal(env, async ({ client, settings }) => {
         let rerunOf: BatchWorkflowInput['rerunOf'];
+        let resumes: BatchWorkflowInput['resumes'];
         let name = batchName(options.name, manifest.name, manifestFile);
         if (options.rerunFailed) {
           const previous = await findWorkflow(client, options.rerunFailed.includes('/') ? options.rerunFailed : `batch/${options.rerunFailed}`);
@@ -58,7 +81,13 @@ export function registerBatchCommand(program: Command): void {
           rerunOf = (await batchProgress(previous.handle)).results;
           if (!options.name) name = `${previous.workflowId.replace(/^batch\//, '')}-rerun`;
           const failed = rerunOf.filter((r) => r.status !== 'completed').length;
-          say(`re-running ${failed} of ${rerunOf.length} item(s) of ${previous.workflowId} that did not complete`, options.json);
+          if (!options.fresh) resumes = await resumesFor(client, rerunOf, env.service?.url);
+          const carried = Object.values(resumes ?? {}).reduce((n, r) => n + Object.keys(r.steps).length, 0);
+          say(
+            `re-running ${failed} of ${rerunOf.length} item(s) of ${previous.workflowId} that did not complete` +
+              (options.fresh ? ' from their first step (--fresh: completed steps are paid again)' : `, each from its first incomplete step (${carried} completed step(s) carried, not paid again)`),
+            options.json,
+          );
         }
         const workflowId = batchWorkflowId(name);
         const concurrency = options.concurrency ?? manifest.concurrency;
@@ -67,6 +96,7 @@ export function registerBatchCommand(program: Command): void {
           items: manifest.items,
           ...(concurrency !== undefined ? { concurrency } : {}),
           ...(rerunOf ? { rerunOf } : {}),
+          ...(resumes ? { resumes } : {}),
           ...(rules ? { uriRules: rules } : {}),
           ...pacingFor(env),
         };

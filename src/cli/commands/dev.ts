@@ -3,6 +3,7 @@ import { runUntilSignal } from '../../workers/run-until-signal';
 import { portOption as port } from '../options';
 import { startLocalStack, type LocalStack } from '../../stack/local-stack';
 import { redact, stateDirFromEnv, type StackPorts } from '../../stack/stack-state';
+import { addRenderFlags, renderOptions, type RenderFlags } from '../render-options';
 
 
 interface DevOptions {
@@ -12,6 +13,8 @@ interface DevOptions {
   servicePort?: number;
   bridgePort?: number;
   autoPorts?: boolean;
+  render?: RenderFlags['render'];
+  stubHoldMs?: number;
 }
 
 /** The lines a person needs: every address and what to export in another terminal (never the key itself). */
@@ -49,6 +52,7 @@ export async function runDev(options: DevOptions): Promise<void> {
     ports,
     autoPorts: options.autoPorts ?? process.env.REELFLOW_DEV_PORTS === 'auto',
     log: (line) => out(line),
+    ...renderOptions(options),
   });
   if (stack.reusedFrom) {
     out(`a \`reelflow dev\` already runs this stack (pid ${stack.reusedFrom.pid}); nothing to start:`);
@@ -72,7 +76,7 @@ export async function runDev(options: DevOptions): Promise<void> {
 
 /** `reelflow dev`: the whole local stack in the foreground. */
 export function registerDevCommand(program: Command): void {
-  program
+  const command = program
     .command('dev')
     .description('Run the local stack in the foreground until Ctrl-C: Temporal dev server + UI, local service, webhook bridge, worker (state in REELFLOW_STATE_DIR or .reelflow)')
     .option('--state-dir <dir>', 'persistent state (default REELFLOW_STATE_DIR or .reelflow)')
@@ -80,7 +84,8 @@ export function registerDevCommand(program: Command): void {
     .option('--ui-port <port>', 'Temporal UI port (default: stored, else 8233)', port)
     .option('--service-port <port>', 'local service port (default: stored, else 8710)', port)
     .option('--bridge-port <port>', 'webhook bridge port (default: stored, else 8787)', port)
-    .option('--auto-ports', 'first start of a state directory: pick free ports (also REELFLOW_DEV_PORTS=auto)')
+    .option('--auto-ports', 'first start of a state directory: pick free ports (also REELFLOW_DEV_PORTS=auto)');
+  addRenderFlags(command)
     .addHelpText('after', '\nPorts chosen on the first start are stored in <state-dir>/stack.json and reused, so output URLs and the\nregistered webhook URL stay valid. A second `reelflow dev` or `npm run demo` on the same state directory\nreuses the running stack.')
     .action(async (options: DevOptions) => {
       await runDev(options);

@@ -9,6 +9,7 @@ import { registerOrphansCommand } from './orphans';
 import { registerOutputsCommand } from './outputs';
 import { registerQuoteCommand } from './quote';
 import { registerReportCommand } from './report';
+import { registerResumeCommand } from './resume';
 import { registerRetryCommand } from './retry';
 import { registerRunCommand } from './run';
 import { registerServiceCommand } from './service';
@@ -29,6 +30,7 @@ export function registerCommands(program: Command): void {
   registerOutputsCommand(program);
   registerMediaCommand(program);
   registerOrphansCommand(program);
+  registerResumeCommand(program);
   registerReportCommand(program);
   registerBudgetCommand(program);
   registerRetryCommand(program);

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { runUntilSignal } from '../../workers/run-until-signal';
 import { startServiceProcess } from '../../workers/service';
 import { portOption } from '../options';
+import { addRenderFlags, renderOptions, type RenderFlags } from '../render-options';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -28,7 +29,7 @@ export async function runServiceForeground(options: {
   concurrency?: number;
   emitFailureEvents?: boolean;
   log: boolean;
-}): Promise<void> {
+} & RenderFlags): Promise<void> {
   const write = (line: string) => process.stdout.write(`${line}\n`);
   const service = await startServiceProcess(
     {
@@ -43,6 +44,7 @@ export async function runServiceForeground(options: {
       ...(options.concurrency !== undefined ? { concurrencyPerModel: options.concurrency } : {}),
       ...(options.emitFailureEvents !== undefined ? { emitFailureEvents: options.emitFailureEvents } : {}),
       logger: options.log ? { level: 'info' } : false,
+      ...renderOptions(options),
     },
     write,
   );
@@ -57,7 +59,7 @@ export async function runServiceForeground(options: {
 
 /** `reelflow service`: the local implementation of the service API. */
 export function registerServiceCommand(program: Command): void {
-  program
+  const command = program
     .command('service')
     .description('Run the local service (queue, credits, ffmpeg models, signed webhooks) in the foreground')
     .requiredOption('--data-dir <dir>', 'directory for durable state and output files')
@@ -65,7 +67,7 @@ export function registerServiceCommand(program: Command): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--api-key <key>', 'API key to accept (repeatable); stored hashed', collect, [])
     .addOption(
-      new Option('--admin-key <key>', 'admin credential: enables the admin routes (fault injection, credit grants), which accept it and no API key').env(
+      new Option('--admin-key <key>', 'admin credential: enables the admin routes (fault injection, credit grants, job clocks), which accept it and no API key').env(
         'REELFLOW_SERVICE_ADMIN_KEY',
       ),
     )
@@ -74,8 +76,8 @@ export function registerServiceCommand(program: Command): void {
     .option('--public-url <url>', 'base URL clients see (default http://<host>:<port>)')
     .option('--concurrency <n>', 'jobs running at once per model (default 2)', integer('--concurrency', 1, 64))
     .option('--emit-failure-events', 'also send generation.failed and generation.cancelled events')
-    .option('--log', 'log requests and webhook attempts as JSON (keys and secrets are never logged)', false)
-    .action(async (options: Parameters<typeof runServiceForeground>[0]) => {
-      await runServiceForeground(options);
-    });
+    .option('--log', 'log requests and webhook attempts as JSON (keys and secrets are never logged)', false);
+  addRenderFlags(command).action(async (options: Parameters<typeof runServiceForeground>[0]) => {
+    await runServiceForeground(options);
+  });
 }

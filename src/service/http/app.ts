@@ -3,12 +3,14 @@ import { DECIDED_LIMITS } from '../../contract';
 import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
 import { registerAdminRoutes } from '../routes/admin';
+import { registerClockRoutes } from '../routes/clocks';
 import { registerFileRoutes } from '../routes/files';
 import { registerLookupRoutes } from '../routes/lookup';
 import { registerPricingRoutes } from '../routes/pricing';
 import { registerQueueRoutes } from '../routes/queue';
 import { registerWebhookRoutes } from '../routes/webhooks';
 import { authenticate, authenticateAdmin } from './auth';
+import { stampReceivedAt } from './clock';
 import { ServiceProblem } from './problem';
 
 /** Largest request body (inline data URIs included): 50 MiB. Not in the spec; the local service's choice. */
@@ -78,6 +80,7 @@ export function buildApp(options: AppOptions): { app: FastifyInstance; routes: R
     }
   });
 
+  stampReceivedAt(app);
   // Authentication belongs to the matched route (its config), never to a string test of the URL:
   // the router decodes and matches the path, so every spelling that reaches a handler reaches it
   // through this check. Unmatched requests have no route and go to the 404 handler.
@@ -122,7 +125,10 @@ export function buildApp(options: AppOptions): { app: FastifyInstance; routes: R
   registerPricingRoutes(app, options.context);
   registerAccountRoutes(app, options.context);
   registerWebhookRoutes(app, options.context);
-  if (options.adminKeyHash !== null) registerAdminRoutes(app, options.context);
+  if (options.adminKeyHash !== null) {
+    registerAdminRoutes(app, options.context);
+    registerClockRoutes(app, options.context);
+  }
   registerFileRoutes(app, options.context);
   return { app, routes };
 }

@@ -9,6 +9,7 @@ import { syncFileAndDirs } from '../store/durable-files';
 import type { DeliveryRecord, JobRecord } from '../store/records';
 import type { InputStore } from '../store/side-files';
 import type { Store } from '../store/store';
+import { chainedFrom } from './chain';
 import { canTransition, IllegalTransitionError } from './transitions';
 
 export interface JobManagerOptions {
@@ -85,7 +86,7 @@ export class JobManager {
    * so check and charge are atomic. The input is written durably before the job's record; files
    * already fetched into the job's input directory (for the price) are what the render uses.
    */
-  create(id: string, model: ModelId, input: ModelInput, credits: number, billedSeconds: number | null, idempotencyKey: string | null, bodyHash: string): JobRecord {
+  create(id: string, model: ModelId, input: ModelInput, credits: number, billedSeconds: number | null, idempotencyKey: string | null, bodyHash: string, receivedAt?: number): JobRecord {
     if (this.state.balance < credits) {
       throw new ServiceProblem('insufficient_credits', `this job costs ${credits} credits; the balance is ${this.state.balance}`, {
         required_credits: credits,
@@ -103,6 +104,8 @@ export class JobManager {
       creditsCharged: credits,
       creditsRefunded: 0,
       billedSeconds,
+      receivedAt: receivedAt ?? now,
+      inputRequestId: chainedFrom(this.options.publicUrl, input),
       submittedAt: now,
       startedAt: null,
       completedAt: null,

@@ -74,7 +74,7 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
         await ctx.inputs.remove(id);
         return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
       }
-      job = ctx.jobs.create(id, model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash);
+      job = ctx.jobs.create(id, model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash, request.receivedAt);
     } catch (error) {
       await ctx.inputs.remove(id);
       throw error;
@@ -82,6 +82,7 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     ctx.counters.jobsCreated++;
     if (chance(ctx.getFaults().dropSubmitResponseRate)) {
       // The job exists and is billed, but the client never hears so: the ambiguous submission.
+      request.log.warn({ requestId: job.id }, 'fault injection: submit answer dropped');
       reply.hijack();
       request.raw.socket.destroy();
       return reply;

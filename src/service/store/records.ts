@@ -22,7 +22,12 @@ export interface JobRecord {
   creditsRefunded: number;
   /** Seconds the per-second price was based on (null for the long-form model). */
   billedSeconds: number | null;
+  /** When the submit request arrived, before any fetch or pricing (absent in older journals). */
+  receivedAt?: number;
+  /** When the job was created, after pricing. */
   submittedAt: number;
+  /** The request whose output this job's `video_url` names (a chained step), if any (absent in older journals). */
+  inputRequestId?: string | null;
   startedAt: number | null;
   completedAt: number | null;
   /** Result document once COMPLETED. */

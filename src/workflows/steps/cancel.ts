@@ -3,6 +3,7 @@ import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { apiWith } from './proxies';
 import { settle } from './settle';
+import type { StepAttempt } from '../pipeline-types';
 import { currentAttempt, type StepEnd, type StepRun } from './step-run';
 import { awaitTerminal } from './wait';
 
@@ -19,9 +20,19 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
     if (attempt.outcome === 'COMPLETED' && !run.row.output) await settle(run, attempt, 'COMPLETED');
     return attempt.outcome === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
   }
+  const terminal = await stopJob(run, attempt);
+  return terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
+}
+
+/**
+ * Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it
+ * (refund, or the result of a job that completed first). Used by a cancelled step and by a step
+ * that must not abandon its accepted job (./abandon.ts).
+ */
+export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<ServiceJobState> {
   run.row.phase = 'cancelling';
   run.changed();
-  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId)).cancelJob(attempt.requestId, attempt.cancelUrl);
+  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(attempt.requestId as string, attempt.cancelUrl);
   let terminal: ServiceJobState;
   if (isTerminalState(answer.status)) {
     terminal = answer.status;
@@ -32,5 +43,5 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
   // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
   await run.quote.chargeOf(attempt);
   await settle(run, attempt, terminal);
-  return terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
+  return terminal;
 }

@@ -30,6 +30,12 @@ export function submitActivities(timeoutSeconds = 120, summary?: string): Pick<R
   });
 }
 
+/** Candidate orphans of an ambiguous submit (the account ledger): a help, so few attempts. */
+export const candidates = proxyActivities<Pick<ReelflowActivities, 'candidateOrphans'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+});
+
 /** Checks that need zod run as local activities on the worker, outside the workflow sandbox. */
 export const checks = proxyLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '30 seconds',

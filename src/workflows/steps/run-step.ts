@@ -1,5 +1,6 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, condition, isCancellation, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
 import { TIMER_SUMMARIES } from '../ui-text';
+import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
 import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
 import { recordOutcome } from './ledger';
@@ -45,9 +46,19 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       run.changed();
       // Without a budget the quote only fills the ledger: it runs beside the job, off the hand-off path.
       const charging = run.quote.chargeOf(attempt);
-      const terminal = await awaitTerminal(run, attempt, run.pacing);
-      await charging;
-      await settle(run, attempt, terminal);
+      let terminal: Awaited<ReturnType<typeof awaitTerminal>>;
+      try {
+        terminal = await awaitTerminal(run, attempt, run.pacing);
+        await charging;
+        await settle(run, attempt, terminal);
+      } catch (error) {
+        // A failure after the job was accepted (a poll answered 401, a status or result that breaks the
+        // contract) must not leave the paid job running unnoticed: cancel it, or record it abandoned.
+        if (isCancellation(error) || !patched(NEVER_ABANDON_PATCH)) throw error;
+        await charging.catch(() => undefined);
+        await cancelOrAbandon(run, attempt, `waiting for the job failed: ${reasonOf(error)}`);
+        throw error;
+      }
       if (terminal === 'COMPLETED') return end(run, 'completed');
       // Cancelled at the service by someone else: the step is over, refunded.
       if (terminal === 'CANCELLED') return end(run, 'cancelled');

@@ -3,6 +3,7 @@ import type { ModelId } from '../../contract';
 import type { StepAttempt, StepSummary } from '../pipeline-types';
 import type { Inbox } from './inbox';
 import type { StepQuote } from './quote';
+import type { RecoveryState } from '../recovery';
 
 /** Everything one step of a pipeline works with; built by the pipeline, passed to each step function. */
 export interface StepRun {
@@ -28,6 +29,10 @@ export interface StepRun {
   submitTimeoutSeconds?: number;
   /** Whether the early status check may run (EARLY_STATUS_CHECK_PATCH, decided at the pipeline's start). */
   earlyCheck: boolean;
+  /** The pipeline's record of abandoned jobs and ambiguous submits (shared by all its steps). */
+  recovery: RecoveryState;
+  /** How long an ambiguous submit waits for a decision, hours (default 24). */
+  ambiguousDeadlineHours?: number;
   /** Refreshes the row's ledger and publishes the summary (memo, search attributes). */
   changed(): void;
   /** Set by the operator console: true once a `retryStep` update asked to end the backoff before a resubmit now. */

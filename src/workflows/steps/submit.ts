@@ -1,33 +1,80 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, patched } from '@temporalio/workflow';
 import type { StepAttempt } from '../pipeline-types';
 import { STEP_FAILURE_TYPES } from '../pipeline-types';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { cancelOrAbandon, NEVER_ABANDON_PATCH } from './abandon';
+import { AMBIGUOUS_WAIT_PATCH, awaitDecision } from './ambiguous';
 import { submitActivities } from './proxies';
 import type { StepRun } from './step-run';
+
+/** Patch id of refusing to submit once the pipeline is cancelled (issue 16). */
+export const CANCEL_BEFORE_SUBMIT_PATCH = 'cancel-before-submit';
+
+/** Details of a SubmitAnswerInvalid activity failure (src/activities/errors.ts). */
+interface InvalidAnswerDetails {
+  requestId?: string;
+  cancelUrl?: string;
+  fieldErrors?: { path: string; message: string }[];
+}
 
 /**
  * Submits `attempt` with its Idempotency-Key and subscribes the pipeline to the request's webhook
  * events, in one activity. Never abandoned half-way: once the POST may have reached the service,
  * the request id must be learned. Events that overtook the answer come back with it.
+ * A pipeline already cancelled never submits. A submit that may have created a job whose id is
+ * unknown waits for an operator decision (./ambiguous.ts); a 202 that breaks the contract is
+ * cancelled or recorded as abandoned (./abandon.ts) before the step fails.
  */
 export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> {
-  const activity = submitActivities(run.submitTimeoutSeconds, ACTIVITY_SUMMARIES.submit(run.stepId, run.model, attempt.idempotencyKey, attempt.attempt));
-  const answer = await CancellationScope.nonCancellable(() =>
-    activity.submitAndSubscribe({ model: run.model, input: run.input, idempotencyKey: attempt.idempotencyKey, subscriberWorkflowId: run.workflowId }),
-  ).catch((error: unknown) => {
-    throw ambiguityOrSame(error, attempt, run);
-  });
-  attempt.requestId = answer.request.request_id;
-  attempt.statusUrl = answer.request.status_url;
-  attempt.responseUrl = answer.request.response_url;
-  attempt.cancelUrl = answer.request.cancel_url;
-  for (const event of answer.earlyEvents) run.inbox.accept(event);
+  for (;;) {
+    // The submit below runs in a non-cancellable scope; a cancel that came first must stop it here.
+    if (CancellationScope.current().consideredCancelled && patched(CANCEL_BEFORE_SUBMIT_PATCH)) {
+      throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
+    }
+    const activity = submitActivities(run.submitTimeoutSeconds, ACTIVITY_SUMMARIES.submit(run.stepId, run.model, attempt.idempotencyKey, attempt.attempt));
+    try {
+      const answer = await CancellationScope.nonCancellable(() =>
+        activity.submitAndSubscribe({ model: run.model, input: run.input, idempotencyKey: attempt.idempotencyKey, subscriberWorkflowId: run.workflowId }),
+      );
+      attempt.requestId = answer.request.request_id;
+      attempt.statusUrl = answer.request.status_url;
+      attempt.responseUrl = answer.request.response_url;
+      attempt.cancelUrl = answer.request.cancel_url;
+      for (const event of answer.earlyEvents) run.inbox.accept(event);
+      return;
+    } catch (error) {
+      const cause = error instanceof ActivityFailure ? error.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === STEP_FAILURE_TYPES.submitAnswerInvalid && patched(NEVER_ABANDON_PATCH)) {
+        throw await invalidAnswer(run, attempt, cause);
+      }
+      if (!(cause instanceof ApplicationFailure) || cause.type !== STEP_FAILURE_TYPES.ambiguousSubmission) throw error;
+      if (!patched(AMBIGUOUS_WAIT_PATCH)) throw ambiguity(attempt, run);
+      // Adopted: the job is the operator's request id; resubmit: the same key again.
+      if ((await awaitDecision(run, attempt, `the submit may have created a job but no usable answer came back (${cause.message})`)) === 'adopted') return;
+    }
+  }
 }
 
-/** A submit that may have created a job surfaces as its own non-retryable type, naming what to check. */
-function ambiguityOrSame(error: unknown, attempt: StepAttempt, run: StepRun): unknown {
-  const cause = error instanceof ActivityFailure ? error.cause : undefined;
-  if (!(cause instanceof ApplicationFailure) || cause.type !== STEP_FAILURE_TYPES.ambiguousSubmission) return error;
+/** The 202 broke the contract: cancel the accepted job by what could be read, or record it; then fail the step. */
+async function invalidAnswer(run: StepRun, attempt: StepAttempt, cause: ApplicationFailure): Promise<ApplicationFailure> {
+  const details = (cause.details?.[0] ?? {}) as InvalidAnswerDetails;
+  if (details.requestId) attempt.requestId = details.requestId;
+  if (details.cancelUrl) attempt.cancelUrl = details.cancelUrl;
+  const reason = `the service accepted the submit but its answer breaks the contract (${cause.message})`;
+  await run.quote.chargeOf(attempt).catch(() => undefined);
+  await cancelOrAbandon(run, attempt, reason);
+  const fate = attempt.abandoned ? 'recorded as abandoned' : `cancelled (${attempt.outcome ?? 'state unknown'})`;
+  run.row.error = `${reason}; the job${attempt.requestId ? ` ${attempt.requestId}` : ''} was ${fate}`;
+  return ApplicationFailure.create({
+    type: STEP_FAILURE_TYPES.submitAnswerInvalid,
+    nonRetryable: true,
+    message: `step ${run.stepId}: ${run.row.error}`,
+    details: [{ idempotencyKey: attempt.idempotencyKey, step: run.stepId, ...(attempt.requestId ? { requestId: attempt.requestId } : {}) }],
+  });
+}
+
+/** Executions recorded before AMBIGUOUS_WAIT_PATCH: a submit that may have created a job fails the step at once. */
+function ambiguity(attempt: StepAttempt, run: StepRun): ApplicationFailure {
   const message =
     `the submit of step ${run.stepId} may have created a job (no answer came back), so it was not retried; the request id is unknown. ` +
     `Check the service's job list for Idempotency-Key ${attempt.idempotencyKey} (resubmitting with that key returns the original job)`;

@@ -1,5 +1,5 @@
 /**
- * The raw ceiling for bench/throughput.ts: a workflow with three trivial activities in sequence,
+ * The raw ceiling for bench/throughput.ts (run by bench/procs/raw-worker.ts): a workflow with three trivial activities in sequence,
  * the same shape as a three-step pipeline with every piece of reelflow taken out (no service, no
  * job workflows, no rendezvous, no webhooks). Bundled on its own for the bench's raw worker.
  */

@@ -1,0 +1,275 @@
+/**
+ * The benchmark report, generated from `.bench/*.json` (never hand-copied numbers):
+ *  - the tables of docs/benchmarks.md between `<!-- bench:generated:start -->` and `<!-- bench:generated:end -->`;
+ *  - SVG charts in docs/benchmarks/: hand-off latency CDF, throughput vs concurrency, worker RSS vs
+ *    waiting pipelines; each names the commit, the machine and the date;
+ *  - beside every figure, the recorded "before" run (bench/results/before.json) when it is from another commit.
+ * With `quick`, everything goes under the bench directory instead (docs/ untouched).
+ *   npx tsx bench/report/generate.ts [bench dir] [--save-before]   # regenerate from existing JSON
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { RunInfo } from '../lib/run-info';
+import type { Summary } from '../lib/stats';
+import { ROOT } from '../lib/stack';
+import type { HandoffResult } from '../handoff';
+import type { Level, ThroughputResult } from '../throughput';
+import type { BridgeResult, FootprintResult } from '../footprint';
+import { cdfPoints, lineChart, type Series } from './svg';
+import { checkCharts } from './check-charts';
+
+type Load = { loadavg1: { min: number; max: number; mean: number }; busy: { mean: number; max: number } };
+type Run = RunInfo & { quick: boolean; seconds: number; load: Load };
+interface Results {
+  handoff?: HandoffResult & { run: Run };
+  throughput?: ThroughputResult & { run: Run };
+  footprint?: FootprintResult & { run: Run };
+  bridge?: BridgeResult & { run: Run };
+}
+
+export const START_MARKER = '<!-- bench:generated:start -->';
+export const END_MARKER = '<!-- bench:generated:end -->';
+export const BEFORE_FILE = path.join(ROOT, 'bench', 'results', 'before.json');
+export const CHARTS = ['handoff-cdf.svg', 'throughput.svg', 'footprint.svg'] as const;
+
+function readResults(dir: string): Results {
+  const out: Results = {};
+  for (const name of ['handoff', 'throughput', 'footprint', 'bridge'] as const) {
+    const file = path.join(dir, `${name}.json`);
+    if (fs.existsSync(file)) (out as Record<string, unknown>)[name] = JSON.parse(fs.readFileSync(file, 'utf8'));
+  }
+  return out;
+}
+
+/** Reads the recorded "before" run (all benches in one file), if any. */
+export function readBefore(): Results | null {
+  return fs.existsSync(BEFORE_FILE) ? (JSON.parse(fs.readFileSync(BEFORE_FILE, 'utf8')) as Results) : null;
+}
+
+/** Saves the JSON of `dir` as the "before" run (bench/results/before.json). */
+export function saveBefore(dir: string): string {
+  fs.mkdirSync(path.dirname(BEFORE_FILE), { recursive: true });
+  fs.writeFileSync(BEFORE_FILE, `${JSON.stringify(readResults(dir), null, 2)}\n`);
+  return BEFORE_FILE;
+}
+
+const anyRun = (r: Results | null): Run | undefined => r?.handoff?.run ?? r?.throughput?.run ?? r?.footprint?.run ?? r?.bridge?.run;
+const dateOf = (run: Run) => run.date.slice(0, 16).replace('T', ' ') + ' UTC';
+const machineOf = (run: Run) => `${run.machine.cpus} vCPU ${run.machine.cpuModel}, ${run.machine.memoryGiB} GiB, ${run.machine.platform}, Node ${run.machine.node}`;
+const commitOf = (run: Run) => `${run.commit}${run.dirty ? '+changes' : ''}`;
+const loadOf = (run: Run) => `load avg ${run.load.loadavg1.mean} (${run.load.loadavg1.min}–${run.load.loadavg1.max}), CPUs busy ${Math.round(run.load.busy.mean * 100)} % mean`;
+const footerOf = (run: Run, before?: Run) => [
+  `commit ${commitOf(run)} · ${dateOf(run)}${run.quick ? ' · QUICK MODE: sizes too small to mean anything' : ''}`,
+  `machine: ${machineOf(run)}`,
+  `every part its own process on loopback, Temporal dev server; ${loadOf(run)}`,
+  ...(before ? [`"before" series: commit ${commitOf(before)} · ${dateOf(before)}`] : []),
+];
+const fmt = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : String(v));
+const ms = (s: Summary | undefined) => (s ? `${fmt(s.p50)} / ${fmt(s.p99)}` : '–');
+
+const COLORS = { webhook: '#1f77b4', polling: '#ff7f0e', naive: '#2ca02c', reelflow: '#1f77b4', raw: '#d62728' };
+
+function handoffSection(r: Results, b: Results | null, lines: string[]): string | null {
+  const h = r.handoff;
+  if (!h) return null;
+  const bh = b?.handoff;
+  const s = h.size;
+  lines.push('### 1. Hand-off latency', '');
+  lines.push(
+    `Service clock: a job's \`completedAt\` → the next job's \`receivedAt\`. Chains of a long-form generation and ${s.revoices} re-voicings; stub renders held ${s.holdMs} ms each; ` +
+      `alone = ${s.alone} chain, contended = ${s.chains} chains at once. Polling fallback: endpoint deleted, first poll at ${s.holdMs / 1000} s, ×2, cap ${(4 * s.holdMs) / 1000} s. ` +
+      `Naive: polls every ${h.naivePollMs} ms from a random phase. p50 / p99 in ms (n = hand-offs).`,
+    '',
+  );
+  const header = ['mode', 'alone p50 / p99', `${s.chains} chains p50 / p99`, `${s.chains} chains p90`, 'n alone / contended'];
+  if (bh) header.push(`before: alone p50 / p99`, `before: ${bh.size.chains} chains p50 / p99`);
+  lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  for (const mode of ['webhook', 'polling', 'naive'] as const) {
+    const label = { webhook: 'reelflow webhook', polling: 'reelflow polling fallback', naive: `naive (${h.naivePollMs} ms polls)` }[mode];
+    const row = [label, ms(h.latencyMs.alone[mode]), ms(h.latencyMs.contended[mode]), fmt(h.latencyMs.contended[mode].p90), `${h.latencyMs.alone[mode].n} / ${h.latencyMs.contended[mode].n}`];
+    if (bh) row.push(ms(bh.latencyMs.alone[mode]), ms(bh.latencyMs.contended[mode]));
+    lines.push(`| ${row.join(' | ')} |`);
+  }
+  lines.push('', `Ratios naive ÷ webhook: ${Object.entries(h.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} **${v}**`).join(', ')}.` +
+    (bh ? ` Before: ${Object.entries(bh.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} ${v}`).join(', ')}.` : ''));
+  lines.push('', `Submit received → job created (validation and pricing, not part of the hand-off) p50 / p99 ms: webhook ${ms(h.pricingMs.webhook)}, polling ${ms(h.pricingMs.polling)}, naive ${ms(h.pricingMs.naive)}. Pipelines that did not complete: ${h.failedPipelines}.`, '');
+  lines.push('### 2. Status calls per job', '');
+  const header2 = ['job length', 'reelflow webhook', 'reelflow polling fallback', 'naive', 'how'];
+  lines.push(`| ${header2.join(' | ')} |`, `|${header2.map(() => '---').join('|')}|`);
+  for (const [label, row] of Object.entries(h.statusCallsPerJob)) lines.push(`| ${label} | ${row.webhook} | ${row.polling} | ${row.naive} | ${row.note} |`);
+  lines.push('');
+  const series: Series[] = [];
+  for (const mode of ['webhook', 'polling', 'naive'] as const) {
+    series.push({ name: `${mode}, ${s.chains} chains`, points: cdfPoints(h.samples.contended[mode]), color: COLORS[mode], step: true });
+    series.push({ name: `${mode}, alone`, points: cdfPoints(h.samples.alone[mode]), color: COLORS[mode], step: true, dashed: true });
+  }
+  if (bh) series.push({ name: `webhook, ${bh.size.chains} ch., before`, points: cdfPoints(bh.samples.contended.webhook), color: '#7f7f7f', step: true });
+  return lineChart({ title: 'Hand-off latency CDF (service clock: completedAt → next receivedAt)', xLabel: 'hand-off (ms, log scale)', yLabel: 'share of hand-offs ≤ x', series, footer: footerOf(h.run, bh?.run), xLog: true, yMin: 0, yMax: 1 });
+}
+
+function throughputSection(r: Results, b: Results | null, lines: string[]): string | null {
+  const t = r.throughput;
+  if (!t) return null;
+  const bt = b?.throughput;
+  lines.push('### 3. Throughput ceilings', '');
+  lines.push(
+    `Closed loop, concurrency doubling from 1 until the rate has risen by less than 10 % over the best so far at two levels in a row (each kind climbs on its own). ` +
+      `raw = three trivial activities in sequence on their own worker process (same server); reelflow = the three-step pipeline (long-form → re-voice → upscale) through the webhook path, stub renders with no hold. ` +
+      `Windows: reelflow ${t.size.reelflowWindowS} s, raw ${t.size.rawWindowS} s per level.`,
+    '',
+  );
+  const header = ['concurrency', 'raw workflows/s', 'reelflow pipelines/s', 'reelflow ÷ raw', 'reelflow p50 ms', 'service ms / pipeline', 'hand-off ms / pipeline'];
+  if (bt) header.push('before: raw/s', 'before: reelflow/s');
+  lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  const levels = [...new Set([...t.raw, ...t.reelflow].map((l) => l.concurrency))].sort((a, b2) => a - b2);
+  for (const c of levels) {
+    const raw = t.raw.find((l) => l.concurrency === c);
+    const reel = t.reelflow.find((l) => l.concurrency === c);
+    const ratio = t.ratioAtEqualConcurrency.find((x) => x.concurrency === c)?.ratio;
+    const row = [String(c), fmt(raw?.perSecond), fmt(reel?.perSecond), fmt(ratio), fmt(reel?.latencyMs.p50), fmt(reel?.serviceMsPerPipeline), fmt(reel?.handoffMsPerPipeline)];
+    if (bt) row.push(fmt(bt.raw.find((l) => l.concurrency === c)?.perSecond), fmt(bt.reelflow.find((l) => l.concurrency === c)?.perSecond));
+    lines.push(`| ${row.join(' | ')} |`);
+  }
+  lines.push('');
+  lines.push(
+    `**Peaks:** raw ${t.peaks.raw.perSecond}/s at c=${t.peaks.raw.concurrency}, reelflow ${t.peaks.reelflow.perSecond}/s at c=${t.peaks.reelflow.concurrency}; ratio of peaks **${t.peaks.ratio}**` +
+      (bt ? ` (before: raw ${bt.peaks.raw.perSecond}/s at c=${bt.peaks.raw.concurrency}, reelflow ${bt.peaks.reelflow.perSecond}/s at c=${bt.peaks.reelflow.concurrency}, ratio ${bt.peaks.ratio})` : '') +
+      `. Failed runs: raw ${t.raw.reduce((n, l) => n + l.failed, 0)}, reelflow ${t.reelflow.reduce((n, l) => n + l.failed, 0)}. Status calls in the run: ${t.statusCalls}.`,
+    '',
+  );
+  const real = t.realRenders;
+  if (real) {
+    lines.push(`**With real ffmpeg renders** (a fresh stack, renders at nice 19): reelflow ${real.perSecond} pipelines/s at c=${real.concurrency} (${real.completed} in ${t.size.realWindowS} s), p50 ${real.latencyMs.p50} ms, service ms / pipeline ${fmt(real.serviceMsPerPipeline)}, hand-off ms / pipeline ${fmt(real.handoffMsPerPipeline)}` +
+      (bt?.realRenders ? ` (before: ${bt.realRenders.perSecond}/s)` : '') + '.', '');
+  }
+  const pts = (levels2: Level[]) => levels2.map((l) => [l.concurrency, l.perSecond] as [number, number]);
+  const series: Series[] = [
+    { name: 'reelflow pipelines/s', points: pts(t.reelflow), color: COLORS.reelflow, markers: true },
+    { name: 'raw workflows/s', points: pts(t.raw), color: COLORS.raw, markers: true },
+  ];
+  if (bt) {
+    series.push({ name: 'reelflow, before', points: pts(bt.reelflow), color: COLORS.reelflow, dashed: true });
+    series.push({ name: 'raw, before', points: pts(bt.raw), color: COLORS.raw, dashed: true });
+  }
+  return lineChart({ title: 'Throughput vs concurrency (closed loop, stub renders)', xLabel: 'concurrency (callers, log scale)', yLabel: 'completed per second (log scale)', series, footer: footerOf(t.run, bt?.run), xLog: true, yLog: true });
+}
+
+function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
+  const g = r.bridge;
+  if (!g) return;
+  const bg = b?.bridge;
+  lines.push('### 4. Bridge', '');
+  lines.push(
+    `${g.size.n} signed \`generation.completed\` deliveries from ${g.size.generators} load-generator processes (${g.size.concurrency} in flight in total) to the bridge process. ` +
+      `Baseline: the same bridge code (HTTP, signature check, parsing) with a null sink, its own process. Bridge: the real entry point, 202 once Temporal accepted the signal-with-start; ` +
+      `each delivery completes one of the waiting pipelines of the footprint bench.`,
+    '',
+  );
+  const header = ['', 'deliveries/s', 'answer p50 / p99 ms', 'delivery → pipeline closed p50 / p99 ms', 'non-202'];
+  if (bg) header.push('before: deliveries/s');
+  lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  lines.push(`| baseline: null sink | ${g.baseline.deliveriesPerSecond} | ${ms(g.baseline.answerMs)} | – | ${g.baseline.non202} |${bg ? ` ${bg.baseline.deliveriesPerSecond} |` : ''}`);
+  lines.push(`| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`);
+  lines.push('', `Ratio bridge ÷ baseline: **${g.ratio}**${bg ? ` (before: ${bg.ratio})` : ''}.`, '');
+}
+
+function footprintSection(r: Results, b: Results | null, lines: string[]): string | null {
+  const f = r.footprint;
+  if (!f) return null;
+  const bf = b?.footprint;
+  lines.push('### 5. Worker footprint', '');
+  lines.push(`The compiled worker entry point (SDK default cache), ${f.size.n} one-step pipelines each waiting on its webhook (stub jobs held an hour), RSS from /proc, CPU over ${f.size.windowS} s once all wait.`, '');
+  const header = ['', 'this run'];
+  if (bf) header.push(`before (${commitOf(bf.run)})`);
+  lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  const rows: Array<[string, (x: FootprintResult) => string]> = [
+    ['pipelines waiting', (x) => `${x.size.n} (ramp ${x.rampSeconds} s)`],
+    ['worker RSS idle', (x) => `${x.idleRssMiB} MiB`],
+    [`worker RSS with all waiting`, (x) => `${x.waitingRssMiB.min}–${x.waitingRssMiB.max} MiB`],
+    ['worker CPU while waiting', (x) => `${x.cpuPercentWhileWaiting} % of one core`],
+    ['status calls during the run', (x) => String(x.statusCallsInRun)],
+  ];
+  for (const [label, get] of rows) lines.push(`| ${label} | ${get(f)} |${bf ? ` ${get(bf)} |` : ''}`);
+  lines.push('');
+  const series: Series[] = [{ name: 'worker RSS', points: f.ramp.map((p) => [p.waiting, p.rssMiB]), color: COLORS.reelflow, markers: f.ramp.length < 40 }];
+  if (bf) series.push({ name: 'worker RSS, before', points: bf.ramp.map((p) => [p.waiting, p.rssMiB]), color: '#7f7f7f', dashed: true });
+  return lineChart({ title: 'Worker RSS vs waiting pipelines', xLabel: 'pipelines waiting on their webhook', yLabel: 'worker RSS (MiB)', series, footer: footerOf(f.run, bf?.run) });
+}
+
+/** Builds the generated markdown and the charts; returns [markdown, {file: svg}]. */
+export function buildReport(results: Results, before: Results | null, chartPrefix: string): { markdown: string; charts: Record<string, string> } {
+  const run = anyRun(results);
+  const beforeRun = anyRun(before);
+  const useBefore = before && beforeRun && run && (beforeRun.commit !== run.commit || beforeRun.date !== run.date) ? before : null;
+  const lines: string[] = [];
+  if (run) {
+    lines.push(`Generated by \`npm run bench\` from \`.bench/*.json\` on commit **${commitOf(run)}** ("${run.subject}"), ${dateOf(run)}.`);
+    lines.push(`Machine: ${machineOf(run)}; every part its own process on loopback, Temporal CLI dev server (in-memory).`);
+    if (useBefore && beforeRun) lines.push(`"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}.`);
+    lines.push('', '| bench | seconds | machine load while it ran |', '|---|---|---|');
+    for (const [name, res] of Object.entries(results) as Array<[string, { run: Run }]>) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
+    if (useBefore) for (const [name, res] of Object.entries(useBefore) as Array<[string, { run: Run }]>) lines.push(`| ${name} (before) | ${res.run.seconds} | ${loadOf(res.run)} |`);
+    lines.push('');
+  }
+  const charts: Record<string, string> = {};
+  const handoffChart = handoffSection(results, useBefore, lines);
+  if (handoffChart) charts['handoff-cdf.svg'] = handoffChart;
+  const throughputChart = throughputSection(results, useBefore, lines);
+  if (throughputChart) charts['throughput.svg'] = throughputChart;
+  bridgeSection(results, useBefore, lines);
+  const footprintChart = footprintSection(results, useBefore, lines);
+  if (footprintChart) charts['footprint.svg'] = footprintChart;
+  if (Object.keys(charts).length) {
+    lines.push('### Charts', '');
+    for (const name of Object.keys(charts)) lines.push(`![${name.replace('.svg', '')}](${chartPrefix}${name})`, '');
+  }
+  return { markdown: lines.join('\n'), charts };
+}
+
+/** Replaces the text between the markers of `doc` with `generated`. */
+export function replaceGenerated(doc: string, generated: string): string {
+  const start = doc.indexOf(START_MARKER);
+  const end = doc.indexOf(END_MARKER);
+  if (start < 0 || end < start) throw new Error(`docs/benchmarks.md has no ${START_MARKER} … ${END_MARKER} section`);
+  return `${doc.slice(0, start + START_MARKER.length)}\n${generated}\n${doc.slice(end)}`;
+}
+
+/**
+ * Writes the report of the JSON in `benchDir`. Full runs: docs/benchmarks.md (generated section) and
+ * docs/benchmarks/*.svg. Quick runs: `<benchDir>/benchmarks.md` and `<benchDir>/charts/*.svg`.
+ * Charts are then opened in headless Chromium (when installed) to check they render.
+ */
+export async function generateReport(options: { benchDir: string; quick: boolean }): Promise<string[]> {
+  const results = readResults(options.benchDir);
+  const docsDir = path.join(ROOT, 'docs');
+  const chartsDir = options.quick ? path.join(options.benchDir, 'charts') : path.join(docsDir, 'benchmarks');
+  const { markdown, charts } = buildReport(results, options.quick ? null : readBefore(), options.quick ? 'charts/' : 'benchmarks/');
+  fs.mkdirSync(chartsDir, { recursive: true });
+  const written: string[] = [];
+  for (const [name, svg] of Object.entries(charts)) {
+    const file = path.join(chartsDir, name);
+    fs.writeFileSync(file, svg);
+    written.push(file);
+  }
+  const docFile = options.quick ? path.join(options.benchDir, 'benchmarks.md') : path.join(docsDir, 'benchmarks.md');
+  const doc = options.quick ? `# Benchmarks (quick mode)\n\n${START_MARKER}\n${END_MARKER}\n` : fs.readFileSync(docFile, 'utf8');
+  fs.writeFileSync(docFile, replaceGenerated(doc, markdown));
+  written.push(docFile);
+  const checked = await checkCharts(written.filter((f) => f.endsWith('.svg')), path.join(options.benchDir, 'chart-checks'));
+  if (checked) written.push(...checked);
+  return written;
+}
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const dir = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(ROOT, '.bench'));
+  // --save-before: record this run as the "before" of the next performance work, then report.
+  if (args.includes('--save-before')) console.log(`written ${path.relative(ROOT, saveBefore(dir))}`);
+  generateReport({ benchDir: dir, quick: dir.includes(`${path.sep}quick`) }).then(
+    (files) => files.forEach((f) => console.log(`written ${path.relative(ROOT, f)}`)),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,78 @@
+/**
+ * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--out <dir>] [--no-report]`
+ *
+ * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
+ * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
+ * `.bench/quick` with --quick) and generates the report: in a full run the tables between the markers
+ * of docs/benchmarks.md and the SVG charts in docs/benchmarks/; with --quick the same into <out>
+ * (docs/ untouched). --quick runs every bench at a small size (≈2 min) so the harness cannot rot;
+ * its figures mean nothing.
+ */
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { runFootprintAndBridge, FOOTPRINT_FULL, FOOTPRINT_QUICK } from './footprint';
+import { runHandoff, HANDOFF_FULL, HANDOFF_QUICK } from './handoff';
+import { killAll, setLogDir } from './lib/processes';
+import { runInfo, startLoadSampler, writeJson } from './lib/run-info';
+import { ROOT } from './lib/stack';
+import { generateReport } from './report/generate';
+import { runThroughput, THROUGHPUT_FULL, THROUGHPUT_QUICK } from './throughput';
+
+const BENCHES = ['handoff', 'throughput', 'footprint'] as const;
+type BenchName = (typeof BENCHES)[number];
+
+function parseArgs(argv: string[]) {
+  const quick = argv.includes('--quick');
+  const onlyAt = argv.indexOf('--only');
+  const outAt = argv.indexOf('--out');
+  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : [...BENCHES];
+  for (const name of only) if (!(BENCHES as readonly string[]).includes(name)) throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
+  const out = path.resolve(outAt >= 0 ? argv[outAt + 1]! : path.join(ROOT, '.bench', quick ? 'quick' : ''));
+  return { quick, only: only as BenchName[], out, report: !argv.includes('--no-report'), build: !argv.includes('--no-build') };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const log = (line: string) => console.log(`[${Math.round((Date.now() - started) / 1000)} s] ${line}`);
+  setLogDir(path.join(args.out, 'logs'));
+  const info = runInfo();
+  log(`bench ${args.quick ? '(quick) ' : ''}on ${info.commit}${info.dirty ? ' (uncommitted changes)' : ''}: ${args.only.join(', ')} → ${args.out}`);
+  if (args.build) {
+    log('building dist/ (tsc, emit only: the type check is CI\'s) and the workflow bundle, as `npm run build` does');
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'scripts', 'build-workflow-bundle.ts')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const meta = (load: ReturnType<ReturnType<typeof startLoadSampler>['stop']>, seconds: number) => ({ ...info, quick: args.quick, seconds, load });
+  for (const name of args.only) {
+    const t0 = Date.now();
+    const sampler = startLoadSampler();
+    log(`${name}…`);
+    if (name === 'handoff') {
+      const result = await runHandoff(args.quick ? HANDOFF_QUICK : HANDOFF_FULL, log);
+      writeJson(args.out, 'handoff', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
+    } else if (name === 'throughput') {
+      const result = await runThroughput(args.quick ? THROUGHPUT_QUICK : THROUGHPUT_FULL, log);
+      writeJson(args.out, 'throughput', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
+    } else {
+      const { footprint, bridge } = await runFootprintAndBridge(args.quick ? FOOTPRINT_QUICK : FOOTPRINT_FULL, log);
+      const run = meta(sampler.stop(), Math.round((Date.now() - t0) / 1000));
+      writeJson(args.out, 'footprint', { run, ...footprint });
+      writeJson(args.out, 'bridge', { run, ...bridge });
+    }
+  }
+  if (args.report) {
+    const written = await generateReport({ benchDir: args.out, quick: args.quick });
+    for (const file of written) log(`written ${path.relative(ROOT, file)}`);
+  }
+  log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    killAll();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
+import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
+import { cliEnv, exitFor, withTemporal } from '../context';
+import { CliError, EXIT } from '../exit';
+import { followPipeline } from '../follow';
+import { printJson, say } from '../output';
+import { earlierRun, resumeFromRun } from '../resume';
+
+/**
+ * `reelflow resume <pipeline> [--fresh]`: a new run of a failed or cancelled pipeline that takes the
+ * outputs of the steps it completed (verified to still answer) and starts at the first step that did
+ * not complete; nothing is paid twice. `--fresh` runs every step again (and pays again).
+ */
+export function registerResumeCommand(program: Command): void {
+  program
+    .command('resume')
+    .description('Start a new run of a failed or cancelled pipeline from its first incomplete step, reusing (verified) outputs of completed steps (exit 0 completed, 1 failed/cancelled, 4 unknown id)')
+    .argument('<pipeline>', 'workflow id pipeline/<name> or the bare name')
+    .option('--fresh', 'run every step again, paying again for steps that had completed', false)
+    .option('--detach', 'only start the new run and print its ids', false)
+    .option('--json', 'print the final summary (or, with --detach, the ids) as JSON', false)
+    .action(async (id: string, options: { fresh: boolean; detach: boolean; json: boolean }) => {
+      const env = cliEnv();
+      const workflowId = id.startsWith('pipeline/') ? id : pipelineWorkflowId(id);
+      await withTemporal(env, async ({ client, settings }) => {
+        let earlier;
+        try {
+          earlier = await earlierRun(client.workflow.getHandle(workflowId));
+        } catch (error) {
+          if ((error as { name?: string }).name === 'WorkflowNotFoundError') throw new CliError(`no pipeline ${workflowId}`, EXIT.notFound);
+          throw error;
+        }
+        if (earlier.status === 'COMPLETED' && !options.fresh) {
+          say(`${workflowId} completed; nothing to resume (use --fresh to run it again and pay again)`, options.json);
+          if (options.json) printJson({ workflowId, runId: earlier.runId, resumed: false });
+          return;
+        }
+        const { resume: _previous, ...base } = earlier.input;
+        void _previous;
+        const input: PipelineWorkflowInput = options.fresh ? base : { ...base, resume: await resumeFromRun(earlier, env.service?.url) };
+        const carried = Object.keys(input.resume?.steps ?? {});
+        const startedAt = Date.now();
+        const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input] });
+        const from = earlier.summary.steps.find((s) => !carried.includes(s.id))?.id ?? '(none)';
+        say(
+          options.fresh
+            ? `started a fresh run of ${workflowId} (${handle.firstExecutionRunId}): every step runs and is paid again`
+            : `resuming ${workflowId} from step ${from} in run ${handle.firstExecutionRunId}; carried from run ${earlier.runId}: ${carried.join(', ') || 'nothing'}`,
+          options.json,
+        );
+        if (options.detach) {
+          if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId, resumedFrom: earlier.runId, carried });
+          else say(workflowId);
+          return;
+        }
+        const summary = await followPipeline(handle, { quiet: options.json, startedAt });
+        if (!summary) throw new CliError(`${workflowId} ended without a summary`, EXIT.failed);
+        if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId, ...summary });
+        process.exitCode = exitFor(summary.status);
+      });
+    });
+}

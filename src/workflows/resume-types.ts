@@ -1,0 +1,37 @@
+import type { JobResult } from '../contract';
+import type { CreditLedger } from './pipeline-types';
+
+/** A completed step taken over from an earlier run of the same pipeline (paid there, not here). */
+export interface CarriedStep {
+  /** The step's result in the earlier run, its output URLs verified to still answer. */
+  output: JobResult;
+  /** Request ids and credits of the step in the run that paid for it. */
+  requestIds: string[];
+  charged: number;
+  refunded: number;
+  /** Run id of the run that paid for it (an earlier resume carries it on unchanged). */
+  paidInRunId: string;
+}
+
+/**
+ * `resume` of a pipeline's input (`reelflow resume`, `reelflow batch --rerun-failed`): a new run
+ * that takes the outputs of the steps the earlier run completed and starts at the first step that
+ * did not complete. The new run's ledger counts only what it pays; `resumedFrom` links the earlier one.
+ */
+export interface ResumeFrom {
+  workflowId: string;
+  /** The earlier run this one resumes. */
+  runId: string;
+  /** Its ledger (which already includes whatever runs before it paid for carried steps). */
+  ledger: CreditLedger;
+  /** Step id → the completed step to carry. */
+  steps: Record<string, CarriedStep>;
+}
+
+/** What a resumed run shows of its origin in its summary. */
+export interface ResumedFromSummary {
+  workflowId: string;
+  runId: string;
+  ledger: CreditLedger;
+  carriedSteps: string[];
+}

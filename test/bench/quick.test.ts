@@ -1,0 +1,34 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/**
+ * The benchmark harness cannot rot: `npm run bench -- --quick` (every bench at a small size, every part
+ * its own process) must write each bench's JSON and every chart. Asserts nothing about timings.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+
+test('npm run bench -- --quick writes every bench JSON and chart', async () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-bench-quick-'));
+  try {
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'bench', 'run.ts'), '--quick', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      child.on('exit', (exitCode) => resolve({ code: exitCode, output: text }));
+    });
+    expect({ code, tail: code === 0 ? '' : output.slice(-4000) }).toEqual({ code: 0, tail: '' });
+    for (const name of ['handoff', 'throughput', 'footprint', 'bridge']) {
+      const data = JSON.parse(fs.readFileSync(path.join(out, `${name}.json`), 'utf8')) as { run?: { commit?: string } };
+      expect(typeof data.run?.commit).toBe('string');
+    }
+    for (const chart of ['handoff-cdf.svg', 'throughput.svg', 'footprint.svg']) {
+      expect(fs.readFileSync(path.join(out, 'charts', chart), 'utf8')).toMatch(/^<svg [^]*<\/svg>\s*$/);
+    }
+    expect(fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8')).toContain('### 3. Throughput ceilings');
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}, 900_000);
