@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { threeStepPipeline } from '../../src/pipeline';
 import { collectPipelineReport } from '../../src/report/collect';
 import { renderReport } from '../../src/report/render';
@@ -76,7 +76,7 @@ async function markdownFrame(page: Page, text: RegExp): Promise<Frame> {
       if (body && text.test(body)) return frame;
     }
     return undefined;
-  }, `a rendered markdown frame with ${text}`, 30_000);
+  }, `a rendered markdown frame with ${text}`, 60_000);
 }
 
 /** The rows of the rendered current-details table, as cell texts. */
@@ -85,23 +85,29 @@ async function stepRows(page: Page): Promise<string[][]> {
   return frame.$$eval('table tbody tr', (rows) => rows.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())));
 }
 
-/** Sends an update through the UI's own form (More Actions → Send an Update). False when this UI has no such form. */
-async function sendUpdateThroughUi(page: Page, name: string, data: unknown): Promise<boolean> {
+/**
+ * Fills and submits the UI's own update form (More Actions → Send an Update) and returns the form,
+ * still open or closing. Null when this UI version has no such form.
+ */
+async function submitUpdateForm(page: Page, name: string, data: unknown): Promise<Locator | null> {
   await page.getByRole('button', { name: 'More Actions' }).click();
   const item = page.locator('[role=menuitem]:visible', { hasText: 'Send an Update' }).first();
-  if (!(await item.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false))) return false;
+  if (!(await item.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false))) return null;
   await item.click();
   const dialog = page.locator('dialog[open], [role=dialog]').filter({ hasText: /Send an Update/i }).first();
-  await dialog.waitFor({ timeout: 10_000 });
+  await dialog.waitFor({ timeout: 30_000 });
   // The name is a select of the updates the workflow registered (from its metadata query).
   await dialog.locator('[data-testid="update-select"]').locator('xpath=..').click();
-  await page.getByRole('option', { name, exact: true }).click({ timeout: 10_000 });
+  await page.getByRole('option', { name, exact: true }).click({ timeout: 30_000 });
   const editor = dialog.locator('.cm-content[contenteditable=true]').first();
   await editor.click();
   await page.keyboard.press('Control+A');
   await page.keyboard.type(JSON.stringify(data));
-  await dialog.getByRole('button', { name: 'Submit' }).click();
-  return true;
+  // The editor pretty-prints its JSON on blur, which moves the Submit button: blur first, then click.
+  await dialog.getByText('Data', { exact: true }).click();
+  await eventually(async () => ((await editor.textContent()) ?? '').includes('": '), 'the update form to format its JSON', 30_000);
+  await dialog.locator('[data-testid="confirm-modal-button"]').click();
+  return dialog;
 }
 
 describe('the Temporal UI and the report in Chromium', () => {
@@ -132,9 +138,20 @@ describe('the Temporal UI and the report in Chromium', () => {
     expect(await outputLink.getAttribute('href')).toMatch(new RegExp(`^${h.service.url}/files/.+\\.mp4$`));
     await page.screenshot({ path: path.join(SHOTS, 'ui-running.png') });
 
+    // A refused update: the validator's reason shows in the form, which stays open.
+    const refused = await submitUpdateForm(page, 'cancelStep', { step: 'generate' });
+    if (refused) {
+      await refused.getByText('generate is completed; only a pending or running step can be cancelled').first().waitFor({ timeout: 60_000 });
+      await page.screenshot({ path: path.join(SHOTS, 'ui-refused.png') });
+      await refused.locator('[data-testid="cancel-modal-button"]').click();
+      await refused.waitFor({ state: 'hidden', timeout: 30_000 });
+    }
     // Cancel the running step: through the UI's form where this UI version has one, else the client.
-    const viaUi = await sendUpdateThroughUi(page, 'cancelStep', { step: 'revoice', reason: 'cancelled from the UI test' });
-    if (!viaUi) {
+    const form = await submitUpdateForm(page, 'cancelStep', { step: 'revoice', reason: 'cancelled from the UI test' });
+    if (form) {
+      // The form closes once the server accepted the update.
+      await form.waitFor({ state: 'hidden', timeout: 60_000 });
+    } else {
       process.stderr.write('operator-ui: this Temporal UI has no "Send an Update" form; the cancel-step update goes through the client\n');
       await handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'revoice', reason: 'cancelled from the UI test' }] });
     }

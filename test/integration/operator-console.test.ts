@@ -6,6 +6,7 @@ import { threeStepPipeline } from '../../src/pipeline';
 import { SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_KEYS, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import { cancelStepUpdate, raiseBudgetUpdate, retryStepUpdate } from '../../src/workflows/operator-updates';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
+import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
 import { pipelineStartOptions } from '../../src/workflows/ui-text';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
@@ -92,6 +93,8 @@ describe('operator console', () => {
     expect(await refusal(handle.executeUpdate(raiseBudgetUpdate, { args: [{ credits: 50 }] }))).toBe(`credits: a budget of 50 is below the ${running.ledger.net} credits this pipeline has already spent`);
     expect(await refusal(handle.executeUpdate(retryStepUpdate, { args: [{ step: 'revoice' }] }))).toMatch(/^step: revoice is running \(waiting\), not waiting to resubmit/);
     expect(await refusal(handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'nope' }] }))).toBe('step: no step "nope" in pipeline console-cancel (steps: generate, revoice, upscale)');
+    // Issue 16's resolveAmbiguousStep, on a step whose submit was answered (not ambiguous).
+    expect(await refusal(handle.executeUpdate(resolveAmbiguousUpdate, { args: [{ step: 'revoice', action: 'resubmit' }] }))).toBe('step: no ambiguous step is waiting for a decision');
 
     // An accepted budget raise shows in the summary and the table's header line.
     expect(await handle.executeUpdate(raiseBudgetUpdate, { args: [{ credits: 900 }] })).toEqual({ ok: true, message: `budget raised from 500 to 900 credits (${running.ledger.net} spent)` });
