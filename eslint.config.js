@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/events, contract/limits, contract/model-metadata, pipeline/references, pipeline/pacing) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/events, contract/limits, contract/model-metadata, contract/workflow-names, pipeline/references, pipeline/pacing) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -32,6 +32,7 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/contract/events.ts',
   'src/contract/limits.ts',
   'src/contract/model-metadata.ts',
+  'src/contract/workflow-names.ts',
   'src/pipeline/references.ts',
   'src/pipeline/pacing.ts',
 ];
@@ -135,9 +136,9 @@ const LAYER_ZONES = [
   },
   {
     // Shared libraries sit below every process: they never reach up into one.
-    target: './src/{contract,client,net,media,metrics}/**/*',
+    target: './src/{contract,client,net,media,metrics,config}/**/*',
     from: ['./src/cli', './src/stack', './src/workers', './src/bridge', './src/activities', './src/workflows', './src/service'],
-    message: 'Shared libraries (contract, client, net, media, metrics) must not import process code (docs/architecture.md).',
+    message: 'Shared libraries (contract, client, net, media, metrics, config) must not import process code (docs/architecture.md).',
   },
 ];
 

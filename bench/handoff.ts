@@ -17,6 +17,7 @@ import { driveNaive, drivePipelines } from './lib/drive';
 import { BENCH_API_KEY, startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
 import { summarize, round, type Summary } from './lib/stats';
 import { UPSCALE } from './lib/shapes';
+import { measureFirstSubmit, type FirstSubmitResult } from './first-submit';
 
 export interface HandoffSize {
   holdMs: number;
@@ -24,10 +25,12 @@ export interface HandoffSize {
   chains: number;
   /** Chains of the uncontended run (1). */
   alone: number;
+  /** `reelflow run` → first submit measurements per entry point (bench/first-submit.ts). */
+  firstSubmitRuns: number;
 }
 
-export const HANDOFF_FULL: HandoffSize = { holdMs: 500, revoices: 10, chains: 20, alone: 1 };
-export const HANDOFF_QUICK: HandoffSize = { holdMs: 200, revoices: 2, chains: 3, alone: 1 };
+export const HANDOFF_FULL: HandoffSize = { holdMs: 500, revoices: 10, chains: 20, alone: 1, firstSubmitRuns: 7 };
+export const HANDOFF_QUICK: HandoffSize = { holdMs: 200, revoices: 2, chains: 3, alone: 1, firstSubmitRuns: 1 };
 export const NAIVE_POLL_MS = 500;
 
 type Mode = 'webhook' | 'polling' | 'naive';
@@ -100,14 +103,18 @@ export interface HandoffResult {
   statusCallsPerJob: Record<string, Record<Mode, number> & { note: string }>;
   ratios: Record<string, number>;
   failedPipelines: number;
+  /** `reelflow run` → first submit received (absent in runs older than the measurement). */
+  firstSubmit?: FirstSubmitResult;
 }
 
-/** Runs the hand-off bench on its own stack. */
-export async function runHandoff(size: HandoffSize, log: (line: string) => void): Promise<HandoffResult> {
-  const stack = await startBenchStack({ name: 'handoff', render: 'stub', stubHoldMs: size.holdMs, bridge: true, worker: true });
+/** Runs the hand-off bench on its own stack (on its own dev server unless `temporalAddress` is given). */
+export async function runHandoff(size: HandoffSize, log: (line: string) => void, temporalAddress?: string): Promise<HandoffResult> {
+  const stack = await startBenchStack({ name: 'handoff', render: 'stub', stubHoldMs: size.holdMs, bridge: true, worker: true, temporalAddress });
   try {
     // Warm-up (not counted): fixtures rendered, bundles loaded, connections open.
     await drivePipelines('ho-warm', { temporalAddress: stack.temporalAddress, taskQueue: stack.taskQueue, kind: 'pipeline', shape: { type: 'chain', revoices: 1 }, serviceUrl: stack.serviceUrl, mode: 'batch', count: 2, prefix: `ho-warm-${randomUUID().slice(0, 6)}` });
+    const firstSubmit = await measureFirstSubmit(stack, size.firstSubmitRuns);
+    log(`  reelflow run → first submit: bin/reelflow.js p50 ${firstSubmit.userCommandMs.p50} ms, node dist/cli/main.js p50 ${firstSubmit.compiledMs.p50} ms`);
     const runs: Record<string, PhaseResult> = {};
     for (const mode of ['webhook', 'polling', 'naive'] as const) {
       if (mode === 'polling') await stack.deleteEndpoint();
@@ -149,6 +156,7 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void)
         'naive/webhook p99 contended': round(latencyMs.contended.naive.p99 / latencyMs.contended.webhook.p99, 3),
       },
       failedPipelines: Object.values(runs).reduce((n, r) => n + r.failed, 0),
+      firstSubmit,
     };
   } finally {
     await stack.stop();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--out <dir>] [--no-report]`
+ * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--cluster] [--out <dir>] [--no-report]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
  * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
@@ -7,6 +7,11 @@
  * of docs/benchmarks.md and the SVG charts in docs/benchmarks/; with --quick the same into <out>
  * (docs/ untouched). --quick runs every bench at a small size (≈2 min) so the harness cannot rot;
  * its figures mean nothing.
+ *
+ * --cluster: after the dev-server benches, the hand-off and throughput benches again on the real Temporal
+ * cluster of `npm run cluster` (PostgreSQL, 4 history shards, one process per role; started if it is not
+ * running, and stopped again afterwards in that case), written as `handoff-cluster.json` and
+ * `throughput-cluster.json` and reported beside the dev server's figures.
  */
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
@@ -15,6 +20,8 @@ import { runHandoff, HANDOFF_FULL, HANDOFF_QUICK } from './handoff';
 import { killAll, setLogDir } from './lib/processes';
 import { runInfo, startLoadSampler, writeJson } from './lib/run-info';
 import { ROOT } from './lib/stack';
+import { defaultClusterDir, openCluster, startCluster, stopCluster } from '../scripts/cluster/index';
+import { isAlive, ROLES } from '../scripts/cluster/roles';
 import { generateReport } from './report/generate';
 import { runThroughput, THROUGHPUT_FULL, THROUGHPUT_QUICK } from './throughput';
 
@@ -28,7 +35,7 @@ function parseArgs(argv: string[]) {
   const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : [...BENCHES];
   for (const name of only) if (!(BENCHES as readonly string[]).includes(name)) throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
   const out = path.resolve(outAt >= 0 ? argv[outAt + 1]! : path.join(ROOT, '.bench', quick ? 'quick' : ''));
-  return { quick, only: only as BenchName[], out, report: !argv.includes('--no-report'), build: !argv.includes('--no-build') };
+  return { quick, only: only as BenchName[], out, report: !argv.includes('--no-report'), build: !argv.includes('--no-build'), cluster: argv.includes('--cluster') };
 }
 
 async function main(): Promise<void> {
@@ -61,11 +68,43 @@ async function main(): Promise<void> {
       writeJson(args.out, 'bridge', { run, ...bridge });
     }
   }
+  if (args.cluster) await runOnCluster(args, meta, log);
   if (args.report) {
     const written = await generateReport({ benchDir: args.out, quick: args.quick });
     for (const file of written) log(`written ${path.relative(ROOT, file)}`);
   }
   log(`done in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+/** Hand-off and throughput on the `npm run cluster` cluster (stub renders only: the real-render row is the dev server's). */
+async function runOnCluster(
+  args: ReturnType<typeof parseArgs>,
+  meta: (load: ReturnType<ReturnType<typeof startLoadSampler>['stop']>, seconds: number) => Record<string, unknown>,
+  log: (line: string) => void,
+): Promise<void> {
+  const dir = defaultClusterDir();
+  const before = openCluster(dir);
+  const wasRunning = before !== null && ROLES.every((role) => { const pid = before.record.pids[role]; return pid !== undefined && isAlive(pid); });
+  log(`cluster: ${wasRunning ? 'using the running' : 'starting the'} Temporal cluster in ${path.relative(ROOT, dir)} (npm run cluster)`);
+  const cluster = await startCluster({ dir, log: (line) => log(`  cluster: ${line}`) });
+  try {
+    if (args.only.includes('handoff')) {
+      const t0 = Date.now();
+      const sampler = startLoadSampler();
+      log('handoff on the cluster…');
+      const result = await runHandoff(args.quick ? HANDOFF_QUICK : HANDOFF_FULL, log, cluster.address);
+      writeJson(args.out, 'handoff-cluster', { run: { ...meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), temporal: `cluster ${cluster.address}` }, ...result });
+    }
+    if (args.only.includes('throughput')) {
+      const t0 = Date.now();
+      const sampler = startLoadSampler();
+      log('throughput on the cluster…');
+      const result = await runThroughput({ ...(args.quick ? THROUGHPUT_QUICK : THROUGHPUT_FULL), realWindowS: 0 }, log, cluster.address);
+      writeJson(args.out, 'throughput-cluster', { run: { ...meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), temporal: `cluster ${cluster.address}` }, ...result });
+    }
+  } finally {
+    if (!wasRunning) await stopCluster(dir, (line) => log(`  cluster: ${line}`));
+  }
 }
 
 main().then(

@@ -104,9 +104,12 @@ export interface ThroughputResult {
   statusCalls: number;
 }
 
-/** Runs the throughput bench (stub renders, then one real-render level on a fresh stack). */
-export async function runThroughput(size: ThroughputSize, log: (line: string) => void): Promise<ThroughputResult> {
-  const stack = await startBenchStack({ name: 'throughput', render: 'stub', stubHoldMs: 0, bridge: true, worker: true, rawWorker: true });
+/**
+ * Runs the throughput bench (stub renders, then one real-render level on a fresh stack), on its own dev
+ * server unless `temporalAddress` is given.
+ */
+export async function runThroughput(size: ThroughputSize, log: (line: string) => void, temporalAddress?: string): Promise<ThroughputResult> {
+  const stack = await startBenchStack({ name: 'throughput', render: 'stub', stubHoldMs: 0, bridge: true, worker: true, rawWorker: true, temporalAddress });
   let raw: Level[];
   let reelflow: Level[];
   let statusCalls: number;
@@ -122,7 +125,7 @@ export async function runThroughput(size: ThroughputSize, log: (line: string) =>
   }
   let realRenders: Level | null = null;
   if (size.realWindowS > 0) {
-    const real = await startBenchStack({ name: 'throughput-real', render: 'ffmpeg', bridge: true, worker: true });
+    const real = await startBenchStack({ name: 'throughput-real', render: 'ffmpeg', bridge: true, worker: true, temporalAddress });
     try {
       await level(real, 'pipeline', 1, 1);
       realRenders = await level(real, 'pipeline', size.realConcurrency, size.realWindowS);

@@ -37,10 +37,16 @@ export interface BenchStackOptions {
   rawWorker?: boolean;
   /** Extra environment of the reelflow worker (e.g. REELFLOW_MAX_CACHED_WORKFLOWS). */
   workerEnv?: NodeJS.ProcessEnv;
+  /**
+   * A running Temporal frontend to use (namespace `default`, reelflow's search attributes registered),
+   * e.g. the `npm run cluster` one; without it the stack starts its own dev server.
+   */
+  temporalAddress?: string;
 }
 
 export interface BenchStack {
-  temporal: TestWorkflowEnvironment;
+  /** The dev server the stack started (null when it runs on a given `temporalAddress`). */
+  temporal: TestWorkflowEnvironment | null;
   temporalAddress: string;
   taskQueue: string;
   rawTaskQueue: string;
@@ -73,7 +79,7 @@ export async function serviceCall(url: string, method: 'GET' | 'POST' | 'DELETE'
 export const FIXTURES_DIR = path.join(ROOT, '.bench', 'fixtures');
 
 /**
- * Starts the Temporal dev server, then the local service (`reelflow service`, compiled), the webhook
+ * Starts the Temporal dev server (unless `temporalAddress` names one that runs), then the local service (`reelflow service`, compiled), the webhook
  * bridge and the reelflow worker (their compiled production entry points, dist/workers/*.js, with the
  * pre-built workflow bundle) and the raw worker, each its own process.
  */
@@ -82,11 +88,11 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `reelflow-bench-${options.name}-`));
   const taskQueue = `bench-${options.name}-${randomUUID().slice(0, 8)}`;
   const rawTaskQueue = `${taskQueue}-raw`;
-  const temporal = await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
-  const temporalAddress = temporal.address;
+  const temporal = options.temporalAddress ? null : await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
+  const temporalAddress = options.temporalAddress ?? temporal!.address;
   const stopAll = async () => {
     for (const p of Object.values(processes).reverse()) await p.stop();
-    await temporal.teardown();
+    await temporal?.teardown();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {

@@ -25,6 +25,9 @@ interface Results {
   throughput?: ThroughputResult & { run: Run };
   footprint?: FootprintResult & { run: Run };
   bridge?: BridgeResult & { run: Run };
+  /** `npm run bench -- --cluster`: the same benches on the `npm run cluster` cluster. */
+  'handoff-cluster'?: HandoffResult & { run: Run };
+  'throughput-cluster'?: ThroughputResult & { run: Run };
 }
 
 export const START_MARKER = '<!-- bench:generated:start -->';
@@ -34,7 +37,7 @@ export const CHARTS = ['handoff-cdf.svg', 'throughput.svg', 'footprint.svg'] as 
 
 function readResults(dir: string): Results {
   const out: Results = {};
-  for (const name of ['handoff', 'throughput', 'footprint', 'bridge'] as const) {
+  for (const name of ['handoff', 'throughput', 'footprint', 'bridge', 'handoff-cluster', 'throughput-cluster'] as const) {
     const file = path.join(dir, `${name}.json`);
     if (fs.existsSync(file)) (out as Record<string, unknown>)[name] = JSON.parse(fs.readFileSync(file, 'utf8'));
   }
@@ -93,6 +96,10 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
   lines.push('', `Ratios naive ÷ webhook: ${Object.entries(h.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} **${v}**`).join(', ')}.` +
     (bh ? ` Before: ${Object.entries(bh.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} ${v}`).join(', ')}.` : ''));
   lines.push('', `Submit received → job created (validation and pricing, not part of the hand-off) p50 / p99 ms: webhook ${ms(h.pricingMs.webhook)}, polling ${ms(h.pricingMs.polling)}, naive ${ms(h.pricingMs.naive)}. Pipelines that did not complete: ${h.failedPipelines}.`, '');
+  if (h.firstSubmit) {
+    const f = h.firstSubmit;
+    lines.push(`\`reelflow run <spec> --detach\` → the service receives the first submit (one-step pipeline, ${f.runs} runs each after a warm-up; spawn instant → service \`receivedAt\`), p50 / max ms: as users run it (\`bin/reelflow.js\`) **${f.userCommandMs.p50}** / ${f.userCommandMs.max}; compiled (\`node dist/cli/main.js\`) **${f.compiledMs.p50}** / ${f.compiledMs.max}.`, '');
+  }
   lines.push('### 2. Status calls per job', '');
   const header2 = ['job length', 'reelflow webhook', 'reelflow polling fallback', 'naive', 'how'];
   lines.push(`| ${header2.join(' | ')} |`, `|${header2.map(() => '---').join('|')}|`);
@@ -196,6 +203,39 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   return lineChart({ title: 'Worker RSS vs waiting pipelines', xLabel: 'pipelines waiting on their webhook', yLabel: 'worker RSS (MiB)', series, footer: footerOf(f.run, bf?.run) });
 }
 
+/** Dev server and cluster side by side, from one `npm run bench -- --cluster` run. */
+function clusterSection(r: Results, lines: string[]): void {
+  const hc = r['handoff-cluster'];
+  const tc = r['throughput-cluster'];
+  if (!hc && !tc) return;
+  lines.push('### Dev server and cluster (same run)', '');
+  lines.push('The same benches on the Temporal CLI dev server (one process, in-memory SQLite, 1 history shard) and on the cluster of `npm run cluster` (Temporal 1.32.0 server on PostgreSQL 15, 4 history shards, frontend / history / matching / worker as separate processes), every other part identical, on the same 2 cores.', '');
+  lines.push('| figure | dev server | cluster | cluster ÷ dev server |', '|---|---|---|---|');
+  const row = (label: string, dev: number | undefined, cl: number | undefined, unit: string) => {
+    if (dev === undefined || cl === undefined) return;
+    lines.push(`| ${label} | ${dev} ${unit} | ${cl} ${unit} | ${dev ? round2(cl / dev) : '–'} |`);
+  };
+  const h = r.handoff;
+  if (hc && h) {
+    row('hand-off webhook p50, alone', h.latencyMs.alone.webhook.p50, hc.latencyMs.alone.webhook.p50, 'ms');
+    row('hand-off webhook p99, alone', h.latencyMs.alone.webhook.p99, hc.latencyMs.alone.webhook.p99, 'ms');
+    row(`hand-off webhook p50, ${h.size.chains} chains`, h.latencyMs.contended.webhook.p50, hc.latencyMs.contended.webhook.p50, 'ms');
+    row(`hand-off webhook p99, ${h.size.chains} chains`, h.latencyMs.contended.webhook.p99, hc.latencyMs.contended.webhook.p99, 'ms');
+    row(`hand-off polling fallback p50, ${h.size.chains} chains`, h.latencyMs.contended.polling.p50, hc.latencyMs.contended.polling.p50, 'ms');
+    row(`naive poller p50, ${h.size.chains} chains`, h.latencyMs.contended.naive.p50, hc.latencyMs.contended.naive.p50, 'ms');
+  }
+  const t = r.throughput;
+  if (tc && t) {
+    row('three-step pipelines/s at the peak', t.peaks.reelflow.perSecond, tc.peaks.reelflow.perSecond, '/s');
+    row('raw three-activity workflows/s at the peak', t.peaks.raw.perSecond, tc.peaks.raw.perSecond, '/s');
+    row('reelflow ÷ raw at the peaks', t.peaks.ratio, tc.peaks.ratio, '');
+  }
+  const failed = (hc?.failedPipelines ?? 0) + (tc ? [...tc.raw, ...tc.reelflow].reduce((n, l) => n + l.failed, 0) : 0);
+  lines.push('', `Failed pipelines on the cluster: ${failed}.${tc ? ` Peak concurrency on the cluster: reelflow c=${tc.peaks.reelflow.concurrency}, raw c=${tc.peaks.raw.concurrency}.` : ''}`, '');
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
 /** Builds the generated markdown and the charts; returns [markdown, {file: svg}]. */
 export function buildReport(results: Results, before: Results | null, chartPrefix: string): { markdown: string; charts: Record<string, string> } {
   const run = anyRun(results);
@@ -219,6 +259,7 @@ export function buildReport(results: Results, before: Results | null, chartPrefi
   bridgeSection(results, useBefore, lines);
   const footprintChart = footprintSection(results, useBefore, lines);
   if (footprintChart) charts['footprint.svg'] = footprintChart;
+  clusterSection(results, lines);
   if (Object.keys(charts).length) {
     lines.push('### Charts', '');
     for (const name of Object.keys(charts)) lines.push(`![${name.replace('.svg', '')}](${chartPrefix}${name})`, '');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { nonBlankSchema, temporalAddressSchema, webhookSecretsSchema } from '../config/schemas';
-import { TASK_QUEUES } from '../workflows/definitions';
+import { TASK_QUEUES } from '../contract/workflow-names';
 import { BridgeConfigError } from './errors';
 
 /**

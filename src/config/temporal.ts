@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { TASK_QUEUES } from '../workflows/definitions';
+import { TASK_QUEUES } from '../contract/workflow-names';
 import { nonBlankSchema, temporalAddressSchema } from './schemas';
 
 /**

@@ -7,8 +7,22 @@ import type { BatchProgress } from './batch-types';
 
 /**
  * Signals, updates and queries shared by workflows, the bridge and the CLI. Deterministic: imports
- * only `@temporalio/workflow`, `@temporalio/common` and types.
+ * only `@temporalio/workflow`, `@temporalio/common`, plain data and types. Task queues, workflow
+ * types and ids live in src/contract/workflow-names.ts (plain data src/config imports too); they are
+ * re-exported here for the code that takes them with the signals and queries.
  */
+
+export {
+  TASK_QUEUES,
+  WORKFLOW_TYPES,
+  RENDEZVOUS_WORKFLOW_TYPE,
+  ROUTE_WORKFLOW_TYPE,
+  ROUTE_SUBSCRIBER_MEMO,
+  rendezvousWorkflowId,
+  pipelineWorkflowId,
+  jobWorkflowId,
+  batchWorkflowId,
+} from '../contract/workflow-names';
 
 /** Bridge → rendezvous: a verified webhook event for `request_id`. */
 export const webhookEventSignal = defineSignal<[WebhookEvent]>('webhookEvent');
@@ -25,31 +39,8 @@ export const subscribeSignal = defineSignal<[Subscription]>('subscribe');
  */
 export const jobEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
 
-/** Rendezvous workflow id for a service request id. One execution per id is Temporal's guarantee. */
-export function rendezvousWorkflowId(requestId: string): string {
-  return `webhook/${requestId}`;
-}
-
-/** Name of the legacy rendezvous workflow type (started by legacy job workflows' subscribe activity). */
-export const RENDEZVOUS_WORKFLOW_TYPE = 'webhookRendezvousWorkflow';
-
-/**
- * Name of the per-request route workflow type (id `webhook/<request_id>`, like the rendezvous): it
- * names the subscriber in its memo so the bridge signals the pipeline directly, and parks events
- * that arrive before any subscriber (docs/webhook-routing.md).
- */
-export const ROUTE_WORKFLOW_TYPE = 'webhookRouteWorkflow';
-
-/** Memo key of a route workflow naming its subscriber's workflow id. */
-export const ROUTE_SUBSCRIBER_MEMO = 'subscriber';
-
 /** Submit activity → route workflow: "I am the subscriber; hand me what you parked". */
 export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [Subscription]>('subscribeRoute');
-
-/** Task queue names, in one place. */
-export const TASK_QUEUES = {
-  pipelines: 'reelflow-pipelines',
-} as const;
 
 // ---- Pipelines (issue 4) -------------------------------------------------------------------
 
@@ -77,24 +68,6 @@ export const SEARCH_ATTRIBUTE_KEYS = [
   SEARCH_ATTRIBUTES.models,
   SEARCH_ATTRIBUTES.overBudget,
 ];
-
-/** Readable workflow ids: `pipeline/<name>` and `<name>/job/<step>`. */
-export function pipelineWorkflowId(pipelineName: string): string {
-  return `pipeline/${pipelineName}`;
-}
-export function jobWorkflowId(pipelineName: string, stepId: string): string {
-  return `${pipelineName}/job/${stepId}`;
-}
-export function batchWorkflowId(batchName: string): string {
-  return `batch/${batchName}`;
-}
-
-/** Workflow type names, for starting by name from the CLI or other processes. */
-export const WORKFLOW_TYPES = {
-  job: 'jobWorkflow',
-  pipeline: 'pipelineWorkflow',
-  batch: 'batchWorkflow',
-} as const;
 
 /** Queries (their result types live next to each workflow). */
 export const jobStateQuery = defineQuery<JobState>('jobState');

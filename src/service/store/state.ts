@@ -1,4 +1,4 @@
-import type { DeliveryRecord, EndpointRecord, JobRecord, JournalEntry, KeyRecord, LedgerEntry, SnapshotState } from './records';
+import type { DeliveryRecord, EndpointRecord, InjectedFaultRecord, JobRecord, JournalEntry, KeyRecord, LedgerEntry, SnapshotState } from './records';
 
 /**
  * The durable state in memory, changed only by applying journal entries, so that replaying the
@@ -10,12 +10,18 @@ export class ServiceState {
   readonly endpoints = new Map<string, EndpointRecord>();
   readonly deliveries = new Map<string, DeliveryRecord>();
   readonly ledger: LedgerEntry[] = [];
+  /** Faults injected so far (fault injection), oldest first. */
+  readonly injectedFaults: InjectedFaultRecord[] = [];
   /** `Idempotency-Key` → request id. */
   readonly idempotency = new Map<string, string>();
   private balanceValue = 0;
 
   get balance(): number {
     return this.balanceValue;
+  }
+
+  nextFaultSeq(): number {
+    return (this.injectedFaults[this.injectedFaults.length - 1]?.seq ?? 0) + 1;
   }
 
   nextLedgerSeq(): number {
@@ -88,7 +94,11 @@ export class ServiceState {
         delivery.lastError = entry.lastError;
         return;
       }
+      case 'fault':
+        this.injectedFaults.push({ ...entry.fault });
+        return;
       case 'snapshot':
+        for (const fault of entry.state.injectedFaults ?? []) this.injectedFaults.push({ ...fault });
         for (const job of entry.state.jobs) {
           this.jobs.set(job.id, { ...job });
           if (job.idempotencyKey) this.idempotency.set(job.idempotencyKey, job.id);
@@ -110,6 +120,7 @@ export class ServiceState {
       ledger: [...this.ledger],
       // Settled deliveries are kept too: tests and operators read their outcome.
       deliveries: [...this.deliveries.values()],
+      injectedFaults: [...this.injectedFaults],
     };
   }
 
