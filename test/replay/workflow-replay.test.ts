@@ -4,7 +4,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { bundleReelflowWorkflows } from '../integration/workflow-harness';
 import * as workflows from '../../src/workflows';
-import { ONE_WORKFLOW_PATCH } from '../../src/workflows/pipeline';
+import { ONE_WORKFLOW_PATCH, OPERATOR_CONSOLE_PATCH } from '../../src/workflows/pipeline';
 import { PREFLIGHT_PATCH } from '../../src/workflows/steps/preflight';
 import { EARLY_STATUS_CHECK_PATCH } from '../../src/workflows/steps/wait';
 
@@ -56,7 +56,7 @@ describe('replay of recorded workflow histories', () => {
     expect(pipelines('current').filter((f) => !patchedIn(f))).toEqual([]);
     expect(pipelines('v1-child-workflows').filter(patchedIn)).toEqual([]);
     // Later patches of the one-workflow pipeline are replayed both ways: histories recorded before them and with them.
-    for (const patch of [PREFLIGHT_PATCH, EARLY_STATUS_CHECK_PATCH]) {
+    for (const patch of [PREFLIGHT_PATCH, EARLY_STATUS_CHECK_PATCH, OPERATOR_CONSOLE_PATCH]) {
       const withPatch = pipelines('current').filter((f) => patchesOf(f).some((data) => data.includes(`"${patch}"`)));
       expect({ patch, withPatch: withPatch.length > 0, without: withPatch.length < pipelines('current').length }).toEqual({ patch, withPatch: true, without: true });
     }

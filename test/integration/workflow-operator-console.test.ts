@@ -10,7 +10,7 @@ import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
 import { pipelineStartOptions } from '../../src/workflows/ui-text';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
-import { bundleReelflowWorkflows, eventually, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import { bundleReelflowWorkflows, eventually, maybeRecordHistory, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
 
 /**
  * The operator console on a real dev server with the real local service: the static summary and
@@ -119,6 +119,8 @@ describe('operator console', () => {
     expect(job?.status).toBe('CANCELLED');
     expect(job?.creditsRefunded).toBe(job?.creditsCharged);
     expect(await currentDetails(handle)).toContain(`| revoice | cancelled | \`${revoiceRequest}\``);
+    // The replay test's history of the patched path: budget raised, a running step cancelled by update.
+    await maybeRecordHistory(handle, 'pipeline-operator-cancel-step');
 
     // Search attributes for the saved views.
     const attributes = (await handle.describe()).typedSearchAttributes;
