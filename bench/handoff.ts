@@ -18,6 +18,9 @@ import { BENCH_API_KEY, startBenchStack, type BenchStack, type JobClocks } from 
 import { summarize, round, type Summary } from './lib/stats';
 import { UPSCALE } from './lib/shapes';
 import { measureFirstSubmit, type FirstSubmitResult } from './first-submit';
+import { hopBreakdown, type HopBreakdown } from './lib/hops';
+import { pipelineWorkflowId } from '../src/workflows/definitions';
+import { Client, Connection } from '@temporalio/client';
 
 export interface HandoffSize {
   holdMs: number;
@@ -42,6 +45,8 @@ interface PhaseResult {
   jobs: number;
   statusCalls: number;
   failed: number;
+  /** The phase's pipelines (none for the naive client). */
+  workflowIds: string[];
 }
 
 /** Hand-offs among `jobs` (only those created in this phase): next job's receivedAt − its input job's completedAt. */
@@ -82,6 +87,7 @@ async function phase(stack: BenchStack, mode: Mode, chains: number, size: Handof
     jobs: jobs.length,
     statusCalls: after.counters.statusCalls - before.counters.statusCalls,
     failed,
+    workflowIds: mode === 'naive' ? [] : Array.from({ length: chains }, (_, i) => pipelineWorkflowId(`${prefix}-${i}`)),
   };
 }
 
@@ -105,6 +111,8 @@ export interface HandoffResult {
   failedPipelines: number;
   /** `reelflow run` → first submit received (absent in runs older than the measurement). */
   firstSubmit?: FirstSubmitResult;
+  /** Webhook hand-offs hop by hop (bench/lib/hops.ts), alone and contended. */
+  hops?: Record<'alone' | 'contended', HopBreakdown>;
 }
 
 /** Runs the hand-off bench on its own stack (on its own dev server unless `temporalAddress` is given). */
@@ -125,6 +133,20 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
       }
     }
     const get = (label: 'alone' | 'contended', mode: Mode) => runs[`${label}/${mode}`]!;
+    // The breakdown reads histories after the runs; a failure to read them must not lose the run.
+    let hops: Record<'alone' | 'contended', HopBreakdown> | undefined;
+    try {
+      const connection = await Connection.connect({ address: stack.temporalAddress });
+      try {
+        const client = new Client({ connection });
+        const { jobs } = await stack.clocks();
+        hops = { alone: await hopBreakdown(client, get('alone', 'webhook').workflowIds, jobs), contended: await hopBreakdown(client, get('contended', 'webhook').workflowIds, jobs) };
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      log(`  hop breakdown failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
     const table = (label: 'alone' | 'contended') => ({ webhook: summarize(get(label, 'webhook').handoffs), polling: summarize(get(label, 'polling').handoffs), naive: summarize(get(label, 'naive').handoffs) });
     const latencyMs = { alone: table('alone'), contended: table('contended') };
     const perJob = (mode: Mode) => {
@@ -157,6 +179,7 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
       },
       failedPipelines: Object.values(runs).reduce((n, r) => n + r.failed, 0),
       firstSubmit,
+      ...(hops ? { hops } : {}),
     };
   } finally {
     await stack.stop();

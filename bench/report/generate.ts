@@ -108,6 +108,22 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
   lines.push('', `Ratios naive ÷ webhook: ${Object.entries(h.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} **${v}**`).join(', ')}.` +
     (bh ? ` Before: ${Object.entries(bh.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} ${v}`).join(', ')}.` : ''));
   lines.push('', `Submit received → job created (validation and pricing, not part of the hand-off) p50 / p99 ms: webhook ${ms(h.pricingMs.webhook)}, polling ${ms(h.pricingMs.polling)}, naive ${ms(h.pricingMs.naive)}. Pipelines that did not complete: ${h.failedPipelines}.`, '');
+  if (h.hops) {
+    lines.push('Webhook hand-offs hop by hop (bench/lib/hops.ts: service job clocks and the pipeline\'s Temporal history event times), p50 / p99 ms:', '');
+    lines.push('| hop | what it is | alone | contended |', '|---|---|---|---|');
+    const what: Record<string, string> = {
+      delivery: 'job completed → signal in the pipeline\'s history (service dispatch, HTTP, bridge verify, route read, signal)',
+      taskDispatch: 'signal → workflow task started (server scheduling, worker poll)',
+      workflowCode: 'workflow task started → completed (activation, settle, next input, submit scheduled)',
+      activityStart: 'workflow task completed → submit activity started (eager dispatch)',
+      submitRequest: 'activity started → next submit received by the service',
+    };
+    for (const [hop, label] of Object.entries(what)) {
+      const key = hop as keyof typeof h.hops.alone.hops;
+      lines.push(`| ${hop} | ${label} | ${ms(h.hops.alone.hops[key])} | ${ms(h.hops.contended.hops[key])} |`);
+    }
+    lines.push('', `Hand-offs broken down: ${h.hops.alone.n} alone, ${h.hops.contended.n} contended.`, '');
+  }
   if (h.firstSubmit) {
     const f = h.firstSubmit;
     lines.push(`\`reelflow run <spec> --detach\` → the service receives the first submit (one-step pipeline, ${f.runs} runs each after a warm-up; spawn instant → service \`receivedAt\`), p50 / max ms: as users run it (\`bin/reelflow.js\`) **${f.userCommandMs.p50}** / ${f.userCommandMs.max}; compiled (\`node dist/cli/main.js\`) **${f.compiledMs.p50}** / ${f.compiledMs.max}.`, '');
