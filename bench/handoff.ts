@@ -19,6 +19,7 @@ import { summarize, round, type Summary } from './lib/stats';
 import { UPSCALE } from './lib/shapes';
 import { measureFirstSubmit, type FirstSubmitResult } from './first-submit';
 import { hopBreakdown, type HopBreakdown } from './lib/hops';
+import { cpuMeter, stackPids } from './lib/cpu';
 import { pipelineWorkflowId } from '../src/workflows/definitions';
 import { Client, Connection } from '@temporalio/client';
 
@@ -47,6 +48,8 @@ interface PhaseResult {
   failed: number;
   /** The phase's pipelines (none for the naive client). */
   workflowIds: string[];
+  /** CPU ms per hand-off of each stack process over the phase (bench/lib/cpu.ts). */
+  cpuMsPerHandoff: Record<string, number>;
 }
 
 /** Hand-offs among `jobs` (only those created in this phase): next job's receivedAt − its input job's completedAt. */
@@ -68,6 +71,7 @@ export function handoffsOf(jobs: JobClocks[], all: Map<string, JobClocks>): numb
 async function phase(stack: BenchStack, mode: Mode, chains: number, size: HandoffSize): Promise<PhaseResult> {
   const before = await stack.clocks();
   const known = new Set(before.jobs.map((j) => j.id));
+  const cpu = cpuMeter(stackPids(stack));
   let failed = 0;
   const prefix = `ho-${mode}-${chains}-${randomUUID().slice(0, 6)}`;
   if (mode === 'naive') {
@@ -81,8 +85,10 @@ async function phase(stack: BenchStack, mode: Mode, chains: number, size: Handof
   const after = await stack.clocks();
   const jobs = after.jobs.filter((j) => !known.has(j.id));
   const all = new Map(after.jobs.map((j) => [j.id, j]));
+  const handoffs = handoffsOf(jobs, all);
   return {
-    handoffs: handoffsOf(jobs, all),
+    handoffs,
+    cpuMsPerHandoff: cpu(handoffs.length),
     pricingMs: jobs.map((j) => j.submittedAt - j.receivedAt),
     jobs: jobs.length,
     statusCalls: after.counters.statusCalls - before.counters.statusCalls,
@@ -111,6 +117,8 @@ export interface HandoffResult {
   failedPipelines: number;
   /** `reelflow run` → first submit received (absent in runs older than the measurement). */
   firstSubmit?: FirstSubmitResult;
+  /** CPU ms per hand-off of each stack process, per phase (`alone/webhook`, `contended/naive`, …). */
+  cpuMsPerHandoff?: Record<string, Record<string, number>>;
   /** Webhook hand-offs hop by hop (bench/lib/hops.ts), alone and contended. */
   hops?: Record<'alone' | 'contended', HopBreakdown>;
 }
@@ -179,6 +187,7 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
       },
       failedPipelines: Object.values(runs).reduce((n, r) => n + r.failed, 0),
       firstSubmit,
+      cpuMsPerHandoff: Object.fromEntries(Object.entries(runs).map(([key, r]) => [key, r.cpuMsPerHandoff])),
       ...(hops ? { hops } : {}),
     };
   } finally {

@@ -124,6 +124,14 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
     }
     lines.push('', `Hand-offs broken down: ${h.hops.alone.n} alone, ${h.hops.contended.n} contended.`, '');
   }
+  if (h.cpuMsPerHandoff) {
+    const phases = ['alone/webhook', 'contended/webhook', 'contended/polling', 'contended/naive'].filter((k) => h.cpuMsPerHandoff![k]);
+    const procs = [...new Set(phases.flatMap((k) => Object.keys(h.cpuMsPerHandoff![k]!)))].filter((p) => p !== 'total');
+    lines.push('CPU ms per hand-off, by process of the stack over each phase (from /proc; the load generators not counted):', '');
+    lines.push(`| phase | ${procs.join(' | ')} | total |`, `|---|${procs.map(() => '---').join('|')}|---|`);
+    for (const k of phases) lines.push(`| ${k} | ${procs.map((p) => fmt(h.cpuMsPerHandoff![k]![p])).join(' | ')} | **${h.cpuMsPerHandoff[k]!.total}** |`);
+    lines.push('');
+  }
   if (h.firstSubmit) {
     const f = h.firstSubmit;
     lines.push(`\`reelflow run <spec> --detach\` → the service receives the first submit (one-step pipeline, ${f.runs} runs each after a warm-up; spawn instant → service \`receivedAt\`), p50 / max ms: as users run it (\`bin/reelflow.js\`) **${f.userCommandMs.p50}** / ${f.userCommandMs.max}; compiled (\`node dist/cli/main.js\`) **${f.compiledMs.p50}** / ${f.compiledMs.max}.`, '');
@@ -172,6 +180,14 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
       `. Failed runs: raw ${t.raw.reduce((n, l) => n + l.failed, 0)}, reelflow ${t.reelflow.reduce((n, l) => n + l.failed, 0)}. Status calls in the run: ${t.statusCalls}.`,
     '',
   );
+  const cpuRows = [['reelflow', t.peaks.reelflow.cpuMsPerRun, 'three-step pipeline'], ['raw', t.peaks.raw.cpuMsPerRun, 'three-activity workflow']] as const;
+  if (cpuRows.every(([, c]) => c)) {
+    const procs = [...new Set(cpuRows.flatMap(([, c]) => Object.keys(c!)))].filter((p) => p !== 'total');
+    lines.push('CPU ms per completed run at each peak, by process (from /proc; the whole level, so runs still in flight at its close are charged to the completed ones):', '');
+    lines.push(`| run | ${procs.join(' | ')} | total |`, `|---|${procs.map(() => '---').join('|')}|---|`);
+    for (const [name, c, what] of cpuRows) lines.push(`| ${name} (${what}, c=${name === 'raw' ? t.peaks.raw.concurrency : t.peaks.reelflow.concurrency}) | ${procs.map((p) => fmt(c![p])).join(' | ')} | **${c!.total}** |`);
+    lines.push('');
+  }
   const real = t.realRenders;
   if (real) {
     lines.push(`**With real ffmpeg renders** (a fresh stack, renders at nice 19): reelflow ${real.perSecond} pipelines/s at c=${real.concurrency} (${real.completed} in ${t.size.realWindowS} s), p50 ${real.latencyMs.p50} ms, service ms / pipeline ${fmt(real.serviceMsPerPipeline)}, hand-off ms / pipeline ${fmt(real.handoffMsPerPipeline)}` +
@@ -206,6 +222,8 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   lines.push(`| baseline: null sink | ${g.baseline.deliveriesPerSecond} | ${ms(g.baseline.answerMs)} | – | ${g.baseline.non202} |${bg ? ` ${bg.baseline.deliveriesPerSecond} |` : ''}`);
   lines.push(`| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`);
   lines.push('', `Ratio bridge ÷ baseline: **${g.ratio}**${bg ? ` (before: ${bg.ratio})` : ''}.`, '');
+  const c = g.bridge.cpuMsPerDelivery;
+  if (c) lines.push(`CPU ms per delivery during the burst, by process (from /proc; the load generators not counted): ${Object.entries(c).filter(([p]) => p !== 'total').map(([p, v]) => `${p} ${v}`).join(', ')}; total **${c.total}** — at most ${Math.round((2 * 1000) / Math.max(1, c.total))} deliveries/s on this machine's 2 cores at that cost.`, '');
 }
 
 function footprintSection(r: Results, b: Results | null, lines: string[]): string | null {
