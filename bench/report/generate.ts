@@ -223,7 +223,7 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   lines.push(`| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`);
   lines.push('', `Ratio bridge ÷ baseline: **${g.ratio}**${bg ? ` (before: ${bg.ratio})` : ''}.`, '');
   const c = g.bridge.cpuMsPerDelivery;
-  if (c) lines.push(`CPU ms per delivery during the burst, by process (from /proc; the load generators not counted): ${Object.entries(c).filter(([p]) => p !== 'total').map(([p, v]) => `${p} ${v}`).join(', ')}; total **${c.total}** — at most ${Math.round((2 * 1000) / Math.max(1, c.total))} deliveries/s on this machine's 2 cores at that cost.`, '');
+  if (c) lines.push(`CPU ms per delivery during the burst, by process (from /proc; the load generators not counted): ${Object.entries(c).filter(([p]) => p !== 'total').map(([p, v]) => `${p} ${v}`).join(', ')}; total **${c.total}** — at most ${Math.round((2 * 1000) / Math.max(1, c.total ?? 0))} deliveries/s on this machine's 2 cores at that cost.`, '');
 }
 
 function footprintSection(r: Results, b: Results | null, lines: string[]): string | null {
