@@ -31,6 +31,8 @@ export interface FootprintSize {
   concurrency: number;
   /** REELFLOW_MAX_CACHED_WORKFLOWS of the worker (absent: the worker's default). */
   workerCache?: number;
+  /** The worker's `--max-old-space-size` (MiB; absent: Node's default). */
+  workerHeapMiB?: number;
 }
 
 export const FOOTPRINT_FULL: FootprintSize = { n: 1000, windowS: 20, generators: 2, concurrency: 16 };
@@ -89,7 +91,10 @@ export async function runFootprintAndBridge(size: FootprintSize, log: (line: str
     stubHoldMs: 3_600_000,
     bridge: true,
     worker: true,
-    ...(size.workerCache !== undefined ? { workerEnv: { REELFLOW_MAX_CACHED_WORKFLOWS: String(size.workerCache) } } : {}),
+    workerEnv: {
+      ...(size.workerCache !== undefined ? { REELFLOW_MAX_CACHED_WORKFLOWS: String(size.workerCache) } : {}),
+      ...(size.workerHeapMiB !== undefined ? { NODE_OPTIONS: `--max-old-space-size=${size.workerHeapMiB}` } : {}),
+    },
   });
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection });

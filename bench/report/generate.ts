@@ -6,6 +6,7 @@
  *  - beside every figure, the recorded "before" run (bench/results/before.json) when it is from another commit.
  * With `quick`, everything goes under the bench directory instead (docs/ untouched).
  *   npx tsx bench/report/generate.ts [bench dir] [--save-before]   # regenerate from existing JSON
+ *   npx tsx bench/report/generate.ts <bench dir> --doc docs/x.md    # into another document's section
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,7 +30,7 @@ interface Results {
   'handoff-cluster'?: HandoffResult & { run: Run };
   'throughput-cluster'?: ThroughputResult & { run: Run };
   /** `--worker-cache n,…`: the footprint and bridge benches with the worker cache capped at n. */
-  caches?: Array<{ cache: number; footprint: FootprintResult & { run: Run }; bridge: BridgeResult & { run: Run } }>;
+  caches?: Array<{ label: string; cache: number; heapMiB?: number; footprint: FootprintResult & { run: Run }; bridge: BridgeResult & { run: Run } }>;
 }
 
 export const START_MARKER = '<!-- bench:generated:start -->';
@@ -44,14 +45,16 @@ function readResults(dir: string): Results {
     if (fs.existsSync(file)) (out as Record<string, unknown>)[name] = JSON.parse(fs.readFileSync(file, 'utf8'));
   }
   const caches = (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
-    .map((file) => /^footprint-cache-(\d+)\.json$/.exec(file))
+    .map((file) => /^footprint-cache-((\d+)(?:-heap-(\d+))?)\.json$/.exec(file))
     .filter((m): m is RegExpExecArray => m !== null && fs.existsSync(path.join(dir, `bridge-cache-${m[1]}.json`)))
     .map((m) => ({
-      cache: Number(m[1]),
+      label: m[1]!,
+      cache: Number(m[2]),
+      ...(m[3] !== undefined ? { heapMiB: Number(m[3]) } : {}),
       footprint: JSON.parse(fs.readFileSync(path.join(dir, m[0]), 'utf8')) as FootprintResult & { run: Run },
       bridge: JSON.parse(fs.readFileSync(path.join(dir, `bridge-cache-${m[1]}.json`), 'utf8')) as BridgeResult & { run: Run },
     }))
-    .sort((a, b) => a.cache - b.cache);
+    .sort((a, b) => a.cache - b.cache || (a.heapMiB ?? Infinity) - (b.heapMiB ?? Infinity));
   if (caches.length) out.caches = caches;
   return out;
 }
@@ -254,11 +257,11 @@ function cacheSection(r: Results, lines: string[]): void {
   if (!r.caches?.length || !r.footprint || !r.bridge) return;
   lines.push('### Worker cache size', '');
   lines.push(`The footprint and bridge benches again with the worker's sticky cache capped (\`REELFLOW_MAX_CACHED_WORKFLOWS\`): ${r.footprint.size.n} pipelines waiting, then one delivery each. A pipeline evicted from the cache is replayed from its history when its delivery comes, so the cap trades memory against the delivery → pipeline closed time.`, '');
-  lines.push('| worker cache | RSS with all waiting | CPU while waiting | deliveries/s | delivery → pipeline closed p50 / p99 ms |', '|---|---|---|---|---|');
-  const row = (label: string, f: FootprintResult, g: BridgeResult) =>
-    lines.push(`| ${label} | ${f.waitingRssMiB.min}–${f.waitingRssMiB.max} MiB | ${f.cpuPercentWhileWaiting} % | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.deliveryToPipelineClosedMs)} |`);
-  row('worker default (this run)', r.footprint, r.bridge);
-  for (const c of r.caches) row(String(c.cache), c.footprint, c.bridge);
+  lines.push('| worker cache | V8 old space | RSS with all waiting | CPU while waiting | deliveries/s | delivery → pipeline closed p50 / p99 ms |', '|---|---|---|---|---|---|');
+  const row = (label: string, heap: string, f: FootprintResult, g: BridgeResult) =>
+    lines.push(`| ${label} | ${heap} | ${f.waitingRssMiB.min}–${f.waitingRssMiB.max} MiB | ${f.cpuPercentWhileWaiting} % | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.deliveryToPipelineClosedMs)} |`);
+  row('worker default (this run)', 'Node default', r.footprint, r.bridge);
+  for (const c of r.caches) row(String(c.cache), c.heapMiB !== undefined ? `--max-old-space-size=${c.heapMiB}` : 'Node default', c.footprint, c.bridge);
   lines.push('');
 }
 
@@ -307,7 +310,7 @@ export function buildReport(results: Results, before: Results | null, chartPrefi
     if (useBefore && beforeRun) lines.push(`"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}.`);
     lines.push('', '| bench | seconds | machine load while it ran |', '|---|---|---|');
     for (const [name, res] of Object.entries(results) as Array<[string, { run?: Run }]>) if (res.run) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
-    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.cache} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
+    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.label} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
     if (useBefore) for (const [name, res] of Object.entries(useBefore) as Array<[string, { run: Run }]>) lines.push(`| ${name} (before) | ${res.run.seconds} | ${loadOf(res.run)} |`);
     lines.push('');
   }
@@ -341,11 +344,15 @@ export function replaceGenerated(doc: string, generated: string): string {
  * docs/benchmarks/*.svg. Quick runs: `<benchDir>/benchmarks.md` and `<benchDir>/charts/*.svg`.
  * Charts are then opened in headless Chromium (when installed) to check they render.
  */
-export async function generateReport(options: { benchDir: string; quick: boolean }): Promise<string[]> {
+export async function generateReport(options: { benchDir: string; quick: boolean; doc?: string }): Promise<string[]> {
   const results = readResults(options.benchDir);
   const docsDir = path.join(ROOT, 'docs');
+  // Another document (--doc): its own generated section, its charts named after it, no "before" columns.
+  const docName = options.doc ? path.basename(options.doc, '.md') : null;
   const chartsDir = options.quick ? path.join(options.benchDir, 'charts') : path.join(docsDir, 'benchmarks');
-  const { markdown, charts } = buildReport(results, options.quick ? null : readBefore(), options.quick ? 'charts/' : 'benchmarks/');
+  const built = buildReport(results, options.quick || docName ? null : readBefore(), options.quick ? 'charts/' : docName ? `${path.relative(path.dirname(path.resolve(options.doc!)), path.join(docsDir, 'benchmarks'))}/${docName}-` : 'benchmarks/');
+  const markdown = built.markdown;
+  const charts = docName ? Object.fromEntries(Object.entries(built.charts).map(([name, svg]) => [`${docName}-${name}`, svg])) : built.charts;
   fs.mkdirSync(chartsDir, { recursive: true });
   const written: string[] = [];
   for (const [name, svg] of Object.entries(charts)) {
@@ -353,7 +360,7 @@ export async function generateReport(options: { benchDir: string; quick: boolean
     fs.writeFileSync(file, svg);
     written.push(file);
   }
-  const docFile = options.quick ? path.join(options.benchDir, 'benchmarks.md') : path.join(docsDir, 'benchmarks.md');
+  const docFile = options.quick ? path.join(options.benchDir, 'benchmarks.md') : options.doc ? path.resolve(options.doc) : path.join(docsDir, 'benchmarks.md');
   const doc = options.quick ? `# Benchmarks (quick mode)\n\n${START_MARKER}\n${END_MARKER}\n` : fs.readFileSync(docFile, 'utf8');
   fs.writeFileSync(docFile, replaceGenerated(doc, markdown));
   written.push(docFile);
@@ -364,10 +371,12 @@ export async function generateReport(options: { benchDir: string; quick: boolean
 
 if (require.main === module) {
   const args = process.argv.slice(2);
-  const dir = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(ROOT, '.bench'));
+  const dir = path.resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--doc') ?? path.join(ROOT, '.bench'));
   // --save-before: record this run as the "before" of the next performance work, then report.
   if (args.includes('--save-before')) console.log(`written ${path.relative(ROOT, saveBefore(dir))}`);
-  generateReport({ benchDir: dir, quick: dir.includes(`${path.sep}quick`) }).then(
+  // --doc <file.md>: write the generated section into that document (between the same markers) instead.
+  const docAt = args.indexOf('--doc');
+  generateReport({ benchDir: dir, quick: dir.includes(`${path.sep}quick`), ...(docAt >= 0 ? { doc: args[docAt + 1]! } : {}) }).then(
     (files) => files.forEach((f) => console.log(`written ${path.relative(ROOT, f)}`)),
     (error: unknown) => {
       console.error(error);
