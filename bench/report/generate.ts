@@ -252,6 +252,37 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   return lineChart({ title: 'Worker RSS vs waiting pipelines', xLabel: 'pipelines waiting on their webhook', yLabel: 'worker RSS (MiB)', series, footer: footerOf(f.run, bf?.run) });
 }
 
+/** The targets of issue 14 against this run: met, or missed by how much. */
+function targetsSection(r: Results, lines: string[]): void {
+  const rows: Array<[string, string, number | undefined, (v: number) => boolean, (v: number) => string]> = [];
+  const h = r.handoff;
+  if (h) {
+    rows.push(['hand-off uncontended, p50', '≤ 25 ms', h.latencyMs.alone.webhook.p50, (v) => v <= 25, (v) => `${v} ms`]);
+    rows.push(['hand-off uncontended, p99', '≤ 100 ms', h.latencyMs.alone.webhook.p99, (v) => v <= 100, (v) => `${v} ms`]);
+    const naive = h.latencyMs.contended.naive.p50;
+    rows.push([`hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`, '≤ 0.33 (aim 0.1)', round2(h.latencyMs.contended.webhook.p50 / naive), (v) => v <= 1 / 3, (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`]);
+    if (h.firstSubmit) rows.push(['`reelflow run` → first submit received, p50 (bin/reelflow.js)', '≤ 1 s', h.firstSubmit.userCommandMs.p50, (v) => v <= 1000, (v) => `${v} ms`]);
+  }
+  const t = r.throughput;
+  if (t) rows.push(['three-step pipelines/s at the peak ÷ raw peak', '≥ 0.70', t.peaks.ratio, (v) => v >= 0.7, (v) => `${v} (${t.peaks.reelflow.perSecond}/s vs ${t.peaks.raw.perSecond}/s)`]);
+  const f = r.footprint;
+  if (f) {
+    const best = [{ label: 'default cache', rss: f.waitingRssMiB.max }, ...(r.caches ?? []).map((c) => ({ label: `cache ${c.label}`, rss: c.footprint.waitingRssMiB.max }))].reduce((a, b) => (b.rss < a.rss ? b : a));
+    // 400 MB = 381 MiB.
+    rows.push([`worker RSS with ${f.size.n} waiting (lowest measured setting)`, '≤ 400 MB (381 MiB)', best.rss, (v) => v <= 381, (v) => `${v} MiB (${best.label})`]);
+  }
+  const g = r.bridge;
+  if (g) rows.push(['bridge deliveries/s acknowledged (generator in other processes)', '≥ 2,000 (aim 5,000)', g.bridge.deliveriesPerSecond, (v) => v >= 2000, (v) => `${v}/s`]);
+  if (!rows.length) return;
+  lines.push('### Targets of issue 14', '');
+  lines.push('| target | asked | this run | |', '|---|---|---|---|');
+  for (const [label, asked, value, met, show] of rows) {
+    if (value === undefined) continue;
+    lines.push(`| ${label} | ${asked} | ${show(value)} | ${met(value) ? 'met' : '**missed**'} |`);
+  }
+  lines.push('');
+}
+
 /** The worker cache sizes measured with `--worker-cache`, beside the default of the main run. */
 function cacheSection(r: Results, lines: string[]): void {
   if (!r.caches?.length || !r.footprint || !r.bridge) return;
@@ -310,11 +341,12 @@ export function buildReport(results: Results, before: Results | null, chartPrefi
     if (useBefore && beforeRun) lines.push(`"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}.`);
     lines.push('', '| bench | seconds | machine load while it ran |', '|---|---|---|');
     for (const [name, res] of Object.entries(results) as Array<[string, { run?: Run }]>) if (res.run) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
-    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.label} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
+    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.label}${c.footprint.run.commit !== run.commit ? ` (commit ${commitOf(c.footprint.run)}, ${dateOf(c.footprint.run)})` : ''} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
     if (useBefore) for (const [name, res] of Object.entries(useBefore) as Array<[string, { run: Run }]>) lines.push(`| ${name} (before) | ${res.run.seconds} | ${loadOf(res.run)} |`);
     lines.push('');
   }
   const charts: Record<string, string> = {};
+  targetsSection(results, lines);
   const handoffChart = handoffSection(results, useBefore, lines);
   if (handoffChart) charts['handoff-cdf.svg'] = handoffChart;
   const throughputChart = throughputSection(results, useBefore, lines);
@@ -350,7 +382,7 @@ export async function generateReport(options: { benchDir: string; quick: boolean
   // Another document (--doc): its own generated section, its charts named after it, no "before" columns.
   const docName = options.doc ? path.basename(options.doc, '.md') : null;
   const chartsDir = options.quick ? path.join(options.benchDir, 'charts') : path.join(docsDir, 'benchmarks');
-  const built = buildReport(results, options.quick || docName ? null : readBefore(), options.quick ? 'charts/' : docName ? `${path.relative(path.dirname(path.resolve(options.doc!)), path.join(docsDir, 'benchmarks'))}/${docName}-` : 'benchmarks/');
+  const built = buildReport(results, options.quick || docName ? null : readBefore(), options.quick ? 'charts/' : docName ? `${[path.relative(path.dirname(path.resolve(options.doc!)), path.join(docsDir, 'benchmarks')), `${docName}-`].filter(Boolean).join('/')}` : 'benchmarks/');
   const markdown = built.markdown;
   const charts = docName ? Object.fromEntries(Object.entries(built.charts).map(([name, svg]) => [`${docName}-${name}`, svg])) : built.charts;
   fs.mkdirSync(chartsDir, { recursive: true });
