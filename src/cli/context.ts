@@ -6,7 +6,8 @@ import { batchProgressQuery, pipelineProgressQuery } from '../workflows/definiti
 import type { BatchProgress } from '../workflows/batch-types';
 import type { PipelineSummary } from '../workflows/pipeline-types';
 import { connectTemporal, type CliTemporal } from './connect';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
 
 /** Reads the environment for a command; a bad value becomes exit 2 naming the variable. */
 export function cliEnv(needs: EnvNeeds = {}): ReelflowEnv {

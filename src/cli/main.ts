@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
 
 export { EXIT } from './exit';
 

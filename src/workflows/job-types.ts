@@ -80,9 +80,3 @@ export interface JobOutcome extends JobState {
   requestIds: string[];
 }
 
-/** ApplicationFailure types thrown by the job workflow. */
-export const JOB_FAILURE_TYPES = {
-  budgetExceeded: 'BudgetExceeded',
-  jobFailed: 'JobFailed',
-  ambiguousSubmission: 'AmbiguousSubmission',
-} as const;

@@ -147,24 +147,3 @@ export interface PipelineSummary {
   resumedFrom?: ResumedFromSummary;
 }
 
-/** ApplicationFailure types thrown by the pipeline workflow. */
-export const PIPELINE_FAILURE_TYPES = {
-  invalidSpec: 'InvalidPipelineSpec',
-  stepFailed: 'StepFailed',
-  budgetExceeded: 'BudgetExceeded',
-  stepCancelled: 'StepCancelled',
-  /** Preflight found an input the service would refuse; nothing was submitted. */
-  preflightRefused: 'PreflightRefused',
-} as const;
-
-/**
- * ApplicationFailure types a step of a one-workflow pipeline fails with (the same names the legacy
- * job workflow used, so failure messages read as before).
- */
-export const STEP_FAILURE_TYPES = {
-  budgetExceeded: 'BudgetExceeded',
-  jobFailed: 'JobFailed',
-  ambiguousSubmission: 'AmbiguousSubmission',
-  /** A 202 whose body broke the contract: the job was cancelled or recorded as abandoned. */
-  submitAnswerInvalid: 'SubmitAnswerInvalid',
-} as const;

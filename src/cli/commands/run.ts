@@ -4,7 +4,8 @@ import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions'
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import { pipelineStartOptions, withoutInlineMedia } from '../../workflows/ui-text';
 import { cliEnv, cliMediaStore, exitFor, pacingFor, uriRulesFor, withTemporal } from '../context';
-import { CliError, EXIT } from '../exit';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
 import { followPipeline } from '../follow';
 import { printJson, say } from '../output';
 import { loadSpecFile } from '../spec-files';

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, TemporalConfigError } from '../../config';
 import { main as runWorker } from '../../workers/worker';
-import { CliError, EXIT } from '../exit';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
 
 /** `reelflow worker`: the Temporal worker process (the same entry point the compose file and the benches run). */
 export function registerWorkerCommand(program: Command): void {

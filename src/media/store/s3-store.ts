@@ -11,7 +11,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertDigest, MediaStoreError, referrerKey, type MediaStore, type Referrer } from './types';
+import { MediaStoreError } from './errors';
+import { assertDigest, referrerKey, type MediaStore, type Referrer } from './types';
 
 /** Settings of the S3-compatible backend (from REELFLOW_MEDIA_* in src/config/media.ts). */
 export interface S3StoreSettings {

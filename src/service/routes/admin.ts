@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { toFieldErrors } from '../../contract';
 import type { ServiceContext } from '../context';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 
 const grantSchema = z.strictObject({ credits: z.number().int().positive() });
 

@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../contract/failure-types';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
-import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
+import { type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
 import { recordOutcome } from './ledger';
 import { settle } from './settle';
@@ -66,7 +67,7 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
         run.row.finishedAt = Date.now();
         recordOutcome(run, 'failed');
         throw ApplicationFailure.create({
-          type: STEP_FAILURE_TYPES.jobFailed,
+          type: FAILURE_TYPES.jobFailed,
           nonRetryable: true,
           message: `step ${run.stepId} (${run.model}): ${message} (request ids ${run.attempts.map((a) => a.requestId).join(', ')})`,
           // Every request with the service's code and message, for the Temporal UI and scripts.
@@ -97,7 +98,7 @@ async function checkBudget(run: StepRun, remaining: number): Promise<void> {
   run.row.error = reason;
   recordOutcome(run, 'budget-exceeded');
   throw ApplicationFailure.create({
-    type: STEP_FAILURE_TYPES.budgetExceeded,
+    type: FAILURE_TYPES.budgetExceeded,
     nonRetryable: true,
     message: `step ${run.stepId}: ${reason}; nothing was submitted`,
     details: [{ quote: credits, remaining }],
