@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { parsePort } from '../config/port';
 
 /** Commander parser of a `--…-port` flag: the one port rule of src/config, reported as a usage error. */
@@ -8,4 +8,11 @@ export function portOption(text: string): number {
   } catch (error) {
     throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** `--detach` and `--json` of the commands that start a pipeline run and follow it (`run`, `resume`). */
+export function followFlags(command: Command, detached: string): Command {
+  return command
+    .option('--detach', `only start ${detached}`, false)
+    .option('--json', 'print the final summary (or, with --detach, the ids) as JSON on stdout', false);
 }

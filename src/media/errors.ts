@@ -20,25 +20,20 @@ export class ArchiveError extends ReelflowError {
   readonly code = 'archive_failed';
   /** The ApplicationFailure type the archive activity throws for it. */
   readonly type = FAILURE_TYPES.archiveFailed;
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
+  constructor(message: string, readonly retryable: boolean) {
     super(message);
   }
 }
 
-/** Why a reference cannot be resolved; `field` is the input path (`image_urls.3`). */
+/**
+ * Why a reference cannot be resolved; `field` is the input path (`image_urls.3`); `permanent` when
+ * trying again cannot help (missing object, wrong size, too large to inline).
+ */
 export class MediaResolutionError extends ReelflowError {
   readonly code = 'media_unavailable';
   /** The ApplicationFailure type the media activity throws for it. */
   readonly type = FAILURE_TYPES.mediaUnavailable;
-  constructor(
-    message: string,
-    readonly field: string,
-    /** True when trying again cannot help (missing object, wrong size, too large to inline). */
-    readonly permanent: boolean,
-  ) {
+  constructor(message: string, readonly field: string, readonly permanent: boolean) {
     super(message);
   }
 }

@@ -19,6 +19,7 @@ import { MODELS } from '../contract/model-metadata';
 import type { ReelflowActivities } from '../activities';
 import { CANCEL_POLL_PACING, pollDelaySeconds, resolvePacing, type PollPacing } from '../pipeline/pacing';
 import { jobEventSignal, jobStateQuery } from './definitions';
+import { terminalAfterCancel } from './steps/cancel';
 import { resubmitBackoffSeconds } from './steps/run-step';
 import { type JobAttempt, type JobOutcome, type JobState, type JobWorkflowInput } from './job-types';
 
@@ -284,13 +285,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     }
     state.phase = 'cancelling';
     const answer = await api.cancelJob(attempt.requestId, inFlight.cancel_url);
-    let terminal: ServiceJobState;
-    if (isTerminalState(answer.status)) {
-      terminal = answer.status;
-      attempt.learnedBy = 'cancel';
-    } else {
-      terminal = await awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING);
-    }
+    const terminal = await terminalAfterCancel(answer, attempt, () => awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING));
     // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
     await chargeOf(attempt);
     await settle(attempt, inFlight, terminal);

@@ -1,7 +1,8 @@
 import type { ArchivedOutput } from '../media/reference';
-import type { JobResult, JobState as ServiceJobState, ModelId, UriRules } from '../contract';
+import type { JobResult, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { PollPacing } from '../pipeline/pacing';
+import type { RequestAttempt } from './job-types';
 import type { RecoveryMemo } from './recovery-types';
 import type { ResumedFromSummary, ResumeFrom } from './resume-types';
 
@@ -37,22 +38,9 @@ export type StepStatus =
 export type StepPhase = 'preflight' | 'quoting' | 'submitting' | 'ambiguous' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
-export interface StepAttempt {
-  attempt: number;
-  idempotencyKey: string;
-  requestId?: string;
+export interface StepAttempt extends RequestAttempt {
   statusUrl?: string;
   responseUrl?: string;
-  cancelUrl?: string;
-  /** Terminal state of this request once known. */
-  outcome?: ServiceJobState;
-  /** How the outcome was learned. */
-  learnedBy?: 'webhook' | 'poll' | 'cancel';
-  /** Where the result of a COMPLETED attempt came from: its webhook event, or a fetch of `response_url`. */
-  resultFrom?: 'event' | 'fetch';
-  charged: number;
-  refunded: number;
-  error?: string;
   /** The request id came from an operator's `adopt` decision (the submit's answer was lost). */
   adopted?: boolean;
   /** Accepted and billed, but neither usable nor cancellable: recorded in the pipeline's recovery record. */
