@@ -21,7 +21,8 @@ async function main(argv: string[]): Promise<void> {
     .showHelpAfterError()
     .addHelpText('after', EXIT_HELP)
     .exitOverride();
-  registerCommands(program);
+  // argv[2] is the command when the CLI runs as `reelflow <command> …` (no global options exist).
+  registerCommands(program, argv[2]);
   try {
     await program.parseAsync(argv);
   } catch (error) {

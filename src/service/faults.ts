@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { MODEL_IDS, type ModelId } from '../contract';
+import type { InjectedFaultRecord } from './store/records';
+import type { ServiceState } from './store/state';
+import type { Store } from './store/store';
 
 /**
  * Fault injection of the local service, for tests and benchmarks. Set at start
@@ -72,4 +75,36 @@ export function modelDurationFor(faults: FaultConfig, model: ModelId): number {
 /** A coin toss with probability `p`; `random` is injectable so tests of the logic stay deterministic. */
 export function chance(p: number, random: () => number = Math.random): boolean {
   return p > 0 && random() < p;
+}
+
+/**
+ * Journals a fault as it fires (before its effect is acknowledged), so the service can report what
+ * it really injected (`GET /v1/admin/faults/injected`), restarts included.
+ */
+export function journalFault(store: Store, fault: Omit<InjectedFaultRecord, 'seq' | 'at'>): void {
+  store.commit({ t: 'fault', fault: { seq: store.state.nextFaultSeq(), at: Date.now(), ...fault } });
+}
+
+/** One fault the service injected, as it reports them: the journalled ones plus those its records already show. */
+export interface InjectedFault {
+  /** The journalled kinds, plus `delivery_dropped` (a delivery never sent) and `service_restarted` (a job failed by a restart). */
+  kind: InjectedFaultRecord['kind'] | 'delivery_dropped' | 'service_restarted';
+  requestId: string | null;
+  idempotencyKey: string | null;
+  status?: number;
+  eventId?: string;
+  at: number;
+}
+
+/** Every fault the service injected, oldest first (`GET /v1/admin/faults/injected`, `LocalService.injectedFaults`). */
+export function injectedFaults(state: ServiceState): InjectedFault[] {
+  const keyOf = (requestId: string) => state.jobs.get(requestId)?.idempotencyKey ?? null;
+  const faults: InjectedFault[] = state.injectedFaults.map(({ seq, ...fault }) => (void seq, fault));
+  for (const d of state.deliveries.values()) {
+    if (d.state === 'dropped') faults.push({ kind: 'delivery_dropped', requestId: d.requestId, idempotencyKey: keyOf(d.requestId), eventId: d.eventId, at: d.createdAt });
+  }
+  for (const job of state.jobs.values()) {
+    if (job.status === 'FAILED' && job.error?.code === 'service_restarted') faults.push({ kind: 'service_restarted', requestId: job.id, idempotencyKey: job.idempotencyKey, at: job.completedAt ?? job.submittedAt });
+  }
+  return faults.sort((a, b) => a.at - b.at);
 }

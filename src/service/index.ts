@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { resolveOptions, type LocalServiceOptions } from './config';
 import type { ServiceContext, ServiceCounters } from './context';
-import { mergeFaults, type FaultConfig } from './faults';
+import { injectedFaults, mergeFaults, type FaultConfig, type InjectedFault } from './faults';
 import { buildApp, type RegisteredRoute } from './http/app';
 import { hashKey, keyIdFor } from './http/auth';
 import { checkWebhookUrl } from '../net';
@@ -20,7 +20,7 @@ import { Store } from './store/store';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 
 export type { LocalServiceOptions } from './config';
-export type { FaultConfig } from './faults';
+export type { FaultConfig, InjectedFault } from './faults';
 export type { ServiceCounters } from './context';
 export type { RegisteredRoute, RouteAccess } from './http/app';
 export { DEFAULT_FAULTS } from './faults';
@@ -62,6 +62,8 @@ export interface LocalService {
   jobs(): JobView[];
   deliveries(): DeliveryView[];
   ledger(): LedgerEntry[];
+  /** Every fault injected so far, restarts included (also `GET /v1/admin/faults/injected`). */
+  injectedFaults(): InjectedFault[];
   /** Credit balance of the account (every key draws on the same one). */
   balance(apiKey?: string): number;
   /** Every route the HTTP app registered, with who may call it. */
@@ -205,6 +207,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     jobs: () => [...store.state.jobs.values()].map(viewJob),
     deliveries: () => [...store.state.deliveries.values()].map((d) => ({ ...d })),
     ledger: () => store.state.ledger.map((e) => ({ ...e })),
+    injectedFaults: () => injectedFaults(store.state),
     balance: () => store.state.balance,
     routes: () => routes.map((r) => ({ ...r })),
     tornTail: torn,

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { request } from 'undici';
-import { startLocalService, type JobView } from '../../src/service';
+import { startLocalService, type InjectedFault, type JobView } from '../../src/service';
 import { from, pipeline } from '../../src/pipeline';
 import { pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
@@ -13,6 +13,7 @@ import { createServiceClient } from '../../src/client/service-client';
 import { findOrphans, listPipelineClaims } from '../../src/cli/orphans';
 import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
 import { freePort } from '../../src/stack/stack-state';
+import { explainOutcomes, killsWithoutWork, workAtKills, type Kill } from './fault-explain';
 
 /**
  * The fault run: N two-step pipelines at once against the real local service (child process),
@@ -38,8 +39,8 @@ export const FAULTS = {
   dropSubmitResponseRate: 0.1,
 };
 
-/** Failure reasons a pipeline may legitimately end with under these faults. */
-export const RECOGNISED_FAILURES = /JobFailed|failed \d+ time\(s\)|AmbiguousSubmission|service_restarted|generation_failed/;
+/** Resubmits each step of a fault pipeline may make. */
+export const FAULT_MAX_RESUBMITS = 3;
 
 export interface FaultRunFigures {
   pipelines: number;
@@ -58,6 +59,14 @@ export interface FaultRunFigures {
   };
   /** Processes killed (SIGKILL) and restarted during the run, by name. */
   restarts: Record<string, number>;
+  /** Faults the service reports it injected (its journal), by kind. */
+  injected: Record<string, number>;
+  /** Each pipeline's end with every fault on its path, from the service's books (printed). */
+  explained: string[];
+  /** Jobs in flight (submitted, not terminal, by the service's records) at each kill, by what was killed. */
+  workAtKills: Record<string, number[]>;
+  /** Kills that hit no work in flight (or, for the bridge, no delivery due while it was down). */
+  killsWithoutWork: string[];
   /** Steps with more than one job whose credits were kept. */
   duplicatesFound: number;
   /** Idempotency keys that created more than one job. */
@@ -168,6 +177,18 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const logs = { text: '' };
   const children = new Set<Child>();
   const restarts = { worker: 0, bridge: 0, service: 0 };
+  const kills: Kill[] = [];
+  const running: Partial<Record<Kill['what'], Child>> = {};
+  /** SIGKILLs a child, keeps it down `downMs`, starts its replacement and records the kill's instants. */
+  const killAndRestart = async (what: Kill['what'], downMs: number, start: () => Promise<Child>): Promise<void> => {
+    log(`killing the ${what}`);
+    const at = Date.now();
+    await running[what]?.kill();
+    restarts[what] += 1;
+    if (downMs > 0) await sleep(downMs);
+    running[what] = await start();
+    kills.push({ what, at, back: Date.now() });
+  };
 
   const serviceArgs = [path.join(ROOT, 'bin', 'reelflow.js'), 'service', '--data-dir', dataDir, '--port', String(servicePort), '--api-key', TEST_API_KEY, '--admin-key', TEST_ADMIN_KEY, '--allow-private-webhooks', '--concurrency', '4', '--log'];
   const startService = async () => {
@@ -177,7 +198,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     if (response.status !== 200) throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
     return c;
   };
-  let service = await startService();
+  running.service = await startService();
   const registered = await api(serviceUrl, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${bridgePort}/webhooks` } });
   if (registered.status !== 201) throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
   const secret = String(registered.body.secret);
@@ -204,7 +225,7 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     children.add(c);
     return c;
   };
-  let [bridge, worker] = await Promise.all([startBridge(), startWorker()]);
+  [running.bridge, running.worker] = await Promise.all([startBridge(), startWorker()]);
 
   let run: FaultPipelines;
   let resolving: { stop(): Promise<Resolutions> } | undefined;
@@ -213,36 +234,23 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     run = await startFaultPipelines({ client: options.client, taskQueue, serviceUrl, count: options.count });
     if (options.idempotency === 'unknown') resolving = resolveAmbiguousSteps(run, serviceUrl);
     // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
+    // Each kill is checked afterwards to have hit work in flight (the service's records at its instant).
     await sleep(6_000);
-    log('killing the worker (1/2)');
-    await worker.kill();
-    restarts.worker += 1;
-    worker = await startWorker();
+    await killAndRestart('worker', 0, startWorker);
     await sleep(4_000);
-    log('killing the bridge');
-    await bridge.kill();
-    restarts.bridge += 1;
-    await sleep(3_000);
-    bridge = await startBridge();
-    log('killing the service');
-    await service.kill();
-    restarts.service += 1;
-    await sleep(2_000);
-    service = await startService();
+    await killAndRestart('bridge', 3_000, startBridge);
+    await killAndRestart('service', 2_000, startService);
     // 429s after the restart (503s before).
     await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { submitErrorStatus: 429 }, key: TEST_ADMIN_KEY });
     await sleep(4_000);
-    log('killing the worker (2/2)');
-    await worker.kill();
-    restarts.worker += 1;
-    worker = await startWorker();
+    await killAndRestart('worker', 0, startWorker);
 
     await run.settled;
     if (resolving) resolutions = await resolving.stop();
   } finally {
     for (const c of children) await c.kill();
   }
-  return collectFaultFigures({ client: options.client, dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started, resolutions });
+  return collectFaultFigures({ client: options.client, dataDir, serviceUrl, run, logs: logs.text, restarts, kills, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started, resolutions, idempotency: options.idempotency ?? 'honoured' });
 }
 
 /** Updates the operator stand-in sent. */
@@ -322,8 +330,8 @@ export async function startFaultPipelines(options: { client: Client; taskQueue: 
   const handles = await Promise.all(
     names.map((name) => {
       const spec = pipeline(name)
-        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: 3 })
-        .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: 3 })
+        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: FAULT_MAX_RESUBMITS })
+        .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: FAULT_MAX_RESUBMITS })
         .build({ allowedOrigins: [serviceUrl] });
       return options.client.workflow.start('pipelineWorkflow', {
         taskQueue,
@@ -361,17 +369,21 @@ export async function collectFaultFigures(input: {
   run: FaultPipelines;
   logs: string;
   restarts: Record<string, number>;
+  /** The kills of the run with their instants (checked to have hit work in flight). */
+  kills?: Kill[];
   secrets: string[];
   started: number;
   resolutions?: Resolutions;
+  idempotency?: 'honoured' | 'unknown';
 }): Promise<FaultRunFigures> {
   const { dataDir, serviceUrl, restarts, started } = input;
   const results = input.run.results;
   const logs = { text: input.logs };
 
   // Read the service's books from its data directory.
-  const books = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], allowPrivateWebhooks: true, port: 0 });
+  const books = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], adminKey: TEST_ADMIN_KEY, allowPrivateWebhooks: true, port: 0 });
   let jobs: JobView[];
+  let injected: InjectedFault[];
   let deliveries: ReturnType<typeof books.deliveries>;
   let ledgerNet: number;
   const missingOutputs: string[] = [];
@@ -387,6 +399,10 @@ export async function collectFaultFigures(input: {
       await booksClient.close();
     }
     deliveries = books.deliveries();
+    // The faults it injected, as the service reports them over HTTP (journalled as each fired).
+    const reported = await api(books.url, 'GET', '/v1/admin/faults/injected', { key: TEST_ADMIN_KEY });
+    if (reported.status !== 200) throw new Error(`injected faults: HTTP ${reported.status} ${JSON.stringify(reported.body)}`);
+    injected = reported.body.faults as InjectedFault[];
     ledgerNet = -books.ledger().filter((e) => e.kind !== 'seed' && e.requestId !== null).reduce((sum, e) => sum + e.amount, 0);
     for (const r of results) {
       if (r.summary?.status !== 'completed') continue;
@@ -421,9 +437,13 @@ export async function collectFaultFigures(input: {
   const known = new Set(results.flatMap((r) => r.summary?.steps.flatMap((s) => s.requestIds) ?? []));
   const orphanJobs = jobs.filter((j) => !known.has(j.id));
   const orphanedNet = orphanJobs.reduce((s, j) => s + j.creditsCharged - j.creditsRefunded, 0);
-  const unexplained = results
-    .filter((r) => r.summary?.status !== 'completed' && !(r.summary?.status === 'failed' && RECOGNISED_FAILURES.test(`${r.error ?? ''} ${r.summary?.error ?? ''} ${r.summary?.steps.map((s) => s.error ?? '').join(' ')}`)))
-    .map((r) => `${r.name}: status ${r.summary?.status ?? 'unknown'}: ${r.error ?? ''} ${r.summary?.error ?? ''}`);
+  const kills = input.kills ?? [];
+  const serviceBooks = { jobs, deliveries, faults: injected };
+  const explanation = explainOutcomes(results, serviceBooks, { maxResubmits: FAULT_MAX_RESUBMITS, idempotency: input.idempotency ?? 'honoured', kills });
+  // Pipelines that never ended are unexplained too.
+  const unexplained = [...explanation.unexplained, ...input.run.names.filter((n) => !results.some((r) => r.name === n)).map((n) => `${n}: never ended`)];
+  const injectedByKind: Record<string, number> = {};
+  for (const f of injected) injectedByKind[f.kind] = (injectedByKind[f.kind] ?? 0) + 1;
 
   return {
     pipelines: input.run.names.length,
@@ -443,6 +463,10 @@ export async function collectFaultFigures(input: {
       submitAnswersDropped: (logs.text.match(/fault injection: submit answer dropped/g) ?? []).length,
     },
     restarts,
+    injected: injectedByKind,
+    explained: explanation.explained,
+    workAtKills: workAtKills(kills, serviceBooks),
+    killsWithoutWork: killsWithoutWork(kills, serviceBooks),
     duplicatesFound: [...byStep.values()].filter((group) => group.filter(billed).length > 1).length,
     keysWithTwoJobs: [...byKey.values()].filter((group) => group.length > 1).length,
     serviceJobs: jobs.length,

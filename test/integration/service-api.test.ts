@@ -295,6 +295,28 @@ describe('fault injection', () => {
     expect(retried.body.request_id).toBe(svc.service.jobs().find((j) => j.idempotencyKey === 'dropped-1')!.id);
   });
 
+  test('the service reports every fault it injected, with the request and key it hit (admin only)', async () => {
+    const seen = () => svc.call('GET', '/v1/admin/faults/injected', { key: TEST_ADMIN_KEY }).then((r) => r.body.faults as Array<Record<string, unknown>>);
+    const before = (await seen()).length;
+    svc.service.setFaults({ submitErrorRate: 1, submitErrorStatus: 503 });
+    expectProblem(await submit(input, { 'idempotency-key': 'reported-503' }), 'service_unavailable');
+    svc.service.setFaults({ submitErrorRate: 0, dropSubmitResponseRate: 1 });
+    await expect(submit(input, { 'idempotency-key': 'reported-drop' })).rejects.toThrow();
+    svc.service.setFaults({ dropSubmitResponseRate: 0, failureRate: 1 });
+    const failing = await submit(input, { 'idempotency-key': 'reported-fail' });
+    await waitForStatus(svc.url, failing.body.request_id, (s) => s === 'FAILED');
+    svc.service.setFaults({ failureRate: 0 });
+    const dropped = svc.service.jobs().find((j) => j.idempotencyKey === 'reported-drop');
+    const faults = (await seen()).slice(before);
+    expect(faults).toEqual([
+      expect.objectContaining({ kind: 'submit_error', status: 503, requestId: null, idempotencyKey: 'reported-503' }),
+      expect.objectContaining({ kind: 'submit_answer_dropped', requestId: dropped?.id, idempotencyKey: 'reported-drop' }),
+      expect.objectContaining({ kind: 'job_failed', requestId: failing.body.request_id, idempotencyKey: 'reported-fail' }),
+    ]);
+    expect(svc.service.injectedFaults().slice(before)).toEqual(faults);
+    expect((await svc.call('GET', '/v1/admin/faults/injected', { key: TEST_API_KEY })).status).toBe(403);
+  });
+
   test('counters count calls per endpoint', async () => {
     const before = svc.service.counters();
     await svc.call('GET', '/v1/queue/requests/nope/status');

@@ -28,6 +28,7 @@ export async function runServiceForeground(options: {
   publicUrl?: string;
   concurrency?: number;
   emitFailureEvents?: boolean;
+  quotesPerMinute?: number;
   log: boolean;
 } & RenderFlags): Promise<void> {
   const write = (line: string) => process.stdout.write(`${line}\n`);
@@ -43,6 +44,7 @@ export async function runServiceForeground(options: {
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...(options.concurrency !== undefined ? { concurrencyPerModel: options.concurrency } : {}),
       ...(options.emitFailureEvents !== undefined ? { emitFailureEvents: options.emitFailureEvents } : {}),
+      ...(options.quotesPerMinute !== undefined ? { quoteLimits: { perMinute: options.quotesPerMinute, burst: options.quotesPerMinute } } : {}),
       logger: options.log ? { level: 'info' } : false,
       ...renderOptions(options),
     },
@@ -76,6 +78,7 @@ export function registerServiceCommand(program: Command): void {
     .option('--public-url <url>', 'base URL clients see (default http://<host>:<port>)')
     .option('--concurrency <n>', 'jobs running at once per model (default 2)', integer('--concurrency', 1, 64))
     .option('--emit-failure-events', 'also send generation.failed and generation.cancelled events')
+    .option('--quotes-per-minute <n>', 'quotes each API key may make per minute, also its burst (default 120, burst 30)', integer('--quotes-per-minute', 1, 1_000_000))
     .option('--log', 'log requests and webhook attempts as JSON (keys and secrets are never logged)', false);
   addRenderFlags(command).action(async (options: Parameters<typeof runServiceForeground>[0]) => {
     await runServiceForeground(options);

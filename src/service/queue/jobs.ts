@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { JobState, ModelId, ModelInput } from '../../contract';
 import { MODEL_IDS } from '../../contract';
-import { chance, modelDurationFor, type FaultConfig } from '../faults';
+import { chance, journalFault, modelDurationFor, type FaultConfig } from '../faults';
 import { ServiceProblem } from '../http/errors';
 import { MediaError, type ModelRunner } from '../media/runner';
 import { syncFileAndDirs } from '../store/durable-files';
@@ -222,6 +222,7 @@ export class JobManager {
       return;
     }
     if (injectFailure) {
+      journalFault(this.options.store, { kind: 'job_failed', requestId: job.id, idempotencyKey: job.idempotencyKey });
       this.finish(job.id, 'FAILED', { error: { code: 'generation_failed', message: 'the generation failed (injected fault); credits refunded' } });
       return;
     }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { validateModelId, validateModelInput, type ModelId } from '../../contract';
 import type { ServiceContext } from '../context';
-import { chance } from '../faults';
+import { chance, journalFault } from '../faults';
 import { hashBody } from '../http/canonical';
 import { ServiceProblem } from '../http/errors';
 import { priceOf } from '../queue/pricing';
@@ -38,6 +38,8 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     const faults = ctx.getFaults();
     if (chance(faults.submitErrorRate)) {
       const status = faults.submitErrorStatus;
+      const key = request.headers['idempotency-key'];
+      journalFault(ctx.store, { kind: 'submit_error', requestId: null, idempotencyKey: typeof key === 'string' && key.length > 0 ? key : null, status });
       const code = status === 429 ? 'rate_limited' : status === 503 ? 'service_unavailable' : 'internal_error';
       throw new ServiceProblem(code, `injected ${status} on submit (fault injection); no job was created`, {
         ...(status === 500 ? {} : { retryAfterSeconds: faults.submitRetryAfterSeconds }),
@@ -82,6 +84,7 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     ctx.counters.jobsCreated++;
     if (chance(ctx.getFaults().dropSubmitResponseRate)) {
       // The job exists and is billed, but the client never hears so: the ambiguous submission.
+      journalFault(ctx.store, { kind: 'submit_answer_dropped', requestId: job.id, idempotencyKey });
       request.log.warn({ requestId: job.id }, 'fault injection: submit answer dropped');
       reply.hijack();
       request.raw.socket.destroy();

@@ -96,6 +96,30 @@ export interface DeliveryRecord {
   duplicate: boolean;
 }
 
+/**
+ * A fault the service injected (fault injection, for tests), journalled when it fires so a test can
+ * explain each outcome from what really happened, across restarts. Dropped deliveries are not
+ * repeated here: their delivery record (state `dropped`) is the record.
+ */
+export interface InjectedFaultRecord {
+  seq: number;
+  /**
+   * `submit_error`: a submit answered 500/503/429 before any job was created; `submit_answer_dropped`:
+   * the job was created and billed, the socket closed without an answer; `job_failed`: a job ended
+   * FAILED by `failureRate`; `delivery_duplicated`: a delivered event was sent once more.
+   */
+  kind: 'submit_error' | 'submit_answer_dropped' | 'job_failed' | 'delivery_duplicated';
+  /** The job concerned (null for a submit error: no job exists). */
+  requestId: string | null;
+  /** The submit's `Idempotency-Key`, if any. */
+  idempotencyKey: string | null;
+  /** HTTP status of an injected submit error. */
+  status?: number;
+  /** The event of a duplicated delivery. */
+  eventId?: string;
+  at: number;
+}
+
 /** One line of the journal. Every change of durable state is one of these. */
 export type JournalEntry =
   | { t: 'key.created'; key: KeyRecord }
@@ -126,6 +150,7 @@ export type JournalEntry =
       lastStatus: number | null;
       lastError: string | null;
     }
+  | { t: 'fault'; fault: InjectedFaultRecord }
   | { t: 'snapshot'; state: SnapshotState };
 
 /** Everything durable, as written by a compaction. */
@@ -135,4 +160,6 @@ export interface SnapshotState {
   endpoints: EndpointRecord[];
   ledger: LedgerEntry[];
   deliveries: DeliveryRecord[];
+  /** Absent in snapshots written before faults were journalled. */
+  injectedFaults?: InjectedFaultRecord[];
 }

@@ -1,4 +1,4 @@
-import type { DeliveryRecord, EndpointRecord, JobRecord, JournalEntry, KeyRecord, LedgerEntry, SnapshotState } from './records';
+import type { DeliveryRecord, EndpointRecord, InjectedFaultRecord, JobRecord, JournalEntry, KeyRecord, LedgerEntry, SnapshotState } from './records';
 
 /** Sets `fields` on the record `id` of `records` (a journal entry for a record that is gone changes nothing). */
 function patch<T extends object>(records: Map<string, T>, id: string, fields: Partial<T>): void {
@@ -16,12 +16,18 @@ export class ServiceState {
   readonly endpoints = new Map<string, EndpointRecord>();
   readonly deliveries = new Map<string, DeliveryRecord>();
   readonly ledger: LedgerEntry[] = [];
+  /** Faults injected so far (fault injection), oldest first. */
+  readonly injectedFaults: InjectedFaultRecord[] = [];
   /** `Idempotency-Key` → request id. */
   readonly idempotency = new Map<string, string>();
   private balanceValue = 0;
 
   get balance(): number {
     return this.balanceValue;
+  }
+
+  nextFaultSeq(): number {
+    return (this.injectedFaults[this.injectedFaults.length - 1]?.seq ?? 0) + 1;
   }
 
   nextLedgerSeq(): number {
@@ -82,7 +88,11 @@ export class ServiceState {
       case 'delivery.attempted':
         patch(this.deliveries, entry.id, { attempts: entry.attempts, state: entry.state, nextAttemptAt: entry.nextAttemptAt, lastStatus: entry.lastStatus, lastError: entry.lastError });
         return;
+      case 'fault':
+        this.injectedFaults.push({ ...entry.fault });
+        return;
       case 'snapshot':
+        for (const fault of entry.state.injectedFaults ?? []) this.injectedFaults.push({ ...fault });
         for (const job of entry.state.jobs) {
           this.jobs.set(job.id, { ...job });
           if (job.idempotencyKey) this.idempotency.set(job.idempotencyKey, job.id);
@@ -104,6 +114,7 @@ export class ServiceState {
       ledger: [...this.ledger],
       // Settled deliveries are kept too: tests and operators read their outcome.
       deliveries: [...this.deliveries.values()],
+      injectedFaults: [...this.injectedFaults],
     };
   }
 

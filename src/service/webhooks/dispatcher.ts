@@ -3,7 +3,7 @@ import { EVENT_TYPES, LIMITS } from '../../contract';
 import { signedHeaders } from '../../contract/signature';
 import { headerValue, pinnedRequest, REDIRECT_STATUSES } from '../../net/pinned-request';
 import { validateUrl, type AddressRuleOptions } from '../../net/url-rules';
-import { chance, type FaultConfig } from '../faults';
+import { chance, journalFault, type FaultConfig } from '../faults';
 import type { DeliveryRecord, JobRecord } from '../store/records';
 import type { EventBodyStore } from '../store/side-files';
 import type { Store } from '../store/store';
@@ -168,6 +168,7 @@ export class WebhookDispatcher {
     else if (state === 'delivered' && updated.duplicate) {
       // Duplicate-delivery fault: the same event (same event_id and body) goes out once more.
       await this.send(endpoint.url, updated, body, secrets, signal);
+      if (!signal.aborted && !this.closed) journalFault(this.options.store, { kind: 'delivery_duplicated', requestId: updated.requestId, idempotencyKey: null, eventId: updated.eventId });
     }
     if (state !== 'pending') this.forgetBodies([updated]);
   }
