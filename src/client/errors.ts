@@ -51,9 +51,6 @@ export class ServiceTimeoutError extends ServiceClientError {
   readonly code = 'service_timeout';
   readonly type = FAILURE_TYPES.serviceTimeout;
   readonly retryable = true;
-  constructor(message: string) {
-    super(message);
-  }
 }
 
 /**

@@ -29,8 +29,5 @@ export class JournalCorruptError extends ReelflowError {
 /** A write to the journal failed; the change was not made and must not be acknowledged. */
 export class JournalWriteError extends ReelflowError {
   readonly code = 'journal_write_failed';
-  constructor(message: string) {
-    super(message);
-  }
 }
 
