@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import type { Command } from 'commander';
-import { ConfigError, loadEnv, loadEnvWithService, type EnvNeeds, type ReelflowEnv, type ServiceSettings } from '../config';
+import { loadEnv, loadEnvWithService, type EnvNeeds, type ReelflowEnv, type ServiceSettings } from '../config';
 import type { UriRules } from '../contract';
 import { openMediaStore, type ConfiguredStore } from '../media/store';
 import { batchProgressQuery, pipelineProgressQuery } from '../workflows/definitions';
@@ -12,24 +12,14 @@ import { CliError } from './errors';
 import { EXIT } from './exit';
 import { batchLines, pipelineLines } from './output';
 
-/** Reads the environment for a command; a bad value becomes exit 2 naming the variable. */
+/** Reads the environment for a command; a bad value is a ConfigError, which the CLI reports as exit 2 naming the variable. */
 export function cliEnv(needs: EnvNeeds = {}): ReelflowEnv {
-  try {
-    return loadEnv(needs);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, EXIT.usage);
-    throw error;
-  }
+  return loadEnv(needs);
 }
 
 /** Like cliEnv, with REELFLOW_SERVICE_URL and REELFLOW_API_KEY required. */
 export function cliEnvWithService(): ReelflowEnv & { service: ServiceSettings } {
-  try {
-    return loadEnvWithService();
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, EXIT.usage);
-    throw error;
-  }
+  return loadEnvWithService();
 }
 
 /** Pacing defaults every pipeline started here gets from the environment (the early status check). */
@@ -114,13 +104,21 @@ async function queryOrResult<T>(handle: WorkflowHandle, query: QueryDefinition<T
  * Registers a command that acts on one pipeline or batch given by id (`reelflow status|cancel <id>`):
  * the `<id>` argument and `--json`, then `body` with the workflow found (unknown id: exit 4).
  */
-export function registerWorkflowCommand(program: Command, name: string, help: { description: string; json: string }, body: (found: FoundWorkflow, options: { json: boolean }) => Promise<void>): void {
+export function registerWorkflowCommand(
+  program: Command,
+  name: string,
+  help: { description: string; json: string },
+  body: (found: FoundWorkflow, options: { json: boolean }, env: ReelflowEnv) => Promise<void>,
+): void {
   program
     .command(name)
     .description(help.description)
     .argument('<id>', 'workflow id (pipeline/<name>, batch/<name>) or a bare pipeline/batch name')
     .option('--json', help.json, false)
-    .action((id: string, options: { json: boolean }) => withTemporal(cliEnv(), async ({ client }) => body(await findWorkflow(client, id), options)));
+    .action(async (id: string, options: { json: boolean }) => {
+      const env = cliEnv();
+      await withTemporal(env, async ({ client }) => body(await findWorkflow(client, id), options, env));
+    });
 }
 
 /** The progress of a found pipeline or batch, and its lines for a person. */

@@ -19,12 +19,6 @@ const OPEN_CODES: Record<string, string> = {
   ServiceProblemError: "the code of the service's problem document (or http_<status>): the service's catalogue decides it, the client passes it on",
 };
 
-/**
- * Classes of src/config that issue 19's configuration work replaces by the one ConfigError of
- * src/config/errors.ts (code `config_invalid`); listed until that lands, then removed.
- */
-const PENDING_CONFIG = new Set(['src/config/env.ts:ConfigError', 'src/config/temporal.ts:TemporalConfigError', 'src/config/media.ts:MediaConfigError']);
-
 const { program, checker, sourceFiles } = srcProgram(ROOT);
 const rel = (file: ts.SourceFile) => path.relative(ROOT, file.fileName).split(path.sep).join('/');
 
@@ -108,7 +102,7 @@ function failureCreations(): { where: string; expression: ts.Expression }[] {
 }
 
 describe('error convention', () => {
-  const classes = errorClasses().filter((c) => !PENDING_CONFIG.has(`${c.file}:${c.name}`));
+  const classes = errorClasses();
 
   it('finds the error classes of src (the checker sees the sources)', () => {
     expect(program.getSourceFiles().length).toBeGreaterThan(100);

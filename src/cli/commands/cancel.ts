@@ -1,14 +1,24 @@
 import type { Command } from 'commander';
+import type { ReelflowEnv } from '../../config';
 import { progressOf, registerWorkflowCommand } from '../context';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
 import { printJson, say } from '../output';
+import { cliServiceClient, serviceCliError } from '../service';
+import { cancelLeftRunning, openRequests, type LeftRunning } from '../terminated-jobs';
+import type { PipelineSummary } from '../../workflows/pipeline-types';
 
-/** `reelflow cancel <id>`: request cancellation, wait for the workflow to close, print the report. */
+/**
+ * `reelflow cancel <id>`: request cancellation, wait for the workflow to close, print the report.
+ * A pipeline that was terminated ran no cleanup, so its jobs may still be running (and billed) at
+ * the service: those are cancelled there directly (REELFLOW_SERVICE_URL and REELFLOW_API_KEY needed).
+ */
 export function registerCancelCommand(program: Command): void {
   const help = {
     description: 'Cancel a pipeline or batch, wait until it has closed, and print what each step ended as (exit 0 closed, 4 unknown id)',
     json: 'print the final report as JSON',
   };
-  registerWorkflowCommand(program, 'cancel', help, async (found, options) => {
+  registerWorkflowCommand(program, 'cancel', help, async (found, options, env) => {
     if (found.status === 'RUNNING') {
       await found.handle.cancel();
       say(`cancellation requested for ${found.workflowId}; waiting for it to close`, options.json);
@@ -19,10 +29,32 @@ export function registerCancelCommand(program: Command): void {
     }
     const closed = await found.handle.describe();
     const { progress, lines } = await progressOf(found);
+    const leftRunning = found.kind === 'pipeline' && closed.status.name === 'TERMINATED' ? await cancelTerminatedJobs(env.service, progress as PipelineSummary) : [];
     if (options.json) {
-      printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: closed.status.name, progress });
+      printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: closed.status.name, progress, ...(leftRunning.length > 0 ? { cancelledAtService: leftRunning } : {}) });
       return;
     }
+    for (const job of leftRunning) lines.push(`terminated with step ${job.step}'s job ${job.requestId} open: cancelled at the service, now ${job.status}${job.error ? ` (${job.error})` : ''}`);
     say(lines.join('\n'));
   });
+}
+
+/** Cancels at the service the jobs a terminated pipeline left open; without service settings, says how. */
+async function cancelTerminatedJobs(settings: ReelflowEnv['service'], summary: PipelineSummary): Promise<LeftRunning[]> {
+  const open = openRequests(summary);
+  if (open.length === 0) return [];
+  if (!settings) {
+    throw new CliError(
+      `the pipeline was terminated with ${open.length} job(s) open at the service (${open.map((o) => o.requestId).join(', ')}); set REELFLOW_SERVICE_URL and REELFLOW_API_KEY and run reelflow cancel again to cancel them`,
+      EXIT.failed,
+    );
+  }
+  const service = cliServiceClient(settings);
+  try {
+    return await cancelLeftRunning(service, summary);
+  } catch (error) {
+    throw serviceCliError(error, settings, 'cancelling the jobs of a terminated pipeline');
+  } finally {
+    await service.close();
+  }
 }
