@@ -102,20 +102,22 @@ async function queryOrResult<T>(handle: WorkflowHandle, query: QueryDefinition<T
 
 /**
  * Registers a command that acts on one pipeline or batch given by id (`reelflow status|cancel <id>`):
- * the `<id>` argument and `--json`, then `body` with the workflow found (unknown id: exit 4).
+ * the `<id>` argument, the command's own options (`configure`) and `--json`, then `body` with the
+ * workflow found (unknown id: exit 4).
  */
-export function registerWorkflowCommand(
+export function registerWorkflowCommand<O extends { json: boolean }>(
   program: Command,
   name: string,
-  help: { description: string; json: string },
-  body: (found: FoundWorkflow, options: { json: boolean }, env: ReelflowEnv) => Promise<void>,
+  help: { description: string; json: string; configure?: (command: Command) => Command },
+  body: (found: FoundWorkflow, options: O, env: ReelflowEnv) => Promise<void>,
 ): void {
-  program
+  const command = program
     .command(name)
     .description(help.description)
-    .argument('<id>', 'workflow id (pipeline/<name>, batch/<name>) or a bare pipeline/batch name')
+    .argument('<id>', 'workflow id (pipeline/<name>, batch/<name>) or a bare pipeline/batch name');
+  (help.configure ? help.configure(command) : command)
     .option('--json', help.json, false)
-    .action(async (id: string, options: { json: boolean }) => {
+    .action(async (id: string, options: O) => {
       const env = cliEnv();
       await withTemporal(env, async ({ client }) => body(await findWorkflow(client, id), options, env));
     });

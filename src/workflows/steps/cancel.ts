@@ -1,6 +1,7 @@
 import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
 import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
-import { api } from './proxies';
+import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { apiWith } from './proxies';
 import { settle } from './settle';
 import type { RequestAttempt } from '../job-types';
 import type { StepAttempt } from '../pipeline-types';
@@ -43,7 +44,7 @@ export async function terminalAfterCancel(answer: { status: ServiceJobState }, a
 export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<ServiceJobState> {
   run.row.phase = 'cancelling';
   run.changed();
-  const answer = await api.cancelJob(attempt.requestId as string, attempt.cancelUrl);
+  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(attempt.requestId as string, attempt.cancelUrl);
   const terminal = await terminalAfterCancel(answer, attempt, () => awaitTerminal(run, attempt, CANCEL_POLL_PACING));
   // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
   await run.quote.chargeOf(attempt);

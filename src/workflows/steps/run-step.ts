@@ -1,5 +1,6 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
+import { TIMER_SUMMARIES } from '../ui-text';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
 import { type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
@@ -19,7 +20,7 @@ export function resubmitBackoffSeconds(resubmit: number): number {
  * for the webhook (paced polls as the fallback), settle. A FAILED job is refunded and resubmitted
  * (after a backoff, with a fresh Idempotency-Key) only as the step's policy allows. On cancel the
  * paid job is cancelled and its terminal state awaited. Throws a non-retryable ApplicationFailure
- * (STEP_FAILURE_TYPES) for budget, failure past policy and an ambiguous submit.
+ * (FAILURE_TYPES) for budget, failure past policy and an ambiguous submit.
  */
 export async function runStep(run: StepRun): Promise<StepEnd> {
   try {
@@ -29,7 +30,10 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       if (n > 1) {
         run.row.phase = 'backing-off';
         run.changed();
-        await sleep(`${resubmitBackoffSeconds(n - 1)} seconds`);
+        const backoff = resubmitBackoffSeconds(n - 1);
+        // The operator console can end the backoff early (`retryStep` update); the timer is the same.
+        if (run.wakeBackoff) await condition(run.wakeBackoff, backoff * 1000, { summary: TIMER_SUMMARIES.backoff(run.stepId, backoff) });
+        else await sleep(`${backoff} seconds`);
       }
       // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
       if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');
