@@ -8,8 +8,9 @@ import { createActivities, type ReelflowActivities } from '../../src/activities'
 import { createServiceClient } from '../../src/client/service-client';
 import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
 import { subscribeToRoute } from '../../src/bridge/route-client';
-import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId, jobWorkflowId, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { BatchWorkflowInput } from '../../src/workflows/batch-types';
+import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { jsonOf, runCli } from './cli-process';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
@@ -273,4 +274,23 @@ it("cancelling a batch cancels every child pipeline's job at the service (refund
   } finally {
     h.service.service.setFaults({ modelDurationMs: 0 });
   }
+});
+
+// Not a cancel: the legacy job workflow (executions of the v1 pipeline finish on this worker) takes the
+// result from the signed event it received (the result-from-event patch), on the same bridge as above.
+it('legacy job workflow: a webhook event carrying the result is used without fetching it', async () => {
+  const worker = await gatedWorker();
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('jobWorkflow', {
+      taskQueue: QUEUE,
+      workflowId: jobWorkflowId('legacy-events', 'generate'),
+      args: [{ pipeline: 'legacy-events', step: 'generate', model: LONG_FORM, input: { image_urls: [PIXEL_PNG] } } satisfies JobWorkflowInput],
+    });
+    const outcome = (await handle.result()) as JobOutcome;
+    await maybeRecordHistory(handle, 'job-result-from-event');
+    expect(outcome.attempts[0]).toMatchObject({ outcome: 'COMPLETED', learnedBy: 'webhook', resultFrom: 'event' });
+    // (The stand-in bridge reads the result to build the event; the workflow itself fetched nothing: resultFrom 'event'.)
+    expect(jobsOf('legacy-events').map((j) => j.status)).toEqual(['COMPLETED']);
+    expect(outcome.requestIds).toEqual([jobsOf('legacy-events')[0]?.id]);
+  });
 });
