@@ -53,24 +53,19 @@ async function gatedWorker(): Promise<Worker> {
     subscribe: createSubscribeActivity(env.client, QUEUE),
     routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber) },
   });
+  /** The real activity, run once the test has opened its gate (if one is set). */
+  const gated =
+    <A extends unknown[], R>(which: keyof typeof gates, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await gates[which];
+      return fn(...args);
+    };
   const activities: ReelflowActivities = {
     ...real,
-    quoteJob: async (...args) => {
-      await gates.quote;
-      return real.quoteJob(...args);
-    },
-    submitAndSubscribe: async (request) => {
-      await gates.submit;
-      return real.submitAndSubscribe(request);
-    },
-    preflightJob: async (...args) => {
-      await gates.preflight;
-      return real.preflightJob(...args);
-    },
-    archiveOutputs: async (request) => {
-      await gates.archive;
-      return real.archiveOutputs(request);
-    },
+    quoteJob: gated('quote', real.quoteJob),
+    submitAndSubscribe: gated('submit', real.submitAndSubscribe),
+    preflightJob: gated('preflight', real.preflightJob),
+    archiveOutputs: gated('archive', real.archiveOutputs),
   };
   return Worker.create({ connection: env.nativeConnection, taskQueue: QUEUE, workflowBundle: bundle, activities });
 }
