@@ -15,7 +15,7 @@ import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
-import { endAfterStepError, finish, firstApplicationFailure, publisherFor, sumLedger, type Publish } from './steps/publish';
+import { endAfterStepError, finish, firstApplicationFailure, publisherFor, PUBLISH_CHANGES_PATCH, sumLedger, type Publish } from './steps/publish';
 import { StepQuote } from './steps/quote';
 import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
 import { runStep } from './steps/run-step';
@@ -61,7 +61,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   // Registered before the first await: an event that overtakes its submit's answer is kept.
   setHandler(jobEventSignal, (event) => inbox.accept(event));
   setHandler(pipelineProgressQuery, () => ({ ...summary, events: inbox.counts(requestIds()) }));
-  const basePublish = publisherFor(input);
+  const basePublish = publisherFor(input, patched(PUBLISH_CHANGES_PATCH));
   // Issue 16: abandoned jobs and ambiguous submits, with the operator's update to resolve the latter.
   const recovery: RecoveryState = { abandoned: [], ambiguous: [] };
   let recoveryShown = '';
@@ -77,7 +77,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   if (input.resume) {
     summary.resumedFrom = { workflowId: input.resume.workflowId, runId: input.resume.runId, ledger: input.resume.ledger, carriedSteps: Object.keys(input.resume.steps) };
   }
-  const operator = patched(OPERATOR_CONSOLE_PATCH) ? new OperatorConsole(summary, (s) => publish(s), input.publishSearchAttributes !== false) : undefined;
+  const operator = patched(OPERATOR_CONSOLE_PATCH) ? new OperatorConsole(summary, (s) => publish(s), input.publishSearchAttributes !== false, patched(PUBLISH_CHANGES_PATCH)) : undefined;
   const publish: Publish = (s) => {
     s.events = inbox.counts(requestIds());
     if (recovery.abandoned.length || recovery.ambiguous.length) {

@@ -12,6 +12,7 @@ import {
 } from '../operator-updates';
 import type { PipelineSummary } from '../pipeline-types';
 import { currentDetailsMarkdown } from '../ui-text';
+import { whenChanged } from './publish';
 import type { StepRun } from './step-run';
 
 /**
@@ -32,7 +33,13 @@ export class OperatorConsole {
     private readonly summary: PipelineSummary,
     private readonly publish: (summary: PipelineSummary) => void,
     private readonly searchAttributes: boolean,
-  ) {}
+    /** Patch publish-changes: its search attributes upserted only when they changed. */
+    changesOnly = false,
+  ) {
+    this.upsertAttributes = changesOnly ? whenChanged(upsertSearchAttributes) : upsertSearchAttributes;
+  }
+
+  private readonly upsertAttributes: typeof upsertSearchAttributes;
 
   /** Registers the operator updates (each with its validator). */
   register(): void {
@@ -111,7 +118,7 @@ export class OperatorConsole {
   show(summary: PipelineSummary): void {
     setCurrentDetails(currentDetailsMarkdown(summary, Date.now()));
     if (!this.searchAttributes) return;
-    upsertSearchAttributes([
+    this.upsertAttributes([
       { key: SEARCH_ATTRIBUTES.pipeline, value: summary.name },
       { key: SEARCH_ATTRIBUTES.models, value: [...new Set(summary.steps.map((s) => s.model))] },
       { key: SEARCH_ATTRIBUTES.overBudget, value: summary.steps.some((s) => s.status === 'budget-exceeded') },

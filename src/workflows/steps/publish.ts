@@ -8,20 +8,19 @@ import { type CreditLedger, type PipelineSummary, type PipelineWorkflowInput, ty
  * of the run. Shared by the one-workflow pipeline and the legacy one (same commands for both).
  */
 
-/** Mirrors the summary into search attributes and the memo, for the Temporal UI. */
-export function publishAll(summary: PipelineSummary): void {
-  upsertSearchAttributes([
+/** The search attributes a summary shows in the Temporal UI. */
+function searchAttributesOf(summary: PipelineSummary) {
+  return [
     { key: SEARCH_ATTRIBUTES.status, value: summary.status },
     { key: SEARCH_ATTRIBUTES.currentStep, value: summary.currentStep ?? '' },
     { key: SEARCH_ATTRIBUTES.creditsSpent, value: summary.ledger.net },
     { key: SEARCH_ATTRIBUTES.requestIds, value: summary.steps.flatMap((s) => s.requestIds) },
-  ]);
-  publishMemo(summary);
+  ];
 }
 
-/** The memo summary alone (for namespaces without reelflow's search attributes). */
-export function publishMemo(summary: PipelineSummary): void {
-  upsertMemo({
+/** The memo a summary shows in the Temporal UI. */
+function memoOf(summary: PipelineSummary) {
+  return {
     summary: {
       status: summary.status,
       currentStep: summary.currentStep,
@@ -29,14 +28,54 @@ export function publishMemo(summary: PipelineSummary): void {
       steps: summary.steps.map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds, error: s.error ?? null })),
       error: summary.error ?? null,
     },
-  });
+  };
+}
+
+/** Mirrors the summary into search attributes and the memo, for the Temporal UI. */
+export function publishAll(summary: PipelineSummary): void {
+  upsertSearchAttributes(searchAttributesOf(summary));
+  publishMemo(summary);
+}
+
+/** The memo summary alone (for namespaces without reelflow's search attributes). */
+export function publishMemo(summary: PipelineSummary): void {
+  upsertMemo(memoOf(summary));
 }
 
 export type Publish = (summary: PipelineSummary) => void;
 
-/** The publisher a pipeline input asks for (memo only on a namespace without reelflow's search attributes). */
-export function publisherFor(input: Pick<PipelineWorkflowInput, 'publishSearchAttributes'>): Publish {
-  return input.publishSearchAttributes === false ? publishMemo : publishAll;
+/**
+ * Patch id (added after operator-console): a pipeline upserts its search attributes and memo only when
+ * their values changed since its last upsert. Each upsert is a command, a history event and a
+ * visibility write; a step publishes four to six times and most of them changed nothing
+ * (docs/benchmarks.md, operator console cost). Executions recorded before it upsert on every publish.
+ */
+export const PUBLISH_CHANGES_PATCH = 'publish-changes';
+
+/** Runs `upsert` with `value` unless the last value it ran with was the same (compared as JSON). */
+export function whenChanged<T>(upsert: (value: T) => void): (value: T) => void {
+  let last: string | undefined;
+  return (value) => {
+    const shown = JSON.stringify(value);
+    if (shown === last) return;
+    last = shown;
+    upsert(value);
+  };
+}
+
+/**
+ * The publisher a pipeline input asks for (memo only on a namespace without reelflow's search
+ * attributes); with `changesOnly` (patch publish-changes) each upsert is skipped when it would repeat
+ * the previous one.
+ */
+export function publisherFor(input: Pick<PipelineWorkflowInput, 'publishSearchAttributes'>, changesOnly = false): Publish {
+  if (!changesOnly) return input.publishSearchAttributes === false ? publishMemo : publishAll;
+  const attributes = whenChanged(upsertSearchAttributes);
+  const memo = whenChanged(upsertMemo);
+  return (summary) => {
+    if (input.publishSearchAttributes !== false) attributes(searchAttributesOf(summary));
+    memo(memoOf(summary));
+  };
 }
 
 /** The pipeline ledger: every step's quote, charges and refunds summed. */
