@@ -30,7 +30,7 @@ beforeAll(async () => {
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
   // The harness runs the service; this file's worker (with gates) runs on its own queue.
   h = await startHarness(env, bundle, `${QUEUE}-unused`, { concurrencyPerModel: 1 });
-  bridge = startTestBridge(h.service, env.client, h.sideClient, QUEUE);
+  bridge = await startTestBridge(h.service, env, QUEUE);
 }, 120_000);
 
 afterAll(async () => {

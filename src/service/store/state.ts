@@ -92,6 +92,9 @@ export class ServiceState {
         delivery.nextAttemptAt = entry.nextAttemptAt;
         delivery.lastStatus = entry.lastStatus;
         delivery.lastError = entry.lastError;
+        if (entry.dueAt !== undefined && entry.sentAt !== undefined && entry.endedAt !== undefined) {
+          delivery.attemptLog = [...(delivery.attemptLog ?? []), { dueAt: entry.dueAt, sentAt: entry.sentAt, endedAt: entry.endedAt, status: entry.lastStatus, nextAttemptAt: entry.nextAttemptAt }];
+        }
         return;
       }
       case 'fault':
