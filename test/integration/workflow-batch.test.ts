@@ -93,6 +93,18 @@ describe('batch workflow', () => {
     expect(carried).toEqual(expect.arrayContaining(first.result.results.filter((r) => r.name !== 'batch-c')));
   });
 
+  it('never has more than `concurrency` of its jobs in flight at the service (its own job records), within one run', async () => {
+    // Six items in one run (no continue-as-new in between), two at a time; each render holds its job 3 s.
+    h.service.service.setFaults({ modelDurationMs: 3_000 });
+    const items = ['bound-1', 'bound-2', 'bound-3', 'bound-4', 'bound-5', 'bound-6'].map((name) => item(name));
+    const run = await runBatch({ name: 'bounded', items, concurrency: 2 }, 'batch-bounded').finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
+    expect(run.result).toMatchObject({ total: 6, completed: 6, failed: 0, runs: 1 });
+    const jobs = h.service.service.jobs().filter((j) => /bound-\d\/job\//.test(j.idempotencyKey ?? ''));
+    expect(jobs).toHaveLength(6);
+    expect(jobs.every((j) => j.status === 'COMPLETED')).toBe(true);
+    expect(maxInFlight(jobs)).toBeLessThanOrEqual(2);
+  });
+
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {
     h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 600_000 } });
     try {
