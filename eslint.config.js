@@ -142,6 +142,9 @@ const LAYER_ZONES = [
   },
 ];
 
+const PROCESS_ENV_MESSAGE =
+  'src/config is the one reader of the environment: declare the variable in src/config/variables.ts and read it through its process loader (docs/configuration.md).';
+
 module.exports = defineConfig(
   {
     ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', '.reelflow/**', '.bench/**'],
@@ -241,6 +244,14 @@ module.exports = defineConfig(
     settings: IMPORT_SETTINGS,
     rules: {
       'import/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
+    },
+  },
+  // src/config is the one reader of the environment (docs/configuration.md is generated from it).
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/config/**'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: PROCESS_ENV_MESSAGE }],
     },
   },
 );

@@ -28,6 +28,8 @@ export interface FootprintSize {
   windowS: number;
   generators: number;
   concurrency: number;
+  /** REELFLOW_MAX_CACHED_WORKFLOWS of the worker (absent: the worker's default). */
+  workerCache?: number;
 }
 
 export const FOOTPRINT_FULL: FootprintSize = { n: 1000, windowS: 20, generators: 2, concurrency: 16 };
@@ -73,7 +75,14 @@ async function burst(name: string, url: string, secret: string, fileOrigin: stri
 
 /** Runs the footprint and bridge benches on one stack. */
 export async function runFootprintAndBridge(size: FootprintSize, log: (line: string) => void): Promise<{ footprint: FootprintResult; bridge: BridgeResult }> {
-  const stack = await startBenchStack({ name: 'footprint', render: 'stub', stubHoldMs: 3_600_000, bridge: true, worker: true });
+  const stack = await startBenchStack({
+    name: 'footprint',
+    render: 'stub',
+    stubHoldMs: 3_600_000,
+    bridge: true,
+    worker: true,
+    ...(size.workerCache !== undefined ? { workerEnv: { REELFLOW_MAX_CACHED_WORKFLOWS: String(size.workerCache) } } : {}),
+  });
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection });
   try {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--cluster] [--out <dir>] [--no-report]`
+ * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--cluster] [--worker-cache 100,250] [--out <dir>] [--no-report]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
  * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
@@ -12,6 +12,10 @@
  * cluster of `npm run cluster` (PostgreSQL, 4 history shards, one process per role; started if it is not
  * running, and stopped again afterwards in that case), written as `handoff-cluster.json` and
  * `throughput-cluster.json` and reported beside the dev server's figures.
+ *
+ * --worker-cache n,m: the footprint bench again with the worker's workflow cache capped at each size
+ * (REELFLOW_MAX_CACHED_WORKFLOWS), written as `footprint-cache-<n>.json` / `bridge-cache-<n>.json`: memory
+ * held against the cost of replaying evicted pipelines when their deliveries come.
  */
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
@@ -32,10 +36,13 @@ function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
   const onlyAt = argv.indexOf('--only');
   const outAt = argv.indexOf('--out');
+  const cacheAt = argv.indexOf('--worker-cache');
+  const workerCaches = cacheAt >= 0 ? (argv[cacheAt + 1] ?? '').split(',').map(Number) : [];
+  for (const n of workerCaches) if (!Number.isInteger(n) || n < 1) throw new Error(`--worker-cache: "${argv[cacheAt + 1]}" is not a list of positive integers`);
   const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : [...BENCHES];
   for (const name of only) if (!(BENCHES as readonly string[]).includes(name)) throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
   const out = path.resolve(outAt >= 0 ? argv[outAt + 1]! : path.join(ROOT, '.bench', quick ? 'quick' : ''));
-  return { quick, only: only as BenchName[], out, report: !argv.includes('--no-report'), build: !argv.includes('--no-build'), cluster: argv.includes('--cluster') };
+  return { quick, only: only as BenchName[], out, report: !argv.includes('--no-report'), build: !argv.includes('--no-build'), cluster: argv.includes('--cluster'), workerCaches };
 }
 
 async function main(): Promise<void> {
@@ -67,6 +74,15 @@ async function main(): Promise<void> {
       writeJson(args.out, 'footprint', { run, ...footprint });
       writeJson(args.out, 'bridge', { run, ...bridge });
     }
+  }
+  for (const workerCache of args.workerCaches) {
+    const t0 = Date.now();
+    const sampler = startLoadSampler();
+    log(`footprint with the worker cache at ${workerCache}…`);
+    const { footprint, bridge } = await runFootprintAndBridge({ ...(args.quick ? FOOTPRINT_QUICK : FOOTPRINT_FULL), workerCache }, log);
+    const run = meta(sampler.stop(), Math.round((Date.now() - t0) / 1000));
+    writeJson(args.out, `footprint-cache-${workerCache}`, { run, ...footprint });
+    writeJson(args.out, `bridge-cache-${workerCache}`, { run, ...bridge });
   }
   if (args.cluster) await runOnCluster(args, meta, log);
   if (args.report) {

@@ -1,6 +1,33 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx so that a fresh clone works right after `npm ci`,
-// with no build step that could leave a stale copy behind.
+// Runs the compiled CLI (dist/, from `npm run build`) when it is newer than every source file, else the
+// TypeScript through tsx. A fresh clone works right after `npm ci` with no build step, a stale build is
+// never used, and a built checkout starts ~1 s sooner (tsx compiles each module at load).
+const fs = require('node:fs');
 const path = require('node:path');
-require('tsx/cjs');
-require(path.join(__dirname, '..', 'src', 'cli', 'main.ts'));
+
+const root = path.join(__dirname, '..');
+const compiled = path.join(root, 'dist', 'cli', 'main.js');
+
+function newestUnder(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(file) : fs.statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+function compiledIsFresh() {
+  try {
+    return fs.statSync(compiled).mtimeMs >= newestUnder(path.join(root, 'src'));
+  } catch {
+    return false;
+  }
+}
+
+if (compiledIsFresh()) {
+  require(compiled);
+} else {
+  require('tsx/cjs');
+  require(path.join(root, 'src', 'cli', 'main.ts'));
+}

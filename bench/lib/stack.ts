@@ -103,6 +103,8 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         path.join(DIST, 'cli', 'main.js'), 'service',
         '--data-dir', dataDir, '--port', '0', '--api-key', BENCH_API_KEY, '--credits', '1000000000',
         '--allow-private-webhooks', '--concurrency', String(options.serviceConcurrency ?? 64),
+        // Like its job concurrency, the service's quote rate limit is not what is measured.
+        '--quotes-per-minute', '1000000',
         '--render', options.render,
         ...(options.render === 'stub' ? ['--stub-hold-ms', String(options.stubHoldMs ?? 0), '--stub-fixtures', FIXTURES_DIR] : []),
       ],

@@ -28,6 +28,8 @@ interface Results {
   /** `npm run bench -- --cluster`: the same benches on the `npm run cluster` cluster. */
   'handoff-cluster'?: HandoffResult & { run: Run };
   'throughput-cluster'?: ThroughputResult & { run: Run };
+  /** `--worker-cache n,…`: the footprint and bridge benches with the worker cache capped at n. */
+  caches?: Array<{ cache: number; footprint: FootprintResult & { run: Run }; bridge: BridgeResult & { run: Run } }>;
 }
 
 export const START_MARKER = '<!-- bench:generated:start -->';
@@ -41,6 +43,16 @@ function readResults(dir: string): Results {
     const file = path.join(dir, `${name}.json`);
     if (fs.existsSync(file)) (out as Record<string, unknown>)[name] = JSON.parse(fs.readFileSync(file, 'utf8'));
   }
+  const caches = (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+    .map((file) => /^footprint-cache-(\d+)\.json$/.exec(file))
+    .filter((m): m is RegExpExecArray => m !== null && fs.existsSync(path.join(dir, `bridge-cache-${m[1]}.json`)))
+    .map((m) => ({
+      cache: Number(m[1]),
+      footprint: JSON.parse(fs.readFileSync(path.join(dir, m[0]), 'utf8')) as FootprintResult & { run: Run },
+      bridge: JSON.parse(fs.readFileSync(path.join(dir, `bridge-cache-${m[1]}.json`), 'utf8')) as BridgeResult & { run: Run },
+    }))
+    .sort((a, b) => a.cache - b.cache);
+  if (caches.length) out.caches = caches;
   return out;
 }
 
@@ -168,7 +180,7 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   lines.push('### 4. Bridge', '');
   lines.push(
     `${g.size.n} signed \`generation.completed\` deliveries from ${g.size.generators} load-generator processes (${g.size.concurrency} in flight in total) to the bridge process. ` +
-      `Baseline: the same bridge code (HTTP, signature check, parsing) with a null sink, its own process. Bridge: the real entry point, 202 once Temporal accepted the signal-with-start; ` +
+      `Baseline: the same bridge code (HTTP, signature check, parsing) with a null sink, its own process. Bridge: the real entry point, 202 once the event is durable in Temporal (the route's subscriber read, the pipeline signalled; the before code: signal-with-start of a rendezvous); ` +
       `each delivery completes one of the waiting pipelines of the footprint bench.`,
     '',
   );
@@ -201,6 +213,19 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   const series: Series[] = [{ name: 'worker RSS', points: f.ramp.map((p) => [p.waiting, p.rssMiB]), color: COLORS.reelflow, markers: f.ramp.length < 40 }];
   if (bf) series.push({ name: 'worker RSS, before', points: bf.ramp.map((p) => [p.waiting, p.rssMiB]), color: '#7f7f7f', dashed: true });
   return lineChart({ title: 'Worker RSS vs waiting pipelines', xLabel: 'pipelines waiting on their webhook', yLabel: 'worker RSS (MiB)', series, footer: footerOf(f.run, bf?.run) });
+}
+
+/** The worker cache sizes measured with `--worker-cache`, beside the default of the main run. */
+function cacheSection(r: Results, lines: string[]): void {
+  if (!r.caches?.length || !r.footprint || !r.bridge) return;
+  lines.push('### Worker cache size', '');
+  lines.push(`The footprint and bridge benches again with the worker's sticky cache capped (\`REELFLOW_MAX_CACHED_WORKFLOWS\`): ${r.footprint.size.n} pipelines waiting, then one delivery each. A pipeline evicted from the cache is replayed from its history when its delivery comes, so the cap trades memory against the delivery → pipeline closed time.`, '');
+  lines.push('| worker cache | RSS with all waiting | CPU while waiting | deliveries/s | delivery → pipeline closed p50 / p99 ms |', '|---|---|---|---|---|');
+  const row = (label: string, f: FootprintResult, g: BridgeResult) =>
+    lines.push(`| ${label} | ${f.waitingRssMiB.min}–${f.waitingRssMiB.max} MiB | ${f.cpuPercentWhileWaiting} % | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.deliveryToPipelineClosedMs)} |`);
+  row('worker default (this run)', r.footprint, r.bridge);
+  for (const c of r.caches) row(String(c.cache), c.footprint, c.bridge);
+  lines.push('');
 }
 
 /** Dev server and cluster side by side, from one `npm run bench -- --cluster` run. */
@@ -247,7 +272,8 @@ export function buildReport(results: Results, before: Results | null, chartPrefi
     lines.push(`Machine: ${machineOf(run)}; every part its own process on loopback, Temporal CLI dev server (in-memory).`);
     if (useBefore && beforeRun) lines.push(`"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}.`);
     lines.push('', '| bench | seconds | machine load while it ran |', '|---|---|---|');
-    for (const [name, res] of Object.entries(results) as Array<[string, { run: Run }]>) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
+    for (const [name, res] of Object.entries(results) as Array<[string, { run?: Run }]>) if (res.run) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
+    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.cache} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
     if (useBefore) for (const [name, res] of Object.entries(useBefore) as Array<[string, { run: Run }]>) lines.push(`| ${name} (before) | ${res.run.seconds} | ${loadOf(res.run)} |`);
     lines.push('');
   }
@@ -259,6 +285,7 @@ export function buildReport(results: Results, before: Results | null, chartPrefi
   bridgeSection(results, useBefore, lines);
   const footprintChart = footprintSection(results, useBefore, lines);
   if (footprintChart) charts['footprint.svg'] = footprintChart;
+  cacheSection(results, lines);
   clusterSection(results, lines);
   if (Object.keys(charts).length) {
     lines.push('### Charts', '');

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH } from './config';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH } from '../config/bridge';
 import { checkDelivery, claimedId } from './delivery';
 import type { EventSink } from './event-sink';
 import { bridgeMetrics, defaultRegistry, PROMETHEUS_CONTENT_TYPE, type Registry } from '../metrics';

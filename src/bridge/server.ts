@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createBridgeApp, REDACT_PATHS } from './app';
-import type { BridgeConfig } from './config';
+import type { BridgeConfig } from '../config/bridge';
 import { createTemporalSink } from './temporal-sink';
 
 /** A listening bridge and how to stop it. */

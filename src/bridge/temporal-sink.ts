@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { WebhookEvent } from '../contract';
-import { DEFAULT_SIGNAL_TIMEOUT_MS } from './config';
+import { DEFAULT_SIGNAL_TIMEOUT_MS } from '../config/bridge';
 import { EventSinkUnavailableError } from './errors';
 import type { EventSink } from './event-sink';
 import { deliverToRoute, type RouteDelivery } from './route-client';

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { connectionOptions, ConfigError, type TemporalSettings } from '../config';
+import { connectionOptions, type TemporalSettings } from '../config';
 import { CliError, EXIT } from './exit';
 
 /** How long the CLI waits for Temporal before saying it is unreachable. */
@@ -17,13 +17,8 @@ export interface CliTemporal {
  * to start, instead of a gRPC stack trace.
  */
 export async function connectTemporal(settings: TemporalSettings): Promise<CliTemporal> {
-  let options;
-  try {
-    options = connectionOptions(settings);
-  } catch (error) {
-    if (error instanceof Error && 'variable' in error) throw new ConfigError(error.message, String((error as { variable: unknown }).variable));
-    throw error;
-  }
+  // An unreadable mTLS file is a ConfigError naming its variable (exit 2).
+  const options = connectionOptions(settings);
   let connection: Connection;
   try {
     connection = await Connection.connect({ ...options, connectTimeout: CONNECT_TIMEOUT_MS });

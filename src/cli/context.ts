@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { ConfigError, loadEnv, loadEnvWithService, type EnvNeeds, type ReelflowEnv, type ServiceSettings } from '../config';
+import { loadEnv, loadEnvWithService, type EnvNeeds, type ReelflowEnv, type ServiceSettings } from '../config';
 import type { UriRules } from '../contract';
 import { openMediaStore, type ConfiguredStore } from '../media/store';
 import { batchProgressQuery, pipelineProgressQuery } from '../workflows/definitions';
@@ -8,24 +8,14 @@ import type { PipelineSummary } from '../workflows/pipeline-types';
 import { connectTemporal, type CliTemporal } from './connect';
 import { CliError, EXIT } from './exit';
 
-/** Reads the environment for a command; a bad value becomes exit 2 naming the variable. */
+/** Reads the environment for a command; a bad value is a ConfigError, which the CLI reports as exit 2 naming the variable. */
 export function cliEnv(needs: EnvNeeds = {}): ReelflowEnv {
-  try {
-    return loadEnv(needs);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, EXIT.usage);
-    throw error;
-  }
+  return loadEnv(needs);
 }
 
 /** Like cliEnv, with REELFLOW_SERVICE_URL and REELFLOW_API_KEY required. */
 export function cliEnvWithService(): ReelflowEnv & { service: ServiceSettings } {
-  try {
-    return loadEnvWithService();
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, EXIT.usage);
-    throw error;
-  }
+  return loadEnvWithService();
 }
 
 /** Pacing defaults every pipeline started here gets from the environment (the early status check). */

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
+import { ConfigError } from '../config/errors';
 import { CliError, EXIT } from './exit';
 
 export { EXIT } from './exit';
@@ -12,7 +13,7 @@ Exit codes:
   3  Temporal or the service is unreachable
   4  unknown pipeline or batch id
 
-Configuration comes from the environment (see .env.example and the README's Configuration table).`;
+Configuration comes from the environment: every variable is in docs/configuration.md.`;
 
 async function main(argv: string[]): Promise<void> {
   const program = new Command('reelflow')
@@ -20,7 +21,8 @@ async function main(argv: string[]): Promise<void> {
     .showHelpAfterError()
     .addHelpText('after', EXIT_HELP)
     .exitOverride();
-  registerCommands(program);
+  // argv[2] is the command when the CLI runs as `reelflow <command> …` (no global options exist).
+  registerCommands(program, argv[2]);
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -28,6 +30,12 @@ async function main(argv: string[]): Promise<void> {
       // Commander already printed the message. Help and version are 0; every parse failure
       // (unknown option, missing or invalid argument, invalid option value) is a usage error.
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    if (error instanceof ConfigError) {
+      // Every command and process entry point validates its configuration at start (src/config).
+      console.error(`reelflow: configuration error: ${error.message}`);
+      process.exitCode = EXIT.usage;
       return;
     }
     if (error instanceof CliError) {

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 
+export { portTextSchema } from './port';
+
 /**
- * Validation rules of the environment variables shared by several programs (CLI, worker, bridge),
- * in one place so that one variable means the same thing everywhere.
+ * Parsing rules of the variables' text (see ./variables.ts), in one place so that one kind of value
+ * (a port, a boolean, a whole number) is read the same way by every process.
  */
 
 /** TEMPORAL_ADDRESS: `host:port`. */
@@ -38,3 +40,27 @@ export const earlyCheckSecondsSchema = z
   .regex(/^\d+(\.\d+)?$/, 'must be a number of seconds (0 = no early check)')
   .transform(Number)
   .pipe(z.number().max(600, 'must be at most 600 seconds'));
+
+/** A whole number written in decimal digits, from `min` to `max`. */
+export function wholeNumberText(min: number, max: number = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
+
+/** Booleans: true/false, 1/0, yes/no (any case). */
+export const booleanTextSchema = z
+  .string()
+  .transform((text) => text.toLowerCase())
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' }))
+  .transform((text) => text === 'true' || text === '1' || text === 'yes');
+
+/** pino level names, any case. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+export const logLevelSchema = z
+  .string()
+  .transform((text) => text.toLowerCase())
+  .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }));

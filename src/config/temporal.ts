@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
-import { TASK_QUEUES } from '../contract/workflow-names';
-import { nonBlankSchema, temporalAddressSchema } from './schemas';
+import { ConfigError } from './errors';
+import { readVariables, type Env } from './read';
 
 /**
- * Temporal connection settings from the environment. A local dev server needs nothing; Temporal
- * Cloud needs TEMPORAL_ADDRESS + TEMPORAL_NAMESPACE and either TEMPORAL_API_KEY or an mTLS pair.
+ * Temporal connection settings. A local dev server needs nothing; Temporal Cloud needs
+ * TEMPORAL_ADDRESS + TEMPORAL_NAMESPACE and either TEMPORAL_API_KEY or an mTLS pair.
  */
 export interface TemporalSettings {
   address: string;
@@ -17,41 +16,15 @@ export interface TemporalSettings {
   tls?: { certPath: string; keyPath: string };
 }
 
-const envSchema = z.object({
-  TEMPORAL_ADDRESS: temporalAddressSchema.default('localhost:7233'),
-  TEMPORAL_NAMESPACE: nonBlankSchema.default('default'),
-  TEMPORAL_API_KEY: z.string().min(1).optional(),
-  TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
-  TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
-  REELFLOW_TASK_QUEUE: z.string().min(1).default(TASK_QUEUES.pipelines),
-});
+/** The Temporal variables every Temporal client (CLI, worker) reads. */
+export const TEMPORAL_VARIABLE_NAMES = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_API_KEY', 'TEMPORAL_TLS_CERT_PATH', 'TEMPORAL_TLS_KEY_PATH', 'REELFLOW_TASK_QUEUE'] as const;
 
-/** Invalid Temporal settings; the message names the environment variable. */
-export class TemporalConfigError extends Error {
-  readonly type = 'TemporalConfig';
-  constructor(
-    message: string,
-    readonly variable: string,
-  ) {
-    super(message);
-    this.name = 'TemporalConfigError';
-  }
-}
-
-/** Reads and validates the settings; throws TemporalConfigError naming the variable at fault. */
-export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
-  // Empty strings (VAR= in a .env file) mean "not set".
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue?.path[0] ?? 'environment');
-    throw new TemporalConfigError(`${variable}: ${issue?.message ?? 'invalid'}`, variable);
-  }
-  const e = parsed.data;
+/** Reads and validates the settings; throws ConfigError naming the variable at fault. */
+export function loadTemporalSettings(env: Env = process.env): TemporalSettings {
+  const e = readVariables(TEMPORAL_VARIABLE_NAMES, env);
   if ((e.TEMPORAL_TLS_CERT_PATH === undefined) !== (e.TEMPORAL_TLS_KEY_PATH === undefined)) {
     const missing = e.TEMPORAL_TLS_CERT_PATH === undefined ? 'TEMPORAL_TLS_CERT_PATH' : 'TEMPORAL_TLS_KEY_PATH';
-    throw new TemporalConfigError(`${missing}: must be set together with its pair for mTLS`, missing);
+    throw ConfigError.of(missing, 'must be set together with its pair for mTLS');
   }
   return {
     address: e.TEMPORAL_ADDRESS,
@@ -62,6 +35,14 @@ export function loadTemporalSettings(env: NodeJS.ProcessEnv = process.env): Temp
   };
 }
 
+function readPem(variable: 'TEMPORAL_TLS_CERT_PATH' | 'TEMPORAL_TLS_KEY_PATH', path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw ConfigError.of(variable, `cannot read ${path} (${(error as Error).message})`);
+  }
+}
+
 /** Connection options shared by `Connection.connect` (client) and `NativeConnection.connect` (worker). */
 export function connectionOptions(settings: TemporalSettings): {
   address: string;
@@ -69,18 +50,8 @@ export function connectionOptions(settings: TemporalSettings): {
   tls?: boolean | { clientCertPair: { crt: Buffer; key: Buffer } };
 } {
   if (settings.tls) {
-    let crt: Buffer;
-    let key: Buffer;
-    try {
-      crt = readFileSync(settings.tls.certPath);
-    } catch (error) {
-      throw new TemporalConfigError(`TEMPORAL_TLS_CERT_PATH: cannot read ${settings.tls.certPath} (${(error as Error).message})`, 'TEMPORAL_TLS_CERT_PATH');
-    }
-    try {
-      key = readFileSync(settings.tls.keyPath);
-    } catch (error) {
-      throw new TemporalConfigError(`TEMPORAL_TLS_KEY_PATH: cannot read ${settings.tls.keyPath} (${(error as Error).message})`, 'TEMPORAL_TLS_KEY_PATH');
-    }
+    const crt = readPem('TEMPORAL_TLS_CERT_PATH', settings.tls.certPath);
+    const key = readPem('TEMPORAL_TLS_KEY_PATH', settings.tls.keyPath);
     return { address: settings.address, tls: { clientCertPair: { crt, key } }, ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) };
   }
   return settings.apiKey ? { address: settings.address, apiKey: settings.apiKey, tls: true } : { address: settings.address };

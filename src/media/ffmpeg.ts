@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { constants as osConstants, setPriority } from 'node:os';
 import { access } from 'node:fs/promises';
+import { toolPaths } from '../config/tools';
 
 // The installer packages are required lazily: they throw on platforms they ship no binary for,
 // which must not matter when FFMPEG_PATH / FFPROBE_PATH name one.
@@ -8,13 +9,13 @@ import { access } from 'node:fs/promises';
 /** Path of the ffmpeg binary: env FFMPEG_PATH, else the one shipped in @ffmpeg-installer/ffmpeg. */
 export function ffmpegPath(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return process.env.FFMPEG_PATH || (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  return toolPaths().ffmpeg ?? (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
 }
 
 /** Path of the ffprobe binary: env FFPROBE_PATH, else the one shipped in @ffprobe-installer/ffprobe. */
 export function ffprobePath(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return process.env.FFPROBE_PATH || (require('@ffprobe-installer/ffprobe') as { path: string }).path;
+  return toolPaths().ffprobe ?? (require('@ffprobe-installer/ffprobe') as { path: string }).path;
 }
 
 /** A failed ffmpeg / ffprobe run; `stderr` is the tail of what the tool printed. */
@@ -192,7 +193,7 @@ let drawtextFont: Promise<string | null> | undefined;
  */
 export function findDrawtextFont(): Promise<string | null> {
   drawtextFont ??= (async () => {
-    const candidates = [process.env.REELFLOW_FONT_FILE, ...FONT_CANDIDATES].filter(
+    const candidates = [toolPaths().fontFile, ...FONT_CANDIDATES].filter(
       (p): p is string => typeof p === 'string' && FILTER_SAFE_PATH.test(p),
     );
     for (const font of candidates) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RENDER_MODES, type RenderMode } from '../config/render-modes';
 import { DEFAULT_FAULTS, mergeFaults, type FaultConfig } from './faults';
 import { DEFAULT_QUOTE_LIMITS, type QuoteLimits } from './http/quote-limiter';
 
@@ -47,9 +48,7 @@ export interface LocalServiceOptions {
   compactAtBytes?: number;
 }
 
-/** How the local service produces outputs. */
-export const RENDER_MODES = ['ffmpeg', 'stub'] as const;
-export type RenderMode = (typeof RENDER_MODES)[number];
+export { RENDER_MODES, type RenderMode } from '../config/render-modes';
 
 const optionsSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(0),

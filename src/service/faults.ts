@@ -36,6 +36,12 @@ export const faultConfigSchema = z.strictObject({
   dropSubmitResponseRate: rate,
   /** Also emit `generation.failed` and `generation.cancelled` events. */
   failEventsEnabled: z.boolean(),
+  /**
+   * An asynchronous cancel: the cancel is accepted (202 with the job's live state) and takes effect
+   * this many ms later, as a provider that stops a render in the background would (the spec does not
+   * show the cancel answer). 0 = at once.
+   */
+  cancelDelayMs: z.number().int().min(0),
 });
 
 export type FaultConfig = z.infer<typeof faultConfigSchema>;
@@ -53,6 +59,7 @@ export const DEFAULT_FAULTS: FaultConfig = {
   responseDelayMs: 0,
   dropSubmitResponseRate: 0,
   failEventsEnabled: false,
+  cancelDelayMs: 0,
 };
 
 export const partialFaultConfigSchema = faultConfigSchema.partial();

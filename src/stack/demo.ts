@@ -6,12 +6,13 @@ import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPE
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
 import type { MediaRef } from '../media/reference';
 import { putMediaFile, type MediaStore } from '../media/store';
-import { mediaFromEnv } from '../workers/worker';
+import { loadMediaSettings, loadStackSettings, type Env } from '../config';
+import { mediaDeps } from '../workers/worker';
 import { pipelineStartOptions } from '../workflows/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
 import { ensureReferenceInputs } from './reference-inputs';
-import { redact, stateDirFromEnv } from './stack-state';
+import { redact } from './stack-state';
 
 /** Options of the demo; `npm run demo` takes them from the environment (see `demoOptionsFromEnv`). */
 export interface DemoOptions {
@@ -25,8 +26,8 @@ export interface DemoOptions {
 }
 
 /** `REELFLOW_STATE_DIR` (default `.reelflow`) and `REELFLOW_DEV_PORTS=auto` (free ports on first start). */
-export function demoOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): DemoOptions {
-  return { stateDir: stateDirFromEnv(env), autoPorts: env.REELFLOW_DEV_PORTS === 'auto' };
+export function demoOptionsFromEnv(env?: Env): DemoOptions {
+  return loadStackSettings(env);
 }
 
 const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.m4a': 'audio/mp4', '.wav': 'audio/wav' };
@@ -42,7 +43,7 @@ export async function storedInput(store: MediaStore, file: string, pipeline: str
 /** The reference images and voice track of the canonical pipeline, put into the stack's media store. */
 export async function storedStackInputs(stack: LocalStack, inputs: { imagePaths: string[]; voicePath: string }, pipeline: string): Promise<{ imageUrls: MediaRef[]; audioUrl: MediaRef }> {
   // The stack's media store (the one its worker reads): REELFLOW_MEDIA_STORE, else <state dir>/media.
-  const { store } = mediaFromEnv(stack.serviceUrl, { ...process.env, REELFLOW_STATE_DIR: stack.paths.root });
+  const { store } = mediaDeps(stack.serviceUrl, loadMediaSettings(undefined, { stateDir: stack.paths.root }));
   return {
     imageUrls: await Promise.all(inputs.imagePaths.map((file) => storedInput(store, file, pipeline))),
     audioUrl: await storedInput(store, inputs.voicePath, pipeline),

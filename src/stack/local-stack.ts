@@ -5,12 +5,12 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptio
 import pino from 'pino';
 import { request } from 'undici';
 import { REDACT_PATHS } from '../bridge/app';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, type BridgeConfig } from '../bridge/config';
-import { startBridgeServer, type RunningBridge } from '../bridge/server';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, loadMediaSettings, type BridgeConfig } from '../config';
+import { startBridgeServer, type RunningBridge } from '../workers/bridge';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
-import { createReelflowWorker, mediaFromEnv } from '../workers/worker';
+import { createReelflowWorker, mediaDeps } from '../workers/worker';
 import {
   clearRunning,
   ensureAdminKey,
@@ -241,7 +241,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
     cleanups.push(() => serviceClient.close());
     // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
-    const media = mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: paths.root });
+    const media = mediaDeps(service.url, loadMediaSettings(undefined, { stateDir: paths.root }));
     const worker: Worker = await createReelflowWorker({
       connection: nativeConnection,
       client,

@@ -70,11 +70,6 @@ export function statePaths(stateDir: string) {
 
 export type StatePaths = ReturnType<typeof statePaths>;
 
-/** `REELFLOW_STATE_DIR`, else `.reelflow` in the working directory. */
-export function stateDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.REELFLOW_STATE_DIR ? resolve(env.REELFLOW_STATE_DIR) : resolve('.reelflow');
-}
-
 function readJson<T>(file: string): T | null {
   if (!existsSync(file)) return null;
   try {

@@ -1,21 +1,17 @@
-import { loadBridgeConfig } from '../bridge/config';
-import { BridgeConfigError } from '../bridge/errors';
+import { CONFIG_EXIT_CODE, ConfigError, loadBridgeConfig, type Flags } from '../config';
 import { startBridgeServer, type RunningBridge } from '../bridge/server';
 import { exitOnSignal } from './run-until-signal';
 
+// In-process starts (the local stack) go through this module too, with a config they build.
+export { startBridgeServer, type RunningBridge };
+
 /**
- * Process entry point of the webhook bridge (`npx tsx src/workers/bridge.ts`, or `reelflow bridge`).
- * Configuration comes from the environment (src/bridge/config.ts); `overrides` are CLI flags.
+ * Process entry point of the webhook bridge (`node dist/workers/bridge.js`, `reelflow bridge`, the
+ * compose file, the benches). Configuration: BRIDGE_VARIABLES (src/config), validated at boot; `flags`
+ * (`reelflow bridge --host/--port/--path`) stand for their variables.
  */
-export async function runBridge(overrides: { host?: string; port?: number; path?: string } = {}): Promise<RunningBridge> {
-  // Flags go through the same validation as the environment, so `--path nope` is refused by name.
-  const config = loadBridgeConfig({
-    ...process.env,
-    ...(overrides.host !== undefined ? { REELFLOW_BRIDGE_HOST: overrides.host } : {}),
-    ...(overrides.port !== undefined ? { REELFLOW_BRIDGE_PORT: String(overrides.port) } : {}),
-    ...(overrides.path !== undefined ? { REELFLOW_BRIDGE_PATH: overrides.path } : {}),
-  });
-  const bridge = await startBridgeServer(config);
+export async function runBridge(flags: Flags = {}): Promise<RunningBridge> {
+  const bridge = await startBridgeServer(loadBridgeConfig(undefined, flags));
   console.log(`reelflow bridge listening on ${bridge.url}`);
 
   // Fastify stops accepting, answers in-flight deliveries, then the Temporal connection closes.
@@ -26,6 +22,6 @@ export async function runBridge(overrides: { host?: string; port?: number; path?
 if (require.main === module) {
   runBridge().catch((error: unknown) => {
     console.error(`reelflow bridge: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(error instanceof BridgeConfigError ? 2 : 1);
+    process.exit(error instanceof ConfigError ? CONFIG_EXIT_CODE : 1);
   });
 }

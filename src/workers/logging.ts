@@ -22,10 +22,13 @@ export function createSdkLogger(level: LogLevel = 'INFO', destination: Logger = 
   });
 }
 
-/** Parses REELFLOW_LOG_LEVEL (pino names, case-insensitive) into the SDK's level; default INFO. */
+/**
+ * Maps REELFLOW_LOG_LEVEL (pino names, case-insensitive; validated by src/config) to the SDK's level;
+ * default INFO. The SDK has nothing above ERROR, so `fatal` and `silent` log errors only.
+ */
 export function sdkLogLevel(value: string | undefined): LogLevel {
   const wanted = (value ?? 'info').toUpperCase();
-  if (wanted === 'FATAL') return 'ERROR';
+  if (wanted === 'FATAL' || wanted === 'SILENT') return 'ERROR';
   if (wanted in PINO_LEVELS) return wanted as LogLevel;
   throw new Error(`REELFLOW_LOG_LEVEL: must be one of trace, debug, info, warn, error`);
 }

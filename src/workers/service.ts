@@ -1,4 +1,4 @@
-import { serviceOptionsFromEnv } from '../service/env';
+import { CONFIG_EXIT_CODE, ConfigError, loadServiceConfig, type Flags } from '../config';
 import { announceGeneratedKey } from '../service/generated-key';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../service';
 import { exitOnSignal } from './run-until-signal';
@@ -6,7 +6,7 @@ import { exitOnSignal } from './run-until-signal';
 // The one door into the local service for the rest of reelflow (CLI, stack, benches): ESLint keeps
 // src/cli, src/stack, src/bridge, src/activities and src/workflows out of src/service/**.
 export { startLocalService, type LocalService, type LocalServiceOptions };
-export { RENDER_MODES, type RenderMode } from '../service/config';
+export { RENDER_MODES, type RenderMode } from '../config';
 
 /**
  * Starts the local service as a process does: listens, then says where, on which data directory,
@@ -26,18 +26,24 @@ export async function startServiceProcess(options: LocalServiceOptions, write: (
 }
 
 /**
- * Process entry point of the local service (`node dist/workers/service.js`, containers): options from
- * REELFLOW_SERVICE_* variables (see src/service/env.ts); `reelflow service` takes the same as flags.
+ * Process entry point of the local service (`node dist/workers/service.js`, `reelflow service`,
+ * containers, the benches): settings from SERVICE_VARIABLES (REELFLOW_SERVICE_*, src/config),
+ * validated at boot; `flags` (`reelflow service --port ...`) stand for their variables. Runs until
+ * SIGINT/SIGTERM.
  */
-export async function runService(env: NodeJS.ProcessEnv = process.env): Promise<LocalService> {
-  const service = await startServiceProcess(serviceOptionsFromEnv(env));
-  exitOnSignal('reelflow service', () => service.close());
+export async function runService(flags: Flags = {}, write: (line: string) => void = console.log): Promise<LocalService> {
+  const service = await startServiceProcess(loadServiceConfig(undefined, flags), write);
+  exitOnSignal('reelflow service', async () => {
+    write('reelflow service: stopping');
+    await service.close();
+    write('reelflow service stopped');
+  });
   return service;
 }
 
 if (require.main === module) {
   runService().catch((error: unknown) => {
     console.error(`reelflow service: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(2);
+    process.exit(error instanceof ConfigError ? CONFIG_EXIT_CODE : 1);
   });
 }

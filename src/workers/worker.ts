@@ -2,15 +2,13 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities, type MediaDeps } from '../activities';
-import { loadMediaSettings } from '../config/media';
 import { openMediaStore } from '../media/store';
 import type { PreflightOptions } from '../activities/preflight';
 import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
-import { connectionOptions } from '../config/temporal';
-import { loadEnvWithService } from '../config/env';
+import { ConfigError, CONFIG_EXIT_CODE, connectionOptions, loadMediaSettings, loadWorkerConfig, loadWorkerTuning, type Env, type MediaStoreSettings, type WorkerTuning } from '../config';
 import { createSdkLogger, sdkLogLevel } from './logging';
 import { bundleProductionWorkflows } from './workflow-bundle';
 
@@ -34,9 +32,14 @@ export interface ReelflowWorkerOptions {
   preflight?: PreflightOptions;
 }
 
-/** The media store the environment configures, for a worker talking to `serviceUrl`. */
-export function mediaFromEnv(serviceUrl?: string, env: NodeJS.ProcessEnv = process.env): MediaDeps {
-  return { ...openMediaStore(loadMediaSettings(env)), ...(serviceUrl ? { serviceOrigin: serviceUrl } : {}) };
+/** The media store of `settings` (default: the one the environment configures), for a worker talking to `serviceUrl`. */
+export function mediaDeps(serviceUrl?: string, settings: MediaStoreSettings = loadMediaSettings()): MediaDeps {
+  return { ...openMediaStore(settings), ...(serviceUrl ? { serviceOrigin: serviceUrl } : {}) };
+}
+
+/** The media store the environment (`env`, default the process's) configures, for a worker talking to `serviceUrl`. */
+export function mediaFromEnv(serviceUrl?: string, env?: Env): MediaDeps {
+  return mediaDeps(serviceUrl, loadMediaSettings(env));
 }
 
 /** Creates the worker that runs every reelflow workflow and activity on `taskQueue`. */
@@ -46,7 +49,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
     routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
     ...(options.onCall ? { onCall: options.onCall } : {}),
-    media: options.media ?? mediaFromEnv(),
+    media: options.media ?? mediaDeps(),
     ...(options.preflight ? { preflight: options.preflight } : {}),
   });
   return Worker.create({
@@ -61,31 +64,23 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
   });
 }
 
-/** Reads an optional positive whole number from the environment; the error names the variable. */
-function positiveInt(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  if (!/^\d+$/.test(text.trim()) || Number(text) < 1) throw new Error(`${name}: must be a whole number >= 1`);
-  return Number(text);
+/** The worker options of the tuning variables (src/config/worker.ts). */
+export function workerOptionsFrom(tuning: WorkerTuning): Partial<WorkerOptions> {
+  return {
+    ...(tuning.maxConcurrentActivities !== undefined ? { maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivities } : {}),
+    ...(tuning.maxConcurrentWorkflowTasks !== undefined ? { maxConcurrentWorkflowTaskExecutions: tuning.maxConcurrentWorkflowTasks } : {}),
+    ...(tuning.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: tuning.maxCachedWorkflows } : {}),
+    ...(tuning.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: `${tuning.shutdownGraceSeconds} seconds` } : {}),
+    ...(tuning.workflowBundle ? { workflowBundle: { codePath: tuning.workflowBundle } } : {}),
+  };
 }
 
 /**
  * Production tuning from the environment: concurrency, sticky cache, shutdown grace and the workflow
  * bundle built by `npm run build` (REELFLOW_WORKFLOW_BUNDLE), which spares a cold start of bundling.
  */
-export function workerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<WorkerOptions> {
-  const activities = positiveInt(env, 'REELFLOW_MAX_CONCURRENT_ACTIVITIES');
-  const workflowTasks = positiveInt(env, 'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS');
-  const cached = positiveInt(env, 'REELFLOW_MAX_CACHED_WORKFLOWS');
-  const grace = positiveInt(env, 'REELFLOW_SHUTDOWN_GRACE_SECONDS');
-  const bundle = env.REELFLOW_WORKFLOW_BUNDLE;
-  return {
-    ...(activities !== undefined ? { maxConcurrentActivityTaskExecutions: activities } : {}),
-    ...(workflowTasks !== undefined ? { maxConcurrentWorkflowTaskExecutions: workflowTasks } : {}),
-    ...(cached !== undefined ? { maxCachedWorkflows: cached } : {}),
-    ...(grace !== undefined ? { shutdownGraceTime: `${grace} seconds` } : {}),
-    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
-  };
+export function workerOptionsFromEnv(env?: Env): Partial<WorkerOptions> {
+  return workerOptionsFrom(loadWorkerTuning(env));
 }
 
 /**
@@ -97,29 +92,28 @@ export function installSdkMetrics(bindAddress: string): void {
 }
 
 /** Installs the SDK runtime once: JSON logs through pino, and the Prometheus exporter when asked. */
-function installRuntime(sdkMetricsAddress: string | undefined): void {
+function installRuntime(logLevel: string, sdkMetricsAddress: string | undefined): void {
   Runtime.install({
-    logger: createSdkLogger(sdkLogLevel(process.env.REELFLOW_LOG_LEVEL)),
+    logger: createSdkLogger(sdkLogLevel(logLevel)),
     ...(sdkMetricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } } : {}),
   });
 }
 
 /** Entry point: settings from the environment, graceful shutdown on SIGINT/SIGTERM. */
 export async function main(): Promise<void> {
-  // The one config module: a missing or wrong variable stops the worker here, named in the message.
-  const { temporal: settings, service: serviceSettings } = loadEnvWithService();
+  // src/config: a missing or wrong variable stops the worker here, named in the message (exit 2).
+  const config = loadWorkerConfig();
+  const { temporal: settings, service: serviceSettings } = config;
   const connect = connectionOptions(settings);
-  const tuning = workerOptionsFromEnv();
+  const tuning = workerOptionsFrom(config.tuning);
   // Metrics: reelflow's registry on REELFLOW_METRICS_PORT/metrics, with the SDK exporter's text appended.
-  const metricsPort = process.env.REELFLOW_METRICS_PORT ? Number(process.env.REELFLOW_METRICS_PORT) : undefined;
-  const sdkAddress = process.env.REELFLOW_SDK_METRICS_ADDRESS || (metricsPort !== undefined ? '127.0.0.1:9464' : undefined);
-  installRuntime(sdkAddress);
+  const sdkAddress = config.sdkMetricsAddress;
+  installRuntime(config.logLevel, sdkAddress);
   let metrics: MetricsServer | undefined;
-  if (metricsPort !== undefined) {
-    if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) throw new Error('REELFLOW_METRICS_PORT: must be a port number');
+  if (config.metrics) {
     metrics = await startMetricsServer({
-      host: process.env.REELFLOW_METRICS_HOST || '127.0.0.1',
-      port: metricsPort,
+      host: config.metrics.host,
+      port: config.metrics.port,
       ...(sdkAddress ? { appendFrom: [`http://${sdkAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`] } : {}),
     });
   }
@@ -134,7 +128,7 @@ export async function main(): Promise<void> {
     taskQueue: settings.taskQueue,
     namespace: settings.namespace,
     service,
-    media: mediaFromEnv(serviceSettings.url),
+    media: mediaDeps(serviceSettings.url, config.media),
     preflight: { trustedOrigins: [serviceSettings.url] },
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
@@ -143,7 +137,7 @@ export async function main(): Promise<void> {
   // tasks are done (or the grace time passes), then the connections close.
   console.log(
     `reelflow worker: task queue ${settings.taskQueue} on ${settings.address} (namespace ${settings.namespace})` +
-      `${workflowBundle ? `, workflows from ${process.env.REELFLOW_WORKFLOW_BUNDLE}` : ', workflows bundled at start'}` +
+      `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}`,
   );
   try {
@@ -158,7 +152,7 @@ export async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
+    console.error(`reelflow worker: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(error instanceof ConfigError ? CONFIG_EXIT_CODE : 1);
   });
 }

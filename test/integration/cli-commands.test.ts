@@ -164,6 +164,12 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
       expect(report.temporalStatus).toBe('CANCELLED');
       expect(report.progress.status).toBe('cancelled');
       expect(report.progress.steps.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'skipped', 'skipped']);
+      // At the service: the first step's job was cancelled and its charge refunded in the credit ledger; no other job exists.
+      const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('cli-cancel/job/'));
+      expect(jobs.map((j) => [j.idempotencyKey?.includes('cli-cancel/job/generate:'), j.status])).toEqual([[true, 'CANCELLED']]);
+      const job = jobs[0]!;
+      expect(h.service.service.ledger().filter((e) => e.requestId === job.id).map((e) => [e.kind, e.amount])).toEqual([['charge', -job.creditsCharged], ['refund', job.creditsCharged]]);
+      expect(report.progress.ledger).toMatchObject({ charged: job.creditsCharged, refunded: job.creditsCharged, net: 0 });
       const status = await runCli(['status', 'pipeline/cli-cancel'], cliEnv);
       expect(status.stdout).toContain('pipeline/cli-cancel: cancelled');
     } finally {

@@ -11,13 +11,13 @@ export interface CliResult {
 const BIN = path.join(__dirname, '..', '..', 'bin', 'reelflow.js');
 
 /**
- * Runs `node bin/reelflow.js ...args` as a child process with exactly `env` (plus PATH/HOME), so the
- * parent's environment cannot leak configuration into the test.
+ * Runs `node ...argv` as a child process with exactly `env` (plus PATH/HOME), so the parent's
+ * environment cannot leak configuration into the test.
  */
-export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+export function runNode(argv: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...base, ...env }, cwd: options.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, argv, { env: { ...base, ...env }, cwd: options.cwd ?? process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -25,6 +25,11 @@ export function runCli(args: string[], env: Record<string, string> = {}, options
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs `node bin/reelflow.js ...args` (see runNode). */
+export function runCli(args: string[], env: Record<string, string> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+  return runNode([BIN, ...args], env, options);
 }
 
 /** Parses stdout as JSON, with the whole output in the error when it is not. */

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { JOB_STATES, LOCAL_PER_SECOND_RATES, LONG_FORM_DURATIONS, LONG_FORM_PRICES, PROBLEM_CODES, PROCESSING_SPEEDS, RESOLUTIONS, generationRequestSchema, problemSchema, resultSchema, statusResponseSchema } from '../../src/contract';
 import { startLocalService } from '../../src/service';
-import { serviceOptionsFromEnv } from '../../src/service/env';
+import { loadServiceConfig } from '../../src/config';
 import { runFfmpeg } from '../../src/media/ffmpeg';
 import { canTransition } from '../../src/service/queue/transitions';
 import { LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY, api, startTestService, waitForStatus, waitUntil, type ApiResponse, type TestService } from '../helpers/local-service';
@@ -373,7 +373,7 @@ describe('state machine and configuration', () => {
 
   test('the worker entry point reads the same options from REELFLOW_SERVICE_* variables', () => {
     expect(
-      serviceOptionsFromEnv({
+      loadServiceConfig({
         REELFLOW_SERVICE_DATA_DIR: '/tmp/x',
         REELFLOW_SERVICE_PORT: '8787',
         REELFLOW_SERVICE_API_KEYS: 'k1-aaaaaaaa, k2-bbbbbbbb',
@@ -381,8 +381,18 @@ describe('state machine and configuration', () => {
         REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS: 'true',
         REELFLOW_SERVICE_PUBLIC_URL: 'http://127.0.0.1:8787',
       }),
-    ).toEqual({ dataDir: '/tmp/x', port: 8787, apiKeys: ['k1-aaaaaaaa', 'k2-bbbbbbbb'], credits: 500, allowPrivateWebhooks: true, publicUrl: 'http://127.0.0.1:8787' });
-    expect(() => serviceOptionsFromEnv({})).toThrow(/REELFLOW_SERVICE_DATA_DIR/);
-    expect(() => serviceOptionsFromEnv({ REELFLOW_SERVICE_DATA_DIR: '/x', REELFLOW_SERVICE_PORT: 'abc' })).toThrow(/PORT/);
+    ).toEqual({
+      host: '127.0.0.1',
+      dataDir: '/tmp/x',
+      port: 8787,
+      apiKeys: ['k1-aaaaaaaa', 'k2-bbbbbbbb'],
+      credits: 500,
+      allowPrivateWebhooks: true,
+      publicUrl: 'http://127.0.0.1:8787',
+      logger: false,
+      render: 'ffmpeg',
+    });
+    expect(() => loadServiceConfig({})).toThrow(/REELFLOW_SERVICE_DATA_DIR/);
+    expect(() => loadServiceConfig({ REELFLOW_SERVICE_DATA_DIR: '/x', REELFLOW_SERVICE_PORT: 'abc' })).toThrow(/PORT/);
   });
 });

@@ -9,7 +9,7 @@ import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG, startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
 import { threeStepPipeline } from '../../src/pipeline';
 import { startBridgeServer, type RunningBridge } from '../../src/bridge/server';
-import { loadBridgeConfig } from '../../src/bridge/config';
+import { loadBridgeConfig } from '../../src/config';
 import { createServiceClient } from '../../src/client/service-client';
 import type { CallKind, ServiceClient } from '../../src/client/types';
 import { createReelflowWorker, workerOptionsFromEnv } from '../../src/workers/worker';

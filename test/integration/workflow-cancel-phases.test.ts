@@ -8,15 +8,21 @@ import { createActivities, type ReelflowActivities } from '../../src/activities'
 import { createServiceClient } from '../../src/client/service-client';
 import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
 import { subscribeToRoute } from '../../src/bridge/route-client';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
+import type { BatchWorkflowInput } from '../../src/workflows/batch-types';
+import { jsonOf, runCli } from './cli-process';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
-import { bundleReelflowWorkflows, eventually, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
 
 /**
- * Cancel at every phase of a step (the waiting, queued and completed-too-late phases are in
- * workflow-pipeline.test.ts): while quoting (before any submit), while the submit is in flight (it is
- * never abandoned: the job it created is cancelled and refunded), and while backing off before a
- * resubmit. A gate in front of an activity holds the pipeline in the phase until the cancel was sent.
+ * Cancel at every phase (the queued and completed-too-late phases are also in
+ * workflow-pipeline.test.ts): before the submit (preflight), while quoting, while the submit is in
+ * flight (it is never abandoned: the job it created is cancelled and refunded), while waiting,
+ * between steps, while backing off before a resubmit, during the wind-down polls of an asynchronous
+ * cancel, after a terminate (`reelflow cancel` cancels what the terminated pipeline left open), and a
+ * batch. A gate in front of an activity holds the pipeline in the phase until the cancel was sent.
+ * Each test checks the service's own books: the job CANCELLED (or never created) and its refund in
+ * the service's credit ledger, and the pipeline's ledger against them.
  */
 
 let bundle: WorkflowBundleWithSourceMap;
@@ -24,7 +30,7 @@ let env: TestWorkflowEnvironment;
 let h: Harness;
 let bridge: TestBridge;
 const QUEUE = 'workflow-cancel-phases';
-const gates: Partial<Record<'quote' | 'submit', Promise<void>>> = {};
+const gates: Partial<Record<'quote' | 'submit' | 'preflight' | 'archive', Promise<void>>> = {};
 
 beforeAll(async () => {
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
@@ -56,6 +62,14 @@ async function gatedWorker(): Promise<Worker> {
       await gates.submit;
       return real.submitAndSubscribe(request);
     },
+    preflightJob: async (...args) => {
+      await gates.preflight;
+      return real.preflightJob(...args);
+    },
+    archiveOutputs: async (request) => {
+      await gates.archive;
+      return real.archiveOutputs(request);
+    },
   };
   return Worker.create({ connection: env.nativeConnection, taskQueue: QUEUE, workflowBundle: bundle, activities });
 }
@@ -76,13 +90,14 @@ async function cancelled(name: string, whileIn: (summary: PipelineSummary) => bo
     for (const g of Object.keys(gates) as Array<keyof typeof gates>) delete gates[g];
     opened.forEach((o) => o());
     const error = await handle.result().then(() => null, (e: unknown) => e);
+    await maybeRecordHistory(handle, `pipeline-${name}`);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
     return handle.query(pipelineProgressQuery);
   });
 }
 const opened: Array<() => void> = [];
-function hold(which: 'quote' | 'submit'): void {
+function hold(which: keyof typeof gates): void {
   const g = gate();
   gates[which] = g.promise;
   opened.push(g.open);
@@ -90,14 +105,38 @@ function hold(which: 'quote' | 'submit'): void {
 
 const jobsOf = (name: string) => h.service.service.jobs().filter((j) => j.idempotencyKey?.includes(`${name}/job/`));
 
+/**
+ * The service's books for a pipeline's jobs: each in `status`, and each charge matched by a refund of
+ * the same amount in the service's credit ledger (not only the job's own counters).
+ */
+function expectRefundedAtService(name: string, count: number, status: 'CANCELLED' | 'FAILED' = 'CANCELLED') {
+  const jobs = jobsOf(name);
+  expect(jobs.map((j) => j.status)).toEqual(Array(count).fill(status));
+  const ledger = h.service.service.ledger();
+  for (const job of jobs) {
+    const entries = ledger.filter((e) => e.requestId === job.id).map((e) => [e.kind, e.amount]);
+    expect(entries).toEqual([['charge', -job.creditsCharged], ['refund', job.creditsCharged]]);
+    expect(job.creditsRefunded).toBe(job.creditsCharged);
+  }
+  return jobs;
+}
+
+/** Nothing reached the service: no job under the pipeline's keys, so nothing charged for it. */
+function expectNothingAtService(name: string) {
+  expect(jobsOf(name)).toEqual([]);
+}
+
+const LONG_RENDER = { modelDurationMs: { [LONG_FORM]: 600_000 } };
+
 it('cancelled while quoting (a step with a budget): nothing is submitted', async () => {
   hold('quote');
   const spec = pipeline('cancel-quoting').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).budget(500).build();
   const summary = await cancelled('cancel-quoting', (s) => s.steps[0]?.phase === 'quoting', spec);
   expect(summary.status).toBe('cancelled');
   expect(summary.steps[0]).toMatchObject({ status: 'cancelled', requestIds: [], attempts: 0 });
-  expect(jobsOf('cancel-quoting')).toHaveLength(0);
-  expect(summary.ledger.net).toBe(0);
+  expectNothingAtService('cancel-quoting');
+  // The quote answered (a quote is not a spend); nothing was charged.
+  expect(summary.ledger).toMatchObject({ charged: 0, refunded: 0, net: 0 });
 });
 
 it('cancelled while the submit is in flight: the submit completes, its job is cancelled and refunded', async () => {
@@ -105,9 +144,7 @@ it('cancelled while the submit is in flight: the submit completes, its job is ca
   h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 600_000 } });
   try {
     const summary = await cancelled('cancel-submitting', (s) => s.steps[0]?.phase === 'submitting');
-    const jobs = jobsOf('cancel-submitting');
-    expect(jobs).toHaveLength(1);
-    expect(jobs[0]?.status).toBe('CANCELLED');
+    const jobs = expectRefundedAtService('cancel-submitting', 1);
     expect(summary.steps[0]).toMatchObject({ status: 'cancelled', requestIds: [jobs[0]?.id], charged: 80, refunded: 80 });
     expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
   } finally {
@@ -120,11 +157,118 @@ it('cancelled while backing off before a resubmit: no second job', async () => {
   try {
     const spec = pipeline('cancel-backoff').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { maxResubmits: 3 }).build();
     const summary = await cancelled('cancel-backoff', (s) => s.steps[0]?.phase === 'backing-off', spec);
-    const jobs = jobsOf('cancel-backoff');
-    expect(jobs.map((j) => j.status)).toEqual(['FAILED']);
+    // The one job failed (refunded by the service), the resubmit never happened.
+    expectRefundedAtService('cancel-backoff', 1, 'FAILED');
     expect(summary.steps[0]).toMatchObject({ status: 'cancelled', attempts: 1 });
     expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
   } finally {
     h.service.service.setFaults({ failureRate: 0 });
+  }
+});
+
+it('cancelled before the submit (while its inputs are checked): nothing reaches the service', async () => {
+  hold('preflight');
+  const summary = await cancelled('cancel-preflight', (s) => s.steps[0]?.phase === 'preflight');
+  expect(summary.status).toBe('cancelled');
+  expect(summary.steps[0]).toMatchObject({ requestIds: [], attempts: 0 });
+  expectNothingAtService('cancel-preflight');
+  expect(summary.ledger.net).toBe(0);
+});
+
+it('cancelled while waiting for a running job: the job is cancelled at the service and refunded', async () => {
+  h.service.service.setFaults(LONG_RENDER);
+  try {
+    const summary = await cancelled('cancel-waiting', (s) => s.steps[0]?.phase === 'waiting' && jobsOf('cancel-waiting')[0]?.status === 'IN_PROGRESS');
+    const [job] = expectRefundedAtService('cancel-waiting', 1);
+    expect(summary.steps[0]).toMatchObject({ status: 'cancelled', requestIds: [job?.id], charged: 80, refunded: 80 });
+    expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
+  } finally {
+    h.service.service.setFaults({ modelDurationMs: 0 });
+  }
+});
+
+it('cancelled between steps: the first step stays paid, the second is never submitted', async () => {
+  hold('archive');
+  const spec = { ...pipeline('cancel-between').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).step('again', LONG_FORM, { image_urls: [PIXEL_PNG] }).build(), archive: 'always' as const };
+  const summary = await cancelled('cancel-between', (s) => s.steps[0]?.status === 'completed' && s.steps[1]?.status === 'pending', spec);
+  expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'skipped']);
+  const jobs = jobsOf('cancel-between');
+  expect(jobs.map((j) => [j.idempotencyKey?.includes('/job/generate:'), j.status, j.creditsRefunded])).toEqual([[true, 'COMPLETED', 0]]);
+  expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 0, net: 80 });
+});
+
+it('cancelled while the service winds the job down (an asynchronous cancel): polled until CANCELLED, then refunded', async () => {
+  h.service.service.setFaults({ ...LONG_RENDER, cancelDelayMs: 2_500 });
+  try {
+    const summary = await cancelled('cancel-winddown', (s) => s.steps[0]?.phase === 'waiting' && jobsOf('cancel-winddown')[0]?.status === 'IN_PROGRESS');
+    const [job] = expectRefundedAtService('cancel-winddown', 1);
+    // The cancel was answered with the live state: the service journalled the delayed cancel.
+    expect(h.service.service.injectedFaults().filter((f) => f.requestId === job?.id).map((f) => f.kind)).toEqual(['cancel_delayed']);
+    const attempt = summary.steps[0]?.attemptLog?.[0];
+    expect(attempt).toMatchObject({ outcome: 'CANCELLED', charged: 80, refunded: 80 });
+    expect(attempt?.learnedBy).not.toBe('cancel');
+    expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
+  } finally {
+    h.service.service.setFaults({ modelDurationMs: 0, cancelDelayMs: 0 });
+  }
+});
+
+it('terminated: the job keeps running (terminate runs no cleanup) until `reelflow cancel` cancels it at the service', async () => {
+  h.service.service.setFaults(LONG_RENDER);
+  const worker = await gatedWorker();
+  try {
+    await worker.runUntil(async () => {
+      const spec = pipeline('cancel-terminated').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+      const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: QUEUE, workflowId: pipelineWorkflowId(spec.name), args: [{ spec }] });
+      const job = await eventually(() => jobsOf('cancel-terminated').find((j) => j.status === 'IN_PROGRESS'), 'running job');
+      await eventually(async () => (await handle.query(pipelineProgressQuery)).steps[0]?.phase === 'waiting', 'pipeline waiting');
+      await handle.terminate('test: terminate');
+      // What terminate alone does: nothing at the service.
+      expect(jobsOf('cancel-terminated').map((j) => j.status)).toEqual(['IN_PROGRESS']);
+      const cli = await runCli(['cancel', spec.name, '--json'], {
+        TEMPORAL_ADDRESS: env.address,
+        REELFLOW_TASK_QUEUE: QUEUE,
+        REELFLOW_SERVICE_URL: h.service.url,
+        REELFLOW_API_KEY: TEST_API_KEY,
+      });
+      expect(cli.code).toBe(0);
+      const report = jsonOf(cli);
+      expect(report.temporalStatus).toBe('TERMINATED');
+      expect(report.cancelledAtService).toEqual([{ step: 'generate', requestId: job.id, status: 'CANCELLED' }]);
+      expectRefundedAtService('cancel-terminated', 1);
+      await maybeRecordHistory(handle, 'pipeline-terminated');
+    });
+  } finally {
+    h.service.service.setFaults({ modelDurationMs: 0 });
+  }
+});
+
+it("cancelling a batch cancels every child pipeline's job at the service (refunded) and creates no other", async () => {
+  h.service.service.setFaults(LONG_RENDER);
+  const worker = await gatedWorker();
+  try {
+    await worker.runUntil(async () => {
+      const items = ['bc-1', 'bc-2', 'bc-3'].map((name) => pipeline(name).step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build());
+      const input: BatchWorkflowInput = { name: 'cancel-batch-all', items, concurrency: 2 };
+      const handle = await env.client.workflow.start('batchWorkflow', { taskQueue: QUEUE, workflowId: batchWorkflowId(input.name), args: [input] });
+      // Two children in flight: one job rendering, the other queued behind it (one render per model).
+      await eventually(() => jobsOf('bc-1').length + jobsOf('bc-2').length === 2, 'both children submitted');
+      await handle.cancel();
+      const error = await handle.result().then(() => null, (e: unknown) => e);
+      expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
+      const progress = await handle.query(batchProgressQuery);
+      await maybeRecordHistory(handle, 'batch-cancel-all');
+      // Results are in the order the children ended.
+      expect(progress.results.map((r) => [r.name, r.status]).sort()).toEqual([['bc-1', 'cancelled'], ['bc-2', 'cancelled'], ['bc-3', 'skipped']]);
+      expectRefundedAtService('bc-1', 1);
+      expectRefundedAtService('bc-2', 1);
+      expectNothingAtService('bc-3');
+      // Each child pipeline's own ledger (the batch's results carry none for a cancelled item).
+      for (const r of progress.results.filter((r) => r.status === 'cancelled')) {
+        expect((await env.client.workflow.getHandle(r.workflowId).query(pipelineProgressQuery)).ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
+      }
+    });
+  } finally {
+    h.service.service.setFaults({ modelDurationMs: 0 });
   }
 });

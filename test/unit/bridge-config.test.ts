@@ -1,16 +1,17 @@
-import { BridgeConfigError, DEFAULT_BODY_LIMIT_BYTES, loadBridgeConfig } from '../../src/bridge';
+import { DEFAULT_BODY_LIMIT_BYTES, loadBridgeConfig } from '../../src/bridge';
+import { ConfigError } from '../../src/config';
 import { TASK_QUEUES } from '../../src/workflows/definitions';
 
 /** Boot-time validation of the bridge's environment: a missing or wrong value is named, never echoed. */
 
-function failure(env: NodeJS.ProcessEnv): BridgeConfigError {
+function failure(env: NodeJS.ProcessEnv): ConfigError {
   try {
     loadBridgeConfig(env);
   } catch (error) {
-    if (error instanceof BridgeConfigError) return error;
+    if (error instanceof ConfigError) return error;
     throw error;
   }
-  throw new Error('expected a BridgeConfigError');
+  throw new Error('expected a ConfigError');
 }
 
 describe('loadBridgeConfig', () => {
@@ -70,7 +71,7 @@ describe('loadBridgeConfig', () => {
     [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '10000' }, 'REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS'],
   ])('refuses %j naming %s', (env, variable) => {
     const error = failure(env);
-    expect(error.code).toBe('bridge_config_invalid');
+    expect(error.code).toBe('config_invalid');
     expect(error.variables).toContain(variable);
     expect(error.message).toContain(variable);
   });

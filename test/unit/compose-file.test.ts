@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { BRIDGE_VARIABLES, SERVICE_VARIABLES, VARIABLES, WORKER_VARIABLES } from '../../src/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { DEPLOY_SCRIPTS, HISTORY_SHARDS } from '../../scripts/cluster/index';
 import { CONFIG_TEMPLATE, DYNAMIC_CONFIG, ROLES, roleArgs, roleEnvironment, type ClusterPorts } from '../../scripts/cluster/roles';
@@ -46,31 +47,12 @@ const runs = (s: Service, entry: string) => (s.command ?? []).some((part) => par
 const workers = services.filter(([, s]) => isReelflow(s) && runs(s, 'dist/workers/worker.js'));
 const bridges = services.filter(([, s]) => isReelflow(s) && runs(s, 'dist/workers/bridge.js'));
 
-/** Every source file under src, comments stripped, so a name mentioned only in a comment does not count as read. */
-function sourceText(dir: string): string {
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .map((entry) => {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) return sourceText(full);
-      if (!entry.name.endsWith('.ts')) return '';
-      return fs
-        .readFileSync(full, 'utf8')
-        .replace(/\/\*[\s\S]*?\*\//g, '')
-        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-    })
-    .join('\n');
-}
-
-/** Environment variables the code reads: literal names plus the REELFLOW_SERVICE_<NAME> the service's env reader builds. */
-function variablesReadByCode(): Set<string> {
-  const code = sourceText(path.join(root, 'src'));
-  const names = new Set(code.match(/\b(?:REELFLOW|TEMPORAL)_[A-Z0-9_]*[A-Z0-9]\b/g) ?? []);
-  const serviceEnv = read('src/service/env.ts');
-  if (serviceEnv.includes('REELFLOW_SERVICE_${name}')) {
-    for (const match of serviceEnv.matchAll(/\b(?:get|int|bool)\('([A-Z0-9_]+)'\)/g)) names.add(`REELFLOW_SERVICE_${match[1]}`);
-  }
-  return names;
+/** The variables the process a container runs reads (src/config/processes.ts), by its entry point. */
+function variablesOf(service: Service): readonly string[] {
+  if (runs(service, 'dist/workers/worker.js')) return WORKER_VARIABLES.variables;
+  if (runs(service, 'dist/workers/bridge.js')) return BRIDGE_VARIABLES.variables;
+  if (runs(service, 'dist/workers/service.js')) return SERVICE_VARIABLES.variables;
+  return Object.keys(VARIABLES);
 }
 
 describe('docker-compose.yml', () => {
@@ -87,13 +69,13 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('sets only environment variables that the code reads, for every reelflow container', () => {
-    const known = variablesReadByCode();
+  it('sets only environment variables that the process of each reelflow container reads (src/config)', () => {
     const unknown: string[] = [];
     const reelflowServices = services.filter(([, s]) => isReelflow(s));
     expect(reelflowServices.length).toBeGreaterThanOrEqual(5);
     for (const [name, service] of reelflowServices) {
-      for (const variable of Object.keys(service.environment ?? {})) if (!known.has(variable)) unknown.push(`${name}: ${variable}`);
+      const known = variablesOf(service);
+      for (const variable of Object.keys(service.environment ?? {})) if (!known.includes(variable)) unknown.push(`${name}: ${variable}`);
     }
     expect(unknown).toEqual([]);
   });

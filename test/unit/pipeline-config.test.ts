@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { TemporalConfigError, connectionOptions, loadTemporalSettings } from '../../src/config/temporal';
+import { ConfigError } from '../../src/config';
+import { connectionOptions, loadTemporalSettings } from '../../src/config/temporal';
 import { TASK_QUEUES } from '../../src/workflows/definitions';
 
 describe('Temporal settings from the environment', () => {
@@ -26,9 +27,9 @@ describe('Temporal settings from the environment', () => {
       try {
         loadTemporalSettings(env);
       } catch (error) {
-        return error as TemporalConfigError;
+        return error as ConfigError;
       }
-      throw new Error('expected a TemporalConfigError');
+      throw new Error('expected a ConfigError');
     };
     expect(bad({ TEMPORAL_ADDRESS: 'http://localhost:7233' })).toMatchObject({ variable: 'TEMPORAL_ADDRESS', message: expect.stringMatching(/^TEMPORAL_ADDRESS: must be host:port/) });
     expect(bad({ TEMPORAL_TLS_CERT_PATH: '/x.pem' })).toMatchObject({ variable: 'TEMPORAL_TLS_KEY_PATH' });

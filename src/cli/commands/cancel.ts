@@ -1,8 +1,16 @@
 import type { Command } from 'commander';
 import { batchProgress, cliEnv, findWorkflow, pipelineSummary, withTemporal } from '../context';
 import { batchLines, pipelineLines, printJson, say } from '../output';
+import { CliError, EXIT } from '../exit';
+import { cliServiceClient, serviceCliError } from '../service';
+import { cancelLeftRunning, openRequests, type LeftRunning } from '../terminated-jobs';
+import type { PipelineSummary } from '../../workflows/pipeline-types';
 
-/** `reelflow cancel <id>`: request cancellation, wait for the workflow to close, print the report. */
+/**
+ * `reelflow cancel <id>`: request cancellation, wait for the workflow to close, print the report.
+ * A pipeline that was terminated ran no cleanup, so its jobs may still be running (and billed) at
+ * the service: those are cancelled there directly (REELFLOW_SERVICE_URL and REELFLOW_API_KEY needed).
+ */
 export function registerCancelCommand(program: Command): void {
   program
     .command('cancel')
@@ -23,12 +31,34 @@ export function registerCancelCommand(program: Command): void {
         }
         const closed = await found.handle.describe();
         const progress = found.kind === 'pipeline' ? await pipelineSummary(found.handle) : await batchProgress(found.handle);
+        const leftRunning = found.kind === 'pipeline' && closed.status.name === 'TERMINATED' ? await cancelTerminatedJobs(env.service, progress as PipelineSummary) : [];
         if (options.json) {
-          printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: closed.status.name, progress });
+          printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: closed.status.name, progress, ...(leftRunning.length > 0 ? { cancelledAtService: leftRunning } : {}) });
           return;
         }
-        const lines = found.kind === 'pipeline' ? pipelineLines(progress as Awaited<ReturnType<typeof pipelineSummary>>, found.workflowId) : batchLines(progress as Awaited<ReturnType<typeof batchProgress>>, found.workflowId);
+        const lines = found.kind === 'pipeline' ? pipelineLines(progress as PipelineSummary, found.workflowId) : batchLines(progress as Awaited<ReturnType<typeof batchProgress>>, found.workflowId);
+        for (const job of leftRunning) lines.push(`terminated with step ${job.step}'s job ${job.requestId} open: cancelled at the service, now ${job.status}${job.error ? ` (${job.error})` : ''}`);
         say(lines.join('\n'));
       });
     });
+}
+
+/** Cancels at the service the jobs a terminated pipeline left open; without service settings, says how. */
+async function cancelTerminatedJobs(settings: ReturnType<typeof cliEnv>['service'], summary: PipelineSummary): Promise<LeftRunning[]> {
+  const open = openRequests(summary);
+  if (open.length === 0) return [];
+  if (!settings) {
+    throw new CliError(
+      `the pipeline was terminated with ${open.length} job(s) open at the service (${open.map((o) => o.requestId).join(', ')}); set REELFLOW_SERVICE_URL and REELFLOW_API_KEY and run reelflow cancel again to cancel them`,
+      EXIT.failed,
+    );
+  }
+  const service = cliServiceClient(settings);
+  try {
+    return await cancelLeftRunning(service, summary);
+  } catch (error) {
+    throw serviceCliError(error, settings, 'cancelling the jobs of a terminated pipeline');
+  } finally {
+    await service.close();
+  }
 }

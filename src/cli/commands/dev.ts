@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { runUntilSignal } from '../../workers/run-until-signal';
-import { portOption as port } from '../options';
+import { loadStackSettings } from '../../config';
+import { portOption as port, variableFlags } from '../options';
 import { startLocalStack, type LocalStack } from '../../stack/local-stack';
-import { redact, stateDirFromEnv, type StackPorts } from '../../stack/stack-state';
+import { redact, type StackPorts } from '../../stack/stack-state';
 import { addRenderFlags, renderOptions, type RenderFlags } from '../render-options';
 
 
@@ -47,10 +48,15 @@ export async function runDev(options: DevOptions): Promise<void> {
     ...(options.servicePort !== undefined ? { service: options.servicePort } : {}),
     ...(options.bridgePort !== undefined ? { bridge: options.bridgePort } : {}),
   };
+  // --state-dir and --auto-ports stand for REELFLOW_STATE_DIR and REELFLOW_DEV_PORTS=auto.
+  const settings = loadStackSettings(
+    undefined,
+    variableFlags({ stateDir: options.stateDir, autoPorts: options.autoPorts ? 'auto' : undefined }, { stateDir: ['REELFLOW_STATE_DIR', '--state-dir'], autoPorts: ['REELFLOW_DEV_PORTS', '--auto-ports'] }),
+  );
   const stack = await startLocalStack({
-    stateDir: options.stateDir ?? stateDirFromEnv(),
+    stateDir: settings.stateDir,
     ports,
-    autoPorts: options.autoPorts ?? process.env.REELFLOW_DEV_PORTS === 'auto',
+    autoPorts: settings.autoPorts,
     log: (line) => out(line),
     ...renderOptions(options),
   });

@@ -1,34 +1,39 @@
 import type { Command } from 'commander';
-import { registerBatchCommand } from './batch';
-import { registerBridgeCommand } from './bridge';
-import { registerCancelCommand } from './cancel';
-import { registerDevCommand } from './dev';
-import { registerMediaCommand } from './media';
-import { registerOrphansCommand } from './orphans';
-import { registerOutputsCommand } from './outputs';
-import { registerQuoteCommand } from './quote';
-import { registerReportCommand } from './report';
-import { registerResumeCommand } from './resume';
-import { registerRunCommand } from './run';
-import { registerServiceCommand } from './service';
-import { registerStatusCommand } from './status';
-import { registerWorkerCommand } from './worker';
 
-/** Each command lives in its own file and adds itself to the program here. */
-export function registerCommands(program: Command): void {
-  void program;
-  registerBridgeCommand(program);
-  registerWorkerCommand(program);
-  registerServiceCommand(program);
-  registerRunCommand(program);
-  registerBatchCommand(program);
-  registerStatusCommand(program);
-  registerCancelCommand(program);
-  registerQuoteCommand(program);
-  registerOutputsCommand(program);
-  registerMediaCommand(program);
-  registerOrphansCommand(program);
-  registerResumeCommand(program);
-  registerReportCommand(program);
-  registerDevCommand(program);
+type Register = (program: Command) => void;
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, see registerCommands */
+/**
+ * Each command lives in its own file and adds itself to the program; in the order `reelflow --help`
+ * lists them. Loaded on demand: the worker, the bridge and the local stack pull in the Temporal worker,
+ * Fastify and the AWS SDK (~1 s of start-up on this machine) that `reelflow run` never needs.
+ */
+const COMMANDS: Record<string, () => Register> = {
+  bridge: () => (require('./bridge') as typeof import('./bridge')).registerBridgeCommand,
+  worker: () => (require('./worker') as typeof import('./worker')).registerWorkerCommand,
+  service: () => (require('./service') as typeof import('./service')).registerServiceCommand,
+  run: () => (require('./run') as typeof import('./run')).registerRunCommand,
+  batch: () => (require('./batch') as typeof import('./batch')).registerBatchCommand,
+  status: () => (require('./status') as typeof import('./status')).registerStatusCommand,
+  cancel: () => (require('./cancel') as typeof import('./cancel')).registerCancelCommand,
+  quote: () => (require('./quote') as typeof import('./quote')).registerQuoteCommand,
+  outputs: () => (require('./outputs') as typeof import('./outputs')).registerOutputsCommand,
+  media: () => (require('./media') as typeof import('./media')).registerMediaCommand,
+  orphans: () => (require('./orphans') as typeof import('./orphans')).registerOrphansCommand,
+  resume: () => (require('./resume') as typeof import('./resume')).registerResumeCommand,
+  report: () => (require('./report') as typeof import('./report')).registerReportCommand,
+  dev: () => (require('./dev') as typeof import('./dev')).registerDevCommand,
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** The command names, in help order. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
+/**
+ * Adds the commands to the program: only `invoked` when it names one (its file and what it imports are
+ * all that load), every command otherwise (help, an unknown or missing command).
+ */
+export function registerCommands(program: Command, invoked?: string): void {
+  const names = invoked !== undefined && invoked in COMMANDS ? [invoked] : COMMAND_NAMES;
+  for (const name of names) COMMANDS[name]!()(program);
 }

@@ -1,16 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type * as S3 from '@aws-sdk/client-s3';
+import type * as Presigner from '@aws-sdk/s3-request-presigner';
 import { assertDigest, MediaStoreError, referrerKey, type MediaStore, type Referrer } from './types';
 
 /** Settings of the S3-compatible backend (from REELFLOW_MEDIA_* in src/config/media.ts). */
@@ -27,7 +18,17 @@ export interface S3StoreSettings {
   forcePathStyle: boolean;
 }
 
-function isNotFound(error: unknown): boolean {
+/**
+ * The AWS SDK, loaded on first use: it costs ~170 ms of start-up, which every `reelflow` command would
+ * pay before its first request although only an s3:// store needs it.
+ */
+function loadSdk(): typeof S3 & typeof Presigner {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return { ...(require('@aws-sdk/client-s3') as typeof S3), ...(require('@aws-sdk/s3-request-presigner') as typeof Presigner) };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+function isNotFound(error: unknown, S3ServiceException: typeof S3.S3ServiceException): boolean {
   if (error instanceof S3ServiceException) return error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey';
   return false;
 }
@@ -38,7 +39,8 @@ function isNotFound(error: unknown): boolean {
  * objects whose LastModified is the last reference (one key per pipeline: concurrent adds never race).
  * Objects are served to the service through presigned GET URLs.
  */
-export function createS3Store(settings: S3StoreSettings): MediaStore & { client: S3Client } {
+export function createS3Store(settings: S3StoreSettings): MediaStore & { client: S3.S3Client } {
+  const { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, getSignedUrl } = loadSdk();
   const client = new S3Client({
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
@@ -71,7 +73,7 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
         createdAt: answer.LastModified ?? new Date(0),
       };
     } catch (error) {
-      if (isNotFound(error)) return null;
+      if (isNotFound(error, S3ServiceException)) return null;
       return call('HEAD', () => Promise.reject(error));
     }
   }
@@ -104,7 +106,7 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
         const answer = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(sha256) }));
         return answer.Body as Readable;
       } catch (error) {
-        if (isNotFound(error)) throw new MediaStoreError('not_found', `sha256:${sha256} is not in the media store s3://${Bucket}/${base}`);
+        if (isNotFound(error, S3ServiceException)) throw new MediaStoreError('not_found', `sha256:${sha256} is not in the media store s3://${Bucket}/${base}`);
         return call('GET', () => Promise.reject(error));
       }
     },

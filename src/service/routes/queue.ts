@@ -123,6 +123,20 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
   app.post<{ Params: { id: string } }>('/v1/queue/requests/:id/cancel', async (request, reply) => {
     const ctx = context();
     ctx.counters.cancelCalls++;
+    const delayMs = ctx.getFaults().cancelDelayMs;
+    const live = ctx.store.state.jobs.get(request.params.id);
+    if (delayMs > 0 && live && (live.status === 'IN_QUEUE' || live.status === 'IN_PROGRESS')) {
+      // Asynchronous cancel (fault injection): accepted now, effective later; the client must poll.
+      journalFault(ctx.store, { kind: 'cancel_delayed', requestId: live.id, idempotencyKey: live.idempotencyKey });
+      setTimeout(() => {
+        try {
+          ctx.jobs.cancel(live.id);
+        } catch (error) {
+          request.log.info({ requestId: live.id, err: error }, 'delayed cancel found the job no longer live');
+        }
+      }, delayMs).unref();
+      return reply.code(202).send({ request_id: live.id, status: live.status });
+    }
     const job = ctx.jobs.cancel(request.params.id);
     return reply.code(202).send({ request_id: job.id, status: job.status });
   });

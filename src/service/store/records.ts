@@ -122,9 +122,10 @@ export interface InjectedFaultRecord {
   /**
    * `submit_error`: a submit answered 500/503/429 before any job was created; `submit_answer_dropped`:
    * the job was created and billed, the socket closed without an answer; `job_failed`: a job ended
-   * FAILED by `failureRate`; `delivery_duplicated`: a delivered event was sent once more.
+   * FAILED by `failureRate`; `delivery_duplicated`: a delivered event was sent once more;
+   * `cancel_delayed`: a cancel was answered with the live state and took effect `cancelDelayMs` later.
    */
-  kind: 'submit_error' | 'submit_answer_dropped' | 'job_failed' | 'delivery_duplicated';
+  kind: 'submit_error' | 'submit_answer_dropped' | 'job_failed' | 'delivery_duplicated' | 'cancel_delayed';
   /** The job concerned (null for a submit error: no job exists). */
   requestId: string | null;
   /** The submit's `Idempotency-Key`, if any. */

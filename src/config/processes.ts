@@ -1,0 +1,96 @@
+import { SERVICE_CLIENT_VARIABLE_NAMES } from './service-client';
+import { MEDIA_VARIABLE_NAMES } from './media';
+import { TEMPORAL_VARIABLE_NAMES } from './temporal';
+import { TOOL_VARIABLE_NAMES } from './tools';
+import type { VariableName } from './variables';
+
+/** A reelflow process and the variables it reads (the schema of its configuration). */
+export interface ProcessVariables {
+  /** How it is started. */
+  title: string;
+  /** Every variable it reads, in the order the table lists them. */
+  variables: readonly VariableName[];
+  /** Those it refuses to start without. */
+  required: readonly VariableName[];
+}
+
+const TEMPORAL = TEMPORAL_VARIABLE_NAMES;
+const SERVICE_CLIENT = SERVICE_CLIENT_VARIABLE_NAMES;
+const MEDIA_STORE = MEDIA_VARIABLE_NAMES;
+const TOOLS = TOOL_VARIABLE_NAMES;
+
+/** The Temporal worker (src/workers/worker.ts, `reelflow worker`). */
+export const WORKER_VARIABLES = {
+  title: 'worker',
+  variables: [
+    ...TEMPORAL,
+    ...SERVICE_CLIENT,
+    ...MEDIA_STORE,
+    'REELFLOW_LOG_LEVEL',
+    'REELFLOW_WORKFLOW_BUNDLE',
+    'REELFLOW_MAX_CONCURRENT_ACTIVITIES',
+    'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS',
+    'REELFLOW_MAX_CACHED_WORKFLOWS',
+    'REELFLOW_SHUTDOWN_GRACE_SECONDS',
+    'REELFLOW_METRICS_PORT',
+    'REELFLOW_METRICS_HOST',
+    'REELFLOW_SDK_METRICS_ADDRESS',
+    ...TOOLS,
+  ],
+  required: ['REELFLOW_SERVICE_URL', 'REELFLOW_API_KEY'],
+} as const satisfies ProcessVariables;
+
+/** The webhook bridge (src/workers/bridge.ts, `reelflow bridge`). */
+export const BRIDGE_VARIABLES = {
+  title: 'bridge',
+  variables: [
+    'REELFLOW_WEBHOOK_SECRETS',
+    'TEMPORAL_ADDRESS',
+    'TEMPORAL_NAMESPACE',
+    'TEMPORAL_API_KEY',
+    'REELFLOW_BRIDGE_HOST',
+    'REELFLOW_BRIDGE_PORT',
+    'REELFLOW_BRIDGE_PATH',
+    'REELFLOW_BRIDGE_BODY_LIMIT',
+    'REELFLOW_BRIDGE_TASK_QUEUE',
+    'REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS',
+    'REELFLOW_RENDEZVOUS_TTL_SECONDS',
+    'REELFLOW_RENDEZVOUS_GRACE_SECONDS',
+    'REELFLOW_LOG_LEVEL',
+  ],
+  required: ['REELFLOW_WEBHOOK_SECRETS'],
+} as const satisfies ProcessVariables;
+
+/** The local service (src/workers/service.ts, `reelflow service`, whose flags stand for these). */
+export const SERVICE_VARIABLES = {
+  title: 'service',
+  variables: [
+    'REELFLOW_SERVICE_HOST',
+    'REELFLOW_SERVICE_PORT',
+    'REELFLOW_SERVICE_DATA_DIR',
+    'REELFLOW_SERVICE_API_KEYS',
+    'REELFLOW_SERVICE_ADMIN_KEY',
+    'REELFLOW_SERVICE_CREDITS',
+    'REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS',
+    'REELFLOW_SERVICE_PUBLIC_URL',
+    'REELFLOW_SERVICE_CONCURRENCY',
+    'REELFLOW_SERVICE_EMIT_FAILURE_EVENTS',
+    'REELFLOW_SERVICE_QUOTES_PER_MINUTE',
+    'REELFLOW_SERVICE_LOG',
+    'REELFLOW_SERVICE_RENDER',
+    'REELFLOW_SERVICE_STUB_HOLD_MS',
+    'REELFLOW_SERVICE_STUB_FIXTURES',
+    ...TOOLS,
+  ],
+  required: ['REELFLOW_SERVICE_DATA_DIR'],
+} as const satisfies ProcessVariables;
+
+/** The `reelflow` CLI's own commands (run, status, quote, ..., dev) and `npm run demo`. */
+export const CLI_VARIABLES = {
+  title: 'CLI',
+  variables: [...TEMPORAL, ...SERVICE_CLIENT, 'REELFLOW_WEBHOOK_SECRETS', 'REELFLOW_EARLY_STATUS_CHECK_SECONDS', ...MEDIA_STORE, 'REELFLOW_DEV_PORTS', ...TOOLS],
+  required: [],
+} as const satisfies ProcessVariables;
+
+/** Every process, in the order the table's "Read by" column names them. */
+export const PROCESS_VARIABLES: readonly ProcessVariables[] = [CLI_VARIABLES, WORKER_VARIABLES, BRIDGE_VARIABLES, SERVICE_VARIABLES];

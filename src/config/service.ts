@@ -1,0 +1,52 @@
+import { readVariables, type Env, type Flags } from './read';
+import { SERVICE_VARIABLES } from './processes';
+
+import type { RenderMode } from './render-modes';
+
+export { RENDER_MODES, type RenderMode } from './render-modes';
+
+/**
+ * The local service process's settings (variables REELFLOW_SERVICE_*, SERVICE_VARIABLES in
+ * ./processes.ts; `reelflow service` flags stand for them). The shape of the options
+ * `startLocalService` takes, which checks them again (for in-process callers).
+ */
+export interface ServiceProcessSettings {
+  host: string;
+  port: number;
+  dataDir: string;
+  apiKeys?: string[];
+  adminKey?: string;
+  credits?: number;
+  allowPrivateWebhooks: boolean;
+  publicUrl?: string;
+  concurrencyPerModel?: number;
+  emitFailureEvents?: boolean;
+  /** Per-key quote rate, also its burst. */
+  quoteLimits?: { perMinute: number; burst: number };
+  logger: false | { level: 'info' };
+  render: RenderMode;
+  stubHoldMs?: number;
+  stubFixturesDir?: string;
+}
+
+/** Reads and validates the local service's settings at boot; throws one ConfigError naming every bad variable (or its flag). */
+export function loadServiceConfig(env: Env = process.env, flags: Flags = {}): ServiceProcessSettings {
+  const e = readVariables(SERVICE_VARIABLES.variables, env, { required: SERVICE_VARIABLES.required, flags });
+  return {
+    host: e.REELFLOW_SERVICE_HOST,
+    port: e.REELFLOW_SERVICE_PORT,
+    dataDir: e.REELFLOW_SERVICE_DATA_DIR,
+    ...(e.REELFLOW_SERVICE_API_KEYS?.length ? { apiKeys: e.REELFLOW_SERVICE_API_KEYS } : {}),
+    ...(e.REELFLOW_SERVICE_ADMIN_KEY !== undefined ? { adminKey: e.REELFLOW_SERVICE_ADMIN_KEY } : {}),
+    ...(e.REELFLOW_SERVICE_CREDITS !== undefined ? { credits: e.REELFLOW_SERVICE_CREDITS } : {}),
+    allowPrivateWebhooks: e.REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS,
+    ...(e.REELFLOW_SERVICE_PUBLIC_URL !== undefined ? { publicUrl: e.REELFLOW_SERVICE_PUBLIC_URL } : {}),
+    ...(e.REELFLOW_SERVICE_CONCURRENCY !== undefined ? { concurrencyPerModel: e.REELFLOW_SERVICE_CONCURRENCY } : {}),
+    ...(e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS !== undefined ? { emitFailureEvents: e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS } : {}),
+    ...(e.REELFLOW_SERVICE_QUOTES_PER_MINUTE !== undefined ? { quoteLimits: { perMinute: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE, burst: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE } } : {}),
+    logger: e.REELFLOW_SERVICE_LOG ? { level: 'info' } : false,
+    render: e.REELFLOW_SERVICE_RENDER,
+    ...(e.REELFLOW_SERVICE_STUB_HOLD_MS !== undefined ? { stubHoldMs: e.REELFLOW_SERVICE_STUB_HOLD_MS } : {}),
+    ...(e.REELFLOW_SERVICE_STUB_FIXTURES !== undefined ? { stubFixturesDir: e.REELFLOW_SERVICE_STUB_FIXTURES } : {}),
+  };
+}

@@ -1,0 +1,62 @@
+import { loadMediaSettings, type MediaStoreSettings } from './media';
+import { readVariables, type Env } from './read';
+import type { LogLevelName } from './schemas';
+import { loadServiceSettings, type ServiceSettings } from './service-client';
+import { loadTemporalSettings, type TemporalSettings } from './temporal';
+
+/** Production tuning of the worker; unset ones keep the SDK's defaults. */
+export interface WorkerTuning {
+  maxConcurrentActivities?: number;
+  maxConcurrentWorkflowTasks?: number;
+  maxCachedWorkflows?: number;
+  shutdownGraceSeconds?: number;
+  /** REELFLOW_WORKFLOW_BUNDLE: the bundle `npm run build` writes; unset = bundle at start. */
+  workflowBundle?: string;
+}
+
+/** The worker process's configuration (variables: WORKER_VARIABLES in ./processes.ts). */
+export interface WorkerConfig {
+  temporal: TemporalSettings;
+  service: ServiceSettings;
+  media: MediaStoreSettings;
+  logLevel: LogLevelName;
+  tuning: WorkerTuning;
+  /** Prometheus `/metrics` (REELFLOW_METRICS_*): absent when REELFLOW_METRICS_PORT is unset. */
+  metrics?: { port: number; host: string };
+  /** Where the SDK's own exporter listens (REELFLOW_SDK_METRICS_ADDRESS; default 127.0.0.1:9464 with metrics on). */
+  sdkMetricsAddress?: string;
+}
+
+/** Reads the worker's tuning variables. */
+export function loadWorkerTuning(env: Env = process.env): WorkerTuning {
+  const e = readVariables(
+    ['REELFLOW_MAX_CONCURRENT_ACTIVITIES', 'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS', 'REELFLOW_MAX_CACHED_WORKFLOWS', 'REELFLOW_SHUTDOWN_GRACE_SECONDS', 'REELFLOW_WORKFLOW_BUNDLE'],
+    env,
+  );
+  return {
+    ...(e.REELFLOW_MAX_CONCURRENT_ACTIVITIES !== undefined ? { maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES } : {}),
+    ...(e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS !== undefined ? { maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
+    ...(e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: e.REELFLOW_MAX_CACHED_WORKFLOWS } : {}),
+    ...(e.REELFLOW_SHUTDOWN_GRACE_SECONDS !== undefined ? { shutdownGraceSeconds: e.REELFLOW_SHUTDOWN_GRACE_SECONDS } : {}),
+    ...(e.REELFLOW_WORKFLOW_BUNDLE !== undefined ? { workflowBundle: e.REELFLOW_WORKFLOW_BUNDLE } : {}),
+  };
+}
+
+/** Reads and validates everything the worker needs at boot; throws ConfigError naming the variable. */
+export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
+  const temporal = loadTemporalSettings(env);
+  const service = loadServiceSettings(env, true);
+  const media = loadMediaSettings(env);
+  const tuning = loadWorkerTuning(env);
+  const e = readVariables(['REELFLOW_LOG_LEVEL', 'REELFLOW_METRICS_PORT', 'REELFLOW_METRICS_HOST', 'REELFLOW_SDK_METRICS_ADDRESS'], env);
+  const sdkMetricsAddress = e.REELFLOW_SDK_METRICS_ADDRESS ?? (e.REELFLOW_METRICS_PORT !== undefined ? '127.0.0.1:9464' : undefined);
+  return {
+    temporal,
+    service,
+    media,
+    logLevel: e.REELFLOW_LOG_LEVEL,
+    tuning,
+    ...(e.REELFLOW_METRICS_PORT !== undefined ? { metrics: { port: e.REELFLOW_METRICS_PORT, host: e.REELFLOW_METRICS_HOST } } : {}),
+    ...(sdkMetricsAddress !== undefined ? { sdkMetricsAddress } : {}),
+  };
+}

@@ -1,0 +1,50 @@
+import * as path from 'node:path';
+import { ConfigError, loadWorkerConfig } from '../../../src/config';
+import { workerOptionsFromEnv } from '../../../src/workers/worker';
+
+/** The worker's configuration, read and validated at boot (src/config/worker.ts). */
+
+const SERVICE = { REELFLOW_SERVICE_URL: 'http://127.0.0.1:8710/', REELFLOW_API_KEY: 'rfk_test' };
+
+describe('loadWorkerConfig', () => {
+  it('needs the service; everything else has a default', () => {
+    expect(loadWorkerConfig(SERVICE)).toEqual({
+      temporal: { address: 'localhost:7233', namespace: 'default', taskQueue: 'reelflow-pipelines' },
+      service: { url: 'http://127.0.0.1:8710', apiKey: 'rfk_test', idempotency: 'unknown' },
+      media: { kind: 'file', dir: path.resolve('.reelflow', 'media'), urlLifetimeSeconds: 3600 },
+      logLevel: 'info',
+      tuning: {},
+    });
+  });
+
+  it('reads tuning, metrics and the log level', () => {
+    const config = loadWorkerConfig({
+      ...SERVICE,
+      REELFLOW_MAX_CONCURRENT_ACTIVITIES: '50',
+      REELFLOW_SHUTDOWN_GRACE_SECONDS: '30',
+      REELFLOW_WORKFLOW_BUNDLE: '/app/dist/workflow-bundle.js',
+      REELFLOW_METRICS_PORT: '9090',
+      REELFLOW_METRICS_HOST: '0.0.0.0',
+      REELFLOW_LOG_LEVEL: 'WARN',
+    });
+    expect(config).toMatchObject({
+      logLevel: 'warn',
+      tuning: { maxConcurrentActivities: 50, shutdownGraceSeconds: 30, workflowBundle: '/app/dist/workflow-bundle.js' },
+      metrics: { port: 9090, host: '0.0.0.0' },
+      sdkMetricsAddress: '127.0.0.1:9464',
+    });
+    expect(workerOptionsFromEnv({ REELFLOW_MAX_CACHED_WORKFLOWS: '1000', REELFLOW_SHUTDOWN_GRACE_SECONDS: '10' })).toEqual({ maxCachedWorkflows: 1000, shutdownGraceTime: '10 seconds' });
+  });
+
+  it.each([
+    [{}, 'REELFLOW_SERVICE_URL'],
+    [{ ...SERVICE, REELFLOW_METRICS_PORT: '99999' }, 'REELFLOW_METRICS_PORT'],
+    [{ ...SERVICE, REELFLOW_MAX_CONCURRENT_ACTIVITIES: '0' }, 'REELFLOW_MAX_CONCURRENT_ACTIVITIES'],
+    [{ ...SERVICE, REELFLOW_LOG_LEVEL: 'loud' }, 'REELFLOW_LOG_LEVEL'],
+    [{ ...SERVICE, TEMPORAL_TLS_KEY_PATH: '/k.pem' }, 'TEMPORAL_TLS_CERT_PATH'],
+    [{ ...SERVICE, REELFLOW_MEDIA_STORE: 'ftp://x' }, 'REELFLOW_MEDIA_STORE'],
+  ])('refuses %j naming %s', (env, variable) => {
+    expect(() => loadWorkerConfig(env)).toThrow(ConfigError);
+    expect(() => loadWorkerConfig(env)).toThrow(new RegExp(`^${variable}: `));
+  });
+});
