@@ -12,7 +12,7 @@
  *    the route's memo directly;
  *  - `rendezvous` (the previous design): signal-with-start of a per-request rendezvous workflow that
  *    forwards the event to its subscriber (one more workflow task and signal in between).
- * Results also go to .bench/bridge.json.
+ * Results also go to .bench/bridge-designs.json (docs/decisions/bridge.md reads them).
  *
  * How "observed" is measured: the stand-in job workflow records `Date.now()` in its jobEvent signal
  * handler. Inside a workflow that is the start time of the workflow task that delivered the signal (the
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
     const old = result.previousDesignRendezvous;
     console.log(`previous design (rendezvous forwards), ${old.n} deliveries: ${old.deliveriesPerSecond} deliveries/s, answer p50 ${old.answerMs.p50} ms; delivery -> workflow p50 ${old.deliveryToWorkflowMs.p50} ms, p99 ${old.deliveryToWorkflowMs.p99} ms`);
     console.log(`previous design paced: answer p50 ${old.paced.answerMs.p50} ms; delivery -> workflow p50 ${old.paced.deliveryToWorkflowMs.p50} ms, p99 ${old.paced.deliveryToWorkflowMs.p99} ms`);
-    writeBenchJson('bridge', result);
+    writeBenchJson('bridge-designs', result);
   } finally {
     for (const app of apps) await app.close();
     worker.shutdown();

@@ -20,6 +20,7 @@ import { freePort } from '../src/stack/stack-state';
 import { driveDeliveries, drivePipelines } from './lib/drive';
 import { sampleProcess, startProcess, tsNode } from './lib/processes';
 import { startBenchStack } from './lib/stack';
+import { cpuMeter, stackPids } from './lib/cpu';
 import { round, summarize, type Summary } from './lib/stats';
 import type { DeliveriesResult } from './procs/deliveries';
 
@@ -30,6 +31,8 @@ export interface FootprintSize {
   concurrency: number;
   /** REELFLOW_MAX_CACHED_WORKFLOWS of the worker (absent: the worker's default). */
   workerCache?: number;
+  /** The worker's `--max-old-space-size` (MiB; absent: Node's default). */
+  workerHeapMiB?: number;
 }
 
 export const FOOTPRINT_FULL: FootprintSize = { n: 1000, windowS: 20, generators: 2, concurrency: 16 };
@@ -49,7 +52,14 @@ export interface FootprintResult {
 export interface BridgeResult {
   size: FootprintSize;
   baseline: { deliveriesPerSecond: number; answerMs: Summary; non202: number };
-  bridge: { deliveriesPerSecond: number; answerMs: Summary; non202: number; deliveryToPipelineClosedMs: Summary };
+  bridge: {
+    deliveriesPerSecond: number;
+    answerMs: Summary;
+    non202: number;
+    deliveryToPipelineClosedMs: Summary;
+    /** CPU ms per delivery of each stack process during the burst (bench/lib/cpu.ts); absent in older runs. */
+    cpuMsPerDelivery?: Record<string, number>;
+  };
   ratio: number;
 }
 
@@ -81,7 +91,10 @@ export async function runFootprintAndBridge(size: FootprintSize, log: (line: str
     stubHoldMs: 3_600_000,
     bridge: true,
     worker: true,
-    ...(size.workerCache !== undefined ? { workerEnv: { REELFLOW_MAX_CACHED_WORKFLOWS: String(size.workerCache) } } : {}),
+    workerEnv: {
+      ...(size.workerCache !== undefined ? { REELFLOW_MAX_CACHED_WORKFLOWS: String(size.workerCache) } : {}),
+      ...(size.workerHeapMiB !== undefined ? { NODE_OPTIONS: `--max-old-space-size=${size.workerHeapMiB}` } : {}),
+    },
   });
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection });
@@ -137,7 +150,9 @@ export async function runFootprintAndBridge(size: FootprintSize, log: (line: str
     }
     log(`  bridge baseline (null sink): ${baseline.deliveriesPerSecond} deliveries/s`);
     const waiting = clocks.jobs.filter((j) => j.status === 'IN_PROGRESS' || j.status === 'IN_QUEUE').map((j) => j.id);
+    const cpu = cpuMeter(stackPids(stack));
     const real = await burst('bridge-real', stack.bridgeUrl!, stack.webhookSecret!, stack.serviceUrl, waiting, size);
+    const cpuMsPerDelivery = cpu(waiting.length);
     log(`  bridge (Temporal): ${real.deliveriesPerSecond} deliveries/s`);
     // Delivery sent → the pipeline that waited on that job closed (Temporal's close time).
     const names = Array.from({ length: size.n }, (_, i) => `${prefix}-${i}`);
@@ -158,7 +173,7 @@ export async function runFootprintAndBridge(size: FootprintSize, log: (line: str
     const bridge: BridgeResult = {
       size,
       baseline: { deliveriesPerSecond: baseline.deliveriesPerSecond, answerMs: baseline.answerMs, non202: baseline.non202 },
-      bridge: { deliveriesPerSecond: real.deliveriesPerSecond, answerMs: real.answerMs, non202: real.non202, deliveryToPipelineClosedMs: summarize(latencies) },
+      bridge: { deliveriesPerSecond: real.deliveriesPerSecond, answerMs: real.answerMs, non202: real.non202, deliveryToPipelineClosedMs: summarize(latencies), cpuMsPerDelivery },
       ratio: round(real.deliveriesPerSecond / baseline.deliveriesPerSecond, 4),
     };
     return { footprint, bridge };

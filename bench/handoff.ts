@@ -18,6 +18,10 @@ import { BENCH_API_KEY, startBenchStack, type BenchStack, type JobClocks } from 
 import { summarize, round, type Summary } from './lib/stats';
 import { UPSCALE } from './lib/shapes';
 import { measureFirstSubmit, type FirstSubmitResult } from './first-submit';
+import { hopBreakdown, type HopBreakdown } from './lib/hops';
+import { cpuMeter, stackPids } from './lib/cpu';
+import { pipelineWorkflowId } from '../src/workflows/definitions';
+import { Client, Connection } from '@temporalio/client';
 
 export interface HandoffSize {
   holdMs: number;
@@ -42,6 +46,10 @@ interface PhaseResult {
   jobs: number;
   statusCalls: number;
   failed: number;
+  /** The phase's pipelines (none for the naive client). */
+  workflowIds: string[];
+  /** CPU ms per hand-off of each stack process over the phase (bench/lib/cpu.ts). */
+  cpuMsPerHandoff: Record<string, number>;
 }
 
 /** Hand-offs among `jobs` (only those created in this phase): next job's receivedAt − its input job's completedAt. */
@@ -63,6 +71,7 @@ export function handoffsOf(jobs: JobClocks[], all: Map<string, JobClocks>): numb
 async function phase(stack: BenchStack, mode: Mode, chains: number, size: HandoffSize): Promise<PhaseResult> {
   const before = await stack.clocks();
   const known = new Set(before.jobs.map((j) => j.id));
+  const cpu = cpuMeter(stackPids(stack));
   let failed = 0;
   const prefix = `ho-${mode}-${chains}-${randomUUID().slice(0, 6)}`;
   if (mode === 'naive') {
@@ -76,12 +85,15 @@ async function phase(stack: BenchStack, mode: Mode, chains: number, size: Handof
   const after = await stack.clocks();
   const jobs = after.jobs.filter((j) => !known.has(j.id));
   const all = new Map(after.jobs.map((j) => [j.id, j]));
+  const handoffs = handoffsOf(jobs, all);
   return {
-    handoffs: handoffsOf(jobs, all),
+    handoffs,
+    cpuMsPerHandoff: cpu(handoffs.length),
     pricingMs: jobs.map((j) => j.submittedAt - j.receivedAt),
     jobs: jobs.length,
     statusCalls: after.counters.statusCalls - before.counters.statusCalls,
     failed,
+    workflowIds: mode === 'naive' ? [] : Array.from({ length: chains }, (_, i) => pipelineWorkflowId(`${prefix}-${i}`)),
   };
 }
 
@@ -105,6 +117,10 @@ export interface HandoffResult {
   failedPipelines: number;
   /** `reelflow run` → first submit received (absent in runs older than the measurement). */
   firstSubmit?: FirstSubmitResult;
+  /** CPU ms per hand-off of each stack process, per phase (`alone/webhook`, `contended/naive`, …). */
+  cpuMsPerHandoff?: Record<string, Record<string, number>>;
+  /** Webhook hand-offs hop by hop (bench/lib/hops.ts), alone and contended. */
+  hops?: Record<'alone' | 'contended', HopBreakdown>;
 }
 
 /** Runs the hand-off bench on its own stack (on its own dev server unless `temporalAddress` is given). */
@@ -125,6 +141,20 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
       }
     }
     const get = (label: 'alone' | 'contended', mode: Mode) => runs[`${label}/${mode}`]!;
+    // The breakdown reads histories after the runs; a failure to read them must not lose the run.
+    let hops: Record<'alone' | 'contended', HopBreakdown> | undefined;
+    try {
+      const connection = await Connection.connect({ address: stack.temporalAddress });
+      try {
+        const client = new Client({ connection });
+        const { jobs } = await stack.clocks();
+        hops = { alone: await hopBreakdown(client, get('alone', 'webhook').workflowIds, jobs), contended: await hopBreakdown(client, get('contended', 'webhook').workflowIds, jobs) };
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      log(`  hop breakdown failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
     const table = (label: 'alone' | 'contended') => ({ webhook: summarize(get(label, 'webhook').handoffs), polling: summarize(get(label, 'polling').handoffs), naive: summarize(get(label, 'naive').handoffs) });
     const latencyMs = { alone: table('alone'), contended: table('contended') };
     const perJob = (mode: Mode) => {
@@ -157,6 +187,8 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
       },
       failedPipelines: Object.values(runs).reduce((n, r) => n + r.failed, 0),
       firstSubmit,
+      cpuMsPerHandoff: Object.fromEntries(Object.entries(runs).map(([key, r]) => [key, r.cpuMsPerHandoff])),
+      ...(hops ? { hops } : {}),
     };
   } finally {
     await stack.stop();

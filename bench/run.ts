@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--cluster] [--worker-cache 100,250] [--out <dir>] [--no-report]`
+ * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--cluster] [--worker-cache 250,250/256] [--out <dir>] [--no-report]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
  * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
@@ -13,8 +13,9 @@
  * running, and stopped again afterwards in that case), written as `handoff-cluster.json` and
  * `throughput-cluster.json` and reported beside the dev server's figures.
  *
- * --worker-cache n,m: the footprint bench again with the worker's workflow cache capped at each size
- * (REELFLOW_MAX_CACHED_WORKFLOWS), written as `footprint-cache-<n>.json` / `bridge-cache-<n>.json`: memory
+ * --worker-cache n[/heapMiB],…: the footprint bench again with the worker's workflow cache capped at n
+ * (REELFLOW_MAX_CACHED_WORKFLOWS) and, with /heapMiB, its V8 old space capped (NODE_OPTIONS
+ * --max-old-space-size), written as `footprint-cache-<n>[-heap-<m>].json` / `bridge-cache-…json`: memory
  * held against the cost of replaying evicted pipelines when their deliveries come.
  */
 import { execFileSync } from 'node:child_process';
@@ -37,8 +38,12 @@ function parseArgs(argv: string[]) {
   const onlyAt = argv.indexOf('--only');
   const outAt = argv.indexOf('--out');
   const cacheAt = argv.indexOf('--worker-cache');
-  const workerCaches = cacheAt >= 0 ? (argv[cacheAt + 1] ?? '').split(',').map(Number) : [];
-  for (const n of workerCaches) if (!Number.isInteger(n) || n < 1) throw new Error(`--worker-cache: "${argv[cacheAt + 1]}" is not a list of positive integers`);
+  const workerCaches = (cacheAt >= 0 ? (argv[cacheAt + 1] ?? '').split(',') : []).map((token) => {
+    const [cache, heap] = token.split('/').map(Number);
+    const valid = (n: number | undefined) => n !== undefined && Number.isInteger(n) && n > 0;
+    if (!valid(cache) || (token.includes('/') && !valid(heap))) throw new Error(`--worker-cache: "${token}" is not <entries> or <entries>/<heap MiB> (positive integers)`);
+    return { cache: cache!, ...(heap !== undefined ? { heapMiB: heap } : {}) };
+  });
   const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : [...BENCHES];
   for (const name of only) if (!(BENCHES as readonly string[]).includes(name)) throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
   const out = path.resolve(outAt >= 0 ? argv[outAt + 1]! : path.join(ROOT, '.bench', quick ? 'quick' : ''));
@@ -75,14 +80,15 @@ async function main(): Promise<void> {
       writeJson(args.out, 'bridge', { run, ...bridge });
     }
   }
-  for (const workerCache of args.workerCaches) {
+  for (const { cache, heapMiB } of args.workerCaches) {
     const t0 = Date.now();
     const sampler = startLoadSampler();
-    log(`footprint with the worker cache at ${workerCache}…`);
-    const { footprint, bridge } = await runFootprintAndBridge({ ...(args.quick ? FOOTPRINT_QUICK : FOOTPRINT_FULL), workerCache }, log);
+    const label = `${cache}${heapMiB !== undefined ? `-heap-${heapMiB}` : ''}`;
+    log(`footprint with the worker cache at ${cache}${heapMiB !== undefined ? ` and --max-old-space-size=${heapMiB}` : ''}…`);
+    const { footprint, bridge } = await runFootprintAndBridge({ ...(args.quick ? FOOTPRINT_QUICK : FOOTPRINT_FULL), workerCache: cache, ...(heapMiB !== undefined ? { workerHeapMiB: heapMiB } : {}) }, log);
     const run = meta(sampler.stop(), Math.round((Date.now() - t0) / 1000));
-    writeJson(args.out, `footprint-cache-${workerCache}`, { run, ...footprint });
-    writeJson(args.out, `bridge-cache-${workerCache}`, { run, ...bridge });
+    writeJson(args.out, `footprint-cache-${label}`, { run, ...footprint });
+    writeJson(args.out, `bridge-cache-${label}`, { run, ...bridge });
   }
   if (args.cluster) await runOnCluster(args, meta, log);
   if (args.report) {

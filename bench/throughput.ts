@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { drivePipelines } from './lib/drive';
+import { cpuMeter, stackPids } from './lib/cpu';
 import { startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
 import { percentile, round } from './lib/stats';
 import { handoffsOf } from './handoff';
@@ -35,11 +36,14 @@ export interface Level {
   /** reelflow only, service clock, mean per pipeline: job time at the service and hand-off time. */
   serviceMsPerPipeline?: number;
   handoffMsPerPipeline?: number;
+  /** CPU ms per completed run of each stack process over the level (bench/lib/cpu.ts). */
+  cpuMsPerRun?: Record<string, number>;
 }
 
 async function level(stack: BenchStack, kind: 'pipeline' | 'raw', concurrency: number, windowS: number): Promise<Level> {
   const before = kind === 'pipeline' ? await stack.clocks() : null;
   const prefix = `tp-${kind}-c${concurrency}-${randomUUID().slice(0, 6)}`;
+  const cpu = cpuMeter(stackPids(stack));
   const result = await drivePipelines(prefix, {
     temporalAddress: stack.temporalAddress,
     taskQueue: kind === 'raw' ? stack.rawTaskQueue : stack.taskQueue,
@@ -58,6 +62,8 @@ async function level(stack: BenchStack, kind: 'pipeline' | 'raw', concurrency: n
     completed: result.counted ?? 0,
     failed: result.runs.filter((r) => !r.ok).length,
     latencyMs: { p50: percentile(latencies, 50), p90: percentile(latencies, 90) },
+    // Over the whole level (runs still in flight at the window's close included): an upper bound per run.
+    cpuMsPerRun: cpu(result.runs.filter((r) => r.ok).length),
   };
   if (before) {
     const after = await stack.clocks();

@@ -2,12 +2,16 @@
  * `npm run demo`: the local stack, the canonical three-step pipeline and checked outputs, in one
  * command. State lives in REELFLOW_STATE_DIR (default .reelflow); see src/stack/demo.ts.
  */
+import { CONFIG_EXIT_CODE, ConfigError } from '../src/config';
 import { demoOptionsFromEnv, runDemo } from '../src/stack/demo';
 
-runDemo(demoOptionsFromEnv()).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`reelflow demo: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
-  },
-);
+// The settings are read first, inside the chain: a bad variable exits 2 naming it, like every process.
+Promise.resolve()
+  .then(() => runDemo(demoOptionsFromEnv()))
+  .then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(`reelflow demo: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(error instanceof ConfigError ? CONFIG_EXIT_CODE : 1);
+    },
+  );

@@ -34,7 +34,7 @@ function log(line: string): void {
 
 /** Waits until the Temporal UI has rendered the workflow page (its id in the heading and the history loaded). */
 async function openWorkflowPage(page: Page, url: string, workflowId: string): Promise<void> {
-  await page.goto(url, { waitUntil: 'networkidle', timeout: 60_000 });
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 60_000 });
   await page.getByText(workflowId).first().waitFor({ timeout: 60_000 });
   // The summary, the details and the live step table are on the "User Metadata" tab.
   await page.getByText('User Metadata').first().click();

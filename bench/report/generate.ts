@@ -6,6 +6,7 @@
  *  - beside every figure, the recorded "before" run (bench/results/before.json) when it is from another commit.
  * With `quick`, everything goes under the bench directory instead (docs/ untouched).
  *   npx tsx bench/report/generate.ts [bench dir] [--save-before]   # regenerate from existing JSON
+ *   npx tsx bench/report/generate.ts <bench dir> --doc docs/x.md    # into another document's section
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -29,7 +30,7 @@ interface Results {
   'handoff-cluster'?: HandoffResult & { run: Run };
   'throughput-cluster'?: ThroughputResult & { run: Run };
   /** `--worker-cache n,…`: the footprint and bridge benches with the worker cache capped at n. */
-  caches?: Array<{ cache: number; footprint: FootprintResult & { run: Run }; bridge: BridgeResult & { run: Run } }>;
+  caches?: Array<{ label: string; cache: number; heapMiB?: number; footprint: FootprintResult & { run: Run }; bridge: BridgeResult & { run: Run } }>;
 }
 
 export const START_MARKER = '<!-- bench:generated:start -->';
@@ -44,14 +45,16 @@ function readResults(dir: string): Results {
     if (fs.existsSync(file)) (out as Record<string, unknown>)[name] = JSON.parse(fs.readFileSync(file, 'utf8'));
   }
   const caches = (fs.existsSync(dir) ? fs.readdirSync(dir) : [])
-    .map((file) => /^footprint-cache-(\d+)\.json$/.exec(file))
+    .map((file) => /^footprint-cache-((\d+)(?:-heap-(\d+))?)\.json$/.exec(file))
     .filter((m): m is RegExpExecArray => m !== null && fs.existsSync(path.join(dir, `bridge-cache-${m[1]}.json`)))
     .map((m) => ({
-      cache: Number(m[1]),
+      label: m[1]!,
+      cache: Number(m[2]),
+      ...(m[3] !== undefined ? { heapMiB: Number(m[3]) } : {}),
       footprint: JSON.parse(fs.readFileSync(path.join(dir, m[0]), 'utf8')) as FootprintResult & { run: Run },
       bridge: JSON.parse(fs.readFileSync(path.join(dir, `bridge-cache-${m[1]}.json`), 'utf8')) as BridgeResult & { run: Run },
     }))
-    .sort((a, b) => a.cache - b.cache);
+    .sort((a, b) => a.cache - b.cache || (a.heapMiB ?? Infinity) - (b.heapMiB ?? Infinity));
   if (caches.length) out.caches = caches;
   return out;
 }
@@ -108,6 +111,30 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
   lines.push('', `Ratios naive ÷ webhook: ${Object.entries(h.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} **${v}**`).join(', ')}.` +
     (bh ? ` Before: ${Object.entries(bh.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} ${v}`).join(', ')}.` : ''));
   lines.push('', `Submit received → job created (validation and pricing, not part of the hand-off) p50 / p99 ms: webhook ${ms(h.pricingMs.webhook)}, polling ${ms(h.pricingMs.polling)}, naive ${ms(h.pricingMs.naive)}. Pipelines that did not complete: ${h.failedPipelines}.`, '');
+  if (h.hops) {
+    lines.push('Webhook hand-offs hop by hop (bench/lib/hops.ts: service job clocks and the pipeline\'s Temporal history event times), p50 / p99 ms:', '');
+    lines.push('| hop | what it is | alone | contended |', '|---|---|---|---|');
+    const what: Record<string, string> = {
+      delivery: 'job completed → signal in the pipeline\'s history (service dispatch, HTTP, bridge verify, route read, signal)',
+      taskDispatch: 'signal → workflow task started (server scheduling, worker poll)',
+      workflowCode: 'workflow task started → completed (activation, settle, next input, submit scheduled)',
+      activityStart: 'workflow task completed → submit activity started (eager dispatch)',
+      submitRequest: 'activity started → next submit received by the service',
+    };
+    for (const [hop, label] of Object.entries(what)) {
+      const key = hop as keyof typeof h.hops.alone.hops;
+      lines.push(`| ${hop} | ${label} | ${ms(h.hops.alone.hops[key])} | ${ms(h.hops.contended.hops[key])} |`);
+    }
+    lines.push('', `Hand-offs broken down: ${h.hops.alone.n} alone, ${h.hops.contended.n} contended.`, '');
+  }
+  if (h.cpuMsPerHandoff) {
+    const phases = ['alone/webhook', 'contended/webhook', 'contended/polling', 'contended/naive'].filter((k) => h.cpuMsPerHandoff![k]);
+    const procs = [...new Set(phases.flatMap((k) => Object.keys(h.cpuMsPerHandoff![k]!)))].filter((p) => p !== 'total');
+    lines.push('CPU ms per hand-off, by process of the stack over each phase (from /proc; the load generators not counted):', '');
+    lines.push(`| phase | ${procs.join(' | ')} | total |`, `|---|${procs.map(() => '---').join('|')}|---|`);
+    for (const k of phases) lines.push(`| ${k} | ${procs.map((p) => fmt(h.cpuMsPerHandoff![k]![p])).join(' | ')} | **${h.cpuMsPerHandoff[k]!.total}** |`);
+    lines.push('');
+  }
   if (h.firstSubmit) {
     const f = h.firstSubmit;
     lines.push(`\`reelflow run <spec> --detach\` → the service receives the first submit (one-step pipeline, ${f.runs} runs each after a warm-up; spawn instant → service \`receivedAt\`), p50 / max ms: as users run it (\`bin/reelflow.js\`) **${f.userCommandMs.p50}** / ${f.userCommandMs.max}; compiled (\`node dist/cli/main.js\`) **${f.compiledMs.p50}** / ${f.compiledMs.max}.`, '');
@@ -156,6 +183,14 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
       `. Failed runs: raw ${t.raw.reduce((n, l) => n + l.failed, 0)}, reelflow ${t.reelflow.reduce((n, l) => n + l.failed, 0)}. Status calls in the run: ${t.statusCalls}.`,
     '',
   );
+  const cpuRows = [['reelflow', t.peaks.reelflow.cpuMsPerRun, 'three-step pipeline'], ['raw', t.peaks.raw.cpuMsPerRun, 'three-activity workflow']] as const;
+  if (cpuRows.every(([, c]) => c)) {
+    const procs = [...new Set(cpuRows.flatMap(([, c]) => Object.keys(c!)))].filter((p) => p !== 'total');
+    lines.push('CPU ms per completed run at each peak, by process (from /proc; the whole level, so runs still in flight at its close are charged to the completed ones):', '');
+    lines.push(`| run | ${procs.join(' | ')} | total |`, `|---|${procs.map(() => '---').join('|')}|---|`);
+    for (const [name, c, what] of cpuRows) lines.push(`| ${name} (${what}, c=${name === 'raw' ? t.peaks.raw.concurrency : t.peaks.reelflow.concurrency}) | ${procs.map((p) => fmt(c![p])).join(' | ')} | **${c!.total}** |`);
+    lines.push('');
+  }
   const real = t.realRenders;
   if (real) {
     lines.push(`**With real ffmpeg renders** (a fresh stack, renders at nice 19): reelflow ${real.perSecond} pipelines/s at c=${real.concurrency} (${real.completed} in ${t.size.realWindowS} s), p50 ${real.latencyMs.p50} ms, service ms / pipeline ${fmt(real.serviceMsPerPipeline)}, hand-off ms / pipeline ${fmt(real.handoffMsPerPipeline)}` +
@@ -190,6 +225,8 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   lines.push(`| baseline: null sink | ${g.baseline.deliveriesPerSecond} | ${ms(g.baseline.answerMs)} | – | ${g.baseline.non202} |${bg ? ` ${bg.baseline.deliveriesPerSecond} |` : ''}`);
   lines.push(`| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`);
   lines.push('', `Ratio bridge ÷ baseline: **${g.ratio}**${bg ? ` (before: ${bg.ratio})` : ''}.`, '');
+  const c = g.bridge.cpuMsPerDelivery;
+  if (c) lines.push(`CPU ms per delivery during the burst, by process (from /proc; the load generators not counted): ${Object.entries(c).filter(([p]) => p !== 'total').map(([p, v]) => `${p} ${v}`).join(', ')}; total **${c.total}** — at most ${Math.round((2 * 1000) / Math.max(1, c.total ?? 0))} deliveries/s on this machine's 2 cores at that cost.`, '');
 }
 
 function footprintSection(r: Results, b: Results | null, lines: string[]): string | null {
@@ -215,16 +252,47 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   return lineChart({ title: 'Worker RSS vs waiting pipelines', xLabel: 'pipelines waiting on their webhook', yLabel: 'worker RSS (MiB)', series, footer: footerOf(f.run, bf?.run) });
 }
 
+/** The targets of issue 14 against this run: met, or missed by how much. */
+function targetsSection(r: Results, lines: string[]): void {
+  const rows: Array<[string, string, number | undefined, (v: number) => boolean, (v: number) => string]> = [];
+  const h = r.handoff;
+  if (h) {
+    rows.push(['hand-off uncontended, p50', '≤ 25 ms', h.latencyMs.alone.webhook.p50, (v) => v <= 25, (v) => `${v} ms`]);
+    rows.push(['hand-off uncontended, p99', '≤ 100 ms', h.latencyMs.alone.webhook.p99, (v) => v <= 100, (v) => `${v} ms`]);
+    const naive = h.latencyMs.contended.naive.p50;
+    rows.push([`hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`, '≤ 0.33 (aim 0.1)', round2(h.latencyMs.contended.webhook.p50 / naive), (v) => v <= 1 / 3, (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`]);
+    if (h.firstSubmit) rows.push(['`reelflow run` → first submit received, p50 (bin/reelflow.js)', '≤ 1 s', h.firstSubmit.userCommandMs.p50, (v) => v <= 1000, (v) => `${v} ms`]);
+  }
+  const t = r.throughput;
+  if (t) rows.push(['three-step pipelines/s at the peak ÷ raw peak', '≥ 0.70', t.peaks.ratio, (v) => v >= 0.7, (v) => `${v} (${t.peaks.reelflow.perSecond}/s vs ${t.peaks.raw.perSecond}/s)`]);
+  const f = r.footprint;
+  if (f) {
+    const best = [{ label: 'default cache', rss: f.waitingRssMiB.max }, ...(r.caches ?? []).map((c) => ({ label: `cache ${c.label}`, rss: c.footprint.waitingRssMiB.max }))].reduce((a, b) => (b.rss < a.rss ? b : a));
+    // 400 MB = 381 MiB.
+    rows.push([`worker RSS with ${f.size.n} waiting (lowest measured setting)`, '≤ 400 MB (381 MiB)', best.rss, (v) => v <= 381, (v) => `${v} MiB (${best.label})`]);
+  }
+  const g = r.bridge;
+  if (g) rows.push(['bridge deliveries/s acknowledged (generator in other processes)', '≥ 2,000 (aim 5,000)', g.bridge.deliveriesPerSecond, (v) => v >= 2000, (v) => `${v}/s`]);
+  if (!rows.length) return;
+  lines.push('### Targets of issue 14', '');
+  lines.push('| target | asked | this run | |', '|---|---|---|---|');
+  for (const [label, asked, value, met, show] of rows) {
+    if (value === undefined) continue;
+    lines.push(`| ${label} | ${asked} | ${show(value)} | ${met(value) ? 'met' : '**missed**'} |`);
+  }
+  lines.push('');
+}
+
 /** The worker cache sizes measured with `--worker-cache`, beside the default of the main run. */
 function cacheSection(r: Results, lines: string[]): void {
   if (!r.caches?.length || !r.footprint || !r.bridge) return;
   lines.push('### Worker cache size', '');
   lines.push(`The footprint and bridge benches again with the worker's sticky cache capped (\`REELFLOW_MAX_CACHED_WORKFLOWS\`): ${r.footprint.size.n} pipelines waiting, then one delivery each. A pipeline evicted from the cache is replayed from its history when its delivery comes, so the cap trades memory against the delivery → pipeline closed time.`, '');
-  lines.push('| worker cache | RSS with all waiting | CPU while waiting | deliveries/s | delivery → pipeline closed p50 / p99 ms |', '|---|---|---|---|---|');
-  const row = (label: string, f: FootprintResult, g: BridgeResult) =>
-    lines.push(`| ${label} | ${f.waitingRssMiB.min}–${f.waitingRssMiB.max} MiB | ${f.cpuPercentWhileWaiting} % | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.deliveryToPipelineClosedMs)} |`);
-  row('worker default (this run)', r.footprint, r.bridge);
-  for (const c of r.caches) row(String(c.cache), c.footprint, c.bridge);
+  lines.push('| worker cache | V8 old space | RSS with all waiting | CPU while waiting | deliveries/s | delivery → pipeline closed p50 / p99 ms |', '|---|---|---|---|---|---|');
+  const row = (label: string, heap: string, f: FootprintResult, g: BridgeResult) =>
+    lines.push(`| ${label} | ${heap} | ${f.waitingRssMiB.min}–${f.waitingRssMiB.max} MiB | ${f.cpuPercentWhileWaiting} % | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.deliveryToPipelineClosedMs)} |`);
+  row('worker default (this run)', 'Node default', r.footprint, r.bridge);
+  for (const c of r.caches) row(String(c.cache), c.heapMiB !== undefined ? `--max-old-space-size=${c.heapMiB}` : 'Node default', c.footprint, c.bridge);
   lines.push('');
 }
 
@@ -273,11 +341,12 @@ export function buildReport(results: Results, before: Results | null, chartPrefi
     if (useBefore && beforeRun) lines.push(`"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}.`);
     lines.push('', '| bench | seconds | machine load while it ran |', '|---|---|---|');
     for (const [name, res] of Object.entries(results) as Array<[string, { run?: Run }]>) if (res.run) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
-    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.cache} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
+    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.label}${c.footprint.run.commit !== run.commit ? ` (commit ${commitOf(c.footprint.run)}, ${dateOf(c.footprint.run)})` : ''} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
     if (useBefore) for (const [name, res] of Object.entries(useBefore) as Array<[string, { run: Run }]>) lines.push(`| ${name} (before) | ${res.run.seconds} | ${loadOf(res.run)} |`);
     lines.push('');
   }
   const charts: Record<string, string> = {};
+  targetsSection(results, lines);
   const handoffChart = handoffSection(results, useBefore, lines);
   if (handoffChart) charts['handoff-cdf.svg'] = handoffChart;
   const throughputChart = throughputSection(results, useBefore, lines);
@@ -307,11 +376,15 @@ export function replaceGenerated(doc: string, generated: string): string {
  * docs/benchmarks/*.svg. Quick runs: `<benchDir>/benchmarks.md` and `<benchDir>/charts/*.svg`.
  * Charts are then opened in headless Chromium (when installed) to check they render.
  */
-export async function generateReport(options: { benchDir: string; quick: boolean }): Promise<string[]> {
+export async function generateReport(options: { benchDir: string; quick: boolean; doc?: string }): Promise<string[]> {
   const results = readResults(options.benchDir);
   const docsDir = path.join(ROOT, 'docs');
+  // Another document (--doc): its own generated section, its charts named after it, no "before" columns.
+  const docName = options.doc ? path.basename(options.doc, '.md') : null;
   const chartsDir = options.quick ? path.join(options.benchDir, 'charts') : path.join(docsDir, 'benchmarks');
-  const { markdown, charts } = buildReport(results, options.quick ? null : readBefore(), options.quick ? 'charts/' : 'benchmarks/');
+  const built = buildReport(results, options.quick || docName ? null : readBefore(), options.quick ? 'charts/' : docName ? `${[path.relative(path.dirname(path.resolve(options.doc!)), path.join(docsDir, 'benchmarks')), `${docName}-`].filter(Boolean).join('/')}` : 'benchmarks/');
+  const markdown = built.markdown;
+  const charts = docName ? Object.fromEntries(Object.entries(built.charts).map(([name, svg]) => [`${docName}-${name}`, svg])) : built.charts;
   fs.mkdirSync(chartsDir, { recursive: true });
   const written: string[] = [];
   for (const [name, svg] of Object.entries(charts)) {
@@ -319,7 +392,7 @@ export async function generateReport(options: { benchDir: string; quick: boolean
     fs.writeFileSync(file, svg);
     written.push(file);
   }
-  const docFile = options.quick ? path.join(options.benchDir, 'benchmarks.md') : path.join(docsDir, 'benchmarks.md');
+  const docFile = options.quick ? path.join(options.benchDir, 'benchmarks.md') : options.doc ? path.resolve(options.doc) : path.join(docsDir, 'benchmarks.md');
   const doc = options.quick ? `# Benchmarks (quick mode)\n\n${START_MARKER}\n${END_MARKER}\n` : fs.readFileSync(docFile, 'utf8');
   fs.writeFileSync(docFile, replaceGenerated(doc, markdown));
   written.push(docFile);
@@ -330,10 +403,12 @@ export async function generateReport(options: { benchDir: string; quick: boolean
 
 if (require.main === module) {
   const args = process.argv.slice(2);
-  const dir = path.resolve(args.find((a) => !a.startsWith('--')) ?? path.join(ROOT, '.bench'));
+  const dir = path.resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--doc') ?? path.join(ROOT, '.bench'));
   // --save-before: record this run as the "before" of the next performance work, then report.
   if (args.includes('--save-before')) console.log(`written ${path.relative(ROOT, saveBefore(dir))}`);
-  generateReport({ benchDir: dir, quick: dir.includes(`${path.sep}quick`) }).then(
+  // --doc <file.md>: write the generated section into that document (between the same markers) instead.
+  const docAt = args.indexOf('--doc');
+  generateReport({ benchDir: dir, quick: dir.includes(`${path.sep}quick`), ...(docAt >= 0 ? { doc: args[docAt + 1]! } : {}) }).then(
     (files) => files.forEach((f) => console.log(`written ${path.relative(ROOT, f)}`)),
     (error: unknown) => {
       console.error(error);

@@ -1,4 +1,5 @@
 import type { JobResult } from '../contract';
+import type { ArchivedOutput } from '../media/reference';
 import type { BatchItemResult, BatchProgress } from '../workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../workflows/pipeline-types';
 import { fetchVideo, placeVideo, type FetchOptions, type FetchedVideo, type MediaPlacement, type VideoSource } from './media';
@@ -24,14 +25,13 @@ export interface CollectOptions extends FetchOptions {
 }
 
 /**
- * An output as the report reads it: the archived copy when the pipeline archived one (a media
- * store reference on the video: `archived`, `archivedUrl` or `archive.url`), else the service URL.
+ * An output as the report reads it: the service URL, and the archived copy in the media store when
+ * the pipeline archived it (the step's `archived`, matched by URL), which is read first.
  */
-export function videoSources(result: JobResult | undefined): VideoSource[] {
+export function videoSources(result: JobResult | undefined, archived: readonly ArchivedOutput[] = []): VideoSource[] {
   return (result?.videos ?? []).map((video) => {
-    const loose = video as typeof video & { archived?: unknown; archivedUrl?: unknown; archive?: { url?: unknown } };
-    const archived = [loose.archivedUrl, loose.archived, loose.archive?.url].find((v): v is string => typeof v === 'string' && v.length > 0);
-    return { url: video.url, fileName: video.file_name, contentType: video.content_type, ...(archived ? { archived } : {}) };
+    const copy = archived.find((a) => a.url === video.url);
+    return { url: video.url, fileName: video.file_name, contentType: video.content_type, ...(copy ? { archived: copy } : {}) };
   });
 }
 
@@ -48,7 +48,7 @@ function placement(fetched: FetchedVideo[], options: CollectOptions): MediaPlace
 export async function collectPipelineReport(summary: PipelineSummary, facts: WorkflowFacts, options: CollectOptions): Promise<PipelineReport> {
   const fetchedBySteps: FetchedVideo[][] = [];
   for (const step of summary.steps) {
-    const sources = videoSources(summary.outputs[step.id] ?? step.output);
+    const sources = videoSources(summary.outputs[step.id] ?? step.output, step.archived);
     const fetched: FetchedVideo[] = [];
     for (const [index, source] of sources.entries()) fetched.push(await fetchVideo(source, `${safeName(summary.name)}-${safeName(step.id)}-${index + 1}`, options));
     fetchedBySteps.push(fetched);
@@ -100,7 +100,7 @@ export async function collectBatchReport(progress: BatchProgress, workflowId: st
   const fetched: Array<FetchedVideo | null> = [];
   for (const item of items) {
     const last = item.summary?.steps.at(-1);
-    const source = last ? videoSources(item.summary?.outputs[last.id] ?? last.output)[0] : undefined;
+    const source = last ? videoSources(item.summary?.outputs[last.id] ?? last.output, last.archived)[0] : undefined;
     fetched.push(source ? await fetchVideo(source, `${safeName(item.result.name)}-final`, options) : null);
   }
   const where = placement(fetched.flatMap((f) => (f ? [f] : [])), options);

@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { copyArchivedOutput } from '../media/archived-copy';
 import { probe, runFfmpeg } from '../media/ffmpeg';
+import type { ArchivedOutput } from '../media/reference';
+import { MediaStoreError, type MediaStore } from '../media/store';
 import { safeDownload, SafeFetchError } from '../net';
 import type { ReportVideo } from './model';
 
@@ -15,8 +18,8 @@ export interface VideoSource {
   url: string;
   fileName: string;
   contentType: string;
-  /** A local file or a URL of the archived copy (media store), preferred over `url`. */
-  archived?: string;
+  /** The pipeline's copy in the media store (issue 15's archive), preferred over `url`. */
+  archived?: ArchivedOutput;
 }
 
 export interface FetchOptions {
@@ -24,6 +27,8 @@ export interface FetchOptions {
   workDir: string;
   /** Origin allowed to be private/http (the configured service, e.g. a local one on loopback). */
   serviceOrigin: string | null;
+  /** The media store archived outputs are read from; without it the service URL is used. */
+  store?: MediaStore;
 }
 
 /** A fetched, probed output with its poster (the file stays in workDir until embedded or copied). */
@@ -38,13 +43,14 @@ export interface FetchedVideo {
  * the whole report.
  */
 export async function fetchVideo(source: VideoSource, name: string, options: FetchOptions): Promise<FetchedVideo> {
-  const base = { url: source.url, fileName: source.fileName, contentType: source.contentType, ...(source.archived ? { archivedFrom: source.archived } : {}) };
-  const empty = { bytes: 0, durationSeconds: 0, width: null, height: null, videoCodec: null, poster: null, posterAtSeconds: null };
   const file = path.join(options.workDir, `${name}${extensionOf(source)}`);
+  const empty = { bytes: 0, durationSeconds: 0, width: null, height: null, videoCodec: null, poster: null, posterAtSeconds: null };
+  let base: Pick<ReportVideo, 'url' | 'fileName' | 'contentType' | 'archivedFrom'> = { url: source.url, fileName: source.fileName, contentType: source.contentType };
   try {
-    await fetchTo(source, file, options);
+    if (await fetchArchived(source, file, options)) base = { ...base, archivedFrom: (source.archived as ArchivedOutput).$media };
+    else await fetchTo(source.url, file, options);
   } catch (error) {
-    return { video: { ...base, ...empty, problem: `cannot fetch ${source.archived ?? source.url}: ${(error as Error).message}` }, file: null };
+    return { video: { ...base, ...empty, problem: `cannot fetch ${source.url}: ${(error as Error).message}` }, file: null };
   }
   const bytes = fs.statSync(file).size;
   try {
@@ -70,16 +76,26 @@ export function posterSecond(durationSeconds: number): number {
   return Math.min(1, durationSeconds / 2);
 }
 
-async function fetchTo(source: VideoSource, file: string, options: FetchOptions): Promise<void> {
-  const from = source.archived ?? source.url;
-  if (!/^https?:/i.test(from)) {
-    // An archived copy in a filesystem media store: a local path or file: URL.
-    fs.copyFileSync(from.startsWith('file:') ? new URL(from) : from, file);
-    return;
-  }
-  const own = options.serviceOrigin !== null && new URL(from).origin === options.serviceOrigin;
+/**
+ * Copies the archived copy out of the media store (SHA-256 checked). False when there is none to
+ * read (not archived, no store configured, or no longer in the store): the service URL is read then.
+ */
+async function fetchArchived(source: VideoSource, file: string, options: FetchOptions): Promise<boolean> {
+  if (!source.archived || !options.store) return false;
   try {
-    await safeDownload(from, file, { allowPrivate: own, maxBytes: MAX_VIDEO_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS });
+    await copyArchivedOutput(options.store, source.archived, file);
+    return true;
+  } catch (error) {
+    fs.rmSync(file, { force: true });
+    if (error instanceof MediaStoreError && error.code === 'not_found') return false;
+    throw error;
+  }
+}
+
+async function fetchTo(url: string, file: string, options: FetchOptions): Promise<void> {
+  const own = options.serviceOrigin !== null && new URL(url).origin === options.serviceOrigin;
+  try {
+    await safeDownload(url, file, { allowPrivate: own, maxBytes: MAX_VIDEO_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof SafeFetchError) throw new Error(`${error.code}: ${error.message}`);
     throw error;

@@ -7,7 +7,7 @@
 export interface ReportVideo {
   /** The service's URL of the output. */
   url: string;
-  /** The archived copy's reference when the pipeline archived the output (the one shown). */
+  /** The media-store address (`sha256:…`) of the archived copy, when that copy is the one shown. */
   archivedFrom?: string;
   fileName: string;
   contentType: string;

@@ -1,14 +1,19 @@
 import type { StepTimings } from './model';
 
 /**
- * Per-step timestamps a pipeline records (epoch ms, workflow time). Optional: pipelines that
- * predate them show "—" in the report instead of a guess.
+ * Per-step ISO timestamps a pipeline records (workflow time). Optional: pipelines that predate them
+ * show "—" in the report instead of a guess.
  */
 export interface StepTimestamps {
   /** The step's submit was acknowledged by the service (request id known). */
-  submittedAt?: number;
+  submittedAt?: number | string;
   /** The step's outcome became known (webhook, poll or cancel). */
-  finishedAt?: number;
+  finishedAt?: number | string;
+}
+
+function ms(at: number | string | undefined): number | undefined {
+  const value = typeof at === 'number' ? at : at === undefined ? NaN : Date.parse(at);
+  return Number.isFinite(value) ? value : undefined;
 }
 
 /** Seconds to one decimal, or null. */
@@ -23,11 +28,12 @@ function seconds(ms: number | null): number | null {
  */
 export function stepTimings(steps: ReadonlyArray<{ times: StepTimestamps; inferenceSeconds: number | null }>, pipelineStartedAt: number | null): StepTimings[] {
   return steps.map((step, index) => {
-    const { submittedAt, finishedAt } = step.times;
+    const submittedAt = ms(step.times.submittedAt);
+    const finishedAt = ms(step.times.finishedAt);
     const rendering = step.inferenceSeconds;
     const serviceMs = submittedAt !== undefined && finishedAt !== undefined ? finishedAt - submittedAt : null;
     const queuedMs = serviceMs !== null && rendering !== null ? serviceMs - rendering * 1000 : null;
-    const previousEnd = index === 0 ? pipelineStartedAt : (steps[index - 1]?.times.finishedAt ?? null);
+    const previousEnd = index === 0 ? pipelineStartedAt : (ms(steps[index - 1]?.times.finishedAt) ?? null);
     const handoffMs = submittedAt !== undefined && previousEnd !== null ? submittedAt - previousEnd : null;
     return { queuedSeconds: seconds(queuedMs), renderingSeconds: rendering === null ? null : Math.round(rendering * 10) / 10, handoffSeconds: seconds(handoffMs) };
   });

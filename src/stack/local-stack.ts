@@ -5,7 +5,7 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptio
 import pino from 'pino';
 import { request } from 'undici';
 import { REDACT_PATHS } from '../bridge/app';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, loadMediaSettings, type BridgeConfig } from '../config';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, loadMediaSettings, type BridgeConfig, type MediaStoreSettings } from '../config';
 import { startBridgeServer, type RunningBridge } from '../workers/bridge';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/service';
@@ -52,6 +52,8 @@ export interface LocalStackOptions {
   stubHoldMs?: number;
   /** Extra options of the in-process worker (tests add activity interceptors). */
   worker?: Partial<WorkerOptions>;
+  /** The media store, read at boot by the caller; default REELFLOW_MEDIA_STORE, else `<state dir>/media`. */
+  media?: MediaStoreSettings;
 }
 
 /** A local stack: started here, or a running one reused. */
@@ -241,7 +243,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
     cleanups.push(() => serviceClient.close());
     // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
-    const media = mediaDeps(service.url, loadMediaSettings(undefined, { stateDir: paths.root }));
+    const media = mediaDeps(service.url, options.media ?? loadMediaSettings(undefined, { stateDir: paths.root }));
     const worker: Worker = await createReelflowWorker({
       connection: nativeConnection,
       client,

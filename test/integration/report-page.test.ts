@@ -8,6 +8,8 @@ import { renderReport } from '../../src/report/render';
 import type { JobResult } from '../../src/contract';
 import type { BatchProgress } from '../../src/workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../../src/workflows/pipeline-types';
+import { createFileStore, putMediaFile } from '../../src/media/store';
+import type { ArchivedOutput } from '../../src/media/reference';
 import { announceSkip, browserOrReason } from '../helpers/browser';
 import { LONG_FORM, PIXEL_PNG, startTestService, waitForStatus, type TestService } from '../helpers/local-service';
 
@@ -108,8 +110,8 @@ describe('reelflow report pages', () => {
       budgetCredits: 500,
       ledger: { quoted: 200, charged: 200, refunded: 0, net: 200 },
       steps: [
-        step('generate', 'completed', results.four, { submittedAt: t0 + 400, finishedAt: t0 + 9_400 } as Partial<StepSummary>),
-        step('square', 'completed', results.five, { submittedAt: t0 + 9_500, finishedAt: t0 + 20_000 } as Partial<StepSummary>),
+        step('generate', 'completed', results.four, { submittedAt: t0 + 400, finishedAt: t0 + 9_400 }),
+        step('square', 'completed', results.five, { submittedAt: t0 + 9_500, finishedAt: t0 + 20_000 }),
         step('upscale', 'failed', undefined, { error: 'step upscale: <script>alert(1)</script> refused' }),
       ],
       outputs: { generate: results.four as JobResult, square: results.five as JobResult },
@@ -163,6 +165,36 @@ describe('reelflow report pages', () => {
     await page.screenshot({ path: path.join(SHOTS, 'report-pipeline-phone.png'), fullPage: false });
     await page.close();
     expect(blocked).toEqual([]);
+  });
+
+  it('an archived output is read from the media store (SHA-256 checked) when the service no longer serves it', async () => {
+    const served = results.five?.videos[0];
+    if (!served) throw new Error('no video rendered');
+    const copyFile = path.join(work, 'archived-five.mp4');
+    fs.writeFileSync(copyFile, Buffer.from(await (await fetch(served.url)).arrayBuffer()));
+    const store = createFileStore(path.join(work, 'store'));
+    const ref = await putMediaFile(store, copyFile, 'video/mp4', 'report-archived');
+    // The service has deleted its file: its URL answers 404; the pipeline kept the copy (issue 15's shape).
+    const gone = `${svc.url}/files/deleted-${served.file_name}`;
+    const archived: ArchivedOutput = { ...ref, url: gone, file_name: served.file_name };
+    const result: JobResult = { ...(results.five as JobResult), videos: [{ ...served, url: gone }] };
+    const summary: PipelineSummary = {
+      name: 'report-archived',
+      status: 'completed',
+      currentStep: null,
+      budgetCredits: null,
+      ledger: { quoted: 100, charged: 100, refunded: 0, net: 100 },
+      steps: [step('generate', 'completed', result, { archived: [archived] })],
+      outputs: { generate: result },
+    };
+    const facts = { workflowId: 'pipeline/report-archived', startedAt: null, closedAt: null };
+    const [fromStore] = (await collectPipelineReport(summary, facts, { ...options(), store })).steps;
+    expect(fromStore?.videos[0]).toMatchObject({ archivedFrom: ref.$media, url: gone, videoCodec: 'h264' });
+    expect(fromStore?.videos[0]?.problem).toBeUndefined();
+    expect(fromStore?.videos[0]?.durationSeconds).toBeCloseTo(5, 1);
+    // Without the store the service URL is all there is, and the page says why the player is missing.
+    const [withoutStore] = (await collectPipelineReport(summary, facts, options())).steps;
+    expect(withoutStore?.videos[0]?.problem).toMatch(/^cannot fetch http:\/\/127\.0\.0\.1:\d+\/files\/deleted-.*404/);
   });
 
   it('a batch page: a gallery with totals and state filters that work from the keyboard', async () => {

@@ -205,8 +205,10 @@ it('cancelled while the service winds the job down (an asynchronous cancel): pol
     // The cancel was answered with the live state: the service journalled the delayed cancel.
     expect(h.service.service.injectedFaults().filter((f) => f.requestId === job?.id).map((f) => f.kind)).toEqual(['cancel_delayed']);
     const attempt = summary.steps[0]?.attemptLog?.[0];
-    expect(attempt).toMatchObject({ outcome: 'CANCELLED', charged: 80, refunded: 80 });
-    expect(attempt?.learnedBy).not.toBe('cancel');
+    // Learned by a wind-down poll (no cancel event is sent), and the pipeline closed only after the service's cancel took effect.
+    expect(attempt).toMatchObject({ outcome: 'CANCELLED', learnedBy: 'poll', charged: 80, refunded: 80 });
+    const closed = (await env.client.workflow.getHandle(pipelineWorkflowId('cancel-winddown')).describe()).closeTime;
+    expect(closed?.getTime()).toBeGreaterThanOrEqual(jobsOf('cancel-winddown')[0]?.completedAt ?? Infinity);
     expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
   } finally {
     h.service.service.setFaults({ modelDurationMs: 0, cancelDelayMs: 0 });

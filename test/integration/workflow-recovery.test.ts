@@ -12,7 +12,7 @@ import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
 import { startAnswerProxy, type AnswerProxy } from '../helpers/answer-proxy';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, type TestService } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
-import { bundleReelflowWorkflows, eventually } from './workflow-harness';
+import { bundleReelflowWorkflows, eventually, maybeRecordHistory } from './workflow-harness';
 
 /**
  * Issue 16 against real parts: a Temporal dev server, the local service over loopback HTTP, real
@@ -59,6 +59,7 @@ function start(queue: string, spec: ReturnType<ReturnType<typeof pipeline>['buil
 /** The pipeline's failure (it must fail) with the summary it carries. */
 async function failureOf(handle: WorkflowHandle): Promise<{ message: string; summary: PipelineSummary }> {
   const error = await handle.result().then(() => undefined, (e: unknown) => e);
+  await maybeRecordHistory(handle, `recovery-${handle.workflowId.replace(/^pipeline\//, '')}`);
   expect(error).toBeInstanceOf(WorkflowFailedError);
   const cause = (error as WorkflowFailedError).cause as { message: string; details?: unknown[] };
   return { message: cause.message, summary: (cause.details?.[0] as PipelineSummary) ?? (await handle.query(pipelineProgressQuery)) };
@@ -99,6 +100,7 @@ describe('unknown idempotency: an ambiguous step waits for an operator decision'
       const answer = await handle.executeUpdate(resolveAmbiguousUpdate, { args: [{ step: 'generate', action: 'adopt', requestId, note: 'found by key' }] });
       expect(answer).toMatchObject({ step: 'generate', action: 'adopt', requestId });
       const summary = (await handle.result()) as PipelineSummary;
+      await maybeRecordHistory(handle, 'recovery-ambiguous-adopt');
       expect(summary.status).toBe('completed');
       expect(summary.steps[0]!.requestIds).toEqual([requestId]);
       expect(summary.recovery?.ambiguous[0]).toMatchObject({ state: 'adopted', requestId });
@@ -228,6 +230,7 @@ describe('a cancel that arrives before the submit', () => {
     await handle.cancel();
     await withWorker(queue, svc.url, 'honoured', async () => {
       await handle.result().catch(() => undefined);
+      await maybeRecordHistory(handle, 'recovery-cancel-before-submit');
     });
     expect((await handle.describe()).status.name).toBe('CANCELLED');
     expect(svc.service.counters().submits).toBe(before.submits);

@@ -5,19 +5,17 @@ import { temporal } from '@temporalio/proto';
 import { bundleReelflowWorkflows } from '../integration/workflow-harness';
 import * as workflows from '../../src/workflows';
 import { ONE_WORKFLOW_PATCH } from '../../src/workflows/pipeline';
-import { PREFLIGHT_PATCH } from '../../src/workflows/steps/preflight';
-import { EARLY_STATUS_CHECK_PATCH } from '../../src/workflows/steps/wait';
 
 /**
- * Replays recorded histories against the current code: those of the previous version
- * (histories/v1-child-workflows: pipeline, job, rendezvous-era batch; executions started on it must
- * finish on this worker) and those of the current one (histories/current: the one-workflow pipeline
- * and the route). A change that makes the code issue different commands for the same history
- * (non-determinism) fails here. Re-record with `npx tsx test/replay/record-histories.ts` after a
- * compatible change.
+ * Replays recorded histories against the current code: those of earlier versions
+ * (histories/v1-child-workflows: pipeline, job, rendezvous-era batch; histories/v2-before-preflight:
+ * the one-workflow pipeline before its later patches; executions started on them must finish on this
+ * worker) and those of the current code (histories/current). A change that makes the code issue
+ * different commands for the same history (non-determinism) fails here. Re-record with
+ * `npm run record-histories` after a compatible change.
  */
 const root = path.join(__dirname, 'histories');
-const folders = ['v1-child-workflows', 'current'];
+const folders = ['v1-child-workflows', 'v2-before-preflight', 'current'];
 const files = folders.flatMap((folder) => {
   const dir = path.join(root, folder);
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(folder, f)) : [];
@@ -39,6 +37,15 @@ const patchesOf = (file: string): string[] =>
     return Object.values(marker.details ?? {}).flatMap((payloads) => (payloads.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString()));
   });
 
+/**
+ * Patch branches without a recorded history yet: jobWorkflow is only started by pipelines recorded
+ * before the one-workflow patch, so its new branches (resubmit-backoff, result-from-event) need a
+ * scenario that starts it directly; archive-outputs' new branch is recorded by the cancel-between test
+ * (archive: always) and cancel-before-submit's by none yet (a cancel that comes before the step starts
+ * never reaches the submit). Closing a gap makes this list shorter; a new patch without histories fails.
+ */
+const KNOWN_GAPS: string[] = ['archive-outputs: new', 'cancel-before-submit: new', 'resubmit-backoff: new', 'result-from-event: new'];
+
 let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   bundle = await bundleReelflowWorkflows();
@@ -55,11 +62,23 @@ describe('replay of recorded workflow histories', () => {
     expect(pipelines('current').length).toBeGreaterThan(5);
     expect(pipelines('current').filter((f) => !patchedIn(f))).toEqual([]);
     expect(pipelines('v1-child-workflows').filter(patchedIn)).toEqual([]);
-    // Later patches of the one-workflow pipeline are replayed both ways: histories recorded before them and with them.
-    for (const patch of [PREFLIGHT_PATCH, EARLY_STATUS_CHECK_PATCH]) {
-      const withPatch = pipelines('current').filter((f) => patchesOf(f).some((data) => data.includes(`"${patch}"`)));
-      expect({ patch, withPatch: withPatch.length > 0, without: withPatch.length < pipelines('current').length }).toEqual({ patch, withPatch: true, without: true });
-    }
+  });
+
+  it('has, for every patch id in src/workflows, a history of its new branch (marker) and of its old one (none)', () => {
+    // Every `export const X_PATCH = '...'` of the workflows, so a new patch without histories fails here.
+    const sources = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    const patchIds = sources(path.join(__dirname, '..', '..', 'src', 'workflows')).flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/export const \w+_PATCH = '([^']+)'/g)].map((m) => m[1] as string));
+    expect(patchIds.length).toBeGreaterThanOrEqual(10);
+    // The job.ts patches run in jobWorkflow (the v1 child); the others in the one-workflow pipeline.
+    const jobPatches = new Set(['resubmit-backoff', 'result-from-event', 'quote-after-submit']);
+    const has = (file: string, id: string) => patchesOf(file).some((data) => data.includes(`"${id}"`));
+    const coverage = patchIds.map((id) => {
+      const candidates = files.filter((f) => (jobPatches.has(id) ? typeOf(f) === 'jobWorkflow' : typeOf(f) === 'pipelineWorkflow' && (id === ONE_WORKFLOW_PATCH || has(f, ONE_WORKFLOW_PATCH))));
+      return { id, newBranch: candidates.filter((f) => has(f, id)).length, oldBranch: candidates.filter((f) => !has(f, id)).length };
+    });
+    const missing = coverage.flatMap((c) => [...(c.newBranch === 0 ? [`${c.id}: new`] : []), ...(c.oldBranch === 0 ? [`${c.id}: old`] : [])]).sort();
+    // Branches no recorded scenario reaches yet (named, so closing or opening a gap changes this list).
+    expect(missing).toEqual(KNOWN_GAPS);
   });
 
   it('replays every history without non-determinism', async () => {

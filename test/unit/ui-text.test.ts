@@ -72,7 +72,7 @@ describe('what the Temporal UI shows', () => {
       '- `upscale`: first \\| attempt failed',
     ]);
     expect(stepElapsed({}, 5)).toBe('—');
-    expect(stepElapsed({ submittedAt: 0 }, 125_000)).toBe('2 min 05 s');
+    expect(stepElapsed({ submittedAt: new Date(0).toISOString() }, 125_000)).toBe('2 min 05 s');
     expect(shortId('c0ffee00-1234-c3f1')).toBe('…c3f1');
   });
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runUntilSignal } from '../../workers/run-until-signal';
-import { loadStackSettings } from '../../config';
+import { loadMediaSettings, loadStackSettings } from '../../config';
 import { portOption as port, variableFlags } from '../options';
 import { startLocalStack, type LocalStack } from '../../stack/local-stack';
 import { redact, type StackPorts } from '../../stack/stack-state';
@@ -53,10 +53,13 @@ export async function runDev(options: DevOptions): Promise<void> {
     undefined,
     variableFlags({ stateDir: options.stateDir, autoPorts: options.autoPorts ? 'auto' : undefined }, { stateDir: ['REELFLOW_STATE_DIR', '--state-dir'], autoPorts: ['REELFLOW_DEV_PORTS', '--auto-ports'] }),
   );
+  // Read at boot, before anything starts: a bad REELFLOW_MEDIA_* stops `reelflow dev` with exit 2.
+  const media = loadMediaSettings(undefined, { stateDir: settings.stateDir });
   const stack = await startLocalStack({
     stateDir: settings.stateDir,
     ports,
     autoPorts: settings.autoPorts,
+    media,
     log: (line) => out(line),
     ...renderOptions(options),
   });

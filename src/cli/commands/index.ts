@@ -22,6 +22,8 @@ const COMMANDS: Record<string, () => Register> = {
   orphans: () => (require('./orphans') as typeof import('./orphans')).registerOrphansCommand,
   resume: () => (require('./resume') as typeof import('./resume')).registerResumeCommand,
   report: () => (require('./report') as typeof import('./report')).registerReportCommand,
+  budget: () => (require('./budget') as typeof import('./budget')).registerBudgetCommand,
+  retry: () => (require('./retry') as typeof import('./retry')).registerRetryCommand,
   dev: () => (require('./dev') as typeof import('./dev')).registerDevCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */

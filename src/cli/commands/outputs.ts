@@ -1,9 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createHash } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { digestOf, type ArchivedOutput } from '../../media/reference';
+import { copyArchivedOutput } from '../../media/archived-copy';
 import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
@@ -34,28 +32,6 @@ function extensionOf(url: string, contentType: string | null): string {
   return '.mp4';
 }
 
-/** Copies an archived output out of the store into `file`, checking its SHA-256 on the way. */
-async function copyFromArchive(store: MediaStore, ref: ArchivedOutput, file: string): Promise<number> {
-  const sha = digestOf(ref.$media);
-  if (!sha) throw new CliError(`${ref.$media} is not a media address`, EXIT.failed);
-  const hash = createHash('sha256');
-  let bytes = 0;
-  const source = await store.read(sha);
-  await pipeline(
-    source,
-    async function* (chunks: AsyncIterable<Buffer>) {
-      for await (const chunk of chunks) {
-        hash.update(chunk);
-        bytes += chunk.length;
-        yield chunk;
-      }
-    },
-    fs.createWriteStream(file),
-  );
-  if (hash.digest('hex') !== sha) throw new CliError(`the archived copy of ${ref.file_name} does not match ${ref.$media}; the store is damaged`, EXIT.failed);
-  return bytes;
-}
-
 /**
  * Downloads every output video of the pipeline's steps into `dir` as `<step>-<n><ext>`: from the
  * media-store archive when the output was archived (the service may have deleted its file), else
@@ -75,11 +51,12 @@ export async function downloadOutputs(summary: PipelineSummary, dir: string, ser
       if (copy && store) {
         const file = path.join(dir, `${step.id}-${index + 1}${extensionOf(video.url, copy.type)}`);
         try {
-          const bytes = await copyFromArchive(store, copy, file);
+          const bytes = await copyArchivedOutput(store, copy, file);
           files.push({ step: step.id, url: video.url, file, bytes, from: 'archive', media: copy.$media });
           continue;
         } catch (error) {
           fs.rmSync(file, { force: true });
+          if (error instanceof MediaStoreError && error.code === 'integrity') throw new CliError(error.message, EXIT.failed);
           if (!(error instanceof MediaStoreError && error.code === 'not_found')) throw error;
           // Not (any more) in the store: try the service URL below.
         }

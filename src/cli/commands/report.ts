@@ -9,7 +9,7 @@ import { renderReport } from '../../report/render';
 import type { Report } from '../../report/model';
 import { pipelineWorkflowId } from '../../workflows/definitions';
 import type { BatchItemResult } from '../../workflows/batch-types';
-import { batchProgress, cliEnv, findWorkflow, pipelineSummary, withTemporal } from '../context';
+import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../context';
 import { printJson, say } from '../output';
 
 /** Videos up to this size in total are embedded in the page by default. */
@@ -85,6 +85,8 @@ export function registerReportCommand(program: Command): void {
           embedLimitBytes: options.embedLimitMb * 1024 * 1024,
           mediaDir: `${file.replace(/\.html?$/i, '')}-media`,
           pageDir: path.dirname(file),
+          // Archived outputs are read from the media store (the service may have deleted its files).
+          store: cliMediaStore(env).store,
         };
         let report: Report;
         try {

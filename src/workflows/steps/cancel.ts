@@ -1,6 +1,7 @@
 import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
 import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
-import { api } from './proxies';
+import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { apiWith } from './proxies';
 import { settle } from './settle';
 import type { StepAttempt } from '../pipeline-types';
 import { currentAttempt, type StepEnd, type StepRun } from './step-run';
@@ -31,7 +32,7 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
 export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<ServiceJobState> {
   run.row.phase = 'cancelling';
   run.changed();
-  const answer = await api.cancelJob(attempt.requestId as string, attempt.cancelUrl);
+  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(attempt.requestId as string, attempt.cancelUrl);
   let terminal: ServiceJobState;
   if (isTerminalState(answer.status)) {
     terminal = answer.status;

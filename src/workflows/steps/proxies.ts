@@ -3,11 +3,17 @@ import type { ReelflowActivities } from '../../activities';
 import type { PreflightActivities } from '../../activities/preflight';
 
 /** Idempotent service calls (quote, poll, fetch, cancel): retried by Temporal with backoff; non-retryable failures stop at once. */
-export const api = proxyActivities<ReelflowActivities>({
+const API_OPTIONS = {
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
+export const api = proxyActivities<ReelflowActivities>(API_OPTIONS);
+
+/** The same calls with a summary the Temporal UI shows on the activity ("poll the status of upscale (…c3f1)"). */
+export function apiWith(summary: string): ReelflowActivities {
+  return proxyActivities<ReelflowActivities>({ ...API_OPTIONS, summary });
+}
 
 /**
  * The submit-and-subscribe activity. Transport failures before the request reached the service are
@@ -15,8 +21,9 @@ export const api = proxyActivities<ReelflowActivities>({
  * Idempotency-Key makes safe. `timeoutSeconds` bounds one attempt (a crashed worker's submit is
  * retried after the heartbeat timeout at the latest).
  */
-export function submitActivities(timeoutSeconds = 120): Pick<ReelflowActivities, 'submitAndSubscribe'> {
+export function submitActivities(timeoutSeconds = 120, summary?: string): Pick<ReelflowActivities, 'submitAndSubscribe'> {
   return proxyActivities<ReelflowActivities>({
+    ...(summary ? { summary } : {}),
     startToCloseTimeout: `${timeoutSeconds} seconds`,
     heartbeatTimeout: `${Math.min(30, timeoutSeconds)} seconds`,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },

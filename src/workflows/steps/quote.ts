@@ -1,7 +1,8 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { ModelId } from '../../contract';
 import type { StepAttempt } from '../pipeline-types';
-import { api } from './proxies';
+import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { apiWith } from './proxies';
 
 /**
  * A step's quote, asked once. Never cancelled half-way: the ledger needs it even when the step is
@@ -16,11 +17,13 @@ export class StepQuote {
   constructor(
     private readonly model: ModelId,
     private readonly input: Record<string, unknown>,
+    /** The step's id, for the activity's summary in the Temporal UI. */
+    private readonly stepId = '',
   ) {}
 
   /** The quoted credits (one activity call for the whole step). */
   ask(): Promise<number> {
-    return (this.asked ??= CancellationScope.nonCancellable(() => api.quoteJob(this.model, this.input)).then((quote) => {
+    return (this.asked ??= CancellationScope.nonCancellable(() => apiWith(ACTIVITY_SUMMARIES.quote(this.stepId, this.model)).quoteJob(this.model, this.input)).then((quote) => {
       this.credits = quote.credits;
       return quote.credits;
     }));

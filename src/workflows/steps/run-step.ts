@@ -1,4 +1,5 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { TIMER_SUMMARIES } from '../ui-text';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
 import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
@@ -28,7 +29,10 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       if (n > 1) {
         run.row.phase = 'backing-off';
         run.changed();
-        await sleep(`${resubmitBackoffSeconds(n - 1)} seconds`);
+        const backoff = resubmitBackoffSeconds(n - 1);
+        // The operator console can end the backoff early (`retryStep` update); the timer is the same.
+        if (run.wakeBackoff) await condition(run.wakeBackoff, backoff * 1000, { summary: TIMER_SUMMARIES.backoff(run.stepId, backoff) });
+        else await sleep(`${backoff} seconds`);
       }
       // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
       if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');

@@ -1,6 +1,7 @@
 import type { JobResult, JobState as ServiceJobState } from '../../contract';
 import type { StepAttempt } from '../pipeline-types';
-import { api } from './proxies';
+import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { apiWith } from './proxies';
 import type { StepRun } from './step-run';
 
 /**
@@ -26,7 +27,7 @@ export async function settle(run: StepRun, attempt: StepAttempt, terminal: Servi
     attempt.resultFrom = 'event';
   } else {
     run.row.phase = 'fetching-result';
-    result = await api.fetchJobResult(requestId, attempt.responseUrl);
+    result = await apiWith(ACTIVITY_SUMMARIES.result(run.stepId, requestId)).fetchJobResult(requestId, attempt.responseUrl);
     attempt.resultFrom = 'fetch';
   }
   run.row.output = result;

@@ -35,6 +35,8 @@ export interface StepRun {
   ambiguousDeadlineHours?: number;
   /** Refreshes the row's ledger and publishes the summary (memo, search attributes). */
   changed(): void;
+  /** Set by the operator console: true once a `retryStep` update asked to end the backoff before a resubmit now. */
+  wakeBackoff?: () => boolean;
 }
 
 /** How a step ended when it did not fail. */

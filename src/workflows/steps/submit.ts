@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, patched } from '@temporalio/workflow';
 import type { StepAttempt } from '../pipeline-types';
 import { STEP_FAILURE_TYPES } from '../pipeline-types';
+import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH } from './abandon';
 import { AMBIGUOUS_WAIT_PATCH, awaitDecision } from './ambiguous';
 import { submitActivities } from './proxies';
@@ -30,7 +31,7 @@ export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> 
     if (CancellationScope.current().consideredCancelled && patched(CANCEL_BEFORE_SUBMIT_PATCH)) {
       throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
     }
-    const activity = submitActivities(run.submitTimeoutSeconds);
+    const activity = submitActivities(run.submitTimeoutSeconds, ACTIVITY_SUMMARIES.submit(run.stepId, run.model, attempt.idempotencyKey, attempt.attempt));
     try {
       const answer = await CancellationScope.nonCancellable(() =>
         activity.submitAndSubscribe({ model: run.model, input: run.input, idempotencyKey: attempt.idempotencyKey, subscriberWorkflowId: run.workflowId }),

@@ -3,7 +3,8 @@ import { isTerminalState, type JobState as ServiceJobState } from '../../contrac
 import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../pipeline/pacing';
 import type { StepAttempt } from '../pipeline-types';
 import { serviceErrorOf } from './inbox';
-import { api } from './proxies';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../ui-text';
+import { apiWith } from './proxies';
 import type { StepRun } from './step-run';
 
 /**
@@ -28,13 +29,13 @@ export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: 
   /** Waits up to `delayMs` for the webhook, then polls once; the terminal state, or null to go on. */
   const waitThenPoll = async (delayMs: number): Promise<ServiceJobState | null> => {
     run.row.nextPollAt = Date.now() + delayMs;
-    if (await condition(arrived, delayMs)) {
+    if (await condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
       attempt.learnedBy = 'webhook';
       return run.inbox.terminalOf(requestId) as ServiceJobState;
     }
     run.row.polls += 1;
     run.row.pollOffsetsSeconds?.push((Date.now() - since) / 1000);
-    const status = await api.pollJobStatus(requestId, attempt.statusUrl);
+    const status = await apiWith(ACTIVITY_SUMMARIES.poll(run.stepId, requestId)).pollJobStatus(requestId, attempt.statusUrl);
     // A poll that finds the state it found before is no change.
     if (status.status !== lastSeen) run.row.lastChangeAt = Date.now();
     lastSeen = status.status;

@@ -18,6 +18,8 @@ describe('configuration errors at boot exit 2 naming the variable', () => {
     [['service', '--port', '0'], {}, 'REELFLOW_SERVICE_DATA_DIR: must be set'],
     [['service', '--data-dir', '/tmp/never-created', '--concurrency', '0'], {}, 'REELFLOW_SERVICE_CONCURRENCY: (--concurrency) must be at least 1'],
     [['worker'], { REELFLOW_SERVICE_URL: 'http://127.0.0.1:1' }, 'REELFLOW_API_KEY: must be set'],
+    // Before anything of the stack starts.
+    [['dev'], { REELFLOW_MEDIA_STORE: 'ftp://media' }, 'REELFLOW_MEDIA_STORE: must be file://<dir> or s3://'],
   ])('reelflow %j with %j', async (args, env, message) => {
     const result = await runCli(args, env);
     expect(result.code).toBe(2);

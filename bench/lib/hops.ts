@@ -1,0 +1,77 @@
+/**
+ * Where a webhook hand-off's time goes, hop by hop, from two clocks of the same machine: the service's
+ * job clocks and the event times of the pipeline's Temporal history.
+ *   1. delivery: job A `completedAt` (service) → `WorkflowExecutionSignaled` with A's event (the service
+ *      dispatching the webhook, HTTP, the bridge verifying it, reading the route, signalling);
+ *   2. task dispatch: signal → the next `WorkflowTaskStarted` (the server scheduling the workflow task
+ *      and the worker polling it);
+ *   3. workflow code: that task's `WorkflowTaskStarted` → `WorkflowTaskCompleted` (activation, settle,
+ *      the next step's input, the submit scheduled);
+ *   4. activity start: task completed → `ActivityTaskStarted` of the next `submitAndSubscribe` (eager
+ *      dispatch in the task's answer when the server grants it);
+ *   5. submit request: activity started → job B `receivedAt` (service).
+ */
+import type { Client } from '@temporalio/client';
+import { summarize, type Summary } from './stats';
+import type { JobClocks } from './stack';
+
+export const HOPS = ['delivery', 'taskDispatch', 'workflowCode', 'activityStart', 'submitRequest'] as const;
+export type Hop = (typeof HOPS)[number];
+
+export interface HopBreakdown {
+  /** Hand-offs broken down (those whose events were all found). */
+  n: number;
+  hops: Record<Hop, Summary>;
+}
+
+const ms = (time: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
+  time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : NaN;
+
+/** The request id of the webhook event a `jobEvent` signal carried (JSON payload). */
+function signalledRequestId(input: { payloads?: Array<{ data?: Uint8Array | null }> | null } | null | undefined): string | undefined {
+  const data = input?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  try {
+    return (JSON.parse(Buffer.from(data).toString('utf8')) as { request_id?: string }).request_id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Breaks down every hand-off of `workflowIds` (pipelines that learned their outcomes by webhook). */
+export async function hopBreakdown(client: Client, workflowIds: string[], jobs: JobClocks[]): Promise<HopBreakdown> {
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  const consumerOf = new Map<string, JobClocks>();
+  for (const job of jobs) if (job.inputRequestId && !consumerOf.has(job.inputRequestId)) consumerOf.set(job.inputRequestId, job);
+  const samples: Record<Hop, number[]> = { delivery: [], taskDispatch: [], workflowCode: [], activityStart: [], submitRequest: [] };
+  for (const workflowId of workflowIds) {
+    const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    for (let i = 0; i < events.length; i += 1) {
+      const signalled = events[i]!.workflowExecutionSignaledEventAttributes;
+      if (!signalled || signalled.signalName !== 'jobEvent') continue;
+      const requestId = signalledRequestId(signalled.input);
+      const done = requestId ? byId.get(requestId) : undefined;
+      const next = requestId ? consumerOf.get(requestId) : undefined;
+      if (!done?.completedAt || !next) continue;
+      const after = events.slice(i + 1);
+      const taskStarted = after.find((e) => e.workflowTaskStartedEventAttributes);
+      const taskCompleted = after.find((e) => e.workflowTaskCompletedEventAttributes);
+      const scheduled = after.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'submitAndSubscribe');
+      const scheduledId = scheduled ? Number(scheduled.eventId) : NaN;
+      const activityStarted = after.find((e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === scheduledId);
+      if (!taskStarted || !taskCompleted || !activityStarted) continue;
+      const t = {
+        signalled: ms(events[i]!.eventTime),
+        taskStarted: ms(taskStarted.eventTime),
+        taskCompleted: ms(taskCompleted.eventTime),
+        activityStarted: ms(activityStarted.eventTime),
+      };
+      samples.delivery.push(t.signalled - done.completedAt);
+      samples.taskDispatch.push(t.taskStarted - t.signalled);
+      samples.workflowCode.push(t.taskCompleted - t.taskStarted);
+      samples.activityStart.push(t.activityStarted - t.taskCompleted);
+      samples.submitRequest.push(next.receivedAt - t.activityStarted);
+    }
+  }
+  return { n: samples.delivery.length, hops: Object.fromEntries(HOPS.map((h) => [h, summarize(samples[h])])) as Record<Hop, Summary> };
+}

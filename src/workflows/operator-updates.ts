@@ -1,0 +1,114 @@
+import { defineUpdate } from '@temporalio/workflow';
+import type { PipelineSummary, StepSummary } from './pipeline-types';
+
+/**
+ * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update") or
+ * `reelflow cancel --step / budget / retry`. (Resolving an ambiguous submit is the update
+ * `resolveAmbiguousStep` of the submit-recovery code, built the same way.) Each update has a validator that refuses bad
+ * input with a reason (shown by the UI and the CLI) before anything is written to history.
+ * The checks are pure functions of the pipeline's summary, so they are tested without a server.
+ */
+
+/** Answer of every operator update: what the pipeline did, in words. */
+export interface OperatorAnswer {
+  ok: true;
+  message: string;
+}
+
+export interface CancelStepArgs {
+  step: string;
+  reason?: string;
+}
+export interface CancelPipelineArgs {
+  reason?: string;
+}
+export interface RaiseBudgetArgs {
+  credits: number;
+}
+export interface RetryStepArgs {
+  step: string;
+}
+
+/** Update names, as typed in the Temporal UI's "Send an Update" form. */
+export const OPERATOR_UPDATE_NAMES = {
+  cancelStep: 'cancelStep',
+  cancelPipeline: 'cancelPipeline',
+  raiseBudget: 'raiseBudget',
+  retryStep: 'retryStep',
+} as const;
+
+export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(OPERATOR_UPDATE_NAMES.cancelStep);
+export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(OPERATOR_UPDATE_NAMES.cancelPipeline);
+export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(OPERATOR_UPDATE_NAMES.raiseBudget);
+export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(OPERATOR_UPDATE_NAMES.retryStep);
+
+/** A refusal: the validator throws it and the update is rejected with this message. */
+export class OperatorRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OperatorRefusal';
+  }
+}
+
+/** Steps an operator may still cancel: not started yet, or running. */
+const CANCELLABLE: ReadonlyArray<StepSummary['status']> = ['pending', 'running'];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stepOf(summary: PipelineSummary, args: unknown, update: string): StepSummary {
+  if (!isObject(args) || typeof args.step !== 'string' || args.step === '') {
+    throw new OperatorRefusal(`${update} needs {"step": "<step id>"}; steps: ${summary.steps.map((s) => s.id).join(', ')}`);
+  }
+  const step = summary.steps.find((s) => s.id === args.step);
+  if (!step) throw new OperatorRefusal(`step: no step "${args.step}" in pipeline ${summary.name} (steps: ${summary.steps.map((s) => s.id).join(', ')})`);
+  return step;
+}
+
+function stillRunning(summary: PipelineSummary): void {
+  if (summary.status !== 'running') throw new OperatorRefusal(`pipeline ${summary.name} is ${summary.status}; it can no longer be changed`);
+}
+
+/** Refuses a cancel of an unknown step, or of one that is over (completed, failed, cancelled, skipped). */
+export function checkCancelStep(summary: PipelineSummary, args: unknown): StepSummary {
+  stillRunning(summary);
+  const step = stepOf(summary, args, 'cancelStep');
+  if (!CANCELLABLE.includes(step.status)) {
+    throw new OperatorRefusal(`step: ${step.id} is ${step.status}; only a pending or running step can be cancelled${step.status === 'completed' ? ' (its output is already paid for and kept)' : ''}`);
+  }
+  if (isObject(args) && args.reason !== undefined && typeof args.reason !== 'string') throw new OperatorRefusal('reason: must be a string');
+  return step;
+}
+
+/** Refuses a cancel of a pipeline that is over. */
+export function checkCancelPipeline(summary: PipelineSummary, args: unknown): void {
+  stillRunning(summary);
+  if (args !== undefined && args !== null && (!isObject(args) || (args.reason !== undefined && typeof args.reason !== 'string'))) {
+    throw new OperatorRefusal('cancelPipeline takes no argument or {"reason": "<text>"}');
+  }
+}
+
+/** Refuses a budget that is not a positive integer, is below what is already spent, or does not raise it. */
+export function checkRaiseBudget(summary: PipelineSummary, args: unknown): number {
+  stillRunning(summary);
+  const credits = isObject(args) ? args.credits : undefined;
+  if (typeof credits !== 'number' || !Number.isInteger(credits) || credits <= 0) throw new OperatorRefusal('credits: must be a positive whole number of credits, e.g. {"credits": 500}');
+  const spent = summary.ledger.net;
+  if (credits < spent) throw new OperatorRefusal(`credits: a budget of ${credits} is below the ${spent} credits this pipeline has already spent`);
+  if (summary.budgetCredits !== null && credits <= summary.budgetCredits) {
+    throw new OperatorRefusal(`credits: ${credits} does not raise the current budget of ${summary.budgetCredits} credits`);
+  }
+  return credits;
+}
+
+/** Refuses a retry of a step that is not waiting to resubmit after a failed attempt. */
+export function checkRetryStep(summary: PipelineSummary, args: unknown): StepSummary {
+  stillRunning(summary);
+  const step = stepOf(summary, args, 'retryStep');
+  const phase = (step as StepSummary & { phase?: string }).phase;
+  if (step.status !== 'running' || phase !== 'backing-off') {
+    throw new OperatorRefusal(`step: ${step.id} is ${step.status}${phase && step.status === 'running' ? ` (${phase})` : ''}, not waiting to resubmit after a failed attempt; only such a step can be retried now`);
+  }
+  return step;
+}
