@@ -177,6 +177,39 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     }
   });
 
+  it('budget, retry and cancel --step send the operator updates; refusals exit 2 with the validator\'s reason', async () => {
+    h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 120_000 } });
+    try {
+      const file = writeThreeStepSpec('cli-operator');
+      fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(fs.readFileSync(file, 'utf8')), budgetCredits: 500 }));
+      expect((await runCli(['run', file, '--detach'], cliEnv)).code).toBe(0);
+      await eventually(async () => {
+        const status = jsonOf(await runCli(['status', 'pipeline/cli-operator', '--json'], cliEnv));
+        return status.progress?.steps?.[0]?.requestIds?.length === 1;
+      }, 'the generate step to be submitted');
+      const low = await runCli(['budget', 'pipeline/cli-operator', '400'], cliEnv);
+      // Code and stderr together, so a failure shows what the CLI said.
+      expect({ code: low.code, stderr: low.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('raiseBudget refused by pipeline/cli-operator: credits: 400 does not raise the current budget of 500 credits') });
+      const raised = await runCli(['budget', 'cli-operator', '900', '--json'], cliEnv);
+      expect({ code: raised.code, stderr: raised.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+      expect(jsonOf(raised).message).toMatch(/^budget raised from 500 to 900 credits/);
+      const retry = await runCli(['retry', 'pipeline/cli-operator', 'generate'], cliEnv);
+      expect({ code: retry.code, stderr: retry.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('retryStep refused by pipeline/cli-operator: step: generate is running (waiting), not waiting to resubmit') });
+      const cancelled = await runCli(['cancel', 'pipeline/cli-operator', '--step', 'generate', '--reason', 'cli test', '--json'], cliEnv);
+      expect({ code: cancelled.code, stderr: cancelled.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+      const report = jsonOf(cancelled);
+      expect(report.progress.status).toBe('cancelled');
+      expect(report.progress.budgetCredits).toBe(900);
+      expect(report.progress.steps.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'skipped', 'skipped']);
+      expect(report.progress.steps[0].error).toBe('cancelled by an operator: cli test');
+      // A closed pipeline takes no update.
+      const late = await runCli(['cancel', 'pipeline/cli-operator', '--step', 'upscale'], cliEnv);
+      expect({ code: late.code, stderr: late.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('pipeline/cli-operator has closed (failed); cancelStep applies to running pipelines only') });
+    } finally {
+      h.service.service.setFaults({ modelDurationMs: 0 });
+    }
+  });
+
   it('an invalid spec exits 2 naming the path and the reason; nothing is started', async () => {
     const spec = writeJson('cli-invalid.json', {
       name: 'cli-invalid',

@@ -8,8 +8,9 @@ import { createActivities, type ReelflowActivities } from '../../src/activities'
 import { createServiceClient } from '../../src/client/service-client';
 import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
 import { subscribeToRoute } from '../../src/bridge/route-client';
-import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId, jobWorkflowId, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { BatchWorkflowInput } from '../../src/workflows/batch-types';
+import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { jsonOf, runCli } from './cli-process';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
@@ -52,24 +53,19 @@ async function gatedWorker(): Promise<Worker> {
     subscribe: createSubscribeActivity(env.client, QUEUE),
     routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber) },
   });
+  /** The real activity, run once the test has opened its gate (if one is set). */
+  const gated =
+    <A extends unknown[], R>(which: keyof typeof gates, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await gates[which];
+      return fn(...args);
+    };
   const activities: ReelflowActivities = {
     ...real,
-    quoteJob: async (...args) => {
-      await gates.quote;
-      return real.quoteJob(...args);
-    },
-    submitAndSubscribe: async (request) => {
-      await gates.submit;
-      return real.submitAndSubscribe(request);
-    },
-    preflightJob: async (...args) => {
-      await gates.preflight;
-      return real.preflightJob(...args);
-    },
-    archiveOutputs: async (request) => {
-      await gates.archive;
-      return real.archiveOutputs(request);
-    },
+    quoteJob: gated('quote', real.quoteJob),
+    submitAndSubscribe: gated('submit', real.submitAndSubscribe),
+    preflightJob: gated('preflight', real.preflightJob),
+    archiveOutputs: gated('archive', real.archiveOutputs),
   };
   return Worker.create({ connection: env.nativeConnection, taskQueue: QUEUE, workflowBundle: bundle, activities });
 }
@@ -273,4 +269,23 @@ it("cancelling a batch cancels every child pipeline's job at the service (refund
   } finally {
     h.service.service.setFaults({ modelDurationMs: 0 });
   }
+});
+
+// Not a cancel: the legacy job workflow (executions of the v1 pipeline finish on this worker) takes the
+// result from the signed event it received (the result-from-event patch), on the same bridge as above.
+it('legacy job workflow: a webhook event carrying the result is used without fetching it', async () => {
+  const worker = await gatedWorker();
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('jobWorkflow', {
+      taskQueue: QUEUE,
+      workflowId: jobWorkflowId('legacy-events', 'generate'),
+      args: [{ pipeline: 'legacy-events', step: 'generate', model: LONG_FORM, input: { image_urls: [PIXEL_PNG] } } satisfies JobWorkflowInput],
+    });
+    const outcome = (await handle.result()) as JobOutcome;
+    await maybeRecordHistory(handle, 'job-result-from-event');
+    expect(outcome.attempts[0]).toMatchObject({ outcome: 'COMPLETED', learnedBy: 'webhook', resultFrom: 'event' });
+    // (The stand-in bridge reads the result to build the event; the workflow itself fetched nothing: resultFrom 'event'.)
+    expect(jobsOf('legacy-events').map((j) => j.status)).toEqual(['COMPLETED']);
+    expect(outcome.requestIds).toEqual([jobsOf('legacy-events')[0]?.id]);
+  });
 });

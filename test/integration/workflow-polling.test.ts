@@ -118,4 +118,20 @@ describe('job workflow, polling fallback (time-skipping server)', () => {
       h.service.service.setFaults({ failureRate: 0 });
     }
   });
+
+  it('resubmits a failed job after the backoff, with a fresh key, as its policy allows (both refunded at the service)', async () => {
+    h.service.service.setFaults({ failureRate: 1 });
+    try {
+      const handle = await startJob('resubmitted', { maxResubmits: 1 });
+      const error = await handle.result().then(() => null, (e: unknown) => e);
+      await maybeRecordHistory(handle, 'job-polling-resubmitted');
+      expect(((error as WorkflowFailedError).cause as ApplicationFailure).message).toMatch(/failed 2 time\(s\); policy allows 1 resubmit\(s\)/);
+      const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('polling/job/resubmitted:'));
+      expect(jobs.map((j) => [j.idempotencyKey?.slice(-2), j.status, j.creditsRefunded])).toEqual([[':1', 'FAILED', 80], [':2', 'FAILED', 80]]);
+      const state = await handle.query(jobStateQuery);
+      expect(state.attempts.map((a) => a.outcome)).toEqual(['FAILED', 'FAILED']);
+    } finally {
+      h.service.service.setFaults({ failureRate: 0 });
+    }
+  });
 });
