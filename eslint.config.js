@@ -22,17 +22,20 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/events, contract/limits, contract/model-metadata, contract/workflow-names, pipeline/references, pipeline/pacing) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/workflow-names, pipeline/errors, pipeline/references, pipeline/pacing) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
  * plain data and pure functions: no zod, no schema modules, no Node built-ins, no I/O.
  */
 const WORKFLOW_PLAIN_MODULES = [
+  'src/contract/errors.ts',
   'src/contract/events.ts',
+  'src/contract/failure-types.ts',
   'src/contract/limits.ts',
   'src/contract/model-metadata.ts',
   'src/contract/workflow-names.ts',
+  'src/pipeline/errors.ts',
   'src/pipeline/references.ts',
   'src/pipeline/pacing.ts',
 ];

@@ -1,19 +1,24 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ServiceClientError, ServiceProblemError, AmbiguousSubmissionError, SubmitAnswerInvalidError } from '../client/errors';
+import { ReelflowError } from '../contract/errors';
+import { serviceProblemType } from '../contract/failure-types';
 
 /**
- * ApplicationFailure types the workflows branch on. A problem document keeps its stable code in
- * the type (`ServiceProblem:insufficient_credits`), so a workflow can branch on either part.
+ * Errors of the activities, and the mapping of the API client's errors onto ApplicationFailure
+ * types (every type is in src/contract/failure-types.ts). A problem document keeps its stable code
+ * in the type (`ServiceProblem:insufficient_credits`), so a workflow can branch on either part.
  */
-export const FAILURE_TYPES = {
-  ambiguousSubmission: 'AmbiguousSubmission',
-  /** A 2xx submit answer that breaks the contract: the job exists; details say what could be read of it. */
-  submitAnswerInvalid: 'SubmitAnswerInvalid',
-  unreachable: 'ServiceUnreachable',
-  timeout: 'ServiceTimeout',
-  unexpectedResponse: 'UnexpectedResponse',
-  problemPrefix: 'ServiceProblem',
-} as const;
+
+/** Why the head of a URL could not be read. `definite`: the service would fail the same way; else it may pass later. */
+export class InputHeadError extends ReelflowError {
+  readonly code = 'input_head_unreadable';
+  constructor(
+    message: string,
+    readonly definite: boolean,
+  ) {
+    super(message);
+  }
+}
 
 /** Structured details attached to every mapped failure (first element of `details`). */
 export interface ServiceFailureDetails {
@@ -47,7 +52,7 @@ export function toApplicationFailure(error: unknown): unknown {
       ...(error.jobStatus ? { jobStatus: error.jobStatus } : {}),
     };
     return ApplicationFailure.create({
-      type: `${FAILURE_TYPES.problemPrefix}:${error.code}`,
+      type: serviceProblemType(error.code),
       message: error.message + (error.fieldErrors.length ? ` [${error.fieldErrors.map((f) => `${f.path}: ${f.message}`).join('; ')}]` : ''),
       nonRetryable: !error.retryable,
       details: [details],

@@ -11,8 +11,8 @@ import { createInputResolver, createMediaActivities, type MediaActivities, type 
 import { createPreflightActivities, type PreflightActivities, type PreflightOptions } from './preflight';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
-export { FAILURE_TYPES, toApplicationFailure, type ServiceFailureDetails } from './errors';
-export { MEDIA_FAILURE_TYPES, type ArchiveRequest, type MediaDeps } from './media';
+export { toApplicationFailure, type ServiceFailureDetails } from './errors';
+export type { ArchiveRequest, MediaDeps } from './media';
 
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {

@@ -1,7 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { OutputVideo } from '../contract';
-import { archiveOutput, ArchiveError, type ArchivedOutput } from '../media/archive';
-import { createMediaResolver, MediaResolutionError, type MediaResolver } from '../media/resolve-input';
+import { archiveOutput, type ArchivedOutput } from '../media/archive';
+import { FAILURE_TYPES } from '../contract/failure-types';
+import { ArchiveError, MediaResolutionError } from '../media/errors';
+import { createMediaResolver, type MediaResolver } from '../media/resolve-input';
 import { isMediaRef } from '../media/reference';
 import type { MediaStore } from '../media/store';
 
@@ -9,12 +11,6 @@ import type { MediaStore } from '../media/store';
  * The media side of the activities: references resolved at the call (never in history) and the
  * output archive. Kept apart from the service-call activities so each stays one concern.
  */
-
-/** ApplicationFailure types of the media activities (workflows branch on them, not on classes). */
-export const MEDIA_FAILURE_TYPES = {
-  unavailable: 'MediaUnavailable',
-  archiveFailed: 'ArchiveFailed',
-} as const;
 
 /** What the media activities need: the store and how the service is reached. */
 export interface MediaDeps {
@@ -55,7 +51,7 @@ export function createInputResolver(deps: MediaDeps | undefined): (input: Record
   const resolver: MediaResolver | undefined = deps ? createMediaResolver(deps) : undefined;
   return async (input) => {
     if (!hasMedia(input)) return input;
-    if (!resolver) throw ApplicationFailure.create({ type: MEDIA_FAILURE_TYPES.unavailable, nonRetryable: true, message: 'the input holds media references but this worker has no media store configured (REELFLOW_MEDIA_STORE)' });
+    if (!resolver) throw ApplicationFailure.create({ type: FAILURE_TYPES.mediaUnavailable, nonRetryable: true, message: 'the input holds media references but this worker has no media store configured (REELFLOW_MEDIA_STORE)' });
     try {
       const { input: resolved, resolved: how } = await resolver.resolve(input);
       try {
@@ -66,7 +62,7 @@ export function createInputResolver(deps: MediaDeps | undefined): (input: Record
       return resolved;
     } catch (error) {
       if (error instanceof MediaResolutionError) {
-        throw ApplicationFailure.create({ type: MEDIA_FAILURE_TYPES.unavailable, nonRetryable: error.permanent, message: error.message, details: [{ field: error.field }] });
+        throw ApplicationFailure.create({ type: FAILURE_TYPES.mediaUnavailable, nonRetryable: error.permanent, message: error.message, details: [{ field: error.field }] });
       }
       throw error;
     }
@@ -76,7 +72,7 @@ export function createInputResolver(deps: MediaDeps | undefined): (input: Record
 export function createMediaActivities(deps: MediaDeps | undefined): MediaActivities {
   return {
     async archiveOutputs({ pipeline, step, videos }) {
-      if (!deps) throw ApplicationFailure.create({ type: MEDIA_FAILURE_TYPES.archiveFailed, nonRetryable: true, message: 'this worker has no media store configured (REELFLOW_MEDIA_STORE)' });
+      if (!deps) throw ApplicationFailure.create({ type: FAILURE_TYPES.archiveFailed, nonRetryable: true, message: 'this worker has no media store configured (REELFLOW_MEDIA_STORE)' });
       const archived: ArchivedOutput[] = [];
       // A copy streams a whole video: beat while it runs, well inside the workflow's heartbeat timeout.
       let timer: NodeJS.Timeout | undefined;
@@ -99,7 +95,7 @@ export function createMediaActivities(deps: MediaDeps | undefined): MediaActivit
           return await archiveOutput(video, { store: (deps as MediaDeps).store, pipeline, ...(deps?.serviceOrigin ? { serviceOrigin: deps.serviceOrigin } : {}) });
         } catch (error) {
           if (error instanceof ArchiveError) {
-            throw ApplicationFailure.create({ type: MEDIA_FAILURE_TYPES.archiveFailed, nonRetryable: !error.retryable, message: `step ${step}: ${error.message}` });
+            throw ApplicationFailure.create({ type: FAILURE_TYPES.archiveFailed, nonRetryable: !error.retryable, message: `step ${step}: ${error.message}` });
           }
           throw error;
         }

@@ -1,4 +1,5 @@
 import { LIMITS } from '../contract';
+import { InputHeadError } from './errors';
 import { headerValue, pinnedRequest, REDIRECT_STATUSES } from '../net/pinned-request';
 import { validateUrl, type AddressRuleOptions } from '../net/url-rules';
 
@@ -15,17 +16,6 @@ export interface InputHead {
   head: Buffer;
   /** Final URL after redirects (URLs only). */
   url?: string;
-}
-
-/** Why the head of a URL could not be read. `definite`: the service would fail the same way; else it may pass later. */
-export class InputHeadError extends Error {
-  constructor(
-    message: string,
-    readonly definite: boolean,
-  ) {
-    super(message);
-    this.name = 'InputHeadError';
-  }
 }
 
 const DATA_URI = /^data:([^;,]+)((?:;[^;,]+)*);base64,(.*)$/is;

@@ -2,10 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
+import { FAILURE_TYPES } from '../contract/failure-types';
 import { DECIDED_LIMITS, LIMITS, MODELS, type FieldError, type ModelId } from '../contract';
 import { clipSeconds, probe } from '../media/ffmpeg';
 import type { AddressRuleOptions, LookupFn } from '../net/url-rules';
-import { InputHeadError, readDataUri, readUrlHead, sniffMediaType, type InputHead } from './preflight-source';
+import { InputHeadError } from './errors';
+import { readDataUri, readUrlHead, sniffMediaType, type InputHead } from './preflight-source';
 
 /**
  * Preflight: before a step is submitted (and paid for), check every input the service will fetch,
@@ -14,14 +16,6 @@ import { InputHeadError, readDataUri, readUrlHead, sniffMediaType, type InputHea
  * size; a local reference exists; a clip for re-voicing is at most 10 minutes (ffprobe of the first
  * bytes). What it cannot catch is in docs/preflight.md.
  */
-
-/** ApplicationFailure types of the preflight activity (workflows branch on them). */
-export const PREFLIGHT_FAILURE_TYPES = {
-  /** An input would make the job fail: nothing was submitted. Non-retryable. */
-  refused: 'PreflightRefused',
-  /** An input could not be checked now (timeout, 5xx): retried by the activity's policy. */
-  unavailable: 'PreflightUnavailable',
-} as const;
 
 /** The kind of media a URI parameter takes, from its name (`image_urls`, `audio_url`, `video_url`, ...). */
 export type MediaKind = 'image' | 'audio' | 'video';
@@ -188,13 +182,13 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
           if (check) checks.push(check);
         } catch (error) {
           if (!(error instanceof InputHeadError)) throw error;
-          throw ApplicationFailure.create({ type: PREFLIGHT_FAILURE_TYPES.unavailable, message: `preflight could not check ${item.path}: ${error.message}` });
+          throw ApplicationFailure.create({ type: FAILURE_TYPES.preflightUnavailable, message: `preflight could not check ${item.path}: ${error.message}` });
         }
       }
       if (problems.length > 0) {
         const details: PreflightFailureDetails = { problems, checks };
         throw ApplicationFailure.create({
-          type: PREFLIGHT_FAILURE_TYPES.refused,
+          type: FAILURE_TYPES.preflightRefused,
           nonRetryable: true,
           message: `preflight refused the input, nothing was submitted: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
           details: [details],

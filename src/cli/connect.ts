@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { connectionOptions, type TemporalSettings } from '../config';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
 
 /** How long the CLI waits for Temporal before saying it is unreachable. */
 const CONNECT_TIMEOUT_MS = 5_000;

@@ -1,4 +1,6 @@
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { QueryDefinition } from '@temporalio/common';
+import type { Command } from 'commander';
 import { loadEnv, loadEnvWithService, type EnvNeeds, type ReelflowEnv, type ServiceSettings } from '../config';
 import type { UriRules } from '../contract';
 import { openMediaStore, type ConfiguredStore } from '../media/store';
@@ -6,7 +8,9 @@ import { batchProgressQuery, pipelineProgressQuery } from '../workflows/definiti
 import type { BatchProgress } from '../workflows/batch-types';
 import type { PipelineSummary } from '../workflows/pipeline-types';
 import { connectTemporal, type CliTemporal } from './connect';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
+import { batchLines, pipelineLines } from './output';
 
 /** Reads the environment for a command; a bad value is a ConfigError, which the CLI reports as exit 2 naming the variable. */
 export function cliEnv(needs: EnvNeeds = {}): ReelflowEnv {
@@ -74,29 +78,59 @@ export async function findWorkflow(client: Client, id: string): Promise<FoundWor
  * The pipeline's summary: its result when it completed, else the progress query (answered by a
  * worker, also for a closed workflow), else the summary carried in its failure.
  */
-export async function pipelineSummary(handle: WorkflowHandle): Promise<PipelineSummary> {
+export function pipelineSummary(handle: WorkflowHandle): Promise<PipelineSummary> {
+  return queryOrResult(handle, pipelineProgressQuery);
+}
+
+/** The batch's progress (query, else its result). */
+export function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
+  return queryOrResult(handle, batchProgressQuery);
+}
+
+/** A progress query's answer, else the workflow's result; neither → CliError exit 3. */
+async function queryOrResult<T>(handle: WorkflowHandle, query: QueryDefinition<T>): Promise<T> {
   try {
-    return await handle.query(pipelineProgressQuery);
+    return await handle.query(query);
   } catch (queryError) {
     try {
-      return (await handle.result()) as PipelineSummary;
+      return (await handle.result()) as T;
     } catch {
       throw new CliError(`cannot read the progress of ${handle.workflowId}: ${(queryError as Error).message} (is a reelflow worker running?)`, EXIT.unavailable);
     }
   }
 }
 
-/** The batch's progress (query, else its result). */
-export async function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
-  try {
-    return await handle.query(batchProgressQuery);
-  } catch (queryError) {
-    try {
-      return (await handle.result()) as BatchProgress;
-    } catch {
-      throw new CliError(`cannot read the progress of ${handle.workflowId}: ${(queryError as Error).message} (is a reelflow worker running?)`, EXIT.unavailable);
-    }
+/**
+ * Registers a command that acts on one pipeline or batch given by id (`reelflow status|cancel <id>`):
+ * the `<id>` argument, the command's own options (`configure`) and `--json`, then `body` with the
+ * workflow found (unknown id: exit 4).
+ */
+export function registerWorkflowCommand<O extends { json: boolean }>(
+  program: Command,
+  name: string,
+  help: { description: string; json: string; configure?: (command: Command) => Command },
+  body: (found: FoundWorkflow, options: O, env: ReelflowEnv) => Promise<void>,
+): void {
+  const command = program
+    .command(name)
+    .description(help.description)
+    .argument('<id>', 'workflow id (pipeline/<name>, batch/<name>) or a bare pipeline/batch name');
+  (help.configure ? help.configure(command) : command)
+    .option('--json', help.json, false)
+    .action(async (id: string, options: O) => {
+      const env = cliEnv();
+      await withTemporal(env, async ({ client }) => body(await findWorkflow(client, id), options, env));
+    });
+}
+
+/** The progress of a found pipeline or batch, and its lines for a person. */
+export async function progressOf(found: FoundWorkflow): Promise<{ progress: PipelineSummary | BatchProgress; lines: string[] }> {
+  if (found.kind === 'pipeline') {
+    const progress = await pipelineSummary(found.handle);
+    return { progress, lines: pipelineLines(progress, found.workflowId) };
   }
+  const progress = await batchProgress(found.handle);
+  return { progress, lines: batchLines(progress, found.workflowId) };
 }
 
 /** Exit code for a finished pipeline or batch status. */

@@ -13,14 +13,3 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** An error the CLI reports as one message and a chosen exit code (no stack trace). */
-export class CliError extends Error {
-  readonly type = 'Cli';
-  constructor(
-    message: string,
-    readonly exitCode: ExitCode,
-  ) {
-    super(message);
-    this.name = 'CliError';
-  }
-}

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { ConfigError } from '../config/errors';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
 
 export { EXIT } from './exit';
 

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
 import { guardPayload, prepareSpec, readJsonFile, type SpecMedia } from './spec-files';
 
 /**

@@ -1,8 +1,10 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { OperatorAnswer } from '../workflows/operator-updates';
-import type { FoundWorkflow } from './context';
-import { CliError, EXIT } from './exit';
+import { cliEnv, findWorkflow, withTemporal, type FoundWorkflow } from './context';
+import { CliError } from './errors';
+import { EXIT } from './exit';
+import { printJson, say } from './output';
 
 /**
  * Sends an operator update (cancelStep, raiseBudget, retryStep, …) to a pipeline and returns its
@@ -26,4 +28,14 @@ export async function sendOperatorUpdate<T>(found: FoundWorkflow, update: Update
     }
     throw error;
   }
+}
+
+/** `reelflow budget|retry …`: sends `update` with `arg` to the pipeline `id` and prints its answer. */
+export async function runOperatorUpdate<T>(id: string, update: UpdateDefinition<OperatorAnswer, [T]>, arg: T, json: boolean): Promise<void> {
+  await withTemporal(cliEnv(), async ({ client }) => {
+    const found = await findWorkflow(client, id);
+    const answer = await sendOperatorUpdate(found, update, arg);
+    if (json) printJson({ workflowId: found.workflowId, ...answer });
+    else say(`${found.workflowId}: ${answer.message}`);
+  });
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { parsePort, type Flags, type VariableName } from '../config';
 
 /** Commander parser of a `--…-port` flag: the one port rule of src/config, reported as a usage error. */
@@ -24,4 +24,11 @@ export function variableFlags<O extends object>(options: O, map: { [K in keyof O
     flags[entry[0]] = { flag: entry[1], value: Array.isArray(value) ? value.join(',') : String(value) };
   }
   return flags;
+}
+
+/** `--detach` and `--json` of the commands that start a pipeline run and follow it (`run`, `resume`). */
+export function followFlags(command: Command, detached: string): Command {
+  return command
+    .option('--detach', `only start ${detached}`, false)
+    .option('--json', 'print the final summary (or, with --detach, the ids) as JSON on stdout', false);
 }

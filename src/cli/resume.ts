@@ -4,7 +4,8 @@ import { safeFetch, SafeFetchError } from '../net';
 import type { PipelineSummary, PipelineWorkflowInput } from '../workflows/pipeline-types';
 import type { CarriedStep, ResumeFrom } from '../workflows/resume-types';
 import { pipelineSummary } from './context';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
 
 /** How long one output URL may take to answer the check. */
 const VERIFY_TIMEOUT_MS = 30_000;

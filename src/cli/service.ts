@@ -2,7 +2,8 @@ import { createServiceClient } from '../client/service-client';
 import { ServiceProblemError, ServiceTimeoutError, ServiceUnreachableError } from '../client/errors';
 import type { ServiceClient } from '../client/types';
 import type { ServiceSettings } from '../config';
-import { CliError, EXIT } from './exit';
+import { CliError } from './errors';
+import { EXIT } from './exit';
 
 /** A service client for one CLI command (closed by the caller). */
 export function cliServiceClient(settings: ServiceSettings): ServiceClient & { close(): Promise<void> } {

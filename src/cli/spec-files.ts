@@ -3,9 +3,11 @@ import * as path from 'node:path';
 import { formatPath, MEDIA_LIMITS, type FieldError, type UriRules } from '../contract';
 import type { MediaRef } from '../media/reference';
 import { putMediaBytes, putMediaFile, type MediaStore } from '../media/store';
-import { assertWithinBudget, jsonBytes, PayloadBudgetError } from '../pipeline/payload-budget';
+import { PayloadBudgetError } from '../pipeline/errors';
+import { assertWithinBudget, jsonBytes } from '../pipeline/payload-budget';
 import { DEFAULT_CLI_ARCHIVE, validatePipelineSpec, type PipelineSpec } from '../pipeline/spec';
-import { CliError, EXIT } from './exit';
+import { CliError, SpecFileError } from './errors';
+import { EXIT } from './exit';
 
 /**
  * Loading a pipeline spec from disk for the CLI: JSON; local file paths in URL fields, and data URIs
@@ -36,17 +38,6 @@ const MIME_BY_EXTENSION: Record<string, string> = {
   '.webm': 'video/webm',
   '.mkv': 'video/x-matroska',
 };
-
-/** An invalid spec: every error with its path; exit code 2. */
-export class SpecFileError extends CliError {
-  constructor(
-    readonly file: string,
-    readonly errors: FieldError[],
-  ) {
-    super(`invalid pipeline spec ${file}:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`, EXIT.usage);
-    this.name = 'SpecFileError';
-  }
-}
 
 /** True for a field name that carries media URLs (`video_url`, `image_urls`, ...). */
 function isUrlField(key: string): boolean {

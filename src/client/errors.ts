@@ -1,21 +1,28 @@
+import { ReelflowError } from '../contract/errors';
+import { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 import type { FieldError } from '../contract';
 
 /**
- * Errors of the API client. Each has a stable `type` that activities map onto
- * `ApplicationFailure` types, so workflows branch on strings, never on `instanceof`.
+ * Errors of the API client. Each has a stable `code` and the `type` (from the one table,
+ * src/contract/failure-types.ts) that activities map it onto as an `ApplicationFailure`, so
+ * workflows branch on strings, never on `instanceof`.
  */
-export abstract class ServiceClientError extends Error {
-  abstract readonly type: string;
+export abstract class ServiceClientError extends ReelflowError {
+  /** The ApplicationFailure type an activity throws for this error. */
+  abstract readonly type: FailureType;
   /** Whether calling again (same request) may succeed. */
   abstract readonly retryable: boolean;
 }
 
 /** The service answered with a problem document (or a non-2xx without one). */
 export class ServiceProblemError extends ServiceClientError {
-  readonly type = 'ServiceProblem';
+  readonly type = FAILURE_TYPES.serviceProblem;
   constructor(
     readonly status: number,
-    /** Machine-readable code from the problem document (`http_<status>` when there was none). */
+    /**
+     * Machine-readable code from the problem document (`http_<status>` when there was none): the
+     * one error whose code is not a literal, since the service's catalogue decides it.
+     */
     readonly code: string,
     message: string,
     readonly fieldErrors: FieldError[] = [],
@@ -23,7 +30,6 @@ export class ServiceProblemError extends ServiceClientError {
     readonly jobStatus: string | undefined = undefined,
   ) {
     super(message);
-    this.name = 'ServiceProblemError';
   }
   get retryable(): boolean {
     return this.status === 429 || this.status === 408 || this.status >= 500;
@@ -32,22 +38,19 @@ export class ServiceProblemError extends ServiceClientError {
 
 /** The request never reached the service (refused, DNS): safe to retry anything, a submit included. */
 export class ServiceUnreachableError extends ServiceClientError {
-  readonly type = 'ServiceUnreachable';
+  readonly code = 'service_unreachable';
+  readonly type = FAILURE_TYPES.serviceUnreachable;
   readonly retryable = true;
   constructor(message: string, readonly causeCode: string | undefined) {
     super(message);
-    this.name = 'ServiceUnreachableError';
   }
 }
 
 /** The call did not finish in time; for a submit that is ambiguous, see AmbiguousSubmissionError. */
 export class ServiceTimeoutError extends ServiceClientError {
-  readonly type = 'ServiceTimeout';
+  readonly code = 'service_timeout';
+  readonly type = FAILURE_TYPES.serviceTimeout;
   readonly retryable = true;
-  constructor(message: string) {
-    super(message);
-    this.name = 'ServiceTimeoutError';
-  }
 }
 
 /**
@@ -58,7 +61,8 @@ export class ServiceTimeoutError extends ServiceClientError {
  * the same key is still safe. Under `unknown` it is never retried: an operator decides.
  */
 export class AmbiguousSubmissionError extends ServiceClientError {
-  readonly type = 'AmbiguousSubmission';
+  readonly code = 'ambiguous_submission';
+  readonly type = FAILURE_TYPES.ambiguousSubmission;
   constructor(
     message: string,
     readonly idempotencyKey: string | undefined,
@@ -68,7 +72,6 @@ export class AmbiguousSubmissionError extends ServiceClientError {
     readonly attempts: number = 1,
   ) {
     super(message);
-    this.name = 'AmbiguousSubmissionError';
   }
 }
 
@@ -77,7 +80,8 @@ export class AmbiguousSubmissionError extends ServiceClientError {
  * so whatever can be read of it (request id, cancel URL) is kept for cancelling or recording it.
  */
 export class SubmitAnswerInvalidError extends ServiceClientError {
-  readonly type = 'SubmitAnswerInvalid';
+  readonly code = 'submit_answer_invalid';
+  readonly type = FAILURE_TYPES.submitAnswerInvalid;
   readonly retryable = false;
   constructor(
     message: string,
@@ -91,16 +95,15 @@ export class SubmitAnswerInvalidError extends ServiceClientError {
     readonly bodyExcerpt: string,
   ) {
     super(message);
-    this.name = 'SubmitAnswerInvalidError';
   }
 }
 
 /** A 2xx answer whose body does not match the contract. */
 export class UnexpectedResponseError extends ServiceClientError {
-  readonly type = 'UnexpectedResponse';
+  readonly code = 'unexpected_response';
+  readonly type = FAILURE_TYPES.unexpectedResponse;
   readonly retryable = false;
   constructor(message: string, readonly fieldErrors: FieldError[]) {
     super(message);
-    this.name = 'UnexpectedResponseError';
   }
 }

@@ -4,22 +4,11 @@ import { join } from 'node:path';
 import type { OutputVideo } from '../contract';
 import { MEDIA_LIMITS } from '../contract/limits';
 import { safeDownload, SafeFetchError } from '../net';
+import { ArchiveError } from './errors';
 import type { ArchivedOutput } from './reference';
 import { putMediaFile, type MediaStore } from './store';
 
 export type { ArchivedOutput } from './reference';
-
-/** An output that could not be archived; `retryable` when trying again may help (network, 5xx). */
-export class ArchiveError extends Error {
-  readonly type = 'ArchiveFailed';
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'ArchiveError';
-  }
-}
 
 export interface ArchiveOptions {
   store: MediaStore;

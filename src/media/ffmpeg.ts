@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants as osConstants, setPriority } from 'node:os';
 import { access } from 'node:fs/promises';
 import { toolPaths } from '../config/tools';
+import { FfmpegError } from './errors';
 
 // The installer packages are required lazily: they throw on platforms they ship no binary for,
 // which must not matter when FFMPEG_PATH / FFPROBE_PATH name one.
@@ -16,20 +17,6 @@ export function ffmpegPath(): string {
 export function ffprobePath(): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return toolPaths().ffprobe ?? (require('@ffprobe-installer/ffprobe') as { path: string }).path;
-}
-
-/** A failed ffmpeg / ffprobe run; `stderr` is the tail of what the tool printed. */
-export class FfmpegError extends Error {
-  readonly exitCode: number | null;
-  readonly stderr: string;
-
-  constructor(tool: string, exitCode: number | null, stderr: string) {
-    const lastLine = stderr.trim().split('\n').slice(-3).join(' | ');
-    super(`${tool} exited with ${exitCode ?? 'a signal'}${lastLine ? `: ${lastLine}` : ''}`);
-    this.name = 'FfmpegError';
-    this.exitCode = exitCode;
-    this.stderr = stderr;
-  }
 }
 
 const STDERR_KEEP = 64 * 1024;

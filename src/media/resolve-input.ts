@@ -1,4 +1,5 @@
 import { safeFetch, SafeFetchError } from '../net';
+import { MediaResolutionError } from './errors';
 import { digestOf, mapMediaRefs, type MediaRef } from './reference';
 import { MediaStoreError, type MediaStore } from './store';
 
@@ -11,20 +12,6 @@ import { MediaStoreError, type MediaStore } from './store';
 
 /** Largest total of media inlined as data URIs into one request (raw bytes; base64 adds a third). */
 export const INLINE_REQUEST_MAX_BYTES = 36 * 1024 * 1024;
-
-/** Why a reference cannot be resolved; `field` is the input path (`image_urls.3`). */
-export class MediaResolutionError extends Error {
-  readonly type = 'MediaUnavailable';
-  constructor(
-    message: string,
-    readonly field: string,
-    /** True when trying again cannot help (missing object, wrong size, too large to inline). */
-    readonly permanent: boolean,
-  ) {
-    super(message);
-    this.name = 'MediaResolutionError';
-  }
-}
 
 /** How one reference was resolved (logged; tests read it). */
 export interface ResolvedMedia {

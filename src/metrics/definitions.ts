@@ -37,38 +37,28 @@ function histogram(registry: Registry, name: string, help: string): Histogram {
   return new Histogram({ name, help, buckets: DEFAULT_SECONDS_BUCKETS, registers: [registry] });
 }
 
-/** Bridge metrics. */
-export interface BridgeMetrics {
-  /** Deliveries by outcome: accepted, rejected, malformed, unavailable, too_large, bad_request. */
-  deliveries: Counter;
-  /** Signature verification failures by reason (stale, bad_signature, missing_headers, ...). */
-  verificationFailures: Counter;
-  /** Seconds from receiving a delivery to Temporal accepting its signal-with-start. */
-  signalLatency: Histogram;
-}
-
-export function bridgeMetrics(registry: Registry = defaultRegistry): BridgeMetrics {
+/** Bridge metrics (each member documents itself; the type is what this returns). */
+export function bridgeMetrics(registry: Registry = defaultRegistry) {
   return {
+    /** Deliveries by outcome: accepted, rejected, malformed, unavailable, too_large, bad_request. */
     deliveries: counter(registry, 'reelflow_bridge_deliveries_total', 'Webhook deliveries received by the bridge, by outcome.', ['outcome']),
+    /** Signature verification failures by reason (stale, bad_signature, missing_headers, ...). */
     verificationFailures: counter(registry, 'reelflow_bridge_verification_failures_total', 'Webhook deliveries whose signature did not verify, by reason.', ['reason']),
+    /** Seconds from receiving a delivery to Temporal accepting its signal-with-start. */
     signalLatency: histogram(registry, 'reelflow_bridge_signal_latency_seconds', 'Seconds from receiving a verified delivery to Temporal accepting the signal.'),
   };
 }
+export type BridgeMetrics = ReturnType<typeof bridgeMetrics>;
 
 /** Worker (activity) metrics. Job outcomes and credits are counted by the workflow through the SDK meter. */
-export interface WorkerMetrics {
-  /** Service calls made by activities, by kind (quote, submit, status, result, cancel) and outcome (ok, error). */
-  serviceCalls: Counter;
-  /** Status polls made, by the status they returned. */
-  polls: Counter;
-  /** Jobs submitted, by model. */
-  submitted: Counter;
-}
-
-export function workerMetrics(registry: Registry = defaultRegistry): WorkerMetrics {
+export function workerMetrics(registry: Registry = defaultRegistry) {
   return {
+    /** Service calls made by activities, by kind (quote, submit, status, result, cancel) and outcome (ok, error). */
     serviceCalls: counter(registry, 'reelflow_service_calls_total', 'Calls to the video-generation service made by activities.', ['kind', 'outcome']),
+    /** Status polls made, by the status they returned. */
     polls: counter(registry, 'reelflow_status_polls_total', 'Status polls made, by the status returned (error when the poll failed).', ['status']),
+    /** Jobs submitted, by model. */
     submitted: counter(registry, 'reelflow_jobs_submitted_total', 'Jobs submitted to the service, by model.', ['model']),
   };
 }
+export type WorkerMetrics = ReturnType<typeof workerMetrics>;

@@ -22,9 +22,8 @@ export { createPinnedAgent, pinnedRequest, type PinnedResponse, type PinnedTimeo
 export {
   safeDownload,
   safeFetch,
-  SafeFetchError,
-  type SafeFetchErrorCode,
   type SafeFetchMeta,
   type SafeFetchOptions,
   type SafeFetchResult,
 } from './safe-fetch';
+export { SafeFetchError, type SafeFetchErrorCode } from './errors';

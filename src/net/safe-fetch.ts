@@ -2,22 +2,7 @@ import { open, rm } from 'node:fs/promises';
 import { LIMITS } from '../contract';
 import { headerValue, pinnedRequest, REDIRECT_STATUSES } from './pinned-request';
 import { validateUrl, type AddressRuleOptions } from './url-rules';
-
-/** Why a safe fetch failed: refused by the address rules, or a transport / size / time failure. */
-export type SafeFetchErrorCode = 'refused' | 'too_large' | 'timeout' | 'http_status' | 'network' | 'too_many_redirects';
-
-/** Failure of `safeFetch` / `safeDownload` with a stable code. An abort by the caller throws its reason instead. */
-export class SafeFetchError extends Error {
-  readonly code: SafeFetchErrorCode;
-  readonly status?: number;
-
-  constructor(code: SafeFetchErrorCode, message: string, status?: number) {
-    super(message);
-    this.name = 'SafeFetchError';
-    this.code = code;
-    if (status !== undefined) this.status = status;
-  }
-}
+import { SafeFetchError } from './errors';
 
 /** Options of a fetch under the address rules. */
 export interface SafeFetchOptions extends AddressRuleOptions {

@@ -1,4 +1,5 @@
 /** Pipeline spec, builder, references and pacing. Pure: the workflows import it. */
+export * from './errors';
 export * from './references';
 export * from './spec';
 export * from './pacing';

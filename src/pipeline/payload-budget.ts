@@ -1,4 +1,5 @@
 import { MEDIA_LIMITS } from '../contract/limits';
+import { PayloadBudgetError } from './errors';
 
 /**
  * The size guard: nothing reelflow hands to Temporal may exceed MEDIA_LIMITS.payloadBudgetBytes
@@ -9,20 +10,6 @@ import { MEDIA_LIMITS } from '../contract/limits';
 export interface FieldSize {
   path: string;
   bytes: number;
-}
-
-/** A payload over budget: its size, the largest fields, and what to change. */
-export class PayloadBudgetError extends Error {
-  readonly type = 'PayloadTooLarge';
-  constructor(
-    readonly label: string,
-    readonly bytes: number,
-    readonly budget: number,
-    readonly largest: FieldSize[],
-  ) {
-    super(describe(label, bytes, budget, largest));
-    this.name = 'PayloadBudgetError';
-  }
 }
 
 /** Serialised size in bytes (UTF-8 JSON), as Temporal's JSON payload converter would write it. */
@@ -64,5 +51,7 @@ function describe(label: string, bytes: number, budget: number, largest: FieldSi
 /** Throws PayloadBudgetError when `value` serialises to more than `budget` bytes. */
 export function assertWithinBudget(value: unknown, label: string, budget: number = MEDIA_LIMITS.payloadBudgetBytes): void {
   const bytes = jsonBytes(value);
-  if (bytes > budget) throw new PayloadBudgetError(label, bytes, budget, largestFields(value));
+  if (bytes <= budget) return;
+  const largest = largestFields(value);
+  throw new PayloadBudgetError(describe(label, bytes, budget, largest), label, bytes, budget, largest);
 }

@@ -1,3 +1,5 @@
+import { ReferenceResolutionError } from './errors';
+
 /**
  * References from one step's input to an earlier step's output, e.g.
  * `{ "$from": "generate", "path": "videos[0].url" }`. Pure: workflows import it.
@@ -86,18 +88,6 @@ export function mapReferences(input: unknown, replace: (reference: StepReference
     return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, mapReferences(value, replace, [...at, key])]));
   }
   return input;
-}
-
-/** A reference that cannot be resolved from the outputs at hand. */
-export class ReferenceResolutionError extends Error {
-  readonly type = 'ReferenceResolution';
-  constructor(
-    message: string,
-    readonly location: string,
-  ) {
-    super(message);
-    this.name = 'ReferenceResolutionError';
-  }
 }
 
 /**

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import {
-  describeFieldErrors,
   formatPath,
   MODELS,
   modelIdSchema,
@@ -11,6 +10,7 @@ import {
   type UriRules,
 } from '../contract';
 import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference';
+import { PipelineSpecError } from './errors';
 import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, parseReferencePath } from './references';
 
 /**
@@ -81,15 +81,6 @@ export const pipelineSpecSchema = z.strictObject({
 export type PipelineStep = z.infer<typeof pipelineStepSchema>;
 export type PipelineSpec = z.infer<typeof pipelineSpecSchema>;
 export type PollPacingOverrides = z.infer<typeof pollPacingSchema>;
-
-/** A spec that does not validate; `errors` carry paths such as `steps.1.input.video_url`. */
-export class PipelineSpecError extends Error {
-  readonly type = 'InvalidPipelineSpec';
-  constructor(readonly errors: FieldError[]) {
-    super(`invalid pipeline spec:\n${describeFieldErrors(errors)}`);
-    this.name = 'PipelineSpecError';
-  }
-}
 
 export type SpecValidation = { ok: true; value: PipelineSpec } | { ok: false; errors: FieldError[] };
 

@@ -24,7 +24,7 @@ export type { FaultConfig, InjectedFault } from './faults';
 export type { ServiceCounters } from './context';
 export type { RegisteredRoute, RouteAccess } from './http/app';
 export { DEFAULT_FAULTS } from './faults';
-export { DataDirLockedError } from './store/data-dir-lock';
+export { DataDirLockedError } from './store/errors';
 
 /** Read-only view of a job for tests and benchmarks. */
 export interface JobView {

@@ -26,7 +26,8 @@ import {
   type StatePaths,
 } from './stack-state';
 import { isListening, startTemporalDevServer, type SearchAttributeSpec, type TemporalDevServer } from './temporal-dev-server';
-import { ensureWebhookEndpoint, StackSetupError } from './webhook-endpoint';
+import { StackSetupError } from './errors';
+import { ensureWebhookEndpoint } from './webhook-endpoint';
 
 export type { StackAddresses } from './stack-state';
 

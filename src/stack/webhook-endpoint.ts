@@ -1,15 +1,7 @@
 import { request } from 'undici';
+import { StackSetupError } from './errors';
 import { EVENT_TYPES } from '../contract';
 import { readEndpoint, writeEndpoint, type StatePaths, type StoredEndpoint } from './stack-state';
-
-/** The local stack could not set itself up against its own service. */
-export class StackSetupError extends Error {
-  readonly type = 'StackSetup';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StackSetupError';
-  }
-}
 
 async function call(method: 'GET' | 'POST' | 'DELETE', url: string, apiKey: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await request(url, {

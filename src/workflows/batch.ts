@@ -9,6 +9,7 @@ import {
   isCancellation,
   setHandler,
 } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../contract/failure-types';
 import type { PipelineSpec } from '../pipeline/spec';
 import { batchProgressQuery, pipelineWorkflowId } from './definitions';
 import { pipelineWorkflow } from './pipeline';
@@ -60,7 +61,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
   const names = input.items.map((item) => item.name);
   const duplicate = names.find((name, i) => names.indexOf(name) !== i);
   if (duplicate !== undefined) {
-    throw ApplicationFailure.create({ type: 'InvalidBatch', nonRetryable: true, message: `items[${names.lastIndexOf(duplicate)}].name: duplicates "${duplicate}" (pipeline names are workflow ids)` });
+    throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidBatch, nonRetryable: true, message: `items[${names.lastIndexOf(duplicate)}].name: duplicates "${duplicate}" (pipeline names are workflow ids)` });
   }
 
   const runItem = async (spec: PipelineSpec): Promise<void> => {

@@ -32,8 +32,11 @@ export type JobPhase =
   | 'cancelled'
   | 'completed-too-late';
 
-/** One service request of the job (the first submit or a deliberate resubmit). */
-export interface JobAttempt {
+/**
+ * One service request of a job or a pipeline step (the first submit or a deliberate resubmit): what
+ * both workflows record of it. StepAttempt (pipeline-types.ts) adds the step's own fields.
+ */
+export interface RequestAttempt {
   attempt: number;
   idempotencyKey: string;
   requestId?: string;
@@ -48,6 +51,9 @@ export interface JobAttempt {
   refunded: number;
   error?: string;
 }
+
+/** One service request of the job. */
+export type JobAttempt = RequestAttempt;
 
 /** State of a job workflow (query result and part of the outcome). */
 export interface JobState {
@@ -80,9 +86,3 @@ export interface JobOutcome extends JobState {
   requestIds: string[];
 }
 
-/** ApplicationFailure types thrown by the job workflow. */
-export const JOB_FAILURE_TYPES = {
-  budgetExceeded: 'BudgetExceeded',
-  jobFailed: 'JobFailed',
-  ambiguousSubmission: 'AmbiguousSubmission',
-} as const;

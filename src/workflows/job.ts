@@ -11,6 +11,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../contract/failure-types';
 import type { GenerationRequest, JobResult, JobState as ServiceJobState, WebhookEvent } from '../contract';
 import { resultFromEvent, terminalStateOf } from '../contract/events';
 import { isTerminalState } from '../contract/limits';
@@ -18,8 +19,9 @@ import { MODELS } from '../contract/model-metadata';
 import type { ReelflowActivities } from '../activities';
 import { CANCEL_POLL_PACING, pollDelaySeconds, resolvePacing, type PollPacing } from '../pipeline/pacing';
 import { jobEventSignal, jobStateQuery } from './definitions';
+import { terminalAfterCancel } from './steps/cancel';
 import { resubmitBackoffSeconds } from './steps/run-step';
-import { JOB_FAILURE_TYPES, type JobAttempt, type JobOutcome, type JobState, type JobWorkflowInput } from './job-types';
+import { type JobAttempt, type JobOutcome, type JobState, type JobWorkflowInput } from './job-types';
 
 export * from './job-types';
 
@@ -218,7 +220,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
           state.error = `quote of ${credits} credits exceeds the remaining budget of ${input.budgetRemaining}`;
           recordOutcome(state, state.phase);
           throw ApplicationFailure.create({
-            type: JOB_FAILURE_TYPES.budgetExceeded,
+            type: FAILURE_TYPES.budgetExceeded,
             nonRetryable: true,
             message: `step ${input.step}: ${state.error}; nothing was submitted`,
             details: [{ quote: credits, remaining: input.budgetRemaining, state }],
@@ -260,7 +262,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
         state.error = `failed ${n} time(s); policy allows ${maxResubmits} resubmit(s); every attempt was refunded`;
         recordOutcome(state, state.phase);
         throw ApplicationFailure.create({
-          type: JOB_FAILURE_TYPES.jobFailed,
+          type: FAILURE_TYPES.jobFailed,
           nonRetryable: true,
           message: `step ${input.step} (${input.model}): ${state.error} (request ids ${state.attempts.map((a) => a.requestId).join(', ')})`,
           details: [{ ...state, ledger: ledgerOf(state), requestIds: requestIdsOf(state) }],
@@ -283,13 +285,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     }
     state.phase = 'cancelling';
     const answer = await api.cancelJob(attempt.requestId, inFlight.cancel_url);
-    let terminal: ServiceJobState;
-    if (isTerminalState(answer.status)) {
-      terminal = answer.status;
-      attempt.learnedBy = 'cancel';
-    } else {
-      terminal = await awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING);
-    }
+    const terminal = await terminalAfterCancel(answer, attempt, () => awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING));
     // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
     await chargeOf(attempt);
     await settle(attempt, inFlight, terminal);
@@ -313,13 +309,13 @@ function requestIdsOf(state: JobState): string[] {
 /** A submit that may have created a job surfaces as its own non-retryable type, naming what to check. */
 function ambiguityOrSame(error: unknown, attempt: JobAttempt, step: string, state: JobState): unknown {
   const cause = error instanceof ActivityFailure ? error.cause : undefined;
-  if (cause instanceof ApplicationFailure && cause.type === JOB_FAILURE_TYPES.ambiguousSubmission) {
+  if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.ambiguousSubmission) {
     state.phase = 'ambiguous-submission';
     state.error =
       `the submit of step ${step} may have created a job (no answer came back), so it was not retried; the request id is unknown. ` +
       `Check the service's job list for Idempotency-Key ${attempt.idempotencyKey} (resubmitting with that key returns the original job)`;
     return ApplicationFailure.create({
-      type: JOB_FAILURE_TYPES.ambiguousSubmission,
+      type: FAILURE_TYPES.ambiguousSubmission,
       nonRetryable: true,
       message: state.error,
       details: [{ idempotencyKey: attempt.idempotencyKey, step, state }],

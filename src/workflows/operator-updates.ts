@@ -1,5 +1,6 @@
 import { defineUpdate } from '@temporalio/workflow';
 import type { PipelineSummary, StepSummary } from './pipeline-types';
+import { OperatorRefusal } from './errors';
 
 /**
  * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update") or
@@ -41,14 +42,6 @@ export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(O
 export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(OPERATOR_UPDATE_NAMES.cancelPipeline);
 export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(OPERATOR_UPDATE_NAMES.raiseBudget);
 export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(OPERATOR_UPDATE_NAMES.retryStep);
-
-/** A refusal: the validator throws it and the update is rejected with this message. */
-export class OperatorRefusal extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OperatorRefusal';
-  }
-}
 
 /** Steps an operator may still cancel: not started yet, or running. */
 const CANCELLABLE: ReadonlyArray<StepSummary['status']> = ['pending', 'running'];

@@ -6,11 +6,13 @@ import {
   executeChild,
   setHandler,
 } from '@temporalio/workflow';
-import { ReferenceResolutionError, resolveReferences } from '../pipeline/references';
+import { FAILURE_TYPES } from '../contract/failure-types';
+import { ReferenceResolutionError } from '../pipeline/errors';
+import { resolveReferences } from '../pipeline/references';
 import { jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { jobWorkflow } from './job';
 import type { JobOutcome, JobState } from './job-types';
-import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from './pipeline-types';
+import { type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from './pipeline-types';
 import { endAfterStepError, firstApplicationFailure, finish, publisherFor, sumLedger } from './steps/publish';
 
 /**
@@ -59,7 +61,7 @@ export async function legacyPipelineWorkflow(input: PipelineWorkflowInput): Prom
       if (!(error instanceof ReferenceResolutionError)) throw error;
       row.status = 'failed';
       row.error = error.message;
-      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
+      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
     }
     row.input = resolved;
     publish(summary);
@@ -107,7 +109,7 @@ export async function legacyPipelineWorkflow(input: PipelineWorkflowInput): Prom
     // The step's job was cancelled from outside this pipeline (its job workflow, or the request at
     // the service): the chain cannot go on.
     return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: PIPELINE_FAILURE_TYPES.stepCancelled,
+      type: FAILURE_TYPES.stepCancelled,
       nonRetryable: true,
       message: `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${row.status}); no later step was started`,
       details: [summary],

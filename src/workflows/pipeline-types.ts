@@ -1,7 +1,8 @@
 import type { ArchivedOutput } from '../media/reference';
-import type { JobResult, JobState as ServiceJobState, ModelId, UriRules } from '../contract';
+import type { JobResult, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline/spec';
 import type { PollPacing } from '../pipeline/pacing';
+import type { RequestAttempt } from './job-types';
 import type { RecoveryMemo } from './recovery-types';
 import type { ResumedFromSummary, ResumeFrom } from './resume-types';
 
@@ -37,22 +38,9 @@ export type StepStatus =
 export type StepPhase = 'preflight' | 'quoting' | 'submitting' | 'ambiguous' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
-export interface StepAttempt {
-  attempt: number;
-  idempotencyKey: string;
-  requestId?: string;
+export interface StepAttempt extends RequestAttempt {
   statusUrl?: string;
   responseUrl?: string;
-  cancelUrl?: string;
-  /** Terminal state of this request once known. */
-  outcome?: ServiceJobState;
-  /** How the outcome was learned. */
-  learnedBy?: 'webhook' | 'poll' | 'cancel';
-  /** Where the result of a COMPLETED attempt came from: its webhook event, or a fetch of `response_url`. */
-  resultFrom?: 'event' | 'fetch';
-  charged: number;
-  refunded: number;
-  error?: string;
   /** The request id came from an operator's `adopt` decision (the submit's answer was lost). */
   adopted?: boolean;
   /** Accepted and billed, but neither usable nor cancellable: recorded in the pipeline's recovery record. */
@@ -147,24 +135,3 @@ export interface PipelineSummary {
   resumedFrom?: ResumedFromSummary;
 }
 
-/** ApplicationFailure types thrown by the pipeline workflow. */
-export const PIPELINE_FAILURE_TYPES = {
-  invalidSpec: 'InvalidPipelineSpec',
-  stepFailed: 'StepFailed',
-  budgetExceeded: 'BudgetExceeded',
-  stepCancelled: 'StepCancelled',
-  /** Preflight found an input the service would refuse; nothing was submitted. */
-  preflightRefused: 'PreflightRefused',
-} as const;
-
-/**
- * ApplicationFailure types a step of a one-workflow pipeline fails with (the same names the legacy
- * job workflow used, so failure messages read as before).
- */
-export const STEP_FAILURE_TYPES = {
-  budgetExceeded: 'BudgetExceeded',
-  jobFailed: 'JobFailed',
-  ambiguousSubmission: 'AmbiguousSubmission',
-  /** A 202 whose body broke the contract: the job was cancelled or recorded as abandoned. */
-  submitAnswerInvalid: 'SubmitAnswerInvalid',
-} as const;

@@ -1,13 +1,15 @@
 import { ApplicationFailure, CancellationScope, CancelledFailure, patched, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../contract/failure-types';
 import { resolveAmbiguousUpdate, validateResolution, type RecoveryState } from './recovery';
 import { RECOVERY_MEMO_KEY, type AmbiguousSubmit } from './recovery-types';
 import { MODELS } from '../contract/model-metadata';
 import { resolvePacing } from '../pipeline/pacing';
-import { ReferenceResolutionError, resolveReferences } from '../pipeline/references';
+import { ReferenceResolutionError } from '../pipeline/errors';
+import { resolveReferences } from '../pipeline/references';
 import type { PipelineStep } from '../pipeline/spec';
 import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { legacyPipelineWorkflow } from './pipeline-legacy';
-import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
+import { type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { archivedOrUrl, archiveStep } from './steps/archive';
 import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
@@ -97,7 +99,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   const checked = await checks.validatePipeline(spec, input.uriRules);
   if (!checked.ok) {
     return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: PIPELINE_FAILURE_TYPES.invalidSpec,
+      type: FAILURE_TYPES.invalidPipelineSpec,
       nonRetryable: true,
       message: `invalid pipeline spec:\n${checked.message}`,
       details: [{ errors: checked.errors }],
@@ -136,7 +138,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       if (!(error instanceof ReferenceResolutionError)) throw error;
       row.status = 'failed';
       row.error = error.message;
-      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
+      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
     }
     row.input = resolved;
     const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck, recovery);
@@ -167,7 +169,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     if (operatorReason !== undefined) return cancelledByOperator(summary, row, operatorReason, publish);
     // The step's job was cancelled at the service by someone else: the chain cannot go on.
     return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: PIPELINE_FAILURE_TYPES.stepCancelled,
+      type: FAILURE_TYPES.stepCancelled,
       nonRetryable: true,
       message: `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${row.status}); no later step was started`,
       details: [summary],
@@ -186,7 +188,7 @@ function cancelledByOperator(summary: PipelineSummary, row: StepSummary, reason:
   if (row.status === 'pending') row.status = 'cancelled';
   row.error = `cancelled by an operator: ${reason}`;
   return finish(summary, 'cancelled', publish, ApplicationFailure.create({
-    type: PIPELINE_FAILURE_TYPES.stepCancelled,
+    type: FAILURE_TYPES.stepCancelled,
     nonRetryable: true,
     message: `pipeline ${summary.name}: step ${row.id} was cancelled by an operator (${reason}); no later step was started`,
     details: [summary],

@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { archiveOutput, ArchiveError } from '../../src/media/archive';
+import { archiveOutput } from '../../src/media/archive';
+import { ArchiveError, MediaResolutionError } from '../../src/media/errors';
 import { mediaAddress } from '../../src/media/reference';
-import { createMediaResolver, MediaResolutionError } from '../../src/media/resolve-input';
+import { createMediaResolver } from '../../src/media/resolve-input';
 import { createFileStore, hashFile, MediaStoreError, putMediaBytes, putMediaFile, type MediaStore } from '../../src/media/store';
 import { startMinio, type TestMinio } from '../helpers/minio';
 

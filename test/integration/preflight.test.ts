@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { createPreflightActivities, PREFLIGHT_FAILURE_TYPES, type PreflightFailureDetails, type PreflightOptions } from '../../src/activities/preflight';
+import { createPreflightActivities, type PreflightFailureDetails, type PreflightOptions } from '../../src/activities/preflight';
+import { FAILURE_TYPES } from '../../src/contract/failure-types';
 import { runFfmpeg } from '../../src/media/ffmpeg';
 import { dnsTable } from '../helpers/dns-table';
 import { silentWavDataUri } from './workflow-harness';
@@ -109,7 +110,7 @@ describe('preflight activity', () => {
 
   it('refuses a host that does not resolve, naming the field and the reason, and keeps checking the rest', async () => {
     const failure = await refusal(LONG_FORM, { image_urls: [`${base}/hero.png?type=image/png`, 'https://example.com/reelflow/product.png'], prompt: 'x' });
-    expect(failure.type).toBe(PREFLIGHT_FAILURE_TYPES.refused);
+    expect(failure.type).toBe(FAILURE_TYPES.preflightRefused);
     expect(failure.nonRetryable).toBe(true);
     const details = failure.details?.[0] as PreflightFailureDetails;
     expect(details.problems).toEqual([{ path: 'image_urls.1', message: 'host example.com does not resolve (ENOTFOUND)' }]);
@@ -163,7 +164,7 @@ describe('preflight activity', () => {
 
   it('an answer that may change (503) is retryable, not a refusal; a missing store reference is refused', async () => {
     const busy = await refusal('service-upscale-video-fast', { video_url: `${base}/clip.mp4?status=503` });
-    expect(busy.type).toBe(PREFLIGHT_FAILURE_TYPES.unavailable);
+    expect(busy.type).toBe(FAILURE_TYPES.preflightUnavailable);
     expect(busy.nonRetryable).toBe(false);
     expect(busy.message).toContain('video_url: answered HTTP 503');
     const references = { owns: (v: string) => v.startsWith('sha256:'), stat: async () => null };

@@ -1,4 +1,5 @@
-import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep, OperatorRefusal } from '../../src/workflows/operator-updates';
+import { OperatorRefusal } from '../../src/workflows/errors';
+import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from '../../src/workflows/operator-updates';
 import type { PipelineSummary, StepSummary } from '../../src/workflows/pipeline-types';
 
 function row(id: string, status: StepSummary['status'], extra: Record<string, unknown> = {}): StepSummary {

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DataDirLockedError, lockDataDir } from '../../src/service/store/data-dir-lock';
+import { lockDataDir } from '../../src/service/store/data-dir-lock';
+import { DataDirLockedError } from '../../src/service/store/errors';
 
 let dir: string;
 let sleeper: ChildProcess | null = null;

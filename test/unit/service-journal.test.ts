@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Journal, JournalCorruptError, JournalWriteError } from '../../src/service/store/journal';
+import { JournalCorruptError, JournalWriteError } from '../../src/service/store/errors';
+import { Journal } from '../../src/service/store/journal';
 import type { JournalEntry } from '../../src/service/store/records';
 import { Store } from '../../src/service/store/store';
 

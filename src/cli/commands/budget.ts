@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { raiseBudgetUpdate } from '../../workflows/operator-updates';
-import { cliEnv, findWorkflow, withTemporal } from '../context';
-import { CliError, EXIT } from '../exit';
-import { sendOperatorUpdate } from '../operator';
-import { printJson, say } from '../output';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
+import { runOperatorUpdate } from '../operator';
 
 /** `reelflow budget <id> <credits>`: raise a running pipeline's budget (the `raiseBudget` update). */
 export function registerBudgetCommand(program: Command): void {
@@ -17,12 +16,6 @@ export function registerBudgetCommand(program: Command): void {
       // The validator decides; here only what cannot be a number is refused without asking it.
       const credits = Number(creditsText);
       if (!/^\d+$/.test(creditsText) || !Number.isSafeInteger(credits)) throw new CliError(`credits: "${creditsText}" is not a whole number of credits`, EXIT.usage);
-      const env = cliEnv();
-      await withTemporal(env, async ({ client }) => {
-        const found = await findWorkflow(client, id);
-        const answer = await sendOperatorUpdate(found, raiseBudgetUpdate, { credits });
-        if (options.json) printJson({ workflowId: found.workflowId, ...answer });
-        else say(`${found.workflowId}: ${answer.message}`);
-      });
+      await runOperatorUpdate(id, raiseBudgetUpdate, { credits }, options.json);
     });
 }

@@ -83,17 +83,22 @@ export async function runDev(options: DevOptions): Promise<void> {
   if (!reason.startsWith('SIG')) process.exitCode = 1;
 }
 
+/** The port flags of `reelflow dev`: flag, what listens there, the port used when none is stored. */
+const DEV_PORT_FLAGS = [
+  ['--temporal-port', 'Temporal gRPC port', 7233],
+  ['--ui-port', 'Temporal UI port', 8233],
+  ['--service-port', 'local service port', 8710],
+  ['--bridge-port', 'webhook bridge port', 8787],
+] as const;
+
 /** `reelflow dev`: the whole local stack in the foreground. */
 export function registerDevCommand(program: Command): void {
   const command = program
     .command('dev')
     .description('Run the local stack in the foreground until Ctrl-C: Temporal dev server + UI, local service, webhook bridge, worker (state in REELFLOW_STATE_DIR or .reelflow)')
-    .option('--state-dir <dir>', 'persistent state (default REELFLOW_STATE_DIR or .reelflow)')
-    .option('--temporal-port <port>', 'Temporal gRPC port (default: stored, else 7233)', port)
-    .option('--ui-port <port>', 'Temporal UI port (default: stored, else 8233)', port)
-    .option('--service-port <port>', 'local service port (default: stored, else 8710)', port)
-    .option('--bridge-port <port>', 'webhook bridge port (default: stored, else 8787)', port)
-    .option('--auto-ports', 'first start of a state directory: pick free ports (also REELFLOW_DEV_PORTS=auto)');
+    .option('--state-dir <dir>', 'persistent state (default REELFLOW_STATE_DIR or .reelflow)');
+  for (const [flag, what, fallback] of DEV_PORT_FLAGS) command.option(`${flag} <port>`, `${what} (default: stored, else ${fallback})`, port);
+  command.option('--auto-ports', 'first start of a state directory: pick free ports (also REELFLOW_DEV_PORTS=auto)');
   addRenderFlags(command)
     .addHelpText('after', '\nPorts chosen on the first start are stored in <state-dir>/stack.json and reused, so output URLs and the\nregistered webhook URL stay valid. A second `reelflow dev` or `npm run demo` on the same state directory\nreuses the running stack.')
     .action(async (options: DevOptions) => {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { cliEnvWithService, withTemporal } from '../context';
-import { CliError, EXIT } from '../exit';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
 import { findOrphans, listPipelineClaims, orphanLines, parseSince } from '../orphans';
 import { printJson, say } from '../output';
 import { cliServiceClient, serviceCliError } from '../service';

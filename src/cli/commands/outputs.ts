@@ -6,7 +6,8 @@ import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
 import { cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../context';
-import { CliError, EXIT } from '../exit';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
 import { printJson, say } from '../output';
 
 /** Largest output file downloaded (the longest clips at 720p stay far below). */

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import { cliEnv, exitFor, withTemporal } from '../context';
-import { CliError, EXIT } from '../exit';
-import { followPipeline } from '../follow';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
+import { detachOrFollow } from '../follow';
+import { followFlags } from '../options';
 import { printJson, say } from '../output';
 import { earlierRun, resumeFromRun } from '../resume';
 
@@ -13,13 +15,12 @@ import { earlierRun, resumeFromRun } from '../resume';
  * not complete; nothing is paid twice. `--fresh` runs every step again (and pays again).
  */
 export function registerResumeCommand(program: Command): void {
-  program
+  const command = program
     .command('resume')
     .description('Start a new run of a failed or cancelled pipeline from its first incomplete step, reusing (verified) outputs of completed steps (exit 0 completed, 1 failed/cancelled, 4 unknown id)')
     .argument('<pipeline>', 'workflow id pipeline/<name> or the bare name')
-    .option('--fresh', 'run every step again, paying again for steps that had completed', false)
-    .option('--detach', 'only start the new run and print its ids', false)
-    .option('--json', 'print the final summary (or, with --detach, the ids) as JSON', false)
+    .option('--fresh', 'run every step again, paying again for steps that had completed', false);
+  followFlags(command, 'the new run and print its ids')
     .action(async (id: string, options: { fresh: boolean; detach: boolean; json: boolean }) => {
       const env = cliEnv();
       const workflowId = id.startsWith('pipeline/') ? id : pipelineWorkflowId(id);
@@ -49,13 +50,8 @@ export function registerResumeCommand(program: Command): void {
             : `resuming ${workflowId} from step ${from} in run ${handle.firstExecutionRunId}; carried from run ${earlier.runId}: ${carried.join(', ') || 'nothing'}`,
           options.json,
         );
-        if (options.detach) {
-          if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId, resumedFrom: earlier.runId, carried });
-          else say(workflowId);
-          return;
-        }
-        const summary = await followPipeline(handle, { quiet: options.json, startedAt });
-        if (!summary) throw new CliError(`${workflowId} ended without a summary`, EXIT.failed);
+        const summary = await detachOrFollow(handle, { ...options, startedAt, detachedIds: { resumedFrom: earlier.runId, carried } });
+        if (!summary) return;
         if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId, ...summary });
         process.exitCode = exitFor(summary.status);
       });

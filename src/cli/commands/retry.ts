@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { retryStepUpdate } from '../../workflows/operator-updates';
-import { cliEnv, findWorkflow, withTemporal } from '../context';
-import { sendOperatorUpdate } from '../operator';
-import { printJson, say } from '../output';
+import { runOperatorUpdate } from '../operator';
 
 /** `reelflow retry <id> <step>`: resubmit a failed step now instead of after its backoff (the `retryStep` update). */
 export function registerRetryCommand(program: Command): void {
@@ -13,12 +11,6 @@ export function registerRetryCommand(program: Command): void {
     .argument('<step>', 'the step id')
     .option('--json', 'print the pipeline\'s answer as JSON', false)
     .action(async (id: string, step: string, options: { json: boolean }) => {
-      const env = cliEnv();
-      await withTemporal(env, async ({ client }) => {
-        const found = await findWorkflow(client, id);
-        const answer = await sendOperatorUpdate(found, retryStepUpdate, { step });
-        if (options.json) printJson({ workflowId: found.workflowId, ...answer });
-        else say(`${found.workflowId}: ${answer.message}`);
-      });
+      await runOperatorUpdate(id, retryStepUpdate, { step }, options.json);
     });
 }

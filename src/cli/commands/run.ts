@@ -4,8 +4,10 @@ import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions'
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import { pipelineStartOptions, withoutInlineMedia } from '../../workflows/ui-text';
 import { cliEnv, cliMediaStore, exitFor, pacingFor, uriRulesFor, withTemporal } from '../context';
-import { CliError, EXIT } from '../exit';
-import { followPipeline } from '../follow';
+import { CliError } from '../errors';
+import { EXIT } from '../exit';
+import { detachOrFollow } from '../follow';
+import { followFlags } from '../options';
 import { printJson, say } from '../output';
 import { loadSpecFile } from '../spec-files';
 
@@ -17,12 +19,11 @@ export function hintFor(error: string | undefined): string | undefined {
 
 /** `reelflow run <spec.json>`: start a pipeline and follow it to the end. */
 export function registerRunCommand(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('Start a pipeline from a spec file and follow it to the end (exit 0 completed, 1 failed/cancelled, 2 invalid spec, 3 unreachable)')
-    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields go into the media store (REELFLOW_MEDIA_STORE)')
-    .option('--detach', 'only start the pipeline and print its workflow id', false)
-    .option('--json', 'print the final summary (or, with --detach, the ids) as JSON on stdout', false)
+    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields go into the media store (REELFLOW_MEDIA_STORE)');
+  followFlags(command, 'the pipeline and print its workflow id')
     .option('--no-preflight', 'do not check the inputs before paying (see docs/preflight.md); per step: "preflight": false')
     .action(async (specFile: string, options: { detach: boolean; json: boolean; preflight: boolean }) => {
       const env = cliEnv();
@@ -41,14 +42,9 @@ export function registerRunCommand(program: Command): void {
           }
           throw error;
         }
-        if (options.detach) {
-          if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId });
-          else say(workflowId);
-          return;
-        }
-        say(`started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`, options.json);
-        const summary = await followPipeline(handle, { quiet: options.json, startedAt });
-        if (!summary) throw new CliError(`${workflowId} ended without a summary`, EXIT.failed);
+        const followingNote = `started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`;
+        const summary = await detachOrFollow(handle, { ...options, startedAt, followingNote });
+        if (!summary) return;
         if (options.json) printJson({ workflowId, ...withoutInlineMedia(summary) });
         else {
           const final = summary.steps.at(-1)?.output?.videos[0]?.url;

@@ -4,7 +4,8 @@ import { copyFile, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { hashFile } from './hash';
-import { assertDigest, MediaStoreError, referrerKey, type MediaStore, type Referrer, type StoredObject } from './types';
+import { MediaStoreError } from './errors';
+import { assertDigest, referrerKey, type MediaStore, type Referrer, type StoredObject } from './types';
 
 /**
  * The filesystem backend: `<root>/objects/<ab>/<sha256>` with a `<sha256>.json` beside it (type,

@@ -8,12 +8,14 @@ import { mediaAddress, type MediaRef } from '../reference';
 import { createFileStore } from './file-store';
 import { hashFile } from './hash';
 import { createS3Store } from './s3-store';
-import { MediaStoreError, type MediaStore } from './types';
+import { MediaStoreError } from './errors';
+import type { MediaStore } from './types';
 
 export { createFileStore } from './file-store';
 export { createS3Store, type S3StoreSettings } from './s3-store';
 export { hashFile } from './hash';
-export { MediaStoreError, type MediaStore, type Referrer, type StoredObject } from './types';
+export { MediaStoreError, type MediaStoreErrorCode } from './errors';
+export { type MediaStore, type Referrer, type StoredObject } from './types';
 
 /** A store with the signed-URL lifetime it was configured with. */
 export interface ConfiguredStore {

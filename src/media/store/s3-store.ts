@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
 import type * as Presigner from '@aws-sdk/s3-request-presigner';
-import { assertDigest, MediaStoreError, referrerKey, type MediaStore, type Referrer } from './types';
+import { MediaStoreError } from './errors';
+import { assertDigest, referrerKey, type MediaStore, type Referrer } from './types';
 
 /** Settings of the S3-compatible backend (from REELFLOW_MEDIA_* in src/config/media.ts). */
 export interface S3StoreSettings {

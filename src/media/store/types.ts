@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { MediaStoreError } from './errors';
 
 /** What the store knows about one object. */
 export interface StoredObject {
@@ -43,18 +44,6 @@ export interface MediaStore {
   list(): AsyncIterable<StoredObject>;
   /** Removes the object and its referrer records; absent objects are fine. */
   delete(sha256: string): Promise<void>;
-}
-
-/** A store failure with a stable code. */
-export class MediaStoreError extends Error {
-  readonly type = 'MediaStore';
-  constructor(
-    readonly code: 'not_found' | 'integrity' | 'too_large' | 'unavailable' | 'invalid_config',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'MediaStoreError';
-  }
 }
 
 /** Pipeline names are safe names (letters, digits, . _ -), but a referrer key is escaped anyway. */

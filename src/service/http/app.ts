@@ -11,7 +11,7 @@ import { registerQueueRoutes } from '../routes/queue';
 import { registerWebhookRoutes } from '../routes/webhooks';
 import { authenticate, authenticateAdmin } from './auth';
 import { stampReceivedAt } from './clock';
-import { ServiceProblem } from './problem';
+import { ServiceProblem } from './errors';
 
 /** Largest request body (inline data URIs included): 50 MiB. Not in the spec; the local service's choice. */
 export const BODY_LIMIT_BYTES = DECIDED_LIMITS.requestBodyMaxBytes;

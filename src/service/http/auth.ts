@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ServiceState } from '../store/state';
 import type { KeyRecord } from '../store/records';
-import { ServiceProblem } from './problem';
+import { ServiceProblem } from './errors';
 
 /** SHA-256 of an API key, hex; the only form in which keys are stored. */
 export function hashKey(key: string): string {

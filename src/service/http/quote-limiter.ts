@@ -1,4 +1,4 @@
-import { ServiceProblem } from './problem';
+import { ServiceProblem } from './errors';
 
 /** Quote admission limits (not in the spec: "Request rate limits: not shown"). */
 export interface QuoteLimits {

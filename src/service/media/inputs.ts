@@ -1,7 +1,7 @@
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { MediaError } from './errors';
-import { safeDownload, SafeFetchError } from '../../net/safe-fetch';
+import { safeDownload, SafeFetchError } from '../../net';
 import type { LookupFn } from '../../net/url-rules';
 
 /** How inputs are read: own output URLs from disk, everything else under the address rules. */

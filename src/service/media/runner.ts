@@ -11,7 +11,8 @@ import {
   type UpscaleVideoFastInput,
 } from '../../contract';
 import { MediaError } from './errors';
-import { clipSeconds, FfmpegError, probe } from '../../media/ffmpeg';
+import { FfmpegError } from '../../media/errors';
+import { clipSeconds, probe } from '../../media/ffmpeg';
 import { materialiseInput, type InputSourceOptions } from './inputs';
 import { probeInput, type ModelContext } from './models/common';
 import { renderLongForm } from './models/long-form';

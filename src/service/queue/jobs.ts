@@ -3,14 +3,15 @@ import * as path from 'node:path';
 import type { JobState, ModelId, ModelInput } from '../../contract';
 import { MODEL_IDS } from '../../contract';
 import { chance, journalFault, modelDurationFor, type FaultConfig } from '../faults';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 import { MediaError, type ModelRunner } from '../media/runner';
 import { syncFileAndDirs } from '../store/durable-files';
 import type { DeliveryRecord, JobRecord } from '../store/records';
 import type { InputStore } from '../store/side-files';
 import type { Store } from '../store/store';
 import { chainedFrom } from './chain';
-import { canTransition, IllegalTransitionError } from './transitions';
+import { IllegalTransitionError } from './errors';
+import { canTransition } from './transitions';
 
 export interface JobManagerOptions {
   store: Store;

@@ -10,7 +10,7 @@ import {
   type PricingUnit,
 } from '../../contract';
 import { MediaError, type ModelRunner } from '../media/runner';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 
 export interface Price {
   credits: number;

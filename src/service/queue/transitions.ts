@@ -18,15 +18,3 @@ export function canTransition(from: JobState, to: JobState): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-/** Thrown when code asks for a move the table forbids; a bug, never a client error. */
-export class IllegalTransitionError extends Error {
-  readonly code = 'illegal_transition';
-  constructor(
-    readonly requestId: string,
-    readonly from: JobState,
-    readonly to: JobState,
-  ) {
-    super(`job ${requestId}: ${from} -> ${to} is not an allowed transition`);
-    this.name = 'IllegalTransitionError';
-  }
-}

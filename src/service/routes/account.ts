@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context';
 import { hashKey, keyIdFor } from '../http/auth';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 
 /** A new random API key (`rfk_` + 32 random bytes, base64url). */
 export function newApiKey(): string {

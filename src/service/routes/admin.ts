@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { toFieldErrors } from '../../contract';
 import type { ServiceContext } from '../context';
 import { injectedFaults } from '../faults';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 
 const grantSchema = z.strictObject({ credits: z.number().int().positive() });
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 
 const CONTENT_TYPES: Record<string, string> = { '.mp4': 'video/mp4', '.webm': 'video/webm', '.mov': 'video/quicktime', '.m4a': 'audio/mp4', '.wav': 'audio/wav', '.png': 'image/png', '.jpg': 'image/jpeg' };
 

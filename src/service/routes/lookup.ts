@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../context';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 import { generationRequest } from './queue';
 
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { quoteRequestSchema, toFieldErrors, validateModelInput } from '../../contract';
 import type { ServiceContext } from '../context';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 import { priceOf } from '../queue/pricing';
 
 /** `POST /v1/pricing/quote` with `{model, input}`: the price the submit would charge. */

@@ -4,7 +4,7 @@ import { validateModelId, validateModelInput, type ModelId } from '../../contrac
 import type { ServiceContext } from '../context';
 import { chance, journalFault } from '../faults';
 import { hashBody } from '../http/canonical';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 import { priceOf } from '../queue/pricing';
 import type { JobRecord } from '../store/records';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { toFieldErrors } from '../../contract';
 import type { ServiceContext } from '../context';
-import { ServiceProblem } from '../http/problem';
+import { ServiceProblem } from '../http/errors';
 import type { EndpointRecord } from '../store/records';
 import { ENDPOINT_EVENT_TYPES, endpointEvents } from '../webhooks/events';
 

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DataDirLockedError } from './errors';
 
 const LOCK = 'service.lock';
 const BREAK = 'service.lock.break';
@@ -14,22 +15,6 @@ export interface LockHolder {
   startTime: string | null;
   host: string;
   startedAt: string;
-}
-
-/** Another live process holds the data directory. */
-export class DataDirLockedError extends Error {
-  readonly code = 'data_dir_locked';
-  constructor(
-    readonly dir: string,
-    readonly holder: LockHolder | null,
-  ) {
-    super(
-      holder
-        ? `data directory ${dir} is in use by another reelflow service (pid ${holder.pid} on ${holder.host}, started ${holder.startedAt}); stop it first or use another --data-dir`
-        : `data directory ${dir} is being locked by another reelflow service right now; stop it first or use another --data-dir`,
-    );
-    this.name = 'DataDirLockedError';
-  }
 }
 
 /** Locks held by this process (a second start in the same process is refused like any other). */

@@ -1,28 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { syncDir, writeFully } from './durable-files';
+import { JournalCorruptError, JournalWriteError } from './errors';
 import type { JournalEntry } from './records';
 
 const JOURNAL = 'journal.jsonl';
 const TMP = 'journal.jsonl.tmp';
-
-/** The durable journal could not be read (a corrupt record that is not the last one). */
-export class JournalCorruptError extends Error {
-  readonly code = 'journal_corrupt';
-  constructor(file: string, line: number, offset: number) {
-    super(`${file}: line ${line} (byte ${offset}) is not a valid journal entry; refusing to start on damaged state (later records exist, so it is not a torn last write)`);
-    this.name = 'JournalCorruptError';
-  }
-}
-
-/** A write to the journal failed; the change was not made and must not be acknowledged. */
-export class JournalWriteError extends Error {
-  readonly code = 'journal_write_failed';
-  constructor(message: string) {
-    super(message);
-    this.name = 'JournalWriteError';
-  }
-}
 
 /** A torn last record cut off at start. */
 export interface TornTail {

@@ -1,5 +1,11 @@
 import type { DeliveryRecord, EndpointRecord, InjectedFaultRecord, JobRecord, JournalEntry, KeyRecord, LedgerEntry, SnapshotState } from './records';
 
+/** Sets `fields` on the record `id` of `records` (a journal entry for a record that is gone changes nothing). */
+function patch<T extends object>(records: Map<string, T>, id: string, fields: Partial<T>): void {
+  const record = records.get(id);
+  if (record) Object.assign(record, fields);
+}
+
 /**
  * The durable state in memory, changed only by applying journal entries, so that replaying the
  * journal after a crash rebuilds exactly what was acknowledged.
@@ -64,14 +70,9 @@ export class ServiceState {
       case 'endpoint.created':
         this.endpoints.set(entry.endpoint.id, { ...entry.endpoint });
         return;
-      case 'endpoint.rotated': {
-        const endpoint = this.endpoints.get(entry.id);
-        if (!endpoint) return;
-        endpoint.secret = entry.secret;
-        endpoint.previousSecret = entry.previousSecret;
-        endpoint.previousSecretExpiresAt = entry.previousSecretExpiresAt;
+      case 'endpoint.rotated':
+        patch(this.endpoints, entry.id, { secret: entry.secret, previousSecret: entry.previousSecret, previousSecretExpiresAt: entry.previousSecretExpiresAt });
         return;
-      }
       case 'endpoint.deleted':
         this.endpoints.delete(entry.id);
         for (const delivery of this.deliveries.values()) {
@@ -86,13 +87,8 @@ export class ServiceState {
         return;
       case 'delivery.attempted': {
         const delivery = this.deliveries.get(entry.id);
-        if (!delivery) return;
-        delivery.attempts = entry.attempts;
-        delivery.state = entry.state;
-        delivery.nextAttemptAt = entry.nextAttemptAt;
-        delivery.lastStatus = entry.lastStatus;
-        delivery.lastError = entry.lastError;
-        if (entry.dueAt !== undefined && entry.sentAt !== undefined && entry.endedAt !== undefined) {
+        patch(this.deliveries, entry.id, { attempts: entry.attempts, state: entry.state, nextAttemptAt: entry.nextAttemptAt, lastStatus: entry.lastStatus, lastError: entry.lastError });
+        if (delivery && entry.dueAt !== undefined && entry.sentAt !== undefined && entry.endedAt !== undefined) {
           delivery.attemptLog = [...(delivery.attemptLog ?? []), { dueAt: entry.dueAt, sentAt: entry.sentAt, endedAt: entry.endedAt, status: entry.lastStatus, nextAttemptAt: entry.nextAttemptAt }];
         }
         return;

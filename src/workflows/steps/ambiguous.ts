@@ -1,5 +1,6 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
-import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
+import { FAILURE_TYPES } from '../../contract/failure-types';
+import { type StepAttempt } from '../pipeline-types';
 import type { ResolveDecision } from '../recovery';
 import type { AmbiguousSubmit } from '../recovery-types';
 import { api, candidates } from './proxies';
@@ -83,5 +84,5 @@ function fail(run: StepRun, record: AmbiguousSubmit, why: string): never {
     `reelflow orphans lists it by Idempotency-Key ${record.idempotencyKey}`;
   run.row.error = message;
   run.changed();
-  throw ApplicationFailure.create({ type: STEP_FAILURE_TYPES.ambiguousSubmission, nonRetryable: true, message, details: [{ idempotencyKey: record.idempotencyKey, step: run.stepId }] });
+  throw ApplicationFailure.create({ type: FAILURE_TYPES.ambiguousSubmission, nonRetryable: true, message, details: [{ idempotencyKey: record.idempotencyKey, step: run.stepId }] });
 }

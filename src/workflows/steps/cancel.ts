@@ -3,6 +3,7 @@ import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { apiWith } from './proxies';
 import { settle } from './settle';
+import type { RequestAttempt } from '../job-types';
 import type { StepAttempt } from '../pipeline-types';
 import { currentAttempt, type StepEnd, type StepRun } from './step-run';
 import { awaitTerminal } from './wait';
@@ -25,6 +26,17 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
 }
 
 /**
+ * The terminal state of a job just asked to cancel: the cancel's answer when it is terminal (then the
+ * attempt learned its outcome by the cancel), else what `wait` awaits. Shared with the legacy job
+ * workflow (job.ts).
+ */
+export async function terminalAfterCancel(answer: { status: ServiceJobState }, attempt: Pick<RequestAttempt, 'learnedBy'>, wait: () => Promise<ServiceJobState>): Promise<ServiceJobState> {
+  if (!isTerminalState(answer.status)) return wait();
+  attempt.learnedBy = 'cancel';
+  return answer.status;
+}
+
+/**
  * Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it
  * (refund, or the result of a job that completed first). Used by a cancelled step and by a step
  * that must not abandon its accepted job (./abandon.ts).
@@ -33,13 +45,7 @@ export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<Servi
   run.row.phase = 'cancelling';
   run.changed();
   const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(attempt.requestId as string, attempt.cancelUrl);
-  let terminal: ServiceJobState;
-  if (isTerminalState(answer.status)) {
-    terminal = answer.status;
-    attempt.learnedBy = 'cancel';
-  } else {
-    terminal = await awaitTerminal(run, attempt, CANCEL_POLL_PACING);
-  }
+  const terminal = await terminalAfterCancel(answer, attempt, () => awaitTerminal(run, attempt, CANCEL_POLL_PACING));
   // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
   await run.quote.chargeOf(attempt);
   await settle(run, attempt, terminal);

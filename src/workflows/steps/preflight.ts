@@ -1,8 +1,9 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { PreflightFailureDetails } from '../../activities/preflight';
 import { MODELS } from '../../contract/model-metadata';
 import type { PipelineStep } from '../../pipeline/spec';
-import { PIPELINE_FAILURE_TYPES, type PipelineSummary, type StepSummary } from '../pipeline-types';
+import type { PipelineSummary, StepSummary } from '../pipeline-types';
 import { preflightActivities } from './proxies';
 
 /**
@@ -11,10 +12,6 @@ import { preflightActivities } from './proxies';
  * their first step at once on replay.
  */
 export const PREFLIGHT_PATCH = 'preflight';
-
-/** The activity's failure types (PREFLIGHT_FAILURE_TYPES; values are not imported into workflow code). */
-const REFUSED = 'PreflightRefused';
-const UNAVAILABLE = 'PreflightUnavailable';
 
 /** True when a step gives at least one URI input literally (a reference to an earlier output is not checked). */
 function hasLiteralMedia(step: PipelineStep): boolean {
@@ -49,8 +46,8 @@ export async function preflightSteps(steps: readonly PipelineStep[], summary: Pi
     if (!outcome) continue;
     const row = summary.steps[outcome.index] as StepSummary;
     const cause = outcome.error instanceof ActivityFailure ? outcome.error.cause : undefined;
-    if (!(cause instanceof ApplicationFailure) || (cause.type !== REFUSED && cause.type !== UNAVAILABLE)) throw outcome.error;
-    const problems = cause.type === REFUSED ? ((cause.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? []) : [];
+    if (!(cause instanceof ApplicationFailure) || (cause.type !== FAILURE_TYPES.preflightRefused && cause.type !== FAILURE_TYPES.preflightUnavailable)) throw outcome.error;
+    const problems = cause.type === FAILURE_TYPES.preflightRefused ? ((cause.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? []) : [];
     // An input that could not be checked in time (PreflightUnavailable after its retries) stops the step too.
     const found = problems.length > 0 ? problems : [{ path: '(input)', message: cause.message }];
     const located = found.map((p) => ({ path: `steps.${outcome.index}.input.${p.path}`, message: p.message }));
@@ -60,7 +57,7 @@ export async function preflightSteps(steps: readonly PipelineStep[], summary: Pi
   }
   if (errors.length === 0) return null;
   return ApplicationFailure.create({
-    type: PIPELINE_FAILURE_TYPES.preflightRefused,
+    type: FAILURE_TYPES.preflightRefused,
     nonRetryable: true,
     message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
     details: [summary, { errors }],

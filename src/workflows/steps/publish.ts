@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure, TemporalFailure, isCancellation, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../contract/failure-types';
 import { SEARCH_ATTRIBUTES } from '../definitions';
-import { PIPELINE_FAILURE_TYPES, STEP_FAILURE_TYPES, type CreditLedger, type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from '../pipeline-types';
+import { type CreditLedger, type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from '../pipeline-types';
 
 /**
  * How a pipeline shows itself outside: search attributes and memo for the Temporal UI, and the end
@@ -88,10 +89,10 @@ export function endAfterStepError(
   const name = summary.name;
   if (failure) {
     row.error = failure.message;
-    if (failure.type === STEP_FAILURE_TYPES.budgetExceeded) {
+    if (failure.type === FAILURE_TYPES.budgetExceeded) {
       row.status = 'budget-exceeded';
       return finish(summary, 'failed', publish, ApplicationFailure.create({
-        type: PIPELINE_FAILURE_TYPES.budgetExceeded,
+        type: FAILURE_TYPES.budgetExceeded,
         nonRetryable: true,
         message: `pipeline ${name} stopped before step ${row.id}: ${failure.message}`,
         details: [summary],
@@ -99,7 +100,7 @@ export function endAfterStepError(
     }
     row.status = 'failed';
     return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: PIPELINE_FAILURE_TYPES.stepFailed,
+      type: FAILURE_TYPES.stepFailed,
       nonRetryable: true,
       message: `pipeline ${name} failed at step ${row.id} [${failure.type ?? 'Error'}]: ${failure.message}`,
       details: [summary],
@@ -111,5 +112,5 @@ export function endAfterStepError(
   }
   row.status = 'failed';
   row.error = error instanceof Error ? error.message : String(error);
-  return finish(summary, 'failed', publish, ApplicationFailure.create({ type: PIPELINE_FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${name} failed at step ${row.id}: ${row.error}`, details: [summary] }));
+  return finish(summary, 'failed', publish, ApplicationFailure.create({ type: FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${name} failed at step ${row.id}: ${row.error}`, details: [summary] }));
 }

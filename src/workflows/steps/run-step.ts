@@ -1,7 +1,8 @@
 import { ApplicationFailure, CancellationScope, CancelledFailure, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../contract/failure-types';
 import { TIMER_SUMMARIES } from '../ui-text';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
-import { STEP_FAILURE_TYPES, type StepAttempt } from '../pipeline-types';
+import { type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
 import { recordOutcome } from './ledger';
 import { settle } from './settle';
@@ -19,7 +20,7 @@ export function resubmitBackoffSeconds(resubmit: number): number {
  * for the webhook (paced polls as the fallback), settle. A FAILED job is refunded and resubmitted
  * (after a backoff, with a fresh Idempotency-Key) only as the step's policy allows. On cancel the
  * paid job is cancelled and its terminal state awaited. Throws a non-retryable ApplicationFailure
- * (STEP_FAILURE_TYPES) for budget, failure past policy and an ambiguous submit.
+ * (FAILURE_TYPES) for budget, failure past policy and an ambiguous submit.
  */
 export async function runStep(run: StepRun): Promise<StepEnd> {
   try {
@@ -70,7 +71,7 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
         run.row.finishedAt = Date.now();
         recordOutcome(run, 'failed');
         throw ApplicationFailure.create({
-          type: STEP_FAILURE_TYPES.jobFailed,
+          type: FAILURE_TYPES.jobFailed,
           nonRetryable: true,
           message: `step ${run.stepId} (${run.model}): ${message} (request ids ${run.attempts.map((a) => a.requestId).join(', ')})`,
           // Every request with the service's code and message, for the Temporal UI and scripts.
@@ -101,7 +102,7 @@ async function checkBudget(run: StepRun, remaining: number): Promise<void> {
   run.row.error = reason;
   recordOutcome(run, 'budget-exceeded');
   throw ApplicationFailure.create({
-    type: STEP_FAILURE_TYPES.budgetExceeded,
+    type: FAILURE_TYPES.budgetExceeded,
     nonRetryable: true,
     message: `step ${run.stepId}: ${reason}; nothing was submitted`,
     details: [{ quote: credits, remaining }],

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, patched } from '@temporalio/workflow';
+import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { StepAttempt } from '../pipeline-types';
-import { STEP_FAILURE_TYPES } from '../pipeline-types';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH } from './abandon';
 import { AMBIGUOUS_WAIT_PATCH, awaitDecision } from './ambiguous';
@@ -44,10 +44,10 @@ export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> 
       return;
     } catch (error) {
       const cause = error instanceof ActivityFailure ? error.cause : undefined;
-      if (cause instanceof ApplicationFailure && cause.type === STEP_FAILURE_TYPES.submitAnswerInvalid && patched(NEVER_ABANDON_PATCH)) {
+      if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.submitAnswerInvalid && patched(NEVER_ABANDON_PATCH)) {
         throw await invalidAnswer(run, attempt, cause);
       }
-      if (!(cause instanceof ApplicationFailure) || cause.type !== STEP_FAILURE_TYPES.ambiguousSubmission) throw error;
+      if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE_TYPES.ambiguousSubmission) throw error;
       if (!patched(AMBIGUOUS_WAIT_PATCH)) throw ambiguity(attempt, run);
       // Adopted: the job is the operator's request id; resubmit: the same key again.
       if ((await awaitDecision(run, attempt, `the submit may have created a job but no usable answer came back (${cause.message})`)) === 'adopted') return;
@@ -66,7 +66,7 @@ async function invalidAnswer(run: StepRun, attempt: StepAttempt, cause: Applicat
   const fate = attempt.abandoned ? 'recorded as abandoned' : `cancelled (${attempt.outcome ?? 'state unknown'})`;
   run.row.error = `${reason}; the job${attempt.requestId ? ` ${attempt.requestId}` : ''} was ${fate}`;
   return ApplicationFailure.create({
-    type: STEP_FAILURE_TYPES.submitAnswerInvalid,
+    type: FAILURE_TYPES.submitAnswerInvalid,
     nonRetryable: true,
     message: `step ${run.stepId}: ${run.row.error}`,
     details: [{ idempotencyKey: attempt.idempotencyKey, step: run.stepId, ...(attempt.requestId ? { requestId: attempt.requestId } : {}) }],
@@ -80,7 +80,7 @@ function ambiguity(attempt: StepAttempt, run: StepRun): ApplicationFailure {
     `Check the service's job list for Idempotency-Key ${attempt.idempotencyKey} (resubmitting with that key returns the original job)`;
   attempt.error = message;
   return ApplicationFailure.create({
-    type: STEP_FAILURE_TYPES.ambiguousSubmission,
+    type: FAILURE_TYPES.ambiguousSubmission,
     nonRetryable: true,
     message,
     details: [{ idempotencyKey: attempt.idempotencyKey, step: run.stepId }],

@@ -1,3 +1,4 @@
+import { ReelflowError } from '../../contract/errors';
 import { PROBLEM_CODES, type FieldError, type JobState, type ProblemCode } from '../../contract';
 
 /** Extra members of a problem document beyond the RFC 9457 ones. */
@@ -13,7 +14,7 @@ export interface ProblemExtras {
  * An error the service answers with an `application/problem+json` document. The HTTP status
  * always comes from `PROBLEM_CODES`, so a code never travels with two statuses.
  */
-export class ServiceProblem extends Error {
+export class ServiceProblem extends ReelflowError {
   readonly status: number;
 
   constructor(
@@ -22,7 +23,6 @@ export class ServiceProblem extends Error {
     readonly extras: ProblemExtras = {},
   ) {
     super(detail);
-    this.name = 'ServiceProblem';
     this.status = PROBLEM_CODES[code];
   }
 
