@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 /**
  * The Temporal server and temporal-sql-tool of one pinned version, built with `go install` through
  * the Go module proxy into `.tools/temporal-cluster/<version>/bin` (cached: a second run builds nothing).
- * The compose file pins the same version (test/unit/compose-file.test.ts keeps them equal).
+ * The compose file pins the same version (test/repo/compose-file.test.ts keeps them equal).
  */
 export const TEMPORAL_SERVER_VERSION = '1.32.0';
 

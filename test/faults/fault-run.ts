@@ -19,7 +19,8 @@ import { explainOutcomes, killsWithoutWork, workAtKills, type Kill } from './fau
  * The fault run: N two-step pipelines at once against the real local service (child process),
  * the real webhook bridge (child process) and the real worker entry point (child process), under
  * the service's fault injection, while the worker is killed twice, the bridge once and the service
- * once. Everything is real: HTTP on loopback, a Temporal dev server, ffmpeg renders.
+ * once, each kill while jobs are live. Everything is real: HTTP on loopback, a Temporal dev server,
+ * ffmpeg renders.
  * The service's books are read back afterwards by opening its data directory in-process.
  */
 
@@ -180,8 +181,10 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const kills: Kill[] = [];
   const running: Partial<Record<Kill['what'], Child>> = {};
   /** SIGKILLs a child, keeps it down `downMs`, starts its replacement and records the kill's instants. */
-  const killAndRestart = async (what: Kill['what'], downMs: number, start: () => Promise<Child>): Promise<void> => {
-    log(`killing the ${what}`);
+  const killAndRestart = async (what: Kill['what'], downMs: number, start: () => Promise<Child>, minInFlight = 1): Promise<void> => {
+    // A kill must hit work: wait (bounded) until the service reports jobs rendering for open pipelines.
+    const inFlight = await waitForJobsInFlight(run, serviceUrl, minInFlight);
+    log(`killing the ${what} (${inFlight} job(s) live at the service)`);
     const at = Date.now();
     await running[what]?.kill();
     restarts[what] += 1;
@@ -227,22 +230,23 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   };
   [running.bridge, running.worker] = await Promise.all([startBridge(), startWorker()]);
 
-  let run: FaultPipelines;
+  let run: FaultPipelines | undefined;
   let resolving: { stop(): Promise<Resolutions> } | undefined;
   let resolutions: Resolutions = { adopted: 0, resubmitted: 0 };
   try {
     run = await startFaultPipelines({ client: options.client, taskQueue, serviceUrl, count: options.count });
     if (options.idempotency === 'unknown') resolving = resolveAmbiguousSteps(run, serviceUrl);
-    // The chaos schedule, spread over the run. Kills are SIGKILL: no graceful shutdown.
-    // Each kill is checked afterwards to have hit work in flight (the service's records at its instant).
-    await sleep(6_000);
-    await killAndRestart('worker', 0, startWorker);
-    await sleep(4_000);
-    await killAndRestart('bridge', 3_000, startBridge);
+    // The chaos schedule: each kill waits until jobs are live (not a fixed time, so a short run
+    // is not over before its kills), and is checked afterwards to have hit work in flight by the
+    // service's records at its instant. Kills are SIGKILL: no graceful shutdown. The worker's
+    // restarts come last: a new worker takes seconds to start, in which the run would drain.
+    await sleep(3_000);
+    // Several live jobs at the kill, so some end (and are delivered, 30 % are dropped) while the bridge is down.
+    await killAndRestart('bridge', 3_000, startBridge, 3);
     await killAndRestart('service', 2_000, startService);
     // 429s after the restart (503s before).
     await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { submitErrorStatus: 429 }, key: TEST_ADMIN_KEY });
-    await sleep(4_000);
+    await killAndRestart('worker', 0, startWorker);
     await killAndRestart('worker', 0, startWorker);
 
     await run.settled;
@@ -251,6 +255,28 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     for (const c of children) await c.kill();
   }
   return collectFaultFigures({ client: options.client, dataDir, serviceUrl, run, logs: logs.text, restarts, kills, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started, resolutions, idempotency: options.idempotency ?? 'honoured' });
+}
+
+/**
+ * Waits (at most a minute) until at least `min` jobs of open pipelines are live (queued or rendering) at the
+ * service, by its status endpoint for the request ids the pipelines' progress names; returns how many
+ * were. The kill then follows at once; the suite checks afterwards, from the service's records, that
+ * it really hit work.
+ */
+async function waitForJobsInFlight(run: FaultPipelines | undefined, serviceUrl: string, min: number): Promise<number> {
+  if (!run) return 0;
+  const deadline = Date.now() + 60_000;
+  let best = 0;
+  while (Date.now() < deadline) {
+    const open = run.handles.filter((_, i) => !run.results.some((r) => r.name === run.names[i]));
+    const progress = await Promise.all(open.map((h) => h.query(pipelineProgressQuery).catch(() => null)));
+    const live = progress.flatMap((p) => p?.steps.flatMap((s) => (s.attemptLog ?? []).filter((a) => a.requestId && !a.outcome).map((a) => a.requestId!)) ?? []);
+    const states = await Promise.all(live.map((id) => api(serviceUrl, 'GET', `/v1/queue/requests/${id}/status`).then((r) => r.body?.status as string | undefined, () => undefined)));
+    best = states.filter((s) => s === 'IN_PROGRESS' || s === 'IN_QUEUE').length;
+    if (best >= min || open.length === 0) return best;
+    await sleep(200);
+  }
+  return best;
 }
 
 /** Updates the operator stand-in sent. */

@@ -1,0 +1,213 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BRIDGE_VARIABLES, SERVICE_VARIABLES, VARIABLES, WORKER_VARIABLES } from '../../src/config';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+import { DEPLOY_SCRIPTS, HISTORY_SHARDS } from '../../scripts/cluster/index';
+import { CONFIG_TEMPLATE, DYNAMIC_CONFIG, ROLES, roleArgs, roleEnvironment, type ClusterPorts } from '../../scripts/cluster/roles';
+import { TEMPORAL_SERVER_VERSION } from '../../scripts/cluster/tools';
+
+/**
+ * docker-compose.yml cannot run here (no container engine), so this checks what can be checked
+ * statically: it parses, images are pinned, every variable set for reelflow's containers is one the
+ * code reads, health checks, state volumes, two workers and two bridges behind one address,
+ * Temporal on PostgreSQL with its UI, and the search attributes registered at start. And that its
+ * Temporal stays in step with the cluster `npm run cluster` starts and `npm run test:cluster` tests
+ * (scripts/cluster/): same server version, same config template and dynamic config, same process
+ * split, schemas through the same temporal-sql-tool script.
+ */
+
+// js-yaml is a devDependency (only this test reads YAML).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = require('js-yaml') as { load(text: string): unknown };
+
+const root = path.join(__dirname, '../..');
+const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  entrypoint?: string[];
+  restart?: string;
+  profiles?: string[];
+  environment?: Record<string, string | number | boolean | null>;
+  healthcheck?: { test?: string[] | string };
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+}
+interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+const compose = yaml.load(read('docker-compose.yml')) as Compose;
+const services = Object.entries(compose.services);
+const isReelflow = (s: Service) => (s.image ?? '').startsWith('reelflow:');
+const runs = (s: Service, entry: string) => (s.command ?? []).some((part) => part.endsWith(entry));
+const workers = services.filter(([, s]) => isReelflow(s) && runs(s, 'dist/workers/worker.js'));
+const bridges = services.filter(([, s]) => isReelflow(s) && runs(s, 'dist/workers/bridge.js'));
+
+/** The variables the process a container runs reads (src/config/processes.ts), by its entry point. */
+function variablesOf(service: Service): readonly string[] {
+  if (runs(service, 'dist/workers/worker.js')) return WORKER_VARIABLES.variables;
+  if (runs(service, 'dist/workers/bridge.js')) return BRIDGE_VARIABLES.variables;
+  if (runs(service, 'dist/workers/service.js')) return SERVICE_VARIABLES.variables;
+  return Object.keys(VARIABLES);
+}
+
+describe('docker-compose.yml', () => {
+  it('parses to services with Temporal, its UI, PostgreSQL, workers, bridges and a load balancer', () => {
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal-frontend', 'temporal-ui', 'temporal-init', 'webhooks', 'service']),
+    );
+  });
+
+  it('pins every image to a version (no latest, no bare name)', () => {
+    for (const [name, service] of services) {
+      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(/^[a-z0-9./_-]+:[^:]*\d[^:]*$/) });
+      expect({ name, latest: /:latest$/.test(service.image ?? '') }).toEqual({ name, latest: false });
+    }
+  });
+
+  it('sets only environment variables that the process of each reelflow container reads (src/config)', () => {
+    const unknown: string[] = [];
+    const reelflowServices = services.filter(([, s]) => isReelflow(s));
+    expect(reelflowServices.length).toBeGreaterThanOrEqual(5);
+    for (const [name, service] of reelflowServices) {
+      const known = variablesOf(service);
+      for (const variable of Object.keys(service.environment ?? {})) if (!known.includes(variable)) unknown.push(`${name}: ${variable}`);
+    }
+    expect(unknown).toEqual([]);
+  });
+
+  it('has a health check on every long-running service (the one-shot init container is exempt)', () => {
+    for (const [name, service] of services) {
+      if (service.restart === 'no') continue;
+      expect({ name, test: service.healthcheck?.test }).toEqual({ name, test: expect.anything() });
+    }
+    // Only the schema and init containers are one-shot.
+    expect(services.filter(([, s]) => s.restart === 'no').map(([n]) => n).sort()).toEqual(['temporal-init', 'temporal-schema']);
+  });
+
+  it('keeps state on named volumes: PostgreSQL data and the local service data', () => {
+    const declared = Object.keys(compose.volumes ?? {});
+    expect(compose.services.postgresql?.volumes).toContain('postgres-data:/var/lib/postgresql/data');
+    expect(compose.services.service?.volumes).toContain(`service-data:${compose.services.service?.environment?.REELFLOW_SERVICE_DATA_DIR}`);
+    expect(declared).toEqual(expect.arrayContaining(['postgres-data', 'service-data']));
+    // Bind mounts point at files that exist in the repository.
+    for (const [name, service] of services) {
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0] ?? '';
+        if (source.startsWith('./')) expect({ name, source, exists: fs.existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
+      }
+    }
+    expect(fs.existsSync(path.join(root, 'deploy/Dockerfile'))).toBe(true);
+  });
+
+  it('runs two workers on the pre-built workflow bundle and tuned from configuration', () => {
+    expect(workers.map(([n]) => n)).toHaveLength(2);
+    for (const [, worker] of workers) {
+      expect(worker.environment?.REELFLOW_WORKFLOW_BUNDLE).toBe('/app/dist/workflow-bundle.js');
+      expect(worker.environment?.REELFLOW_MAX_CONCURRENT_ACTIVITIES).toMatch(/^\d+$/);
+      expect(worker.environment?.TEMPORAL_ADDRESS).toBe('temporal-frontend:7233');
+      expect(worker.depends_on?.['temporal-init']?.condition).toBe('service_completed_successfully');
+    }
+    // `npm run build` writes the bundle where the workers load it from.
+    expect(JSON.parse(read('package.json')).scripts.build).toContain('scripts/build-workflow-bundle.ts');
+  });
+
+  it('puts two bridges behind one address: nginx upstream lists every bridge on its port', () => {
+    expect(bridges.map(([n]) => n)).toHaveLength(2);
+    const balancer = compose.services.webhooks as Service;
+    expect(balancer.image).toMatch(/^nginx:/);
+    const confMount = (balancer.volumes ?? []).find((v) => v.includes('/etc/nginx/'));
+    const conf = read((confMount ?? '').split(':')[0] ?? '');
+    for (const [name, bridge] of bridges) {
+      expect(bridge.environment?.REELFLOW_BRIDGE_HOST).toBe('0.0.0.0');
+      expect(conf).toContain(`server ${name}:${bridge.environment?.REELFLOW_BRIDGE_PORT}`);
+      expect(balancer.depends_on?.[name]?.condition).toBe('service_healthy');
+    }
+    expect(conf).toMatch(/location \/webhooks\s*\{[^}]*proxy_pass http:\/\/reelflow_bridges;/);
+  });
+
+  it('runs Temporal on PostgreSQL with the UI', () => {
+    expect(compose.services.postgresql?.image).toMatch(/^postgres:/);
+    expect(compose.services['temporal-ui']?.image).toMatch(/^temporalio\/ui:/);
+    expect(compose.services['temporal-ui']?.environment?.TEMPORAL_ADDRESS).toBe('temporal-frontend:7233');
+    expect(compose.services['temporal-ui']?.depends_on?.['temporal-frontend']?.condition).toBe('service_healthy');
+  });
+  it('registers exactly the search attributes of src/workflows/definitions.ts at start', () => {
+    const init = compose.services['temporal-init'] as Service;
+    const scriptMount = (init.volumes ?? []).find((v) => v.endsWith('.sh:ro') || v.includes('.sh:'));
+    const script = read((scriptMount ?? '').split(':')[0] ?? '');
+    expect(script).toContain('temporal operator namespace create');
+    expect(script).toContain('temporal operator search-attribute create');
+    const typeNames: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', KEYWORD_LIST: 'KeywordList', TEXT: 'Text', BOOL: 'Bool', DOUBLE: 'Double', DATETIME: 'Datetime' };
+    const registered = [...script.matchAll(/^register (\S+) (\S+)$/gm)].map((m) => `${m[1]}:${m[2]}`).sort();
+    const expected = SEARCH_ATTRIBUTE_KEYS.map((key) => `${key.name}:${typeNames[key.type]}`).sort();
+    expect(registered).toEqual(expected);
+  });
+});
+
+describe('docker-compose.yml in step with the tested cluster (scripts/cluster/)', () => {
+  const roleServices = services.filter(([, s]) => (s.image ?? '').startsWith('temporalio/server:'));
+  const roleOf = (s: Service) => (s.command ?? [])[(s.command ?? []).indexOf('--service') + 1];
+  const mountOf = (s: Service, source: string) => (s.volumes ?? []).map((v) => v.split(':')).find(([from]) => from === source)?.[1];
+
+  it(`runs the Temporal server version the cluster builds (v${TEMPORAL_SERVER_VERSION}), admin tools of the same version, no auto-setup image`, () => {
+    expect(roleServices.length).toBeGreaterThan(0);
+    for (const [name, service] of services.filter(([, s]) => (s.image ?? '').startsWith('temporalio/') && !(s.image ?? '').startsWith('temporalio/ui:'))) {
+      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(new RegExp(`^temporalio/(server|admin-tools):${TEMPORAL_SERVER_VERSION.replace(/\./g, '\\.')}$`)) });
+    }
+    expect(read('docker-compose.yml')).not.toMatch(/auto-setup/);
+  });
+
+  it('splits the server into the same roles, one container each, with the same command line', () => {
+    expect(roleServices.map(([, s]) => roleOf(s)).sort()).toEqual([...ROLES].sort());
+    for (const [name, service] of roleServices) {
+      const role = roleOf(service) as (typeof ROLES)[number];
+      const templateDir = mountOf(service, `./${path.relative(root, path.dirname(CONFIG_TEMPLATE))}`);
+      expect({ name, templateDir }).toEqual({ name, templateDir: expect.any(String) });
+      const inContainer = `${templateDir}/${path.basename(CONFIG_TEMPLATE)}`;
+      expect({ name, command: service.command }).toEqual({ name, command: roleArgs(role).map((arg) => (arg === CONFIG_TEMPLATE ? inContainer : arg)) });
+      expect(service.depends_on?.['temporal-schema']?.condition).toBe('service_completed_successfully');
+    }
+  });
+
+  it('gives every role the same dynamic config file and history shard count as the cluster', () => {
+    for (const [name, service] of roleServices) {
+      const dynamicDir = mountOf(service, `./${path.relative(root, path.dirname(DYNAMIC_CONFIG))}`);
+      expect({ name, file: service.environment?.DYNAMIC_CONFIG_FILE_PATH }).toEqual({ name, file: `${dynamicDir}/${path.basename(DYNAMIC_CONFIG)}` });
+      expect({ name, shards: Number(service.environment?.NUM_HISTORY_SHARDS) }).toEqual({ name, shards: HISTORY_SHARDS });
+    }
+    expect(HISTORY_SHARDS).toBeGreaterThanOrEqual(4);
+  });
+
+  it('sets only variables the config template reads, the same ones the cluster script sets', () => {
+    const template = fs.readFileSync(CONFIG_TEMPLATE, 'utf8');
+    expect(template.split('\n')[0]).toBe('# enable-template');
+    const read = new Set([...template.matchAll(/env "([A-Z0-9_]+)"/g)].map((m) => m[1]));
+    const ports = Object.fromEntries(['postgres', 'frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'].map((k, i) => [k, 7000 + i])) as unknown as ClusterPorts;
+    const clusterVariables = Object.keys(roleEnvironment({ server: 'server', ports, historyShards: HISTORY_SHARDS, database: { host: 'h', user: 'u', password: 'p' }, logDir: '/tmp' }));
+    for (const variable of clusterVariables) expect({ variable, read: read.has(variable) }).toEqual({ variable, read: true });
+    for (const [name, service] of roleServices) {
+      for (const variable of Object.keys(service.environment ?? {})) expect({ name, variable, read: read.has(variable) }).toEqual({ name, variable, read: true });
+      // What differs between the two is only where things are: database host, ports, bind address.
+      const shared = Object.keys(service.environment ?? {}).filter((v) => clusterVariables.includes(v));
+      expect(shared).toEqual(expect.arrayContaining(['NUM_HISTORY_SHARDS', 'POSTGRES_SEEDS', 'DB_PORT', 'POSTGRES_USER', 'POSTGRES_PWD', 'BIND_ON_IP', 'DYNAMIC_CONFIG_FILE_PATH']));
+    }
+  });
+
+  it('sets up the schemas with temporal-sql-tool through the script the cluster runs, before any role starts', () => {
+    const schema = compose.services['temporal-schema'] as Service;
+    expect(schema.entrypoint).toEqual(['sh', `/${DEPLOY_SCRIPTS.schema}`]);
+    expect(schema.volumes).toContain(`./deploy/temporal/${DEPLOY_SCRIPTS.schema}:/${DEPLOY_SCRIPTS.schema}:ro`);
+    expect(schema.environment?.SQL_TOOL).toBe('temporal-sql-tool');
+    const script = read(`deploy/temporal/${DEPLOY_SCRIPTS.schema}`);
+    expect(script).toMatch(/setup-schema -v 0\.0/);
+    expect(script).toMatch(/update-schema -d "\$SCHEMA_DIR\/\$2\/versioned"/);
+    const init = compose.services['temporal-init'] as Service;
+    expect(init.entrypoint).toEqual(['sh', `/${DEPLOY_SCRIPTS.init}`]);
+    for (const role of ROLES) expect(init.depends_on?.[`temporal-${role}`]?.condition).toBe('service_healthy');
+  });
+});

@@ -1,0 +1,84 @@
+import { DEFAULT_BODY_LIMIT_BYTES, loadBridgeConfig } from '../../../src/bridge';
+import { ConfigError } from '../../../src/config';
+import { TASK_QUEUES } from '../../../src/workflows/definitions';
+
+/** Boot-time validation of the bridge's environment: a missing or wrong value is named, never echoed. */
+
+function failure(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadBridgeConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadBridgeConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: 'whsec_a' });
+    expect(config).toMatchObject({
+      secrets: ['whsec_a'],
+      temporal: { address: 'localhost:7233', namespace: 'default' },
+      host: '127.0.0.1',
+      port: 8787,
+      path: '/webhooks',
+      bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+      taskQueue: TASK_QUEUES.pipelines,
+      signalTimeoutMs: 5000,
+      rendezvous: {},
+    });
+    expect(config.temporal.apiKey).toBeUndefined();
+  });
+
+  it('splits and trims several secrets for a rotation', () => {
+    expect(loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: ' whsec_old , whsec_new ' }).secrets).toEqual(['whsec_old', 'whsec_new']);
+  });
+
+  it('reads every setting from the environment', () => {
+    const config = loadBridgeConfig({
+      REELFLOW_WEBHOOK_SECRETS: 'a',
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      TEMPORAL_NAMESPACE: 'media',
+      REELFLOW_BRIDGE_PORT: '0',
+      REELFLOW_BRIDGE_PATH: '/hooks/service',
+      REELFLOW_BRIDGE_BODY_LIMIT: '2048',
+      REELFLOW_BRIDGE_TASK_QUEUE: 'q',
+      REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '1500',
+      REELFLOW_RENDEZVOUS_TTL_SECONDS: '3600',
+      REELFLOW_RENDEZVOUS_GRACE_SECONDS: '0',
+    });
+    expect(config).toMatchObject({
+      temporal: { address: 'temporal.internal:7233', namespace: 'media' },
+      port: 0,
+      path: '/hooks/service',
+      bodyLimit: 2048,
+      taskQueue: 'q',
+      signalTimeoutMs: 1500,
+      rendezvous: { ttlMs: 3_600_000, graceMs: 0 },
+    });
+  });
+
+  it.each([
+    [{}, 'REELFLOW_WEBHOOK_SECRETS'],
+    [{ REELFLOW_WEBHOOK_SECRETS: '' }, 'REELFLOW_WEBHOOK_SECRETS'],
+    [{ REELFLOW_WEBHOOK_SECRETS: 'a,,b' }, 'REELFLOW_WEBHOOK_SECRETS'],
+    [{ REELFLOW_WEBHOOK_SECRETS: 'a', TEMPORAL_ADDRESS: 'http://localhost:7233' }, 'TEMPORAL_ADDRESS'],
+    [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_PORT: '70000' }, 'REELFLOW_BRIDGE_PORT'],
+    [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_PATH: 'webhooks' }, 'REELFLOW_BRIDGE_PATH'],
+    [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_BODY_LIMIT: '1MB' }, 'REELFLOW_BRIDGE_BODY_LIMIT'],
+    // A signal timeout at or over the service's 10 s budget would let the service give up first.
+    [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '10000' }, 'REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS'],
+  ])('refuses %j naming %s', (env, variable) => {
+    const error = failure(env);
+    expect(error.code).toBe('config_invalid');
+    expect(error.variables).toContain(variable);
+    expect(error.message).toContain(variable);
+  });
+
+  it('never echoes a secret in its message', () => {
+    const error = failure({ REELFLOW_WEBHOOK_SECRETS: 'whsec_topsecret', TEMPORAL_ADDRESS: 'nope' });
+    expect(error.message).not.toContain('whsec_topsecret');
+    expect(error.variables).toEqual(['TEMPORAL_ADDRESS']);
+  });
+});

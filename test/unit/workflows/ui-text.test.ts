@@ -1,0 +1,78 @@
+import { batchSummaryLine, currentDetailsMarkdown, describeDataUri, pipelineDetails, pipelineSummaryLine, shortId, stepElapsed, withoutInlineMedia } from '../../../src/workflows/ui-text';
+import type { PipelineSpec } from '../../../src/pipeline/spec';
+import type { PipelineSummary, StepSummary } from '../../../src/workflows/pipeline-types';
+
+const IMAGE = `data:image/png;base64,${'A'.repeat(4096)}`;
+const spec: PipelineSpec = {
+  name: 'launch-en',
+  budgetCredits: 500,
+  steps: [
+    { id: 'generate', model: 'service-video-cinema-long-form-from-references', input: { image_urls: [IMAGE], duration: '5' } },
+    { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'generate' } }, retry: { maxResubmits: 2 } },
+  ],
+};
+
+function row(id: string, extra: Partial<StepSummary> & Record<string, unknown>): StepSummary {
+  return { id, model: 'service-upscale-video-fast', status: 'pending', jobWorkflowId: `x/job/${id}`, requestIds: [], attempts: 0, quoted: 0, charged: 0, refunded: 0, polls: 0, ...extra } as StepSummary;
+}
+
+describe('what the Temporal UI shows', () => {
+  it('summarises a pipeline on one line: name, steps in order, budget', () => {
+    expect(pipelineSummaryLine(spec)).toBe('launch-en: generate → upscale · budget 500 credits');
+    expect(pipelineSummaryLine({ ...spec, budgetCredits: undefined })).toBe('launch-en: generate → upscale · no budget');
+    const long = { ...spec, steps: Array.from({ length: 20 }, (_, i) => ({ ...spec.steps[0]!, id: `step-with-a-long-name-${i}` })) };
+    expect(pipelineSummaryLine(long).length).toBeLessThanOrEqual(200);
+    expect(batchSummaryLine('nightly', 12, 4, true)).toBe('nightly: 12 pipelines · concurrency 4 · re-run of the failed items');
+  });
+
+  it('details the spec without inlined media', () => {
+    const details = pipelineDetails(spec);
+    expect(details).not.toContain('AAAA');
+    expect(details).toContain('<inline image/png, 3.0 KiB>');
+    expect(details).toContain('2. `upscale` — service-upscale-video-fast (up to 2 resubmits)');
+    expect(details).toContain('"$from": "generate"');
+    expect(describeDataUri('data:text/plain,hello')).toBe('inline text/plain, 0.0 KiB');
+    expect(withoutInlineMedia({ a: [IMAGE, 'https://x.test/a.png'], b: 3 })).toEqual({ a: ['<inline image/png, 3.0 KiB>', 'https://x.test/a.png'], b: 3 });
+    // A huge spec is cut, never over the limit.
+    const huge = { ...spec, steps: [{ ...spec.steps[0]!, input: { prompt: 'p'.repeat(40_000) } }] };
+    expect(pipelineDetails(huge).length).toBeLessThanOrEqual(16 * 1024);
+  });
+
+  it('renders the live step table: state, request id, credits, elapsed, output link, errors', () => {
+    const summary: PipelineSummary = {
+      name: 'launch-en',
+      status: 'running',
+      currentStep: 'upscale',
+      budgetCredits: 500,
+      ledger: { quoted: 110, charged: 110, refunded: 0, net: 110 },
+      steps: [
+        row('generate', {
+          status: 'completed',
+          requestIds: ['7f2e0000-aaaa'],
+          quoted: 100,
+          charged: 100,
+          startedAt: 1_000,
+          finishedAt: 7_500,
+          output: { request_id: '7f2e0000-aaaa', status: 'COMPLETED', model: 'm', credits_used: 100, videos: [{ url: 'http://127.0.0.1:1/files/a (1).mp4', file_name: 'a|b.mp4', content_type: 'video/mp4' }] },
+        }),
+        row('upscale', { status: 'running', phase: 'waiting', requestIds: ['c3f1'], quoted: 10, charged: 10, startedAt: 8_000, error: 'first | attempt failed' }),
+      ],
+      outputs: {},
+    };
+    const md = currentDetailsMarkdown(summary, 20_000);
+    expect(md.split('\n')).toEqual([
+      '**running** · step `upscale` · credits 110 net of budget 500 (charged 110, refunded 0)',
+      '',
+      '| Step | State | Request id | Credits | Elapsed | Output |',
+      '|---|---|---|---|---|---|',
+      '| generate | completed | `7f2e0000-aaaa` | 100 | 6.5 s | [a\\|b.mp4](http://127.0.0.1:1/files/a%20%281%29.mp4) |',
+      '| upscale | running (waiting) | `c3f1` | 10 | 12.0 s | — |',
+      '',
+      '**Errors**',
+      '- `upscale`: first \\| attempt failed',
+    ]);
+    expect(stepElapsed({}, 5)).toBe('—');
+    expect(stepElapsed({ submittedAt: new Date(0).toISOString() }, 125_000)).toBe('2 min 05 s');
+    expect(shortId('c0ffee00-1234-c3f1')).toBe('…c3f1');
+  });
+});
