@@ -47,7 +47,7 @@ beforeAll(async () => {
   uiUrl = `http://127.0.0.1:${uiPort}`;
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS, uiPort })]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
-  bridge = startTestBridge(h.service, env.client, h.sideClient, TASK_QUEUE);
+  bridge = await startTestBridge(h.service, env, TASK_QUEUE);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-ui-'));
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 180_000);

@@ -7,6 +7,8 @@ export interface RegisteredBridge {
   bridge: RunningBridge;
   /** Id of the endpoint at the service (delete it to force the polling fallback). */
   endpointId: string;
+  /** The endpoint's signing secret (what the bridge verifies with). */
+  secret: string;
 }
 
 /**
@@ -19,9 +21,13 @@ export async function startRegisteredBridge(options: {
   temporalAddress: string;
   taskQueue: string;
   logLevel?: 'silent' | 'warn' | 'info';
+  /** Event kinds the endpoint asks for; the service's default (completions only) when absent. */
+  events?: readonly string[];
 }): Promise<RegisteredBridge> {
   const port = await freePort();
-  const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${port}/webhooks` } });
+  const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', {
+    body: { url: `http://127.0.0.1:${port}/webhooks`, ...(options.events ? { events: options.events } : {}) },
+  });
   if (registered.status !== 201) throw new Error(`webhook endpoint registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
   const bridge = await startBridgeServer(
     loadBridgeConfig({
@@ -32,5 +38,5 @@ export async function startRegisteredBridge(options: {
       REELFLOW_LOG_LEVEL: options.logLevel ?? 'silent',
     }),
   );
-  return { bridge, endpointId: String(registered.body.id) };
+  return { bridge, endpointId: String(registered.body.id), secret: String(registered.body.secret) };
 }

@@ -12,27 +12,35 @@ import { stopSignal, subscriberStateQuery, type SubscriberState, type TestSubscr
 /**
  * The route workflow's own guarantees (and the legacy rendezvous' that running executions still rely
  * on), driven through the same sink and subscribe calls the bridge and the submit activity use, on a
- * real dev server (timers here are a second or two of real time).
+ * real dev server (the expiry timers are a second or two of real time; no test has to beat one).
  */
 
 const TASK_QUEUE = `route-${randomUUID()}`;
+/**
+ * Lifetimes: tests that wait for a route or rendezvous to end by itself use the short one (they wait for
+ * it, nothing has to beat it); every other test uses the long one, so no step of theirs races a timer.
+ */
 const TTL_MS = 1_500;
+const LONG_TTL_MS = 10 * 60_000;
 
 let bundle: WorkflowBundleWithSourceMap;
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let workerRun: Promise<void>;
 let sink: EventSink;
-let activities: TestSubscribeActivities;
+let expiringSink: EventSink;
+let expiring: TestSubscribeActivities;
 const routed: RouteDelivery[] = [];
 
 beforeAll(async () => {
   bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./bridge.workflows'), logger: quietBundlerLogger() });
   env = await startDevServer();
-  activities = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: TTL_MS, graceMs: 500 });
+  const activities = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: LONG_TTL_MS, graceMs: 500 });
+  expiring = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: TTL_MS, graceMs: 500 });
   worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: bundle, activities });
   workerRun = worker.run();
-  sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: { ttlMs: TTL_MS }, onRouted: (how) => routed.push(how) });
+  sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: { ttlMs: LONG_TTL_MS }, onRouted: (how) => routed.push(how) });
+  expiringSink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: { ttlMs: TTL_MS }, onRouted: (how) => routed.push(how) });
 });
 
 afterAll(async () => {
@@ -42,7 +50,7 @@ afterAll(async () => {
 });
 
 async function eventually(probe: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
+  for (let i = 0; i < 1200; i += 1) {
     if (await probe()) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -62,13 +70,13 @@ function startSubscriber(requestIds: string[], options: { subscribe: boolean | '
 describe('webhook route workflow', () => {
   it('parks a delivery nobody subscribes to and ends by itself after its ttl', async () => {
     const event = makeEvent();
-    await sink.deliver(event);
+    await expiringSink.deliver(event);
     expect(routed[routed.length - 1]).toBe('parked');
     const summary = await route(event.request_id).result();
     expect(summary).toMatchObject({ endedBecause: 'expired_unsubscribed', subscriber: null });
     expect(summary.events.map((e) => e.event_id)).toEqual([event.event_id]);
     // A late retry of the same delivery is not parked again (no one will ever collect it).
-    await sink.deliver(event);
+    await expiringSink.deliver(event);
     expect(routed[routed.length - 1]).toBe('late');
   });
 
@@ -136,7 +144,7 @@ describe('webhook route workflow', () => {
 describe('legacy rendezvous (running executions of the previous code)', () => {
   it('still ends by itself when a subscription never receives an event', async () => {
     const requestId = `req-${randomUUID()}`;
-    await activities.subscribeToWebhook(requestId, `subscriber/${randomUUID()}`);
+    await expiring.subscribeToWebhook(requestId, `subscriber/${randomUUID()}`);
     const summary = (await env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result()) as RendezvousSummary;
     expect(summary.endedBecause).toBe('expired_subscribed');
   });

@@ -49,7 +49,7 @@ it('a pipeline started on the previous code, mid-step at the switch, completes o
     .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') })
     .build();
   const old = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: TASK_QUEUE, service: client, workflowBundle: previousBundle() });
-  const bridge = startTestBridge(service, env.client, client, TASK_QUEUE);
+  const bridge = await startTestBridge(service, env, TASK_QUEUE);
   try {
     // Previous release: the pipeline starts its first child job workflow, which submits and subscribes.
     const handle = await old.runUntil(async () => {

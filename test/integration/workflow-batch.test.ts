@@ -17,7 +17,7 @@ const TASK_QUEUE = 'workflow-batch-test';
 beforeAll(async () => {
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 4 });
-  bridge = startTestBridge(h.service, env.client, h.sideClient, TASK_QUEUE);
+  bridge = await startTestBridge(h.service, env, TASK_QUEUE);
 }, 120_000);
 
 afterAll(async () => {
@@ -48,13 +48,33 @@ async function runBatch(input: BatchWorkflowInput, record: string): Promise<{ re
   return { result: value, maxRunning };
 }
 
+/** Most jobs in flight at once, from the service's own records: created (`submittedAt`) and not yet terminal (`completedAt`). */
+function maxInFlight(jobs: { submittedAt: number; completedAt: number | null }[]): number {
+  // At equal times the end counts first: a job that ended as another was created did not overlap it.
+  const edges = jobs.flatMap((j) => [
+    { at: j.submittedAt, delta: 1 },
+    { at: j.completedAt ?? Infinity, delta: -1 },
+  ]);
+  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  let now = 0;
+  let max = 0;
+  for (const edge of edges) max = Math.max(max, (now += edge.delta));
+  return max;
+}
+
 describe('batch workflow', () => {
   it('runs a manifest with bounded concurrency across continue-as-new, then re-runs only the failed item', async () => {
     const manifest = [item('batch-a'), item('batch-b'), item('batch-c', 10), item('batch-d'), item('batch-e')];
     const submitsBefore = h.service.service.counters().submits;
-    const first = await runBatch({ name: 'nightly', items: manifest, concurrency: 2, itemsPerRun: 2 }, 'batch-first');
+    // Each render holds its job in flight for 3 s, so items started together overlap at the service (which runs 4 at once).
+    h.service.service.setFaults({ modelDurationMs: 3_000 });
+    const first = await runBatch({ name: 'nightly', items: manifest, concurrency: 2, itemsPerRun: 2 }, 'batch-first').finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
     expect(first.maxRunning).toBeGreaterThan(0);
     expect(first.maxRunning).toBeLessThanOrEqual(2);
+    // The bound as the service saw it: never more than 2 of the batch's jobs in flight (created, not yet terminal).
+    const batchJobs = h.service.service.jobs().filter((j) => /batch-[a-e]\/job\//.test(j.idempotencyKey ?? ''));
+    expect(batchJobs).toHaveLength(4);
+    expect(maxInFlight(batchJobs)).toBeLessThanOrEqual(2);
     expect(first.result.runs).toBe(3);
     expect(first.result).toMatchObject({ total: 5, toRun: 5, completed: 4, failed: 1, cancelled: 0, status: 'completed' });
     const failed = first.result.results.find((r) => r.name === 'batch-c');
@@ -71,6 +91,18 @@ describe('batch workflow', () => {
     expect(h.service.service.counters().submits - rerunSubmitsBefore).toBe(1);
     const carried = rerun.result.results.filter((r) => r.name !== 'batch-c');
     expect(carried).toEqual(expect.arrayContaining(first.result.results.filter((r) => r.name !== 'batch-c')));
+  });
+
+  it('never has more than `concurrency` of its jobs in flight at the service (its own job records), within one run', async () => {
+    // Six items in one run (no continue-as-new in between), two at a time; each render holds its job 3 s.
+    h.service.service.setFaults({ modelDurationMs: 3_000 });
+    const items = ['bound-1', 'bound-2', 'bound-3', 'bound-4', 'bound-5', 'bound-6'].map((name) => item(name));
+    const run = await runBatch({ name: 'bounded', items, concurrency: 2 }, 'batch-bounded').finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
+    expect(run.result).toMatchObject({ total: 6, completed: 6, failed: 0, runs: 1 });
+    const jobs = h.service.service.jobs().filter((j) => /bound-\d\/job\//.test(j.idempotencyKey ?? ''));
+    expect(jobs).toHaveLength(6);
+    expect(jobs.every((j) => j.status === 'COMPLETED')).toBe(true);
+    expect(maxInFlight(jobs)).toBeLessThanOrEqual(2);
   });
 
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {

@@ -13,6 +13,7 @@ import type { BatchWorkflowInput } from '../../src/workflows/batch-types';
 import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { jsonOf, runCli } from './cli-process';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
+import { EVENT_TYPES } from '../../src/contract';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
 
 /**
@@ -37,7 +38,8 @@ beforeAll(async () => {
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
   // The harness runs the service; this file's worker (with gates) runs on its own queue.
   h = await startHarness(env, bundle, `${QUEUE}-unused`, { concurrencyPerModel: 1 });
-  bridge = startTestBridge(h.service, env.client, h.sideClient, QUEUE);
+  // Completions only: these tests learn a cancel's end from the cancel answer or a wind-down poll, as with a service that sends no cancel events.
+  bridge = await startTestBridge(h.service, env, QUEUE, { events: [EVENT_TYPES.completed] });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,13 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
 import { createServiceClient } from '../../src/client/service-client';
 import type { CallKind, ServiceClient } from '../../src/client/types';
-import { createTemporalSink } from '../../src/bridge/temporal-sink';
+import { signedHeaders } from '../../src/contract/signature';
+import { STACK_ENDPOINT_EVENTS } from '../../src/stack/webhook-endpoint';
+import { startRegisteredBridge } from '../helpers/registered-bridge';
+import { request } from 'undici';
 import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
 import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
@@ -15,8 +18,8 @@ import type { LocalServiceOptions } from '../../src/service';
 
 /**
  * Shared parts of the workflow integration tests: the real local service, a real reelflow worker
- * and a stand-in for the webhook bridge that hands completion events to Temporal exactly as the
- * bridge does (signal-with-start of the per-request rendezvous).
+ * and the real webhook bridge registered with that service (startTestBridge), so outcomes arrive as
+ * the service's signed deliveries.
  */
 
 export function quietLogger() {
@@ -46,43 +49,63 @@ export async function completionEvent(client: ServiceClient, requestId: string, 
   };
 }
 
-/** Stands in for the bridge: delivers each COMPLETED job's event once through the real Temporal sink. */
+/**
+ * The real webhook bridge (src/bridge, started as the stack starts it) registered with the local
+ * service as its webhook endpoint, so pipelines learn outcomes from the service's own signed deliveries.
+ */
 export interface TestBridge {
-  delivered: string[];
-  deliver(event: WebhookEvent): Promise<void>;
-  /** Stop or resume automatic delivery (a dead webhook path). */
+  /** The bridge's webhook URL (the endpoint registered at the service). */
+  url: string;
+  endpointId: string;
+  /** Whether the service's delivery of an event of `requestId` to this bridge succeeded (the service's own records). */
+  deliveredFor(requestId: string): boolean;
+  /**
+   * Signs `event` with the endpoint's secret exactly as the service does and POSTs it to the bridge:
+   * a redelivery, a late or reordered event. Resolves with the bridge's HTTP status.
+   */
+  deliver(event: WebhookEvent): Promise<number>;
+  /**
+   * `false`: the service drops every delivery from now on (its dropped-delivery fault, journalled), a
+   * dead webhook path; `true` sends again. Events of jobs that ended while disabled are never sent.
+   */
   setEnabled(enabled: boolean): void;
   stop(): Promise<void>;
 }
 
-export function startTestBridge(service: TestService, client: Client, sideClient: ServiceClient, taskQueue: string): TestBridge {
-  const sink = createTemporalSink({ client, taskQueue });
-  const delivered: string[] = [];
-  let enabled = true;
-  let stopped = false;
-  let busy: Promise<void> = Promise.resolve();
-  const tick = async () => {
-    if (!enabled) return;
-    for (const job of service.service.jobs()) {
-      if (job.status !== 'COMPLETED' || delivered.includes(job.id)) continue;
-      delivered.push(job.id);
-      await sink.deliver(await completionEvent(sideClient, job.id));
-    }
-  };
-  const timer = setInterval(() => {
-    if (!stopped) busy = busy.then(tick).catch(() => undefined);
-  }, 100);
+/**
+ * Starts the real bridge on `taskQueue`, registered with `service` for the event kinds the local
+ * stack registers (completed, failed, cancelled), or `events` when a test needs fewer.
+ */
+export async function startTestBridge(
+  service: TestService,
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  options: { events?: readonly string[] } = {},
+): Promise<TestBridge> {
+  const { bridge, endpointId, secret } = await startRegisteredBridge({
+    serviceUrl: service.url,
+    temporalAddress: env.address,
+    taskQueue,
+    events: options.events ?? STACK_ENDPOINT_EVENTS,
+  });
+  let stopped: Promise<void> | undefined;
   return {
-    delivered,
-    deliver: (event) => sink.deliver(event),
-    setEnabled: (value) => {
-      enabled = value;
+    url: bridge.url,
+    endpointId,
+    deliveredFor: (requestId) => service.service.deliveries().some((d) => d.requestId === requestId && d.endpointId === endpointId && d.state === 'delivered'),
+    deliver: async (event) => {
+      const body = JSON.stringify(event);
+      const headers = signedHeaders({ id: event.event_id, timestamp: Math.floor(Date.now() / 1000), body, secrets: [secret], eventType: event.event_type });
+      const response = await request(bridge.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      await response.body.dump();
+      return response.statusCode;
     },
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await busy;
-    },
+    setEnabled: (enabled) => service.service.setFaults({ dropDeliveryRate: enabled ? 0 : 1 }),
+    stop: () =>
+      (stopped ??= (async () => {
+        await service.call('DELETE', `/v1/webhooks/endpoints/${endpointId}`).catch(() => undefined);
+        await bridge.close();
+      })()),
   };
 }
 

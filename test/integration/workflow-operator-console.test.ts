@@ -28,7 +28,7 @@ const TASK_QUEUE = 'operator-console-test';
 beforeAll(async () => {
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
-  bridge = startTestBridge(h.service, env.client, h.sideClient, TASK_QUEUE);
+  bridge = await startTestBridge(h.service, env, TASK_QUEUE);
 }, 120_000);
 
 afterAll(async () => {

@@ -3,6 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { request } from 'undici';
+import { startAnswerProxy } from '../helpers/answer-proxy';
+import { createReelflowWorker } from '../../src/workers/worker';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG, LONG_FORM, TEST_API_KEY } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
@@ -34,7 +36,7 @@ const FAST_PACING = { firstPollSeconds: 1, factor: 2, capSeconds: 2 };
 beforeAll(async () => {
   [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 1 });
-  bridge = startTestBridge(h.service, env.client, h.sideClient, TASK_QUEUE);
+  bridge = await startTestBridge(h.service, env, TASK_QUEUE);
 }, 120_000);
 
 afterAll(async () => {
@@ -61,6 +63,17 @@ function run<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 const jobsOf = (ids: string[]) => h.service.service.jobs().filter((j) => ids.includes(j.id));
+
+/** The pipeline's jobEvent signals, as event ids in arrival order (its history). */
+async function signalledEventIds(workflowId: string): Promise<string[]> {
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const signal = e.workflowExecutionSignaledEventAttributes;
+    if (signal?.signalName !== 'jobEvent') return [];
+    const payload = signal.input?.payloads?.[0]?.data;
+    return payload ? [(JSON.parse(Buffer.from(payload).toString('utf8')) as { event_id: string }).event_id] : [];
+  });
+}
 
 describe('pipeline workflow on the dev server with the local service', () => {
   it('runs the three-step chain, each input URL the previous output URL, with zero status polls on the webhook path', async () => {
@@ -129,7 +142,8 @@ describe('pipeline workflow on the dev server with the local service', () => {
     const submitsBefore = h.service.service.counters().submits;
     try {
       const error = await run(async () => {
-        const handle = await start({ spec, defaultPacing: FAST_PACING });
+        // No fallback poll within the hour: the failures must come as the service's generation.failed events.
+        const handle = await start({ spec, defaultPacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } });
         const failure = await handle.result().then(() => null, (e: unknown) => e);
         await maybeRecordHistory(handle, 'pipeline-fail-past-policy');
         return failure;
@@ -141,8 +155,8 @@ describe('pipeline workflow on the dev server with the local service', () => {
       const summary = cause.details?.[0] as PipelineSummary;
       expect(summary.steps.map((s) => s.status)).toEqual(['failed', 'skipped']);
       expect(summary.ledger).toEqual({ quoted: 80, charged: 160, refunded: 160, net: 0 });
-      // Failure without any event was found by polling; no later step was submitted.
-      expect(summary.steps[0]?.polls).toBeGreaterThan(0);
+      // The service's signed generation.failed events told the pipeline (the bridge is registered for them, as the stack's is); no later step was submitted.
+      expect(summary.steps[0]?.attemptLog?.map((a) => a.learnedBy)).toEqual(['webhook', 'webhook']);
       expect(h.service.service.counters().submits - submitsBefore).toBe(2);
     } finally {
       h.service.service.setFaults({ failureRate: 0 });
@@ -177,6 +191,30 @@ describe('pipeline workflow on the dev server with the local service', () => {
     // Preflight of the literal inputs first (nothing paid), then the quote before each submit (a budget).
     expect(activities).toEqual(['preflightJob', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
     expect((history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+  });
+
+  it('checks the budget before every step, against what the earlier steps spent: the third of three 80-credit steps is refused at 239', async () => {
+    const spec = pipeline('budget-third-step')
+      .step('first', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .step('second', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .step('third', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .budget(239)
+      .build();
+    const submitsBefore = h.service.service.counters().submits;
+    const error = await start({ spec }).then((handle) => handle.result().then(() => null, (e: unknown) => e));
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('BudgetExceeded');
+    expect(cause.message).toMatch(/stopped before step third: .*quote of 80 credits exceeds the remaining budget of 79; nothing was submitted/);
+    const summary = cause.details?.[0] as PipelineSummary;
+    expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'budget-exceeded']);
+    // At the service: exactly the two steps that fitted were submitted and charged.
+    const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('budget-third-step/job/'));
+    expect(jobs.map((j) => [j.idempotencyKey?.match(/job\/(\w+):/)?.[1], j.status])).toEqual([
+      ['first', 'COMPLETED'],
+      ['second', 'COMPLETED'],
+    ]);
+    expect(h.service.service.counters().submits - submitsBefore).toBe(2);
+    expect(summary.ledger).toMatchObject({ charged: 160, refunded: 0, net: 160 });
   });
 
   it('cancels a running job and a queued job through cancel_url; each reported cancelled and refunded, no later step', async () => {
@@ -253,7 +291,7 @@ describe('pipeline workflow on the dev server with the local service', () => {
       await handle.signal(jobEventSignal, stranger);
       await handle.signal(jobEventSignal, stranger);
       // The same unknown request through the bridge path: parked in a route nobody subscribes to.
-      await bridge.deliver({ ...stranger, event_id: 'evt_stranger_2' });
+      expect(await bridge.deliver({ ...stranger, event_id: 'evt_stranger_2' })).toBe(202);
       const parked = await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).describe();
       expect([parked.type, parked.status.name]).toEqual(['webhookRouteWorkflow', 'RUNNING']);
       await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).terminate('test over');
@@ -264,16 +302,20 @@ describe('pipeline workflow on the dev server with the local service', () => {
       }, 'the stranger events handled');
       expect(waiting.steps[0]?.phase).toBe('waiting');
       expect(waiting.events).toEqual({ received: 1, duplicates: 1, ignored: 1 });
-      // The real event, delivered twice by the service (same event_id).
-      await bridge.deliver(real);
-      await bridge.deliver(real);
+      // The real event, delivered twice (same event_id), signed, through the bridge's HTTP endpoint.
+      expect(await bridge.deliver(real)).toBe(202);
+      expect(await bridge.deliver(real)).toBe(202);
       const summary = (await handle.result()) as PipelineSummary;
       await maybeRecordHistory(handle, 'pipeline-events');
       // A late event after completion (fresh event_id, same request): its pipeline is closed, nothing happens.
-      await bridge.deliver({ ...real, event_id: 'evt_late' });
+      expect(await bridge.deliver({ ...real, event_id: 'evt_late' })).toBe(202);
       expect(summary.status).toBe('completed');
       expect(summary.steps[0]?.output?.request_id).toBe(job.id);
-      expect(summary.events).toEqual({ received: 2, duplicates: 2, ignored: 1 });
+      // The stranger's second copy was a duplicate for certain; the real event's second copy only when it reached
+      // the pipeline before it closed (after that the bridge answers 202 and nothing happens): count from the history.
+      const signalled = await signalledEventIds(pipelineWorkflowId('events'));
+      expect(summary.events).toEqual({ received: 2, duplicates: signalled.length - new Set(signalled).size, ignored: 1 });
+      expect(summary.events?.duplicates).toBeGreaterThanOrEqual(1);
       expect(summary.steps[0]?.polls).toBe(0);
       expect(summary.steps[0]?.attempts).toBe(1);
       expect(summary.steps[0]?.attemptLog?.[0]).toMatchObject({ learnedBy: 'webhook', resultFrom: 'event' });
@@ -339,12 +381,12 @@ describe('exactly one job per step', () => {
           if (lost++ > 0) return activities.submitAndSubscribe(request);
           const job = await activities.submitJob(request.model, request.input, request.idempotencyKey);
           firstJobId = job.request_id;
-          await eventually(() => bridge2.delivered.includes(job.request_id), 'the event delivered before the subscription');
+          // The service's own signed delivery reached the bridge (2xx journalled at the service) before any subscription.
+          await eventually(() => bridge.deliveredFor(job.request_id), 'the event delivered before the subscription');
           throw new Error('worker died before reporting the submit');
         },
       },
     });
-    const bridge2 = startTestBridge(h.service, env.client, h.sideClient, queue);
     const spec = pipeline('exactly-once').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
     const before = h.service.service.counters();
     try {
@@ -372,8 +414,151 @@ describe('exactly one job per step', () => {
       expect(route).toMatchObject({ endedBecause: 'handed_over', subscriber: pipelineWorkflowId('exactly-once') });
       expect(route.events.map((e) => e.request_id)).toEqual([jobs[0]?.id]);
     } finally {
-      await bridge2.stop();
       await honoured.close();
+    }
+  });
+});
+
+describe('the real pipeline fed by the service’s signed deliveries through the real bridge', () => {
+  it('duplicate deliveries by the service: each event acted on once, one submit per step, the ledger the service’s', async () => {
+    // Every successful delivery is sent once more (same event_id, same signed body). The upscale renders for
+    // at least 3 s, so the first step's duplicate reaches the open pipeline while its second step runs.
+    h.service.service.setFaults({ duplicateDeliveryRate: 1, modelDurationMs: { 'service-upscale-video-fast': 3_000 } });
+    const spec = pipeline('service-duplicates')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') })
+      .build();
+    const submitsBefore = h.service.service.counters().submits;
+    try {
+      const summary = (await (await start({ spec })).result()) as PipelineSummary;
+      expect(summary.status).toBe('completed');
+      const ids = summary.steps.flatMap((s) => s.requestIds);
+      expect(ids).toHaveLength(2);
+      // The service really sent the first step's event twice, and both copies reached the pipeline.
+      await eventually(() => h.service.service.injectedFaults().some((f) => f.kind === 'delivery_duplicated' && f.requestId === ids[0]), 'the first step’s event sent twice');
+      const signalled = await signalledEventIds(pipelineWorkflowId(spec.name));
+      const firstEvent = h.service.service.deliveries().find((d) => d.requestId === ids[0])?.eventId;
+      expect(signalled.filter((id) => id === firstEvent)).toHaveLength(2);
+      expect(summary.events?.duplicates).toBe(signalled.length - new Set(signalled).size);
+      expect(summary.events?.duplicates).toBeGreaterThanOrEqual(1);
+      // Acted on once: one attempt and one job per step, every outcome by webhook, no poll.
+      expect(summary.steps.map((s) => [s.attempts, s.polls, s.attemptLog?.[0]?.learnedBy])).toEqual([
+        [1, 0, 'webhook'],
+        [1, 0, 'webhook'],
+      ]);
+      expect(h.service.service.counters().submits - submitsBefore).toBe(2);
+      const charged = jobsOf(ids).reduce((sum, j) => sum + j.creditsCharged, 0);
+      expect(summary.ledger).toEqual({ quoted: charged, charged, refunded: 0, net: charged });
+    } finally {
+      h.service.service.setFaults({ duplicateDeliveryRate: 0, modelDurationMs: 0 });
+    }
+  });
+
+  it('reordered deliveries: a later step’s event first, an earlier step’s after it; the pipeline takes each for its own request', async () => {
+    // Deliveries held (dropped at the service): the first two steps learn their outcomes by fast polls, the
+    // last waits for its webhook only (no early check, first poll after an hour).
+    bridge.setEnabled(false);
+    const fast = { pacing: FAST_PACING };
+    const spec = pipeline('reordered')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, fast)
+      .step('revoice', 'service-horizon-studio', { video_url: from('generate'), audio_url: silentWavDataUri() }, fast)
+      .step('upscale', 'service-upscale-video-fast', { video_url: from('revoice', 'videos[0].url') }, { pacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } })
+      .build();
+    const submitsBefore = h.service.service.counters().submits;
+    try {
+      const handle = await start({ spec });
+      const key = (step: string) => `reordered/job/${step}:`;
+      const jobOf = (step: string) => h.service.service.jobs().find((j) => j.idempotencyKey?.includes(key(step)));
+      const last = await eventually(() => {
+        const job = jobOf('upscale');
+        return job?.status === 'COMPLETED' ? job : undefined;
+      }, 'the last step’s job completed');
+      const [generate, revoice] = [jobOf('generate'), jobOf('revoice')];
+      const waiting = await handle.query(pipelineProgressQuery);
+      expect(waiting.steps[2]?.phase).toBe('waiting');
+      // Arrival order 2, 3, 1 (completion order 1, 2, 3), each signed and POSTed to the bridge.
+      expect(await bridge.deliver(await completionEvent(h.sideClient, revoice!.id, 'evt_reordered_revoice'))).toBe(202);
+      expect(await bridge.deliver(await completionEvent(h.sideClient, last.id, 'evt_reordered_upscale'))).toBe(202);
+      const summary = (await handle.result()) as PipelineSummary;
+      expect(await bridge.deliver(await completionEvent(h.sideClient, generate!.id, 'evt_reordered_generate'))).toBe(202);
+      expect(summary.status).toBe('completed');
+      expect(summary.steps.map((s) => s.requestIds)).toEqual([[generate!.id], [revoice!.id], [last.id]]);
+      expect(summary.steps.map((s) => s.attemptLog?.[0]?.learnedBy)).toEqual(['poll', 'poll', 'webhook']);
+      // The earlier step's late event (its own request, already settled by a poll) changed nothing: one attempt each, no resubmit.
+      expect(summary.events).toEqual({ received: 2, duplicates: 0, ignored: 0 });
+      expect(summary.steps.map((s) => [s.status, s.attempts])).toEqual([
+        ['completed', 1],
+        ['completed', 1],
+        ['completed', 1],
+      ]);
+      expect(summary.steps[2]?.output?.request_id).toBe(last.id);
+      expect(h.service.service.counters().submits - submitsBefore).toBe(3);
+      const charged = jobsOf([generate!.id, revoice!.id, last.id]).reduce((sum, j) => sum + j.creditsCharged, 0);
+      expect(summary.ledger).toEqual({ quoted: charged, charged, refunded: 0, net: charged });
+    } finally {
+      bridge.setEnabled(true);
+    }
+  });
+});
+
+describe('answers beside the happy path', () => {
+  it('a completed event without a whole result: the step fetches the result from the service, once', async () => {
+    bridge.setEnabled(false);
+    const spec = pipeline('partial-event').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { pacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } }).build();
+    try {
+      const handle = await start({ spec });
+      const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('partial-event/job/generate') && j.status === 'COMPLETED'), 'completed job');
+      const whole = await completionEvent(h.sideClient, job.id, 'evt_partial');
+      // Says COMPLETED, but carries no videos: not a whole result.
+      const partial = { ...whole, data: { request_id: job.id, gateway_request_id: job.id, status: 'COMPLETED' as const, model: LONG_FORM, credits_used: job.creditsCharged } };
+      const fetchesBefore = h.calls.result;
+      expect(await bridge.deliver(partial)).toBe(202);
+      const summary = (await handle.result()) as PipelineSummary;
+      const step = summary.steps[0]!;
+      expect(summary.status).toBe('completed');
+      expect(step.attemptLog?.[0]).toMatchObject({ learnedBy: 'webhook', resultFrom: 'fetch' });
+      expect(h.calls.result - fetchesBefore).toBe(1);
+      expect(step.polls).toBe(0);
+      expect(step.output).toEqual(await h.sideClient.result(job.id));
+      expect(step.output?.videos[0]?.url).toMatch(/\/files\//);
+      expect(summary.ledger).toEqual({ quoted: job.creditsCharged, charged: job.creditsCharged, refunded: 0, net: job.creditsCharged });
+      expect(h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('partial-event/job/'))).toHaveLength(1);
+    } finally {
+      bridge.setEnabled(true);
+    }
+  });
+
+  it('a quote that fails after the submit (no budget): the job runs on, the step completes, charged what the result says', async () => {
+    const queue = 'workflow-quote-after-submit';
+    const proxy = await startAnswerProxy(h.service.url);
+    proxy.rewrite = ({ method, path }) =>
+      method === 'POST' && path.startsWith('/v1/pricing/quote')
+        ? { status: 400, body: { type: 'about:blank', title: 'Bad Request', status: 400, code: 'validation_failed', detail: 'quote refused (test)' } }
+        : undefined;
+    const client = createServiceClient({ baseUrl: proxy.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
+    const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: queue, service: client, workflowBundle: bundle, preflight: { trustedOrigins: [h.service.url, proxy.url] } });
+    const spec = pipeline('quote-after-submit').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    const submitsBefore = h.service.service.counters().submits;
+    try {
+      const summary = await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: queue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, defaultPacing: { earlyCheckSeconds: 0 } }] });
+        return (await handle.result()) as PipelineSummary;
+      });
+      // The quote really was asked after the submit, and refused.
+      const seen = proxy.seen.filter((line) => /^POST \/v1\/(queue|pricing)/.test(line));
+      expect(seen[0]).toMatch(/^POST \/v1\/queue\//);
+      expect(seen).toContain('POST /v1/pricing/quote');
+      const job = h.service.service.jobs().find((j) => j.idempotencyKey?.includes('quote-after-submit/job/generate'))!;
+      const step = summary.steps[0]!;
+      expect(summary.status).toBe('completed');
+      expect(step.quoteError).toMatch(/quote refused \(test\)/);
+      expect(step.requestIds).toEqual([job.id]);
+      // No quote, but the long-form result's credits_used is the charge: the ledger still matches the service's books.
+      expect(summary.ledger).toEqual({ quoted: 0, charged: job.creditsCharged, refunded: 0, net: job.creditsCharged });
+      expect(h.service.service.counters().submits - submitsBefore).toBe(1);
+    } finally {
+      await client.close();
+      await proxy.close();
     }
   });
 });

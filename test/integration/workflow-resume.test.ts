@@ -41,7 +41,7 @@ beforeAll(async () => {
     await sideClient.close();
   };
   // Completion events as the bridge delivers them (runs the CLI starts poll at the models' own pace).
-  bridge = startTestBridge(svc, env.client, sideClient, TASK_QUEUE);
+  bridge = await startTestBridge(svc, env, TASK_QUEUE);
   worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: TASK_QUEUE, service: client, workflowBundle: bundle });
   running = worker.run();
   cliEnv = { TEMPORAL_ADDRESS: env.address, REELFLOW_TASK_QUEUE: TASK_QUEUE, REELFLOW_SERVICE_URL: svc.url, REELFLOW_API_KEY: TEST_API_KEY, REELFLOW_SERVICE_IDEMPOTENCY: 'honoured' };

@@ -89,6 +89,8 @@ function spawnWorker(serviceUrl: string): { child: ChildProcess; output: () => s
 
 it('a worker killed right after its submit reached the service does not create a second job', async () => {
   const proxy = await startHoldingProxy(service.url);
+  // The real bridge, registered before anything runs: the job's signed event may well arrive before the new worker subscribes.
+  const bridge = await startTestBridge(service, env, TASK_QUEUE);
   const spawned = spawnWorker(proxy.url);
   const exited = new Promise<void>((resolve) => spawned.child.once('exit', () => resolve()));
   const spec = pipeline('killed-worker').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
@@ -106,7 +108,6 @@ it('a worker killed right after its submit reached the service does not create a
     expect(service.service.counters()).toMatchObject({ submits: 1, jobsCreated: 1 });
 
     const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: TASK_QUEUE, service: client, workflowBundle: bundle });
-    const bridge = startTestBridge(service, env.client, client, TASK_QUEUE);
     const summary = await worker
       .runUntil(async () => {
         const result = (await handle.result()) as PipelineSummary;
@@ -114,6 +115,7 @@ it('a worker killed right after its submit reached the service does not create a
         return result;
       })
       .finally(() => bridge.stop());
+    expect(summary.steps[0]?.attemptLog?.[0]?.learnedBy).toBe('webhook');
     expect(summary.status).toBe('completed');
     expect(summary.steps[0]?.requestIds).toEqual([job.id]);
     // The retried submit reached the service and was answered with the existing job.
@@ -122,6 +124,7 @@ it('a worker killed right after its submit reached the service does not create a
     expect(summary.ledger.charged).toBe(80);
   } finally {
     if (spawned.child.exitCode === null && spawned.child.signalCode === null) spawned.child.kill('SIGKILL');
+    await bridge.stop();
     await client.close();
     await proxy.close();
   }

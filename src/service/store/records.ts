@@ -94,6 +94,22 @@ export interface DeliveryRecord {
   createdAt: number;
   /** Whether the duplicate-delivery fault should resend it after success. */
   duplicate: boolean;
+  /**
+   * Every attempt as the service made it (journalled, so restarts keep it): when it was sent, when its
+   * outcome was known, and when the next one was scheduled. Tests check the retry schedule from it.
+   */
+  attemptLog?: DeliveryAttemptRecord[];
+}
+
+/** One delivery attempt, journalled with its outcome. */
+export interface DeliveryAttemptRecord {
+  /** When the schedule said to send it (the first: creation + delivery delay; a retry: the previous end + its delay). */
+  dueAt: number;
+  sentAt: number;
+  endedAt: number;
+  status: number | null;
+  /** When the next attempt is due, null when this one settled the delivery. */
+  nextAttemptAt: number | null;
 }
 
 /**
@@ -150,6 +166,10 @@ export type JournalEntry =
       nextAttemptAt: number | null;
       lastStatus: number | null;
       lastError: string | null;
+      /** Absent in journals written before attempts were logged. */
+      dueAt?: number;
+      sentAt?: number;
+      endedAt?: number;
     }
   | { t: 'fault'; fault: InjectedFaultRecord }
   | { t: 'snapshot'; state: SnapshotState };

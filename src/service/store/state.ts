@@ -85,9 +85,14 @@ export class ServiceState {
       case 'delivery.created':
         this.deliveries.set(entry.delivery.id, { ...entry.delivery });
         return;
-      case 'delivery.attempted':
+      case 'delivery.attempted': {
+        const delivery = this.deliveries.get(entry.id);
         patch(this.deliveries, entry.id, { attempts: entry.attempts, state: entry.state, nextAttemptAt: entry.nextAttemptAt, lastStatus: entry.lastStatus, lastError: entry.lastError });
+        if (delivery && entry.dueAt !== undefined && entry.sentAt !== undefined && entry.endedAt !== undefined) {
+          delivery.attemptLog = [...(delivery.attemptLog ?? []), { dueAt: entry.dueAt, sentAt: entry.sentAt, endedAt: entry.endedAt, status: entry.lastStatus, nextAttemptAt: entry.nextAttemptAt }];
+        }
         return;
+      }
       case 'fault':
         this.injectedFaults.push({ ...entry.fault });
         return;

@@ -143,12 +143,15 @@ export class WebhookDispatcher {
       body = '';
       this.options.log.warn({ deliveryId: id, err: error }, 'webhook event body is missing');
     }
+    const sentAt = Date.now();
+    const dueAt = delivery.nextAttemptAt ?? sentAt;
     const outcome: AttemptOutcome = body
       ? await this.send(endpoint.url, delivery, body, secrets, signal)
       : { kind: 'permanent', status: null, error: 'the event body was lost' };
     if (signal.aborted || this.closed) return;
 
     const attempts = delivery.attempts + 1;
+    const endedAt = Date.now();
     let state: DeliveryRecord['state'] = 'pending';
     let nextAttemptAt: number | null = null;
     if (outcome.kind === 'ok') state = 'delivered';
@@ -156,11 +159,11 @@ export class WebhookDispatcher {
     else {
       const delay = LIMITS.webhookRetryDelaysSeconds[attempts - 1];
       if (attempts >= LIMITS.webhookMaxAttempts || delay === undefined) state = 'failed';
-      else nextAttemptAt = Date.now() + delay * 1000;
+      else nextAttemptAt = endedAt + delay * 1000;
     }
     const lastStatus = outcome.status;
     const lastError = outcome.kind === 'ok' ? null : (outcome.error ?? `HTTP ${outcome.status}`);
-    this.options.store.commit({ t: 'delivery.attempted', id, attempts, state, nextAttemptAt, lastStatus, lastError });
+    this.options.store.commit({ t: 'delivery.attempted', id, attempts, state, nextAttemptAt, lastStatus, lastError, dueAt, sentAt, endedAt });
     this.options.log.info({ deliveryId: id, eventId: delivery.eventId, attempt: attempts, status: lastStatus, state }, 'webhook attempt');
     const updated = this.state.deliveries.get(id);
     if (!updated) return;

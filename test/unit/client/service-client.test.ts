@@ -203,13 +203,15 @@ describe('service client', () => {
   it('an aborted signal stops a submit between retries (the activity was cancelled or reached its deadline)', async () => {
     handler = (req) => req.socket.destroy();
     const abort = new AbortController();
-    const slow = { maxAttempts: 5, initialDelayMs: 5_000, maxDelayMs: 5_000, jitter: 0 };
+    // A retry a minute away: the abort must end the wait, not the retry delay (bound 12 s, 5× margin both ways).
+    const slow = { maxAttempts: 5, initialDelayMs: 60_000, maxDelayMs: 60_000, jitter: 0 };
     const pending = client({ idempotency: 'honoured', submitRetry: slow }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-a', signal: abort.signal }).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Wait for the first attempt itself (a condition, not a fixed pause), then abort during the backoff.
+    while (recorded.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
     abort.abort();
     const started = Date.now();
     const error = await pending;
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(12_000);
     expect(error).toBeInstanceOf(AmbiguousSubmissionError);
     expect(recorded).toHaveLength(1);
   });
