@@ -35,6 +35,7 @@ import { signedHeaders } from '../src/contract/signature';
 import type { SubscriberState } from '../test/integration/bridge.workflows';
 import { makeEvent as makeTestEvent, testSubscriberActivities } from '../test/integration/bridge-fixtures';
 import { runBench, writeBenchJson } from './bench-output';
+import { percentile, round } from './lib/stats';
 
 const N = Math.min(Number(process.env.BENCH_N ?? 2000), 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -48,14 +49,6 @@ const PACED_INTERVAL_MS = 50;
 function makeEvent(requestId: string): WebhookEvent {
   return makeTestEvent({ request_id: requestId });
 }
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
-
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Runs `task` for every item with at most `limit` in flight. */
 async function pooled<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {

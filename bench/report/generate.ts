@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunInfo } from '../lib/run-info';
-import type { Summary } from '../lib/stats';
+import { round, type Summary } from '../lib/stats';
 import { ROOT } from '../lib/stack';
 import type { HandoffResult } from '../handoff';
 import type { Level, ThroughputResult } from '../throughput';
@@ -260,7 +260,7 @@ function targetsSection(r: Results, lines: string[]): void {
     rows.push(['hand-off uncontended, p50', '≤ 25 ms', h.latencyMs.alone.webhook.p50, (v) => v <= 25, (v) => `${v} ms`]);
     rows.push(['hand-off uncontended, p99', '≤ 100 ms', h.latencyMs.alone.webhook.p99, (v) => v <= 100, (v) => `${v} ms`]);
     const naive = h.latencyMs.contended.naive.p50;
-    rows.push([`hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`, '≤ 0.33 (aim 0.1)', round2(h.latencyMs.contended.webhook.p50 / naive), (v) => v <= 1 / 3, (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`]);
+    rows.push([`hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`, '≤ 0.33 (aim 0.1)', round(h.latencyMs.contended.webhook.p50 / naive, 2), (v) => v <= 1 / 3, (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`]);
     if (h.firstSubmit) rows.push(['`reelflow run` → first submit received, p50 (bin/reelflow.js)', '≤ 1 s', h.firstSubmit.userCommandMs.p50, (v) => v <= 1000, (v) => `${v} ms`]);
   }
   const t = r.throughput;
@@ -306,7 +306,7 @@ function clusterSection(r: Results, lines: string[]): void {
   lines.push('| figure | dev server | cluster | cluster ÷ dev server |', '|---|---|---|---|');
   const row = (label: string, dev: number | undefined, cl: number | undefined, unit: string) => {
     if (dev === undefined || cl === undefined) return;
-    lines.push(`| ${label} | ${dev} ${unit} | ${cl} ${unit} | ${dev ? round2(cl / dev) : '–'} |`);
+    lines.push(`| ${label} | ${dev} ${unit} | ${cl} ${unit} | ${dev ? round(cl / dev, 2) : '–'} |`);
   };
   const h = r.handoff;
   if (hc && h) {
@@ -327,7 +327,6 @@ function clusterSection(r: Results, lines: string[]): void {
   lines.push('', `Failed pipelines on the cluster: ${failed}.${tc ? ` Peak concurrency on the cluster: reelflow c=${tc.peaks.reelflow.concurrency}, raw c=${tc.peaks.raw.concurrency}.` : ''}`, '');
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Builds the generated markdown and the charts; returns [markdown, {file: svg}]. */
 export function buildReport(results: Results, before: Results | null, chartPrefix: string): { markdown: string; charts: Record<string, string> } {
