@@ -118,6 +118,8 @@ export class WebhookDispatcher {
     const wait = Math.max(0, delivery.nextAttemptAt - Date.now());
     const timer = setTimeout(() => {
       this.timers.delete(delivery.id);
+      // Node's timers may fire a millisecond before Date.now() reaches the target: never send early.
+      if (delivery.nextAttemptAt !== null && Date.now() < delivery.nextAttemptAt) return this.schedule(delivery);
       const abort = new AbortController();
       const done = this.attempt(delivery.id, abort.signal)
         .catch((error: unknown) => this.options.log.warn({ deliveryId: delivery.id, err: error }, 'webhook attempt could not be recorded'))
