@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /**
@@ -86,15 +86,31 @@ function writeSecret(file: string, text: string): void {
   chmodSync(file, 0o600);
 }
 
-/** A port nobody listens on right now (the OS picks it). */
+/**
+ * A port nobody listens on right now (the OS picks it), left in TIME_WAIT so that the OS does not
+ * hand it out again before its user binds it.
+ *
+ * Why: the ports of a stack are chosen before its processes start, and the Temporal dev server
+ * picks its own internal ports (HTTP API, metrics, history, matching) with bind(0) while starting.
+ * A port merely closed again can be the very next one the kernel gives out, so the dev server
+ * could take the service's or the UI's port, or fail binding one it picked itself. A connection
+ * closed from the listening side first leaves a TIME_WAIT socket on the port (60 s on Linux):
+ * bind(0) skips it, while an explicit bind with SO_REUSEADDR (Node's and Go's default for
+ * listeners) still succeeds. The Temporal CLI picks its own ports the same way (temporalio/cli#564).
+ */
 export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolvePort, reject) => {
-    const server = createServer();
+    // The accepted side ends first: the TIME_WAIT socket is the one bound to the port.
+    const server = createServer((accepted) => accepted.end());
     server.once('error', reject);
     server.listen(0, host, () => {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
+      // Without allowHalfOpen the client answers the server's FIN with its own, then closes.
+      const client = connect({ host, port });
+      client.once('error', (error) => server.close(() => reject(error)));
+      client.once('close', () => server.close(() => resolvePort(port)));
+      client.resume();
     });
   });
 }

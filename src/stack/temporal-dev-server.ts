@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -104,7 +104,9 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   while (!(await isListening(host, port))) {
-    if (child.exitCode !== null) throw new Error(`the Temporal dev server exited with code ${child.exitCode}; see ${options.logFile}`);
+    if (child.exitCode !== null) {
+      throw new Error(`the Temporal dev server exited with code ${child.exitCode}; see ${options.logFile}, which ends:\n${logTail(options.logFile)}`);
+    }
     if (Date.now() > deadline) {
       child.kill('SIGTERM');
       throw new Error(`the Temporal dev server did not listen on ${host}:${port} in time; see ${options.logFile}`);
@@ -112,6 +114,24 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     await sleep(100);
   }
   return { ...base, startedHere: true, stop: () => stopChild(child, exited) };
+}
+
+/**
+ * What the dev server's log says about its end, for an error that must say why it stopped even
+ * when whoever reads it can no longer open the file (a test's state directory is gone by then):
+ * a Go panic's first lines (its message comes before the goroutine dump), else the last lines.
+ */
+function logTail(file: string, lines = 15): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trimEnd();
+  } catch {
+    return '  (unreadable)';
+  }
+  const all = text.split('\n');
+  const panicAt = all.findIndex((line) => /^(panic|fatal error):/.test(line));
+  const shown = panicAt >= 0 ? all.slice(panicAt, panicAt + lines) : all.slice(-lines);
+  return shown.map((line) => `  ${line}`).join('\n') || '  (empty)';
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
