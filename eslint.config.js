@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/workflow-names, pipeline/errors, pipeline/references, pipeline/pacing) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/workflow-names, spec/errors, spec/references, spec/pacing) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -35,13 +35,13 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/contract/limits.ts',
   'src/contract/model-metadata.ts',
   'src/contract/workflow-names.ts',
-  'src/pipeline/errors.ts',
-  'src/pipeline/references.ts',
-  'src/pipeline/pacing.ts',
+  'src/spec/errors.ts',
+  'src/spec/references.ts',
+  'src/spec/pacing.ts',
 ];
 
 const LEAN_MESSAGE =
-  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, pipeline spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, spec/spec, spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
 
 /**
  * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
@@ -54,7 +54,7 @@ const LEAN_PATTERNS = [
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },
-  { regex: '(^|\\.\\./)pipeline(/(index|spec|builder|examples)(\\.[jt]s)?)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+  { regex: '(^|\\.\\./)spec(/(index|spec|builder|examples)(\\.[jt]s)?)?$', allowTypeImports: true, message: LEAN_MESSAGE },
   { regex: '(^|\\.\\./)config(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
 ];
 
@@ -122,25 +122,25 @@ const IMPORT_SETTINGS = {
 };
 
 /**
- * The layers of docs/architecture.md, by resolved path (a specifier like '../service' means
- * src/service from one folder and src/cli/service.ts from another, so strings cannot decide).
+ * The layers of docs/architecture.md, by resolved path (one specifier names different files from different
+ * folders, so strings cannot decide).
  */
 const LAYER_ZONES = [
   {
     // The local service is a separate product: only its process entry point opens it.
-    target: './src/!(service|workers)/**/*',
-    from: './src/service',
-    message: 'src/service is the local service only; reach it through its entry point src/workers/service.ts (docs/architecture.md).',
+    target: './src/!(local-service|workers)/**/*',
+    from: './src/local-service',
+    message: 'src/local-service is the local service only; reach it through its entry point src/workers/local-service.ts (docs/architecture.md).',
   },
   {
-    target: './src/workers/!(service).ts',
-    from: './src/service',
-    message: 'Only src/workers/service.ts, the service process entry point, imports src/service (docs/architecture.md).',
+    target: './src/workers/!(local-service).ts',
+    from: './src/local-service',
+    message: 'Only src/workers/local-service.ts, the service process entry point, imports src/local-service (docs/architecture.md).',
   },
   {
     // Shared libraries sit below every process: they never reach up into one.
     target: './src/{contract,client,net,media,metrics,config}/**/*',
-    from: ['./src/cli', './src/stack', './src/workers', './src/bridge', './src/activities', './src/workflows', './src/service'],
+    from: ['./src/cli', './src/stack', './src/workers', './src/bridge', './src/activities', './src/workflows', './src/local-service'],
     message: 'Shared libraries (contract, client, net, media, metrics, config) must not import process code (docs/architecture.md).',
   },
 ];

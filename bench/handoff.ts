@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { MODELS } from '../src/contract';
-import { pollOffsetSeconds, resolvePacing } from '../src/pipeline';
+import { pollOffsetSeconds, resolvePacing } from '../src/spec';
 import { driveNaive, drivePipelines } from './lib/drive';
 import { BENCH_API_KEY, startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
 import { summarize, round, type Summary } from './lib/stats';

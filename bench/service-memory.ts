@@ -2,7 +2,7 @@
  * Memory of the local service under many jobs with large inline inputs (a script, not a test):
  * `npx tsx bench/service-memory.ts`.
  *
- * Starts the service's process entry point (`src/workers/service.ts`) as a child with `--expose-gc`,
+ * Starts the service's process entry point (`src/workers/local-service.ts`) as a child with `--expose-gc`,
  * keeps every job queued (the first one runs for an hour: `modelDurationMs`), registers a webhook
  * endpoint, and submits BENCH_MEMORY_N jobs (default 2000) whose input is a ~1 MiB PNG as a data
  * URI. After 100 jobs and after all of them it asks the child for its memory after a full GC

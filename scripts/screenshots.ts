@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { chromium, type Page } from 'playwright-core';
-import { threeStepPipeline } from '../src/pipeline/examples';
+import { threeStepPipeline } from '../src/spec/examples';
 import { collectPipelineReport } from '../src/report/collect';
 import { renderReport } from '../src/report/render';
 import { storedStackInputs, workflowUiUrl } from '../src/stack/demo';

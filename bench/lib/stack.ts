@@ -8,7 +8,7 @@ import { startDevServer } from '../../test/helpers/temporal';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { freePort } from '../../src/stack/stack-state';
 import { startProcess, tsNode, type BenchProcess } from './processes';
-import type { JobClocks } from '../../src/service/routes/clocks';
+import type { JobClocks } from '../../src/local-service/routes/clocks';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const DIST = path.join(ROOT, 'dist');
@@ -16,7 +16,7 @@ export const BENCH_API_KEY = 'bench-key-0123456789abcdef';
 /** Admin credential of the bench's service (its job clocks are an admin route). */
 export const BENCH_ADMIN_KEY = 'bench-admin-0123456789abcdef';
 
-export type { JobClocks } from '../../src/service/routes/clocks';
+export type { JobClocks } from '../../src/local-service/routes/clocks';
 
 export interface ServiceCounters {
   submits: number;

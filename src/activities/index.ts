@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { describeFieldErrors, type CancelResponse, type FieldError, type GenerationRequest, type JobResult, type ModelId, type ModelInputs, type StatusResponse, type UriRules, type WebhookEvent } from '../contract';
-import { validatePipelineSpec } from '../pipeline/spec';
+import { validatePipelineSpec } from '../spec/spec';
 import { ServiceProblemError } from '../client/errors';
 import { guardedSubmit } from './submit-guard';
 import { candidateOrphans } from './candidates';

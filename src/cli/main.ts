@@ -1,10 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { ConfigError } from '../config/errors';
-import { CliError } from './errors';
-import { EXIT } from './exit';
+import { CliError } from './lib/errors';
+import { EXIT } from './lib/exit';
 
-export { EXIT } from './exit';
+export { EXIT } from './lib/exit';
 
 const EXIT_HELP = `
 Exit codes:

@@ -18,5 +18,5 @@ export { loadServiceSettings, type ServiceSettings } from './service-client';
 export { loadEnv, loadEnvWithService, loadStackSettings, type ReelflowEnv, type EnvNeeds, type StackSettings } from './cli';
 export { loadWorkerConfig, loadWorkerTuning, type WorkerConfig, type WorkerTuning } from './worker';
 export { loadBridgeConfig, type BridgeConfig, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH, DEFAULT_SIGNAL_TIMEOUT_MS } from './bridge';
-export { loadServiceConfig, RENDER_MODES, type RenderMode, type ServiceProcessSettings } from './service';
+export { loadServiceConfig, RENDER_MODES, type RenderMode, type ServiceProcessSettings } from './local-service';
 export { toolPaths } from './tools';

@@ -61,7 +61,7 @@ export const BRIDGE_VARIABLES = {
   required: ['REELFLOW_WEBHOOK_SECRETS'],
 } as const satisfies ProcessVariables;
 
-/** The local service (src/workers/service.ts, `reelflow service`, whose flags stand for these). */
+/** The local service (src/workers/local-service.ts, `reelflow service`, whose flags stand for these). */
 export const SERVICE_VARIABLES = {
   title: 'service',
   variables: [

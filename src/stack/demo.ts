@@ -1,7 +1,7 @@
 import { extname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { threeStepPipeline } from '../pipeline/examples';
-import { DEFAULT_CLI_ARCHIVE } from '../pipeline/spec';
+import { threeStepPipeline } from '../spec/examples';
+import { DEFAULT_CLI_ARCHIVE } from '../spec/spec';
 import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
 import type { MediaRef } from '../media/reference';

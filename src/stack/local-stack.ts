@@ -8,7 +8,7 @@ import { REDACT_PATHS } from '../bridge/app';
 import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, loadMediaSettings, type BridgeConfig, type MediaStoreSettings } from '../config';
 import { startBridgeServer, type RunningBridge } from '../workers/bridge';
 import { createServiceClient } from '../client/service-client';
-import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/service';
+import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/local-service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker, mediaDeps } from '../workers/worker';
 import {

@@ -1,6 +1,6 @@
 import type { UriRules } from '../contract';
-import type { PipelineSpec } from '../pipeline/spec';
-import type { PollPacing } from '../pipeline/pacing';
+import type { PipelineSpec } from '../spec/spec';
+import type { PollPacing } from '../spec/pacing';
 import type { CreditLedger, PipelineStatus } from './pipeline-types';
 import type { ResumeFrom } from './resume-types';
 

@@ -10,7 +10,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import type { PipelineSpec } from '../pipeline/spec';
+import type { PipelineSpec } from '../spec/spec';
 import { batchProgressQuery, pipelineWorkflowId } from './definitions';
 import { pipelineWorkflow } from './pipeline';
 import type { PipelineSummary } from './pipeline-types';

@@ -1,5 +1,5 @@
 import type { JobResult, JobState as ServiceJobState, ModelId } from '../contract';
-import type { PollPacing } from '../pipeline/pacing';
+import type { PollPacing } from '../spec/pacing';
 
 /** Input of `jobWorkflow`: one step's service request (and its deliberate resubmits). */
 export interface JobWorkflowInput {

@@ -17,7 +17,7 @@ import { resultFromEvent, terminalStateOf } from '../contract/events';
 import { isTerminalState } from '../contract/limits';
 import { MODELS } from '../contract/model-metadata';
 import type { ReelflowActivities } from '../activities';
-import { CANCEL_POLL_PACING, pollDelaySeconds, resolvePacing, type PollPacing } from '../pipeline/pacing';
+import { CANCEL_POLL_PACING, pollDelaySeconds, resolvePacing, type PollPacing } from '../spec/pacing';
 import { jobEventSignal, jobStateQuery } from './definitions';
 import { terminalAfterCancel } from './steps/cancel';
 import { resubmitBackoffSeconds } from './steps/run-step';

@@ -7,8 +7,8 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { ReferenceResolutionError } from '../pipeline/errors';
-import { resolveReferences } from '../pipeline/references';
+import { ReferenceResolutionError } from '../spec/errors';
+import { resolveReferences } from '../spec/references';
 import { jobWorkflowId, pipelineProgressQuery } from './definitions';
 import { jobWorkflow } from './job';
 import type { JobOutcome, JobState } from './job-types';

@@ -1,7 +1,7 @@
 import type { ArchivedOutput } from '../media/reference';
 import type { JobResult, ModelId, UriRules } from '../contract';
-import type { PipelineSpec } from '../pipeline/spec';
-import type { PollPacing } from '../pipeline/pacing';
+import type { PipelineSpec } from '../spec/spec';
+import type { PollPacing } from '../spec/pacing';
 import type { RequestAttempt } from './job-types';
 import type { RecoveryMemo } from './recovery-types';
 import type { ResumedFromSummary, ResumeFrom } from './resume-types';

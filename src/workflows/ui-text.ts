@@ -1,4 +1,4 @@
-import type { PipelineSpec } from '../pipeline/spec';
+import type { PipelineSpec } from '../spec/spec';
 import type { PipelineSummary, StepSummary } from './pipeline-types';
 
 /**

@@ -54,7 +54,7 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 /** The compiled entry points must be there: `npm run test:cluster` runs `npm run build` first. */
 function requireBuild(): void {
-  for (const file of ['workers/service.js', 'workers/worker.js', 'workers/bridge.js', 'workflow-bundle.js']) {
+  for (const file of ['workers/local-service.js', 'workers/worker.js', 'workers/bridge.js', 'workflow-bundle.js']) {
     if (!fs.existsSync(path.join(DIST, file))) throw new Error(`dist/${file} is missing: run \`npm run build\` first (npm run test:cluster does)`);
   }
 }

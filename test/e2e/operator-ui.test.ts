@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
-import { threeStepPipeline } from '../../src/pipeline';
+import { threeStepPipeline } from '../../src/spec';
 import { collectPipelineReport } from '../../src/report/collect';
 import { renderReport } from '../../src/report/render';
 import { freePort } from '../../src/stack/stack-state';

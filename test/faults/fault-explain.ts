@@ -1,4 +1,4 @@
-import type { DeliveryView, InjectedFault, JobView } from '../../src/service';
+import type { DeliveryView, InjectedFault, JobView } from '../../src/local-service';
 import type { PipelineSummary, StepSummary } from '../../src/workflows/pipeline-types';
 
 /**

@@ -4,7 +4,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { request } from 'undici';
-import { startLocalService, type LocalService, type LocalServiceOptions } from '../../src/service';
+import { startLocalService, type LocalService, type LocalServiceOptions } from '../../src/local-service';
 
 /** API key every test service accepts. */
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -177,7 +177,7 @@ export async function spawnServiceProcess(args: string[]): Promise<ServiceProces
 }
 
 /**
- * Starts the service's process entry point (`src/workers/service.ts`, options from
+ * Starts the service's process entry point (`src/workers/local-service.ts`, options from
  * REELFLOW_SERVICE_* variables) as a child: it loads less than the CLI, so it starts faster.
  */
 export async function spawnServiceWorker(env: Record<string, string>): Promise<ServiceProcess> {

@@ -1,7 +1,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES } from '../../src/workflows/definitions';
 import { RECOVERY_MEMO_KEY, type RecoveryMemo } from '../../src/workflows/recovery-types';
-import type { OrphanReport } from '../../src/cli/orphans';
+import type { OrphanReport } from '../../src/cli/lib/orphans';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, waitForStatus, waitUntil, type TestService } from '../helpers/local-service';
 import { jsonOf, runCli } from './cli-process';

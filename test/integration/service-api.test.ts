@@ -2,10 +2,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { JOB_STATES, LOCAL_PER_SECOND_RATES, LONG_FORM_DURATIONS, LONG_FORM_PRICES, PROBLEM_CODES, PROCESSING_SPEEDS, RESOLUTIONS, generationRequestSchema, problemSchema, resultSchema, statusResponseSchema } from '../../src/contract';
-import { startLocalService } from '../../src/service';
+import { startLocalService } from '../../src/local-service';
 import { loadServiceConfig } from '../../src/config';
 import { runFfmpeg } from '../../src/media/ffmpeg';
-import { canTransition } from '../../src/service/queue/transitions';
+import { canTransition } from '../../src/local-service/queue/transitions';
 import { LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY, api, startTestService, waitForStatus, waitUntil, type ApiResponse, type TestService } from '../helpers/local-service';
 
 /** The local service's HTTP API, driven over real HTTP on loopback with real ffmpeg renders. */

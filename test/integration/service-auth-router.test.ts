@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { DEFAULT_FAULTS, type RegisteredRoute } from '../../src/service';
+import { DEFAULT_FAULTS, type RegisteredRoute } from '../../src/local-service';
 import { LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY, api, startTestService, type TestService } from '../helpers/local-service';
 
 /**

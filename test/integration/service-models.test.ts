@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ASPECT_RATIOS, LONG_FORM_DURATIONS, RESOLUTIONS, type AspectRatio, type LongFormInput, type Resolution } from '../../src/contract';
 import { probe, runFfmpeg, type ProbeResult, type ProbeStream } from '../../src/media/ffmpeg';
 import { frameSize } from '../../src/media/frame-size';
-import { createFfmpegModelRunner, MediaError, type ModelRunner } from '../../src/service/media/runner';
+import { createFfmpegModelRunner, MediaError, type ModelRunner } from '../../src/local-service/media/runner';
 
 const FRAME = 1 / 24;
 const ownOrigin = 'http://127.0.0.1:8787';

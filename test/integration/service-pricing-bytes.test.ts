@@ -3,9 +3,9 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runFfmpeg } from '../../src/media/ffmpeg';
-import { QuoteLimiter } from '../../src/service/http/quote-limiter';
-import { ServiceProblem } from '../../src/service/http/errors';
-import { createFfmpegModelRunner } from '../../src/service/media/runner';
+import { QuoteLimiter } from '../../src/local-service/http/quote-limiter';
+import { ServiceProblem } from '../../src/local-service/http/errors';
+import { createFfmpegModelRunner } from '../../src/local-service/media/runner';
 import { LONG_FORM, PIXEL_PNG, startTestService, waitForStatus, waitUntil, type TestService } from '../helpers/local-service';
 
 /**

@@ -12,7 +12,7 @@ import {
 } from '../../src/net';
 import { dnsTable } from '../helpers/dns-table';
 import { runFfmpeg } from '../../src/media/ffmpeg';
-import { createFfmpegModelRunner, MediaError } from '../../src/service/media/runner';
+import { createFfmpegModelRunner, MediaError } from '../../src/local-service/media/runner';
 
 
 interface Seen {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LOCAL_PER_SECOND_RATES, pricePerSecond } from '../../src/contract/pricing';
 import { probe } from '../../src/media/ffmpeg';
-import { startLocalService } from '../../src/service';
+import { startLocalService } from '../../src/local-service';
 import { api, LONG_FORM, TEST_ADMIN_KEY, PIXEL_PNG, startTestService, tempDataDir, waitForStatus, type TestService } from '../helpers/local-service';
 import { silentWavDataUri } from './workflow-harness';
 

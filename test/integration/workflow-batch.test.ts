@@ -2,7 +2,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
-import { pipeline, type PipelineSpec } from '../../src/pipeline';
+import { pipeline, type PipelineSpec } from '../../src/spec';
 import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId } from '../../src/workflows/definitions';
 import type { BatchProgress, BatchWorkflowInput } from '../../src/workflows/batch-types';
 import { WorkflowFailedError } from '@temporalio/client';

@@ -14,7 +14,7 @@ import { request } from 'undici';
 import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
 import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
-import type { LocalServiceOptions } from '../../src/service';
+import type { LocalServiceOptions } from '../../src/local-service';
 
 /**
  * Shared parts of the workflow integration tests: the real local service, a real reelflow worker

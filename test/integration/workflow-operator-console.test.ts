@@ -2,7 +2,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
-import { threeStepPipeline } from '../../src/pipeline';
+import { threeStepPipeline } from '../../src/spec';
 import { SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_KEYS, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import { cancelStepUpdate, raiseBudgetUpdate, retryStepUpdate } from '../../src/workflows/operator-updates';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';

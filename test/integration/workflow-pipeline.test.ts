@@ -8,7 +8,7 @@ import { createReelflowWorker } from '../../src/workers/worker';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG, LONG_FORM, TEST_API_KEY } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
-import { from, pipeline, threeStepPipeline } from '../../src/pipeline';
+import { from, pipeline, threeStepPipeline } from '../../src/spec';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';

@@ -5,7 +5,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { startTimeSkippingServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { MODELS, type LongFormInput } from '../../src/contract';
-import { pollOffsetSeconds, pollsWithin, resolvePacing } from '../../src/pipeline';
+import { pollOffsetSeconds, pollsWithin, resolvePacing } from '../../src/spec';
 import { jobStateQuery, jobWorkflowId } from '../../src/workflows/definitions';
 import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, type Harness } from './workflow-harness';

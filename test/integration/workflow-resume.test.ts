@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { WorkflowBundleWithSourceMap, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createServiceClient } from '../../src/client/service-client';
-import { threeStepPipeline } from '../../src/pipeline';
+import { threeStepPipeline } from '../../src/spec';
 import { createReelflowWorker } from '../../src/workers/worker';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';

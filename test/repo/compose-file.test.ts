@@ -51,7 +51,7 @@ const bridges = services.filter(([, s]) => isReelflow(s) && runs(s, 'dist/worker
 function variablesOf(service: Service): readonly string[] {
   if (runs(service, 'dist/workers/worker.js')) return WORKER_VARIABLES.variables;
   if (runs(service, 'dist/workers/bridge.js')) return BRIDGE_VARIABLES.variables;
-  if (runs(service, 'dist/workers/service.js')) return SERVICE_VARIABLES.variables;
+  if (runs(service, 'dist/workers/local-service.js')) return SERVICE_VARIABLES.variables;
   return Object.keys(VARIABLES);
 }
 

@@ -52,8 +52,8 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
     ['../contract', "import { MODELS } from '../contract';\nexport const m = MODELS;\n"],
     ['../contract/resources', "import { webhookEventSchema } from '../contract/resources';\nexport const s = webhookEventSchema;\n"],
     ['../contract/models', "import { MODELS } from '../contract/models';\nexport const m = MODELS;\n"],
-    ['../pipeline/spec', "import { validatePipelineSpec } from '../pipeline/spec';\nexport const v = validatePipelineSpec;\n"],
-    ['../pipeline', "import { resolveReferences } from '../pipeline';\nexport const r = resolveReferences;\n"],
+    ['../spec/spec', "import { validatePipelineSpec } from '../spec/spec';\nexport const v = validatePipelineSpec;\n"],
+    ['../spec', "import { resolveReferences } from '../spec';\nexport const r = resolveReferences;\n"],
     ['../config', "import { loadEnv } from '../config';\nexport const l = loadEnv;\n"],
   ])('flags an import of %s', async (specifier, code) => {
     const messages = restrictedImportsOf(await lintWorkflow(code));
@@ -75,10 +75,10 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
         "import { LIMITS } from '../contract/limits';",
         "import { EVENT_TYPES } from '../contract/events';",
         "import { MODELS } from '../contract/model-metadata';",
-        "import { resolvePacing } from '../pipeline/pacing';",
-        "import { resolveReferences } from '../pipeline/references';",
+        "import { resolvePacing } from '../spec/pacing';",
+        "import { resolveReferences } from '../spec/references';",
         "import type { WebhookEvent } from '../contract';",
-        "import type { PipelineSpec } from '../pipeline/spec';",
+        "import type { PipelineSpec } from '../spec/spec';",
         "import type { z } from 'zod';",
         'export type T = WebhookEvent | PipelineSpec | z.ZodType;',
         'export const all = [proxyActivities, LIMITS, EVENT_TYPES, MODELS, resolvePacing, resolveReferences];',
@@ -110,8 +110,8 @@ describe('lean boundary of the modules workflows import values from (eslint)', (
     ['src/contract/events.ts', './resources', "import { resultSchema } from './resources';\nexport const s = resultSchema;\n"],
     ['src/contract/model-metadata.ts', './models', "import { modelIdSchema } from './models';\nexport const s = modelIdSchema;\n"],
     ['src/contract/limits.ts', 'node:crypto', "import { createHash } from 'node:crypto';\nexport const h = createHash;\n"],
-    ['src/pipeline/pacing.ts', '../contract', "import { MODELS } from '../contract';\nexport const m = MODELS;\n"],
-    ['src/pipeline/references.ts', './spec', "import { pipelineSpecSchema } from './spec';\nexport const s = pipelineSpecSchema;\n"],
+    ['src/spec/pacing.ts', '../contract', "import { MODELS } from '../contract';\nexport const m = MODELS;\n"],
+    ['src/spec/references.ts', './spec', "import { pipelineSpecSchema } from './spec';\nexport const s = pipelineSpecSchema;\n"],
   ])('%s: flags an import of %s', async (file, specifier, code) => {
     const messages = restrictedImportsOf(await lintWorkflow(code, at(file)));
     expect(messages).toHaveLength(1);

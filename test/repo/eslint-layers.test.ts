@@ -28,12 +28,12 @@ const uses = (specifier: string, name: string) => `import { ${name} } from '${sp
 
 describe('layer boundaries (import/no-restricted-paths)', () => {
   it.each([
-    ['src/cli/commands/quote.ts', '../../service', 'startLocalService', 'src/workers/service.ts'],
-    ['src/stack/local-stack.ts', '../service', 'startLocalService', 'src/workers/service.ts'],
-    ['src/bridge/plugin.ts', '../service/generated-key', 'maskKey', 'src/workers/service.ts'],
-    ['src/activities/index.ts', '../service/faults', 'DEFAULT_FAULTS', 'src/workers/service.ts'],
-    ['src/workers/bridge.ts', '../service', 'startLocalService', 'Only src/workers/service.ts'],
-    ['src/net/safe-fetch.ts', '../cli/exit', 'EXIT', 'Shared libraries'],
+    ['src/cli/commands/quote.ts', '../../local-service', 'startLocalService', 'src/workers/local-service.ts'],
+    ['src/stack/local-stack.ts', '../local-service', 'startLocalService', 'src/workers/local-service.ts'],
+    ['src/bridge/plugin.ts', '../local-service/generated-key', 'maskKey', 'src/workers/local-service.ts'],
+    ['src/activities/index.ts', '../local-service/faults', 'DEFAULT_FAULTS', 'src/workers/local-service.ts'],
+    ['src/workers/bridge.ts', '../local-service', 'startLocalService', 'Only src/workers/local-service.ts'],
+    ['src/net/safe-fetch.ts', '../cli/lib/exit', 'EXIT', 'Shared libraries'],
     ['src/media/ffmpeg.ts', '../stack/stack-state', 'freePort', 'Shared libraries'],
     ['src/client/service-client.ts', '../activities', 'createActivities', 'Shared libraries'],
   ])('refuses %s importing %s', async (file, specifier, name, reason) => {
@@ -44,10 +44,10 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
 
   it.each([
     // The service's one entry point, and the service's own files.
-    ['src/workers/service.ts', '../service', 'startLocalService'],
-    ['src/service/index.ts', './faults', 'DEFAULT_FAULTS'],
-    // `../service` from src/cli/commands is src/cli/service.ts, the CLI's client factory: resolved, not matched as text.
-    ['src/cli/commands/quote.ts', '../service', 'cliServiceClient'],
+    ['src/workers/local-service.ts', '../local-service', 'startLocalService'],
+    ['src/local-service/index.ts', './faults', 'DEFAULT_FAULTS'],
+    // `../lib/service-client` from src/cli/commands is the CLI's client factory, not the local service: resolved, not matched as text.
+    ['src/cli/commands/quote.ts', '../lib/service-client', 'cliServiceClient'],
     ['src/cli/commands/outputs.ts', '../../net', 'safeDownload'],
     ['src/stack/reference-inputs.ts', '../media/ffmpeg', 'runFfmpeg'],
   ])('allows %s importing %s', async (file, specifier, name) => {

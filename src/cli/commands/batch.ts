@@ -1,18 +1,18 @@
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { safeNameSchema } from '../../pipeline/spec';
+import { safeNameSchema } from '../../spec/spec';
 import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
-import { resumeInputFor } from '../resume';
-import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../context';
-import { CliError } from '../errors';
-import { EXIT } from '../exit';
-import { followBatch } from '../follow';
-import { loadManifest } from '../manifest';
-import { batchLines, printJson, say } from '../output';
+import { resumeInputFor } from '../lib/resume';
+import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../lib/context';
+import { CliError } from '../lib/errors';
+import { EXIT } from '../lib/exit';
+import { followBatch } from '../lib/follow';
+import { loadManifest } from '../lib/manifest';
+import { batchLines, printJson, say } from '../lib/output';
 
 function positiveInt(text: string): number {
   const n = Number(text);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runBridge } from '../../workers/bridge';
-import { portOption, variableFlags } from '../options';
+import { portOption, variableFlags } from '../lib/options';
 
 /** `reelflow bridge`: runs the webhook bridge until SIGINT/SIGTERM, through its one process entry point (src/workers/bridge.ts). */
 export function registerBridgeCommand(program: Command): void {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { raiseBudgetUpdate } from '../../workflows/operator-updates';
-import { CliError } from '../errors';
-import { EXIT } from '../exit';
-import { runOperatorUpdate } from '../operator';
+import { CliError } from '../lib/errors';
+import { EXIT } from '../lib/exit';
+import { runOperatorUpdate } from '../lib/operator';
 
 /** `reelflow budget <id> <credits>`: raise a running pipeline's budget (the `raiseBudget` update). */
 export function registerBudgetCommand(program: Command): void {

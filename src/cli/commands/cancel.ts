@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type { ReelflowEnv } from '../../config';
-import { progressOf, registerWorkflowCommand } from '../context';
-import { CliError } from '../errors';
-import { EXIT } from '../exit';
-import { printJson, say } from '../output';
-import { cliServiceClient, serviceCliError } from '../service';
-import { cancelLeftRunning, openRequests, type LeftRunning } from '../terminated-jobs';
-import { sendOperatorUpdate } from '../operator';
+import { progressOf, registerWorkflowCommand } from '../lib/context';
+import { CliError } from '../lib/errors';
+import { EXIT } from '../lib/exit';
+import { printJson, say } from '../lib/output';
+import { cliServiceClient, serviceCliError } from '../lib/service-client';
+import { cancelLeftRunning, openRequests, type LeftRunning } from '../lib/terminated-jobs';
+import { sendOperatorUpdate } from '../lib/operator';
 import { cancelStepUpdate } from '../../workflows/operator-updates';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
 

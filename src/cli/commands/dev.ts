@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { runUntilSignal } from '../../workers/run-until-signal';
 import { loadMediaSettings, loadStackSettings } from '../../config';
-import { portOption as port, variableFlags } from '../options';
+import { portOption as port, variableFlags } from '../lib/options';
 import { startLocalStack, type LocalStack } from '../../stack/local-stack';
 import { redact, type StackPorts } from '../../stack/stack-state';
-import { addRenderFlags, renderOptions, type RenderFlags } from '../render-options';
+import { addRenderFlags, renderOptions, type RenderFlags } from '../lib/render-options';
 
 
 interface DevOptions {

@@ -3,8 +3,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { parseDurationSeconds } from '../../config';
 import { collectGarbage, type PipelineState } from '../../media/gc';
 import { pipelineWorkflowId } from '../../workflows/definitions';
-import { cliEnv, cliMediaStore, withTemporal } from '../context';
-import { printJson, say } from '../output';
+import { cliEnv, cliMediaStore, withTemporal } from '../lib/context';
+import { printJson, say } from '../lib/output';
 
 function duration(text: string): number {
   const seconds = parseDurationSeconds(text);

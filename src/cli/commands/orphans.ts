@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { cliEnvWithService, withTemporal } from '../context';
-import { CliError } from '../errors';
-import { EXIT } from '../exit';
-import { findOrphans, listPipelineClaims, orphanLines, parseSince } from '../orphans';
-import { printJson, say } from '../output';
-import { cliServiceClient, serviceCliError } from '../service';
+import { cliEnvWithService, withTemporal } from '../lib/context';
+import { CliError } from '../lib/errors';
+import { EXIT } from '../lib/exit';
+import { findOrphans, listPipelineClaims, orphanLines, parseSince } from '../lib/orphans';
+import { printJson, say } from '../lib/output';
+import { cliServiceClient, serviceCliError } from '../lib/service-client';
 
 /**
  * `reelflow orphans [--since 24h] [--json]`: charged jobs no pipeline claims (service ledger against

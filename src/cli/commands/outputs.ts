@@ -5,10 +5,10 @@ import { copyArchivedOutput } from '../../media/archived-copy';
 import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
-import { cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../context';
-import { CliError } from '../errors';
-import { EXIT } from '../exit';
-import { printJson, say } from '../output';
+import { cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../lib/context';
+import { CliError } from '../lib/errors';
+import { EXIT } from '../lib/exit';
+import { printJson, say } from '../lib/output';
 
 /** Largest output file downloaded (the longest clips at 720p stay far below). */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;

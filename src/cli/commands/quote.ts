@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { cliEnvWithService, cliMediaStore, uriRulesFor } from '../context';
+import { cliEnvWithService, cliMediaStore, uriRulesFor } from '../lib/context';
 import { createMediaResolver } from '../../media/resolve-input';
-import { printJson, say } from '../output';
-import { quotePipeline } from '../quote';
-import { cliServiceClient, serviceCliError } from '../service';
-import { loadSpecFile } from '../spec-files';
+import { printJson, say } from '../lib/output';
+import { quotePipeline } from '../lib/quote';
+import { cliServiceClient, serviceCliError } from '../lib/service-client';
+import { loadSpecFile } from '../lib/spec-files';
 
 /** `reelflow quote <spec.json>`: price of every step and the total, before spending anything. */
 export function registerQuoteCommand(program: Command): void {

@@ -9,8 +9,8 @@ import { renderReport } from '../../report/render';
 import type { Report } from '../../report/model';
 import { pipelineWorkflowId } from '../../workflows/definitions';
 import type { BatchItemResult } from '../../workflows/batch-types';
-import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../context';
-import { printJson, say } from '../output';
+import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../lib/context';
+import { printJson, say } from '../lib/output';
 
 /** Videos up to this size in total are embedded in the page by default. */
 const DEFAULT_EMBED_LIMIT_MB = 64;

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
-import { cliEnv, exitFor, withTemporal } from '../context';
-import { CliError } from '../errors';
-import { EXIT } from '../exit';
-import { detachOrFollow } from '../follow';
-import { followFlags } from '../options';
-import { printJson, say } from '../output';
-import { earlierRun, resumeFromRun } from '../resume';
+import { cliEnv, exitFor, withTemporal } from '../lib/context';
+import { CliError } from '../lib/errors';
+import { EXIT } from '../lib/exit';
+import { detachOrFollow } from '../lib/follow';
+import { followFlags } from '../lib/options';
+import { printJson, say } from '../lib/output';
+import { earlierRun, resumeFromRun } from '../lib/resume';
 
 /**
  * `reelflow resume <pipeline> [--fresh]`: a new run of a failed or cancelled pipeline that takes the

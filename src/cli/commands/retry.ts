@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { retryStepUpdate } from '../../workflows/operator-updates';
-import { runOperatorUpdate } from '../operator';
+import { runOperatorUpdate } from '../lib/operator';
 
 /** `reelflow retry <id> <step>`: resubmit a failed step now instead of after its backoff (the `retryStep` update). */
 export function registerRetryCommand(program: Command): void {

@@ -3,13 +3,13 @@ import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import { pipelineStartOptions, withoutInlineMedia } from '../../workflows/ui-text';
-import { cliEnv, cliMediaStore, exitFor, pacingFor, uriRulesFor, withTemporal } from '../context';
-import { CliError } from '../errors';
-import { EXIT } from '../exit';
-import { detachOrFollow } from '../follow';
-import { followFlags } from '../options';
-import { printJson, say } from '../output';
-import { loadSpecFile } from '../spec-files';
+import { cliEnv, cliMediaStore, exitFor, pacingFor, uriRulesFor, withTemporal } from '../lib/context';
+import { CliError } from '../lib/errors';
+import { EXIT } from '../lib/exit';
+import { detachOrFollow } from '../lib/follow';
+import { followFlags } from '../lib/options';
+import { printJson, say } from '../lib/output';
+import { loadSpecFile } from '../lib/spec-files';
 
 /** Hint printed under a failure a person can act on. */
 export function hintFor(error: string | undefined): string | undefined {

@@ -1,13 +1,13 @@
 import { Option, type Command } from 'commander';
-import { runService } from '../../workers/service';
-import { portOption, variableFlags } from '../options';
-import { addRenderFlags, type RenderFlags } from '../render-options';
+import { runService } from '../../workers/local-service';
+import { portOption, variableFlags } from '../lib/options';
+import { addRenderFlags, type RenderFlags } from '../lib/render-options';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Options of `reelflow service`; each stands for a REELFLOW_SERVICE_* variable (src/config/service.ts validates both). */
+/** Options of `reelflow service`; each stands for a REELFLOW_SERVICE_* variable (src/config/local-service.ts validates both). */
 interface ServiceFlags extends RenderFlags {
   dataDir?: string;
   port?: number;
@@ -23,7 +23,7 @@ interface ServiceFlags extends RenderFlags {
   log?: boolean;
 }
 
-/** `reelflow service`: the local implementation of the service API, through its one process entry point (src/workers/service.ts). */
+/** `reelflow service`: the local implementation of the service API, through its one process entry point (src/workers/local-service.ts). */
 export function registerServiceCommand(program: Command): void {
   const command = program
     .command('service')

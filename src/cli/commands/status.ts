@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { progressOf, registerWorkflowCommand } from '../context';
+import { progressOf, registerWorkflowCommand } from '../lib/context';
 import { withoutInlineMedia } from '../../workflows/ui-text';
-import { printJson, say } from '../output';
+import { printJson, say } from '../lib/output';
 
 /** `reelflow status <id>`: progress or summary of a pipeline or a batch. */
 export function registerStatusCommand(program: Command): void {

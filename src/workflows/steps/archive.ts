@@ -1,8 +1,8 @@
 import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../media/reference';
-import { forEachReference } from '../../pipeline/references';
-import type { ArchiveMode, PipelineSpec } from '../../pipeline/spec';
+import { forEachReference } from '../../spec/references';
+import type { ArchiveMode, PipelineSpec } from '../../spec/spec';
 import type { PipelineSummary, StepSummary } from '../pipeline-types';
 
 /**

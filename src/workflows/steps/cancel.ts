@@ -1,5 +1,5 @@
 import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
-import { CANCEL_POLL_PACING } from '../../pipeline/pacing';
+import { CANCEL_POLL_PACING } from '../../spec/pacing';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { apiWith } from './proxies';
 import { settle } from './settle';

@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { PreflightFailureDetails } from '../../activities/preflight';
 import { MODELS } from '../../contract/model-metadata';
-import type { PipelineStep } from '../../pipeline/spec';
+import type { PipelineStep } from '../../spec/spec';
 import type { PipelineSummary, StepSummary } from '../pipeline-types';
 import { preflightActivities } from './proxies';
 

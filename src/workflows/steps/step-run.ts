@@ -1,4 +1,4 @@
-import type { PollPacing } from '../../pipeline/pacing';
+import type { PollPacing } from '../../spec/pacing';
 import type { ModelId } from '../../contract';
 import type { StepAttempt, StepSummary } from '../pipeline-types';
 import type { Inbox } from './inbox';

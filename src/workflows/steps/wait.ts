@@ -1,6 +1,6 @@
 import { condition } from '@temporalio/workflow';
 import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
-import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../pipeline/pacing';
+import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../spec/pacing';
 import type { StepAttempt } from '../pipeline-types';
 import { serviceErrorOf } from './inbox';
 import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../ui-text';

@@ -1,6 +1,6 @@
 import { validateResolution } from '../../../src/workflows/recovery';
 import type { AmbiguousSubmit } from '../../../src/workflows/recovery-types';
-import { chargedJobs, parseSince } from '../../../src/cli/orphans';
+import { chargedJobs, parseSince } from '../../../src/cli/lib/orphans';
 
 const waiting: AmbiguousSubmit = { step: 'generate', idempotencyKey: 'reelflow:p/job/generate:r:1', since: '2026-11-23T10:00:00.000Z', state: 'waiting' };
 

@@ -1,5 +1,5 @@
 import { batchSummaryLine, currentDetailsMarkdown, describeDataUri, pipelineDetails, pipelineSummaryLine, shortId, stepElapsed, withoutInlineMedia } from '../../../src/workflows/ui-text';
-import type { PipelineSpec } from '../../../src/pipeline/spec';
+import type { PipelineSpec } from '../../../src/spec/spec';
 import type { PipelineSummary, StepSummary } from '../../../src/workflows/pipeline-types';
 
 const IMAGE = `data:image/png;base64,${'A'.repeat(4096)}`;

@@ -1,0 +1,36 @@
+import { Client, Connection } from '@temporalio/client';
+import { connectionOptions, type TemporalSettings } from '../../config';
+import { CliError } from './errors';
+import { EXIT } from './exit';
+
+/** How long the CLI waits for Temporal before saying it is unreachable. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** A Temporal client for the CLI plus the connection to close. */
+export interface CliTemporal {
+  client: Client;
+  settings: TemporalSettings;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to Temporal; an unreachable server becomes a CliError (exit 3) naming the address and what
+ * to start, instead of a gRPC stack trace.
+ */
+export async function connectTemporal(settings: TemporalSettings): Promise<CliTemporal> {
+  // An unreadable mTLS file is a ConfigError naming its variable (exit 2).
+  const options = connectionOptions(settings);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ ...options, connectTimeout: CONNECT_TIMEOUT_MS });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new CliError(
+      `cannot reach Temporal at ${settings.address} (namespace ${settings.namespace}): ${reason}\n` +
+        'Start a local one with `reelflow dev`, or set TEMPORAL_ADDRESS to your cluster.',
+      EXIT.unavailable,
+    );
+  }
+  const client = new Client({ connection, namespace: settings.namespace });
+  return { client, settings, close: () => connection.close() };
+}

@@ -1,0 +1,92 @@
+import type { BatchProgress } from '../../workflows/batch-types';
+import type { PipelineSummary, StepSummary } from '../../workflows/pipeline-types';
+import { failedRequestLines, formatElapsed, stepElapsedMs, stepState, waitingNote, type StepView } from './step-view';
+
+/**
+ * Rendering for people (progress lines, bars) and for scripts (`--json`: one JSON document on stdout,
+ * nothing else there; messages go to stderr).
+ */
+
+/** Writes one JSON document to stdout. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes a line for a person: stdout normally, stderr when stdout carries JSON. */
+export function say(line: string, json = false): void {
+  (json ? process.stderr : process.stdout).write(`${line}\n`);
+}
+
+export { formatElapsed } from './step-view';
+
+/**
+ * One line per step: id, state, request id, elapsed (submit → terminal), credits, error; a waiting
+ * step adds how long nothing changed and when the next poll is due; each failed request adds a line.
+ * `observedMs` is the elapsed time as seen by a follower, for pipelines that do not report times.
+ */
+export function stepLines(step: StepSummary, now: number = Date.now(), observedMs?: number): string[] {
+  const view = step as StepView;
+  const request = step.requestIds.at(-1) ?? view.attemptLog?.at(-1)?.requestId ?? '-';
+  const credits = step.charged > 0 ? `${step.charged - step.refunded} credits${step.refunded ? ` (refunded ${step.refunded})` : ''}` : step.quoted ? `quoted ${step.quoted}` : '';
+  const elapsedMs = stepElapsedMs(view, now) ?? observedMs;
+  const elapsed = elapsedMs === undefined ? '' : formatElapsed(elapsedMs);
+  const note = waitingNote(view, now);
+  const error = step.error ? `  ${step.error}` : '';
+  const line = `  ${step.id.padEnd(12)} ${stepState(view).padEnd(24)} ${request.padEnd(36)} ${elapsed.padEnd(8)} ${credits}${note ? `  (${note})` : ''}${error}`;
+  return [line.trimEnd(), ...failedRequestLines(view)];
+}
+
+/** The first line of a step (see stepLines). */
+export function stepLine(step: StepSummary, elapsedMs?: number): string {
+  return stepLines(step, Date.now(), elapsedMs)[0] as string;
+}
+
+/** The whole pipeline as lines (header, steps, ledger). */
+export function pipelineLines(summary: PipelineSummary, workflowId: string, elapsedMs?: number, stepElapsedMs: Record<string, number> = {}, now: number = Date.now()): string[] {
+  const elapsed = elapsedMs === undefined ? '' : `  elapsed ${formatElapsed(elapsedMs)}`;
+  const { ledger } = summary;
+  return [
+    `${workflowId}: ${summary.status}${summary.currentStep ? ` (step ${summary.currentStep})` : ''}${elapsed}`,
+    ...summary.steps.flatMap((step) => stepLines(step, now, stepElapsedMs[step.id])),
+    `  credits: charged ${ledger.charged}, refunded ${ledger.refunded}, net ${ledger.net}${summary.budgetCredits !== null ? ` of budget ${summary.budgetCredits}` : ''}`,
+    ...(summary.error ? [`  error: ${summary.error}`] : []),
+  ];
+}
+
+/** Fingerprint of what a person sees, so progress is printed only when something changed. */
+export function progressKey(summary: PipelineSummary): string {
+  return JSON.stringify([
+    summary.status,
+    summary.currentStep,
+    summary.steps.map((s) => {
+      const view = s as StepView;
+      return [s.status, view.phase, s.requestIds.length, s.charged, s.refunded, view.attemptLog?.map((r) => r.outcome ?? ''), view.nextPollAt];
+    }),
+  ]);
+}
+
+/** One line per running step, for a follower to print while nothing changes. */
+export function waitingLines(summary: PipelineSummary, now: number = Date.now()): string[] {
+  return summary.steps.flatMap((step) => {
+    const note = waitingNote(step as StepView, now);
+    return note ? [`  ${step.id.padEnd(12)} ${stepState(step as StepView)}: ${note}`] : [];
+  });
+}
+
+/** `[#####.....] 3/10 completed 2 failed 1 cancelled 0 running 2`. */
+export function batchBar(progress: BatchProgress, width = 30): string {
+  const done = progress.completed + progress.failed + progress.cancelled + progress.skipped;
+  const total = Math.max(progress.total, 1);
+  const filled = Math.round((done / total) * width);
+  const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
+  return `[${bar}] ${done}/${progress.total}  completed ${progress.completed}  failed ${progress.failed}  cancelled ${progress.cancelled}  skipped ${progress.skipped}  running ${progress.running.length}`;
+}
+
+/** Per-item lines of a batch. */
+export function batchLines(progress: BatchProgress, workflowId: string): string[] {
+  return [
+    `${workflowId}: ${progress.status}`,
+    batchBar(progress),
+    ...progress.results.map((r) => `  ${r.name.padEnd(24)} ${r.status.padEnd(10)} ${r.ledger ? `net ${r.ledger.net} credits` : ''}${r.error ? `  ${r.error}` : ''}`),
+  ];
+}

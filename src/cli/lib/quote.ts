@@ -1,0 +1,105 @@
+import { DEFAULTS, LOCAL_PER_SECOND_RATES, MODELS, priceLongForm, pricePerSecond, type LongFormInput, type ModelId, type ModelInputs, type ProcessingSpeed } from '../../contract';
+import type { ServiceClient } from '../../client/types';
+import { forEachReference } from '../../spec/references';
+import type { PipelineSpec } from '../../spec/spec';
+
+/**
+ * Pricing a pipeline before anything is spent. A step whose input is all literal is priced by the
+ * service's quote endpoint (exact). A step that reads an earlier step's output cannot be quoted yet:
+ * - long-form: its price depends only on duration/resolution/speed, so the spec's price table gives
+ *   the exact figure (references there are only image/audio/video URLs);
+ * - per-second models: the clip does not exist yet. Its length is estimated from the earlier step
+ *   (long-form: its `duration`; re-voicing/upscaling keep the clip's length). The figure is marked
+ *   as an estimate, and given only for the local service, whose per-second rates reelflow knows
+ *   (LOCAL_PER_SECOND_RATES); for any other service the price is unknown until the clip exists.
+ */
+
+export type QuoteBasis = 'quote' | 'price-table' | 'estimate' | 'unknown';
+
+export interface StepQuote {
+  step: string;
+  model: ModelId;
+  /** Credits, or null when unknown. */
+  credits: number | null;
+  basis: QuoteBasis;
+  /** Output seconds the figure is based on, when known. */
+  seconds: number | null;
+  /** The earlier step the input depends on, if any. */
+  dependsOn: string | null;
+  note?: string;
+}
+
+export interface PipelineQuote {
+  name: string;
+  steps: StepQuote[];
+  /** Sum of the known figures (exact and estimated). */
+  total: number;
+  /** True when every step has an exact price (quote or price table). */
+  exact: boolean;
+  /** True when some step could not be priced at all. */
+  incomplete: boolean;
+  budgetCredits: number | null;
+}
+
+/** True for a service on this machine (loopback), i.e. the local implementation with known rates. */
+export function isLocalServiceUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+function speedOf(input: Record<string, unknown>): ProcessingSpeed {
+  return input.processing_speed === 'ultra-fast' ? 'ultra-fast' : 'standard';
+}
+
+/** Prices every step of `spec`; see the module comment for what "estimate" and "unknown" mean. */
+export async function quotePipeline(
+  spec: PipelineSpec,
+  client: ServiceClient,
+  serviceUrl: string,
+  /** Turns media references into URLs or data URIs before the quote call (see src/media/resolve-input.ts). */
+  resolveMedia: (input: Record<string, unknown>) => Promise<Record<string, unknown>> = async (input) => input,
+): Promise<PipelineQuote> {
+  const local = isLocalServiceUrl(serviceUrl);
+  const seconds = new Map<string, number | null>();
+  const steps: StepQuote[] = [];
+  for (const step of spec.steps) {
+    let dependsOn: string | null = null;
+    forEachReference(step.input, (reference) => {
+      dependsOn ??= reference.$from;
+    });
+    const base = { step: step.id, model: step.model, dependsOn };
+    if (dependsOn === null) {
+      const quote = await client.quote(step.model, (await resolveMedia(step.input)) as ModelInputs[typeof step.model]);
+      const length = step.model === 'service-video-cinema-long-form-from-references' ? Number(priceInputDuration(step.input)) : (quote.billed_seconds ?? null);
+      seconds.set(step.id, length);
+      steps.push({ ...base, credits: quote.credits, basis: 'quote', seconds: length });
+    } else if (MODELS[step.model].pricingUnit === 'per-request') {
+      const input = step.input as Partial<LongFormInput>;
+      const credits = priceLongForm(input);
+      seconds.set(step.id, Number(priceInputDuration(step.input)));
+      steps.push({ ...base, credits, basis: 'price-table', seconds: Number(priceInputDuration(step.input)) });
+    } else {
+      const length = seconds.get(dependsOn) ?? null;
+      seconds.set(step.id, length);
+      const rates = LOCAL_PER_SECOND_RATES[step.model as keyof typeof LOCAL_PER_SECOND_RATES] as Record<ProcessingSpeed, number> | undefined;
+      if (local && length !== null && rates) {
+        steps.push({ ...base, credits: pricePerSecond(rates[speedOf(step.input)], length), basis: 'estimate', seconds: length, note: `depends on step ${dependsOn} output (~${length} s at the local service's rate)` });
+      } else {
+        const why = length === null ? 'its length is not known before it exists' : 'this service prices per second only through its quote endpoint';
+        steps.push({ ...base, credits: null, basis: 'unknown', seconds: length, note: `depends on step ${dependsOn} output; ${why}` });
+      }
+    }
+  }
+  return {
+    name: spec.name,
+    steps,
+    total: steps.reduce((sum, s) => sum + (s.credits ?? 0), 0),
+    exact: steps.every((s) => s.basis === 'quote' || s.basis === 'price-table'),
+    incomplete: steps.some((s) => s.credits === null),
+    budgetCredits: spec.budgetCredits ?? null,
+  };
+}
+
+function priceInputDuration(input: Record<string, unknown>): string {
+  return typeof input.duration === 'string' ? input.duration : DEFAULTS.duration;
+}
