@@ -54,11 +54,23 @@ const LEAN_PATTERNS = [
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },
-  { regex: '(^|\\.\\./)spec(/(index|spec|builder|examples)(\\.[jt]s)?)?$', allowTypeImports: true, message: LEAN_MESSAGE },
+  {
+    regex: '(^|\\.\\./)spec(/(index|spec|builder|examples)(\\.[jt]s)?)?$',
+    allowTypeImports: true,
+    message: LEAN_MESSAGE,
+  },
   { regex: '(^|\\.\\./)config(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
 ];
 
-const IO_PACKAGES = ['undici', 'fastify', 'pino', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
+const IO_PACKAGES = [
+  'undici',
+  'fastify',
+  'pino',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@temporalio/testing',
+];
 
 /** Node built-ins and I/O packages: neither workflows nor the (workflow-importable) contract may use them. */
 function sandboxRestrictions(where, hint) {
@@ -69,7 +81,10 @@ function sandboxRestrictions(where, hint) {
     ],
     patterns: [
       { group: ['node:*'], message: `Node built-ins are not available ${where}. ${hint}` },
-      { group: IO_PACKAGES.map((name) => `${name}/*`), message: `I/O and worker-side packages must not be imported ${where}. ${hint}` },
+      {
+        group: IO_PACKAGES.map((name) => `${name}/*`),
+        message: `I/O and worker-side packages must not be imported ${where}. ${hint}`,
+      },
     ],
   };
 }
@@ -102,12 +117,18 @@ const workflowImportRestrictions = (() => {
  * anything it pulls in lands in the workflow bundle too.
  */
 const contractImportRestrictions = (() => {
-  const base = sandboxRestrictions('in the contract', 'Workflows import the contract, so it must stay pure (no I/O); only signature.ts may use node:crypto.');
+  const base = sandboxRestrictions(
+    'in the contract',
+    'Workflows import the contract, so it must stay pure (no I/O); only signature.ts may use node:crypto.',
+  );
   return {
     paths: base.paths,
     patterns: [
       ...base.patterns,
-      { group: ['./signature', './signature.*'], message: 'Only signature.ts may use node:crypto; do not re-export or import it inside the contract.' },
+      {
+        group: ['./signature', './signature.*'],
+        message: 'Only signature.ts may use node:crypto; do not re-export or import it inside the contract.',
+      },
     ],
   };
 })();
@@ -130,18 +151,29 @@ const LAYER_ZONES = [
     // The local service is a separate product: only its process entry point opens it.
     target: './src/!(local-service|workers)/**/*',
     from: './src/local-service',
-    message: 'src/local-service is the local service only; reach it through its entry point src/workers/local-service.ts (docs/architecture.md).',
+    message:
+      'src/local-service is the local service only; reach it through its entry point src/workers/local-service.ts (docs/architecture.md).',
   },
   {
     target: './src/workers/!(local-service).ts',
     from: './src/local-service',
-    message: 'Only src/workers/local-service.ts, the service process entry point, imports src/local-service (docs/architecture.md).',
+    message:
+      'Only src/workers/local-service.ts, the service process entry point, imports src/local-service (docs/architecture.md).',
   },
   {
     // Shared libraries sit below every process: they never reach up into one.
     target: './src/{contract,client,net,media,metrics,config}/**/*',
-    from: ['./src/cli', './src/stack', './src/workers', './src/bridge', './src/activities', './src/workflows', './src/local-service'],
-    message: 'Shared libraries (contract, client, net, media, metrics, config) must not import process code (docs/architecture.md).',
+    from: [
+      './src/cli',
+      './src/stack',
+      './src/workers',
+      './src/bridge',
+      './src/activities',
+      './src/workflows',
+      './src/local-service',
+    ],
+    message:
+      'Shared libraries (contract, client, net, media, metrics, config) must not import process code (docs/architecture.md).',
   },
 ];
 
@@ -170,7 +202,10 @@ module.exports = defineConfig(
     rules: {
       // The one rule the issue asks for explicitly: a dropped promise loses its error.
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   // Plain JS (config files, scripts/*.js, bin/): no type information, Node CommonJS globals.
@@ -233,7 +268,11 @@ module.exports = defineConfig(
         'error',
         (() => {
           const base = sandboxRestrictions('in a module workflows import', LEAN_MESSAGE);
-          const siblings = { regex: '^\\./(index|models|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$', allowTypeImports: true, message: LEAN_MESSAGE };
+          const siblings = {
+            regex: '^\\./(index|models|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$',
+            allowTypeImports: true,
+            message: LEAN_MESSAGE,
+          };
           return { paths: base.paths, patterns: [...base.patterns, ...LEAN_PATTERNS, siblings] };
         })(),
       ],

@@ -28,7 +28,14 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/
 import type { FastifyInstance } from 'fastify';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startDevServer } from '../test/helpers/temporal';
-import { createBridgeApp, createSubscribeActivity, createTemporalSink, rendezvousStartOptions, subscribeToRoute, type EventSink } from '../src/bridge';
+import {
+  createBridgeApp,
+  createSubscribeActivity,
+  createTemporalSink,
+  rendezvousStartOptions,
+  subscribeToRoute,
+  type EventSink,
+} from '../src/bridge';
 import { RENDEZVOUS_WORKFLOW_TYPE, webhookEventSignal } from '../src/workflows/definitions';
 import type { WebhookEvent } from '../src/contract';
 import { signedHeaders } from '../src/contract/signature';
@@ -73,7 +80,11 @@ interface Phase {
 }
 
 /** Sends one signed delivery per event (serialised and signed just before sending, as the service does). */
-async function sendAll(url: string, events: WebhookEvent[], options: { concurrency?: number; intervalMs?: number } = {}): Promise<Phase> {
+async function sendAll(
+  url: string,
+  events: WebhookEvent[],
+  options: { concurrency?: number; intervalMs?: number } = {},
+): Promise<Phase> {
   const concurrency = options.concurrency ?? CONCURRENCY;
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: concurrency });
@@ -86,7 +97,13 @@ async function sendAll(url: string, events: WebhookEvent[], options: { concurren
     const body = JSON.stringify(event);
     const headers = {
       'content-type': 'application/json',
-      ...signedHeaders({ id: event.event_id, timestamp: Math.floor(Date.now() / 1000), body, secrets: SECRETS, eventType: event.event_type }),
+      ...signedHeaders({
+        id: event.event_id,
+        timestamp: Math.floor(Date.now() / 1000),
+        body,
+        secrets: SECRETS,
+        eventType: event.event_type,
+      }),
     };
     const t0 = performance.now();
     sentAt.set(event.event_id, Date.now());
@@ -95,7 +112,8 @@ async function sendAll(url: string, events: WebhookEvent[], options: { concurren
       const response = await pool.request({ path: target.pathname, method: 'POST', body, headers });
       await response.body.dump();
       if (response.statusCode === 202) break;
-      if (response.statusCode !== 503 || attempt >= 6) throw new Error(`delivery ${event.event_id} answered ${response.statusCode}`);
+      if (response.statusCode !== 503 || attempt >= 6)
+        throw new Error(`delivery ${event.event_id} answered ${response.statusCode}`);
       retried += 1;
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
@@ -103,7 +121,13 @@ async function sendAll(url: string, events: WebhookEvent[], options: { concurren
   });
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
-  return { seconds, perSecond: events.length / seconds, sentAt, answerMs: answerMs.sort((a, b) => a - b), retried503: retried };
+  return {
+    seconds,
+    perSecond: events.length / seconds,
+    sentAt,
+    answerMs: answerMs.sort((a, b) => a - b),
+    retried503: retried,
+  };
 }
 
 type Design = 'route' | 'rendezvous';
@@ -123,12 +147,21 @@ function rendezvousSink(client: Client): EventSink {
 }
 
 /** Starts `groups` stand-in subscriber workflows and subscribes each to its share of `n` fresh request ids. */
-async function subscribedGroup(client: Client, n: number, groups: number, design: Design): Promise<{ requestIds: string[]; handles: WorkflowHandle[] }> {
+async function subscribedGroup(
+  client: Client,
+  n: number,
+  groups: number,
+  design: Design,
+): Promise<{ requestIds: string[]; handles: WorkflowHandle[] }> {
   const requestIds = Array.from({ length: n }, () => `req-${randomUUID()}`);
   const shares = Array.from({ length: groups }, (_, i) => requestIds.filter((_, j) => j % groups === i));
   const handles = await Promise.all(
     shares.map((ids, i) =>
-      client.workflow.start('testSubscriberWorkflow', { taskQueue: TASK_QUEUE, workflowId: `bench-subscriber-${i}-${randomUUID()}`, args: [ids, { subscribe: false }] }),
+      client.workflow.start('testSubscriberWorkflow', {
+        taskQueue: TASK_QUEUE,
+        workflowId: `bench-subscriber-${i}-${randomUUID()}`,
+        args: [ids, { subscribe: false }],
+      }),
     ),
   );
   const legacy = createSubscribeActivity(client, TASK_QUEUE, { graceMs: 1_000 });
@@ -147,7 +180,8 @@ async function subscribedGroup(client: Client, n: number, groups: number, design
 async function observedLatencies(handles: WorkflowHandle[], sentAt: Map<string, number>): Promise<number[]> {
   const states = (await Promise.all(handles.map((handle) => handle.result()))) as SubscriberState[];
   const observed = states.flatMap((state) => state.events);
-  if (observed.length !== sentAt.size) throw new Error(`expected ${sentAt.size} observed events, got ${observed.length}`);
+  if (observed.length !== sentAt.size)
+    throw new Error(`expected ${sentAt.size} observed events, got ${observed.length}`);
   return observed.map((seen) => seen.observedAt - sentAt.get(seen.event_id)!).sort((a, b) => a - b);
 }
 
@@ -158,7 +192,9 @@ async function listen(app: FastifyInstance): Promise<string> {
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const noop = () => undefined;
-  console.log(`bench/bridge: N=${N} deliveries, concurrency ${CONCURRENCY}, ${SUBSCRIBERS} subscriber workflows, node ${process.version}`);
+  console.log(
+    `bench/bridge: N=${N} deliveries, concurrency ${CONCURRENCY}, ${SUBSCRIBERS} subscriber workflows, node ${process.version}`,
+  );
   const env = await startDevServer();
   const bundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('../test/integration/bridge.workflows'),
@@ -178,8 +214,14 @@ async function main(): Promise<void> {
     const baselineApp = await createBridgeApp({ secrets: SECRETS, sink: nullSink, logger: false });
     apps.push(baselineApp);
     const baselineUrl = await listen(baselineApp);
-    await sendAll(baselineUrl, Array.from({ length: Math.min(200, N) }, () => makeEvent(`warm-${randomUUID()}`)));
-    const baseline = await sendAll(baselineUrl, Array.from({ length: N }, () => makeEvent(`base-${randomUUID()}`)));
+    await sendAll(
+      baselineUrl,
+      Array.from({ length: Math.min(200, N) }, () => makeEvent(`warm-${randomUUID()}`)),
+    );
+    const baseline = await sendAll(
+      baselineUrl,
+      Array.from({ length: N }, () => makeEvent(`base-${randomUUID()}`)),
+    );
 
     // Setup (not timed): subscribers subscribe first, as pipelines do once the submit returns.
     const setupStarted = performance.now();
@@ -196,7 +238,10 @@ async function main(): Promise<void> {
     const real = await sendAll(url, saturated.requestIds.map(makeEvent));
     const endToEnd = await observedLatencies(saturated.handles, real.sentAt);
     // 2. Latency when not saturated: PACED_N deliveries one at a time, PACED_INTERVAL_MS apart.
-    const pacedRun = await sendAll(url, paced.requestIds.map(makeEvent), { concurrency: 1, intervalMs: PACED_INTERVAL_MS });
+    const pacedRun = await sendAll(url, paced.requestIds.map(makeEvent), {
+      concurrency: 1,
+      intervalMs: PACED_INTERVAL_MS,
+    });
     const pacedLatency = await observedLatencies(paced.handles, pacedRun.sentAt);
 
     // 3. The previous design, same run, same server: rendezvous forwarding (paced, then saturated).
@@ -204,7 +249,10 @@ async function main(): Promise<void> {
     apps.push(legacyApp);
     const legacyUrl = await listen(legacyApp);
     const legacyPaced = await subscribedGroup(env.client, PACED_N, 4, 'rendezvous');
-    const legacyPacedRun = await sendAll(legacyUrl, legacyPaced.requestIds.map(makeEvent), { concurrency: 1, intervalMs: PACED_INTERVAL_MS });
+    const legacyPacedRun = await sendAll(legacyUrl, legacyPaced.requestIds.map(makeEvent), {
+      concurrency: 1,
+      intervalMs: PACED_INTERVAL_MS,
+    });
     const legacyPacedLatency = await observedLatencies(legacyPaced.handles, legacyPacedRun.sentAt);
     const legacyN = Math.min(N, 1000);
     const legacySaturated = await subscribedGroup(env.client, legacyN, SUBSCRIBERS, 'rendezvous');
@@ -222,12 +270,20 @@ async function main(): Promise<void> {
         retried503: real.retried503,
         seconds: round(real.seconds, 2),
         answerMs: { p50: round(percentile(real.answerMs, 50)), p99: round(percentile(real.answerMs, 99)) },
-        deliveryToWorkflowMs: { p50: percentile(endToEnd, 50), p99: percentile(endToEnd, 99), max: endToEnd[endToEnd.length - 1] },
+        deliveryToWorkflowMs: {
+          p50: percentile(endToEnd, 50),
+          p99: percentile(endToEnd, 99),
+          max: endToEnd[endToEnd.length - 1],
+        },
         paced: {
           n: PACED_N,
           intervalMs: PACED_INTERVAL_MS,
           answerMs: { p50: round(percentile(pacedRun.answerMs, 50)), p99: round(percentile(pacedRun.answerMs, 99)) },
-          deliveryToWorkflowMs: { p50: percentile(pacedLatency, 50), p99: percentile(pacedLatency, 99), max: pacedLatency[pacedLatency.length - 1] },
+          deliveryToWorkflowMs: {
+            p50: percentile(pacedLatency, 50),
+            p99: percentile(pacedLatency, 99),
+            max: pacedLatency[pacedLatency.length - 1],
+          },
         },
       },
       baselineVerifyOnly: {
@@ -241,24 +297,49 @@ async function main(): Promise<void> {
         deliveriesPerSecond: round(legacyRun.perSecond),
         retried503: legacyRun.retried503,
         answerMs: { p50: round(percentile(legacyRun.answerMs, 50)), p99: round(percentile(legacyRun.answerMs, 99)) },
-        deliveryToWorkflowMs: { p50: percentile(legacyEndToEnd, 50), p99: percentile(legacyEndToEnd, 99), max: legacyEndToEnd[legacyEndToEnd.length - 1] },
+        deliveryToWorkflowMs: {
+          p50: percentile(legacyEndToEnd, 50),
+          p99: percentile(legacyEndToEnd, 99),
+          max: legacyEndToEnd[legacyEndToEnd.length - 1],
+        },
         paced: {
           n: PACED_N,
-          answerMs: { p50: round(percentile(legacyPacedRun.answerMs, 50)), p99: round(percentile(legacyPacedRun.answerMs, 99)) },
-          deliveryToWorkflowMs: { p50: percentile(legacyPacedLatency, 50), p99: percentile(legacyPacedLatency, 99), max: legacyPacedLatency[legacyPacedLatency.length - 1] },
+          answerMs: {
+            p50: round(percentile(legacyPacedRun.answerMs, 50)),
+            p99: round(percentile(legacyPacedRun.answerMs, 99)),
+          },
+          deliveryToWorkflowMs: {
+            p50: percentile(legacyPacedLatency, 50),
+            p99: percentile(legacyPacedLatency, 99),
+            max: legacyPacedLatency[legacyPacedLatency.length - 1],
+          },
         },
       },
       setupSubscribeSeconds: round(setupSeconds, 2),
     };
 
-    console.log(`baseline (HTTP + verify + parse, no Temporal): ${result.baselineVerifyOnly.deliveriesPerSecond} deliveries/s, answer p50 ${result.baselineVerifyOnly.answerMs.p50} ms, p99 ${result.baselineVerifyOnly.answerMs.p99} ms`);
-    console.log(`bridge (verified + describe route + signal the subscriber, 202 after Temporal accepted): ${result.bridge.deliveriesPerSecond} deliveries/s, answer p50 ${result.bridge.answerMs.p50} ms, p99 ${result.bridge.answerMs.p99} ms`);
-    console.log(`delivery -> subscriber workflow observed it: p50 ${result.bridge.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.deliveryToWorkflowMs.p99} ms, max ${result.bridge.deliveryToWorkflowMs.max} ms`);
-    console.log(`paced (${PACED_N} deliveries, one every ${PACED_INTERVAL_MS} ms): answer p50 ${result.bridge.paced.answerMs.p50} ms, p99 ${result.bridge.paced.answerMs.p99} ms; delivery -> workflow p50 ${result.bridge.paced.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.paced.deliveryToWorkflowMs.p99} ms`);
-    console.log(`ratio bridge/baseline throughput: ${result.ratioBridgeToBaseline} (setup: ${N} subscriptions in ${result.setupSubscribeSeconds} s)`);
+    console.log(
+      `baseline (HTTP + verify + parse, no Temporal): ${result.baselineVerifyOnly.deliveriesPerSecond} deliveries/s, answer p50 ${result.baselineVerifyOnly.answerMs.p50} ms, p99 ${result.baselineVerifyOnly.answerMs.p99} ms`,
+    );
+    console.log(
+      `bridge (verified + describe route + signal the subscriber, 202 after Temporal accepted): ${result.bridge.deliveriesPerSecond} deliveries/s, answer p50 ${result.bridge.answerMs.p50} ms, p99 ${result.bridge.answerMs.p99} ms`,
+    );
+    console.log(
+      `delivery -> subscriber workflow observed it: p50 ${result.bridge.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.deliveryToWorkflowMs.p99} ms, max ${result.bridge.deliveryToWorkflowMs.max} ms`,
+    );
+    console.log(
+      `paced (${PACED_N} deliveries, one every ${PACED_INTERVAL_MS} ms): answer p50 ${result.bridge.paced.answerMs.p50} ms, p99 ${result.bridge.paced.answerMs.p99} ms; delivery -> workflow p50 ${result.bridge.paced.deliveryToWorkflowMs.p50} ms, p99 ${result.bridge.paced.deliveryToWorkflowMs.p99} ms`,
+    );
+    console.log(
+      `ratio bridge/baseline throughput: ${result.ratioBridgeToBaseline} (setup: ${N} subscriptions in ${result.setupSubscribeSeconds} s)`,
+    );
     const old = result.previousDesignRendezvous;
-    console.log(`previous design (rendezvous forwards), ${old.n} deliveries: ${old.deliveriesPerSecond} deliveries/s, answer p50 ${old.answerMs.p50} ms; delivery -> workflow p50 ${old.deliveryToWorkflowMs.p50} ms, p99 ${old.deliveryToWorkflowMs.p99} ms`);
-    console.log(`previous design paced: answer p50 ${old.paced.answerMs.p50} ms; delivery -> workflow p50 ${old.paced.deliveryToWorkflowMs.p50} ms, p99 ${old.paced.deliveryToWorkflowMs.p99} ms`);
+    console.log(
+      `previous design (rendezvous forwards), ${old.n} deliveries: ${old.deliveriesPerSecond} deliveries/s, answer p50 ${old.answerMs.p50} ms; delivery -> workflow p50 ${old.deliveryToWorkflowMs.p50} ms, p99 ${old.deliveryToWorkflowMs.p99} ms`,
+    );
+    console.log(
+      `previous design paced: answer p50 ${old.paced.answerMs.p50} ms; delivery -> workflow p50 ${old.paced.deliveryToWorkflowMs.p50} ms, p99 ${old.paced.deliveryToWorkflowMs.p99} ms`,
+    );
     writeBenchJson('bridge-designs', result);
   } finally {
     for (const app of apps) await app.close();

@@ -22,7 +22,10 @@ export interface FirstSubmitResult {
   samples: { userCommand: number[]; compiled: number[] };
 }
 
-const ENTRY = { userCommand: [path.join(ROOT, 'bin', 'reelflow.js')], compiled: [path.join(DIST, 'cli', 'main.js')] } as const;
+const ENTRY = {
+  userCommand: [path.join(ROOT, 'bin', 'reelflow.js')],
+  compiled: [path.join(DIST, 'cli', 'main.js')],
+} as const;
 
 async function once(stack: BenchStack, entry: readonly string[], dir: string): Promise<number> {
   const name = `first-${randomUUID().slice(0, 8)}`;
@@ -38,7 +41,11 @@ async function once(stack: BenchStack, entry: readonly string[], dir: string): P
   };
   const known = new Set((await stack.clocks()).jobs.map((j) => j.id));
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [...entry, 'run', specFile, '--detach'], { env, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir });
+  const child = spawn(process.execPath, [...entry, 'run', specFile, '--detach'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: dir,
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));

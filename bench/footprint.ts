@@ -66,11 +66,27 @@ export interface BridgeResult {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Splits `ids` over `generators` processes started together; deliveries/s over the whole burst. */
-async function burst(name: string, url: string, secret: string, fileOrigin: string, ids: string[], size: FootprintSize) {
+async function burst(
+  name: string,
+  url: string,
+  secret: string,
+  fileOrigin: string,
+  ids: string[],
+  size: FootprintSize,
+) {
   const startAt = Date.now() + 1500;
   const shares = Array.from({ length: size.generators }, (_, g) => ids.filter((_, i) => i % size.generators === g));
   const results: DeliveriesResult[] = await Promise.all(
-    shares.map((share, g) => driveDeliveries(`${name}-${g}`, { url, secret, requestIds: share, fileOrigin, concurrency: Math.max(1, Math.round(size.concurrency / size.generators)), startAt })),
+    shares.map((share, g) =>
+      driveDeliveries(`${name}-${g}`, {
+        url,
+        secret,
+        requestIds: share,
+        fileOrigin,
+        concurrency: Math.max(1, Math.round(size.concurrency / size.generators)),
+        startAt,
+      }),
+    ),
   );
   const start = Math.min(...results.map((r) => r.startedAt));
   const end = Math.max(...results.map((r) => r.endedAt));
@@ -84,7 +100,10 @@ async function burst(name: string, url: string, secret: string, fileOrigin: stri
 }
 
 /** Runs the footprint and bridge benches on one stack. */
-export async function runFootprintAndBridge(size: FootprintSize, log: (line: string) => void): Promise<{ footprint: FootprintResult; bridge: BridgeResult }> {
+export async function runFootprintAndBridge(
+  size: FootprintSize,
+  log: (line: string) => void,
+): Promise<{ footprint: FootprintResult; bridge: BridgeResult }> {
   const stack = await startBenchStack({
     name: 'footprint',
     render: 'stub',
@@ -104,7 +123,16 @@ export async function runFootprintAndBridge(size: FootprintSize, log: (line: str
     const idle = sampleProcess(workerPid);
     const prefix = `fp-${randomUUID().slice(0, 6)}`;
     const t0 = Date.now();
-    const starting = drivePipelines(prefix, { temporalAddress: stack.temporalAddress, taskQueue: stack.taskQueue, kind: 'pipeline', shape: { type: 'one-step' }, serviceUrl: stack.serviceUrl, mode: 'start', count: size.n, prefix });
+    const starting = drivePipelines(prefix, {
+      temporalAddress: stack.temporalAddress,
+      taskQueue: stack.taskQueue,
+      kind: 'pipeline',
+      shape: { type: 'one-step' },
+      serviceUrl: stack.serviceUrl,
+      mode: 'start',
+      count: size.n,
+      prefix,
+    });
     const ramp: FootprintResult['ramp'] = [];
     for (;;) {
       const jobs = (await stack.clocks()).jobs.length;
@@ -140,11 +168,21 @@ export async function runFootprintAndBridge(size: FootprintSize, log: (line: str
     // Bridge: baseline first (null sink), then the real bridge with one delivery per waiting job.
     const nullPort = await freePort();
     const [cmd, args] = tsNode(path.join(__dirname, 'procs', 'null-bridge.ts'));
-    const nullBridge = await startProcess('footprint-null-bridge', cmd, args, { env: { ...process.env, REELFLOW_WEBHOOK_SECRETS: stack.webhookSecret!, BENCH_NULL_BRIDGE_PORT: String(nullPort) }, ready: /null bridge listening/ });
+    const nullBridge = await startProcess('footprint-null-bridge', cmd, args, {
+      env: { ...process.env, REELFLOW_WEBHOOK_SECRETS: stack.webhookSecret!, BENCH_NULL_BRIDGE_PORT: String(nullPort) },
+      ready: /null bridge listening/,
+    });
     const fakeIds = Array.from({ length: size.n }, () => randomUUID());
     let baseline;
     try {
-      baseline = await burst('bridge-null', `http://127.0.0.1:${nullPort}/webhooks`, stack.webhookSecret!, stack.serviceUrl, fakeIds, size);
+      baseline = await burst(
+        'bridge-null',
+        `http://127.0.0.1:${nullPort}/webhooks`,
+        stack.webhookSecret!,
+        stack.serviceUrl,
+        fakeIds,
+        size,
+      );
     } finally {
       await nullBridge.stop();
     }
@@ -172,8 +210,18 @@ export async function runFootprintAndBridge(size: FootprintSize, log: (line: str
     );
     const bridge: BridgeResult = {
       size,
-      baseline: { deliveriesPerSecond: baseline.deliveriesPerSecond, answerMs: baseline.answerMs, non202: baseline.non202 },
-      bridge: { deliveriesPerSecond: real.deliveriesPerSecond, answerMs: real.answerMs, non202: real.non202, deliveryToPipelineClosedMs: summarize(latencies), cpuMsPerDelivery },
+      baseline: {
+        deliveriesPerSecond: baseline.deliveriesPerSecond,
+        answerMs: baseline.answerMs,
+        non202: baseline.non202,
+      },
+      bridge: {
+        deliveriesPerSecond: real.deliveriesPerSecond,
+        answerMs: real.answerMs,
+        non202: real.non202,
+        deliveryToPipelineClosedMs: summarize(latencies),
+        cpuMsPerDelivery,
+      },
       ratio: round(real.deliveriesPerSecond / baseline.deliveriesPerSecond, 4),
     };
     return { footprint, bridge };

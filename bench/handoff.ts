@@ -75,12 +75,32 @@ async function phase(stack: BenchStack, mode: Mode, chains: number, size: Handof
   let failed = 0;
   const prefix = `ho-${mode}-${chains}-${randomUUID().slice(0, 6)}`;
   if (mode === 'naive') {
-    await driveNaive(prefix, { serviceUrl: stack.serviceUrl, apiKey: BENCH_API_KEY, chains, revoices: size.revoices, pollMs: NAIVE_POLL_MS });
+    await driveNaive(prefix, {
+      serviceUrl: stack.serviceUrl,
+      apiKey: BENCH_API_KEY,
+      chains,
+      revoices: size.revoices,
+      pollMs: NAIVE_POLL_MS,
+    });
   } else {
-    const shape = { type: 'chain' as const, revoices: size.revoices, ...(mode === 'polling' ? { pollFirstSeconds: size.holdMs / 1000 } : {}) };
-    const result = await drivePipelines(prefix, { temporalAddress: stack.temporalAddress, taskQueue: stack.taskQueue, kind: 'pipeline', shape, serviceUrl: stack.serviceUrl, mode: 'batch', count: chains, prefix });
+    const shape = {
+      type: 'chain' as const,
+      revoices: size.revoices,
+      ...(mode === 'polling' ? { pollFirstSeconds: size.holdMs / 1000 } : {}),
+    };
+    const result = await drivePipelines(prefix, {
+      temporalAddress: stack.temporalAddress,
+      taskQueue: stack.taskQueue,
+      kind: 'pipeline',
+      shape,
+      serviceUrl: stack.serviceUrl,
+      mode: 'batch',
+      count: chains,
+      prefix,
+    });
     failed = result.runs.filter((r) => !r.ok).length;
-    if (failed) console.log(`  ${mode}: ${failed} pipelines did not complete: ${result.runs.find((r) => !r.ok)?.error}`);
+    if (failed)
+      console.log(`  ${mode}: ${failed} pipelines did not complete: ${result.runs.find((r) => !r.ok)?.error}`);
   }
   const after = await stack.clocks();
   const jobs = after.jobs.filter((j) => !known.has(j.id));
@@ -124,20 +144,47 @@ export interface HandoffResult {
 }
 
 /** Runs the hand-off bench on its own stack (on its own dev server unless `temporalAddress` is given). */
-export async function runHandoff(size: HandoffSize, log: (line: string) => void, temporalAddress?: string): Promise<HandoffResult> {
-  const stack = await startBenchStack({ name: 'handoff', render: 'stub', stubHoldMs: size.holdMs, bridge: true, worker: true, temporalAddress });
+export async function runHandoff(
+  size: HandoffSize,
+  log: (line: string) => void,
+  temporalAddress?: string,
+): Promise<HandoffResult> {
+  const stack = await startBenchStack({
+    name: 'handoff',
+    render: 'stub',
+    stubHoldMs: size.holdMs,
+    bridge: true,
+    worker: true,
+    temporalAddress,
+  });
   try {
     // Warm-up (not counted): fixtures rendered, bundles loaded, connections open.
-    await drivePipelines('ho-warm', { temporalAddress: stack.temporalAddress, taskQueue: stack.taskQueue, kind: 'pipeline', shape: { type: 'chain', revoices: 1 }, serviceUrl: stack.serviceUrl, mode: 'batch', count: 2, prefix: `ho-warm-${randomUUID().slice(0, 6)}` });
+    await drivePipelines('ho-warm', {
+      temporalAddress: stack.temporalAddress,
+      taskQueue: stack.taskQueue,
+      kind: 'pipeline',
+      shape: { type: 'chain', revoices: 1 },
+      serviceUrl: stack.serviceUrl,
+      mode: 'batch',
+      count: 2,
+      prefix: `ho-warm-${randomUUID().slice(0, 6)}`,
+    });
     const firstSubmit = await measureFirstSubmit(stack, size.firstSubmitRuns);
-    log(`  reelflow run → first submit: bin/reelflow.js p50 ${firstSubmit.userCommandMs.p50} ms, node dist/cli/main.js p50 ${firstSubmit.compiledMs.p50} ms`);
+    log(
+      `  reelflow run → first submit: bin/reelflow.js p50 ${firstSubmit.userCommandMs.p50} ms, node dist/cli/main.js p50 ${firstSubmit.compiledMs.p50} ms`,
+    );
     const runs: Record<string, PhaseResult> = {};
     for (const mode of ['webhook', 'polling', 'naive'] as const) {
       if (mode === 'polling') await stack.deleteEndpoint();
-      for (const [label, chains] of [['alone', size.alone], ['contended', size.chains]] as const) {
+      for (const [label, chains] of [
+        ['alone', size.alone],
+        ['contended', size.chains],
+      ] as const) {
         const t0 = Date.now();
         runs[`${label}/${mode}`] = await phase(stack, mode, chains, size);
-        log(`  hand-off ${mode}, ${chains} chain(s): ${runs[`${label}/${mode}`]!.handoffs.length} hand-offs in ${round((Date.now() - t0) / 1000)} s`);
+        log(
+          `  hand-off ${mode}, ${chains} chain(s): ${runs[`${label}/${mode}`]!.handoffs.length} hand-offs in ${round((Date.now() - t0) / 1000)} s`,
+        );
       }
     }
     const get = (label: 'alone' | 'contended', mode: Mode) => runs[`${label}/${mode}`]!;
@@ -148,14 +195,21 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
       try {
         const client = new Client({ connection });
         const { jobs } = await stack.clocks();
-        hops = { alone: await hopBreakdown(client, get('alone', 'webhook').workflowIds, jobs), contended: await hopBreakdown(client, get('contended', 'webhook').workflowIds, jobs) };
+        hops = {
+          alone: await hopBreakdown(client, get('alone', 'webhook').workflowIds, jobs),
+          contended: await hopBreakdown(client, get('contended', 'webhook').workflowIds, jobs),
+        };
       } finally {
         await connection.close();
       }
     } catch (error) {
       log(`  hop breakdown failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const table = (label: 'alone' | 'contended') => ({ webhook: summarize(get(label, 'webhook').handoffs), polling: summarize(get(label, 'polling').handoffs), naive: summarize(get(label, 'naive').handoffs) });
+    const table = (label: 'alone' | 'contended') => ({
+      webhook: summarize(get(label, 'webhook').handoffs),
+      polling: summarize(get(label, 'polling').handoffs),
+      naive: summarize(get(label, 'naive').handoffs),
+    });
     const latencyMs = { alone: table('alone'), contended: table('contended') };
     const perJob = (mode: Mode) => {
       const a = get('alone', mode);
@@ -167,8 +221,16 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
       naivePollMs: NAIVE_POLL_MS,
       latencyMs,
       samples: {
-        alone: { webhook: get('alone', 'webhook').handoffs, polling: get('alone', 'polling').handoffs, naive: get('alone', 'naive').handoffs },
-        contended: { webhook: get('contended', 'webhook').handoffs, polling: get('contended', 'polling').handoffs, naive: get('contended', 'naive').handoffs },
+        alone: {
+          webhook: get('alone', 'webhook').handoffs,
+          polling: get('alone', 'polling').handoffs,
+          naive: get('alone', 'naive').handoffs,
+        },
+        contended: {
+          webhook: get('contended', 'webhook').handoffs,
+          polling: get('contended', 'polling').handoffs,
+          naive: get('contended', 'naive').handoffs,
+        },
       },
       pricingMs: {
         webhook: summarize([...get('alone', 'webhook').pricingMs, ...get('contended', 'webhook').pricingMs]),
@@ -176,9 +238,24 @@ export async function runHandoff(size: HandoffSize, log: (line: string) => void,
         naive: summarize([...get('alone', 'naive').pricingMs, ...get('contended', 'naive').pricingMs]),
       },
       statusCallsPerJob: {
-        [`chain jobs of ${size.holdMs} ms (measured)`]: { webhook: perJob('webhook'), polling: perJob('polling'), naive: perJob('naive'), note: 'service status-call counter ÷ jobs, both runs of each mode' },
-        '60 s jobs (computed)': { webhook: 0, polling: defaultPacingPolls(60), naive: Math.ceil(60_000 / NAIVE_POLL_MS), note: 'reelflow default pacing of the upscale model (first poll at its expected 60 s, ×2, cap 300 s); naive ⌈60 / 0.5⌉' },
-        '600 s jobs (computed)': { webhook: 0, polling: defaultPacingPolls(600), naive: Math.ceil(600_000 / NAIVE_POLL_MS), note: 'as above' },
+        [`chain jobs of ${size.holdMs} ms (measured)`]: {
+          webhook: perJob('webhook'),
+          polling: perJob('polling'),
+          naive: perJob('naive'),
+          note: 'service status-call counter ÷ jobs, both runs of each mode',
+        },
+        '60 s jobs (computed)': {
+          webhook: 0,
+          polling: defaultPacingPolls(60),
+          naive: Math.ceil(60_000 / NAIVE_POLL_MS),
+          note: 'reelflow default pacing of the upscale model (first poll at its expected 60 s, ×2, cap 300 s); naive ⌈60 / 0.5⌉',
+        },
+        '600 s jobs (computed)': {
+          webhook: 0,
+          polling: defaultPacingPolls(600),
+          naive: Math.ceil(600_000 / NAIVE_POLL_MS),
+          note: 'as above',
+        },
       },
       ratios: {
         'naive/webhook p50 alone': round(latencyMs.alone.naive.p50 / latencyMs.alone.webhook.p50, 3),

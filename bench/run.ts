@@ -41,13 +41,24 @@ function parseArgs(argv: string[]) {
   const workerCaches = (cacheAt >= 0 ? (argv[cacheAt + 1] ?? '').split(',') : []).map((token) => {
     const [cache, heap] = token.split('/').map(Number);
     const valid = (n: number | undefined) => n !== undefined && Number.isInteger(n) && n > 0;
-    if (!valid(cache) || (token.includes('/') && !valid(heap))) throw new Error(`--worker-cache: "${token}" is not <entries> or <entries>/<heap MiB> (positive integers)`);
+    if (!valid(cache) || (token.includes('/') && !valid(heap)))
+      throw new Error(`--worker-cache: "${token}" is not <entries> or <entries>/<heap MiB> (positive integers)`);
     return { cache: cache!, ...(heap !== undefined ? { heapMiB: heap } : {}) };
   });
   const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : [...BENCHES];
-  for (const name of only) if (!(BENCHES as readonly string[]).includes(name)) throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
+  for (const name of only)
+    if (!(BENCHES as readonly string[]).includes(name))
+      throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
   const out = path.resolve(outAt >= 0 ? argv[outAt + 1]! : path.join(ROOT, '.bench', quick ? 'quick' : ''));
-  return { quick, only: only as BenchName[], out, report: !argv.includes('--no-report'), build: !argv.includes('--no-build'), cluster: argv.includes('--cluster'), workerCaches };
+  return {
+    quick,
+    only: only as BenchName[],
+    out,
+    report: !argv.includes('--no-report'),
+    build: !argv.includes('--no-build'),
+    cluster: argv.includes('--cluster'),
+    workerCaches,
+  };
 }
 
 async function main(): Promise<void> {
@@ -56,13 +67,26 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(`[${Math.round((Date.now() - started) / 1000)} s] ${line}`);
   setLogDir(path.join(args.out, 'logs'));
   const info = runInfo();
-  log(`bench ${args.quick ? '(quick) ' : ''}on ${info.commit}${info.dirty ? ' (uncommitted changes)' : ''}: ${args.only.join(', ')} → ${args.out}`);
+  log(
+    `bench ${args.quick ? '(quick) ' : ''}on ${info.commit}${info.dirty ? ' (uncommitted changes)' : ''}: ${args.only.join(', ')} → ${args.out}`,
+  );
   if (args.build) {
-    log('building dist/ (tsc, emit only: the type check is CI\'s) and the workflow bundle, as `npm run build` does');
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
-    execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'scripts', 'build-workflow-bundle.ts')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    log("building dist/ (tsc, emit only: the type check is CI's) and the workflow bundle, as `npm run build` does");
+    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'scripts', 'build-workflow-bundle.ts')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
-  const meta = (load: ReturnType<ReturnType<typeof startLoadSampler>['stop']>, seconds: number) => ({ ...info, quick: args.quick, seconds, load });
+  const meta = (load: ReturnType<ReturnType<typeof startLoadSampler>['stop']>, seconds: number) => ({
+    ...info,
+    quick: args.quick,
+    seconds,
+    load,
+  });
   for (const name of args.only) {
     const t0 = Date.now();
     const sampler = startLoadSampler();
@@ -84,8 +108,17 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const sampler = startLoadSampler();
     const label = `${cache}${heapMiB !== undefined ? `-heap-${heapMiB}` : ''}`;
-    log(`footprint with the worker cache at ${cache}${heapMiB !== undefined ? ` and --max-old-space-size=${heapMiB}` : ''}…`);
-    const { footprint, bridge } = await runFootprintAndBridge({ ...(args.quick ? FOOTPRINT_QUICK : FOOTPRINT_FULL), workerCache: cache, ...(heapMiB !== undefined ? { workerHeapMiB: heapMiB } : {}) }, log);
+    log(
+      `footprint with the worker cache at ${cache}${heapMiB !== undefined ? ` and --max-old-space-size=${heapMiB}` : ''}…`,
+    );
+    const { footprint, bridge } = await runFootprintAndBridge(
+      {
+        ...(args.quick ? FOOTPRINT_QUICK : FOOTPRINT_FULL),
+        workerCache: cache,
+        ...(heapMiB !== undefined ? { workerHeapMiB: heapMiB } : {}),
+      },
+      log,
+    );
     const run = meta(sampler.stop(), Math.round((Date.now() - t0) / 1000));
     writeJson(args.out, `footprint-cache-${label}`, { run, ...footprint });
     writeJson(args.out, `bridge-cache-${label}`, { run, ...bridge });
@@ -106,8 +139,15 @@ async function runOnCluster(
 ): Promise<void> {
   const dir = defaultClusterDir();
   const before = openCluster(dir);
-  const wasRunning = before !== null && ROLES.every((role) => { const pid = before.record.pids[role]; return pid !== undefined && isAlive(pid); });
-  log(`cluster: ${wasRunning ? 'using the running' : 'starting the'} Temporal cluster in ${path.relative(ROOT, dir)} (npm run cluster)`);
+  const wasRunning =
+    before !== null &&
+    ROLES.every((role) => {
+      const pid = before.record.pids[role];
+      return pid !== undefined && isAlive(pid);
+    });
+  log(
+    `cluster: ${wasRunning ? 'using the running' : 'starting the'} Temporal cluster in ${path.relative(ROOT, dir)} (npm run cluster)`,
+  );
   const cluster = await startCluster({ dir, log: (line) => log(`  cluster: ${line}`) });
   try {
     if (args.only.includes('handoff')) {
@@ -115,14 +155,24 @@ async function runOnCluster(
       const sampler = startLoadSampler();
       log('handoff on the cluster…');
       const result = await runHandoff(args.quick ? HANDOFF_QUICK : HANDOFF_FULL, log, cluster.address);
-      writeJson(args.out, 'handoff-cluster', { run: { ...meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), temporal: `cluster ${cluster.address}` }, ...result });
+      writeJson(args.out, 'handoff-cluster', {
+        run: { ...meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), temporal: `cluster ${cluster.address}` },
+        ...result,
+      });
     }
     if (args.only.includes('throughput')) {
       const t0 = Date.now();
       const sampler = startLoadSampler();
       log('throughput on the cluster…');
-      const result = await runThroughput({ ...(args.quick ? THROUGHPUT_QUICK : THROUGHPUT_FULL), realWindowS: 0 }, log, cluster.address);
-      writeJson(args.out, 'throughput-cluster', { run: { ...meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), temporal: `cluster ${cluster.address}` }, ...result });
+      const result = await runThroughput(
+        { ...(args.quick ? THROUGHPUT_QUICK : THROUGHPUT_FULL), realWindowS: 0 },
+        log,
+        cluster.address,
+      );
+      writeJson(args.out, 'throughput-cluster', {
+        run: { ...meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), temporal: `cluster ${cluster.address}` },
+        ...result,
+      });
     }
   } finally {
     if (!wasRunning) await stopCluster(dir, (line) => log(`  cluster: ${line}`));

@@ -120,12 +120,27 @@ async function main(): Promise<void> {
   const started = Date.now();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-memory-'));
   const png = path.join(dataDir, 'input.png');
-  await runFfmpeg(['-v', 'error', '-f', 'lavfi', '-i', "nullsrc=s=648x648,format=rgb24,geq=r='random(1)*255':g='random(2)*255':b='random(3)*255'", '-frames:v', '1', png]);
+  await runFfmpeg([
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    "nullsrc=s=648x648,format=rgb24,geq=r='random(1)*255':g='random(2)*255':b='random(3)*255'",
+    '-frames:v',
+    '1',
+    png,
+  ]);
   const pngBytes = fs.statSync(png).size;
   const input = { image_urls: [`data:image/png;base64,${fs.readFileSync(png).toString('base64')}`] };
   const hook = await startReceiver();
   let child = await startChild(dataDir);
-  const figures: Record<string, unknown> = { n: N, first: FIRST, inputBytes: pngBytes, conditions: `${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} at start (shared machine)` };
+  const figures: Record<string, unknown> = {
+    n: N,
+    first: FIRST,
+    inputBytes: pngBytes,
+    conditions: `${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} at start (shared machine)`,
+  };
   try {
     await api(child.url, 'PUT', '/v1/admin/faults', { key: TEST_ADMIN_KEY, body: { modelDurationMs: 3_600_000 } });
     await api(child.url, 'POST', '/v1/webhooks/endpoints', { body: { url: hook.url } });

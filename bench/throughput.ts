@@ -24,8 +24,20 @@ export interface ThroughputSize {
   realConcurrency: number;
 }
 
-export const THROUGHPUT_FULL: ThroughputSize = { reelflowWindowS: 12, rawWindowS: 6, maxLevel: 64, realWindowS: 20, realConcurrency: 2 };
-export const THROUGHPUT_QUICK: ThroughputSize = { reelflowWindowS: 3, rawWindowS: 2, maxLevel: 2, realWindowS: 0, realConcurrency: 1 };
+export const THROUGHPUT_FULL: ThroughputSize = {
+  reelflowWindowS: 12,
+  rawWindowS: 6,
+  maxLevel: 64,
+  realWindowS: 20,
+  realConcurrency: 2,
+};
+export const THROUGHPUT_QUICK: ThroughputSize = {
+  reelflowWindowS: 3,
+  rawWindowS: 2,
+  maxLevel: 2,
+  realWindowS: 0,
+  realConcurrency: 1,
+};
 
 export interface Level {
   concurrency: number;
@@ -40,7 +52,12 @@ export interface Level {
   cpuMsPerRun?: Record<string, number>;
 }
 
-async function level(stack: BenchStack, kind: 'pipeline' | 'raw', concurrency: number, windowS: number): Promise<Level> {
+async function level(
+  stack: BenchStack,
+  kind: 'pipeline' | 'raw',
+  concurrency: number,
+  windowS: number,
+): Promise<Level> {
   const before = kind === 'pipeline' ? await stack.clocks() : null;
   const prefix = `tp-${kind}-c${concurrency}-${randomUUID().slice(0, 6)}`;
   const cpu = cpuMeter(stackPids(stack));
@@ -55,7 +72,10 @@ async function level(stack: BenchStack, kind: 'pipeline' | 'raw', concurrency: n
     windowSeconds: windowS,
     prefix,
   });
-  const latencies = result.runs.filter((r) => r.ok).map((r) => r.endedAt - r.startedAt).sort((a, b) => a - b);
+  const latencies = result.runs
+    .filter((r) => r.ok)
+    .map((r) => r.endedAt - r.startedAt)
+    .sort((a, b) => a - b);
   const out: Level = {
     concurrency,
     perSecond: round((result.counted ?? 0) / (result.windowSeconds ?? windowS), 2),
@@ -81,7 +101,13 @@ async function level(stack: BenchStack, kind: 'pipeline' | 'raw', concurrency: n
  * Climbs concurrency 1, 2, 4, … until the rate has stopped rising by 10 % over the best so far, at two
  * levels in a row (one level can dip on a shared machine; two in a row is a plateau).
  */
-async function climb(stack: BenchStack, kind: 'pipeline' | 'raw', windowS: number, maxLevel: number, log: (line: string) => void): Promise<Level[]> {
+async function climb(
+  stack: BenchStack,
+  kind: 'pipeline' | 'raw',
+  windowS: number,
+  maxLevel: number,
+  log: (line: string) => void,
+): Promise<Level[]> {
   const levels: Level[] = [];
   let best = 0;
   let flat = 0;
@@ -114,8 +140,20 @@ export interface ThroughputResult {
  * Runs the throughput bench (stub renders, then one real-render level on a fresh stack), on its own dev
  * server unless `temporalAddress` is given.
  */
-export async function runThroughput(size: ThroughputSize, log: (line: string) => void, temporalAddress?: string): Promise<ThroughputResult> {
-  const stack = await startBenchStack({ name: 'throughput', render: 'stub', stubHoldMs: 0, bridge: true, worker: true, rawWorker: true, temporalAddress });
+export async function runThroughput(
+  size: ThroughputSize,
+  log: (line: string) => void,
+  temporalAddress?: string,
+): Promise<ThroughputResult> {
+  const stack = await startBenchStack({
+    name: 'throughput',
+    render: 'stub',
+    stubHoldMs: 0,
+    bridge: true,
+    worker: true,
+    rawWorker: true,
+    temporalAddress,
+  });
   let raw: Level[];
   let reelflow: Level[];
   let statusCalls: number;
@@ -131,7 +169,13 @@ export async function runThroughput(size: ThroughputSize, log: (line: string) =>
   }
   let realRenders: Level | null = null;
   if (size.realWindowS > 0) {
-    const real = await startBenchStack({ name: 'throughput-real', render: 'ffmpeg', bridge: true, worker: true, temporalAddress });
+    const real = await startBenchStack({
+      name: 'throughput-real',
+      render: 'ffmpeg',
+      bridge: true,
+      worker: true,
+      temporalAddress,
+    });
     try {
       await level(real, 'pipeline', 1, 1);
       realRenders = await level(real, 'pipeline', size.realConcurrency, size.realWindowS);

@@ -20,7 +20,10 @@ export async function buildWorkflowBundle(outputPath: string): Promise<string> {
 if (require.main === module) {
   const output = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'dist', 'workflow-bundle.js'));
   buildWorkflowBundle(output).then(
-    (written) => console.log(`workflow bundle written to ${path.relative(process.cwd(), written)} (${fs.statSync(written).size} bytes)`),
+    (written) =>
+      console.log(
+        `workflow bundle written to ${path.relative(process.cwd(), written)} (${fs.statSync(written).size} bytes)`,
+      ),
     (error: unknown) => {
       console.error(error instanceof Error ? error.message : error);
       process.exit(1);

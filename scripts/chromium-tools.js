@@ -9,7 +9,12 @@ const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+const CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+];
 const ON_PATH = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 
 function executable(file) {
@@ -47,7 +52,10 @@ function installChromium(log = console.log) {
   if (!onPath('apt-get')) return 'apt-get is not available on this machine';
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   log('chromium: installing the Debian package with apt-get (once per machine)');
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core']]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'],
+  ]) {
     const run = spawnSync('apt-get', args, { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: 15 * 60_000 });
     if (run.status !== 0) return `apt-get ${args[0]} exited with ${run.status ?? run.signal}`;
   }
@@ -57,7 +65,11 @@ function installChromium(log = console.log) {
 /** The browser's version line, or null when it does not run. */
 function chromiumVersion(file) {
   try {
-    return execFileSync(file, ['--version'], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync(file, ['--version'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return null;
   }

@@ -16,7 +16,9 @@ async function main(command: string | undefined): Promise<number> {
       const cluster = await startCluster({ dir, log: (line) => console.log(`cluster: ${line}`) });
       console.log(`\nTemporal cluster running (state in ${dir}):`);
       for (const line of describeCluster(cluster)) console.log(`  ${line}`);
-      console.log(`\nWorkers and bridges: TEMPORAL_ADDRESS=${cluster.address} TEMPORAL_NAMESPACE=${cluster.record.namespace}`);
+      console.log(
+        `\nWorkers and bridges: TEMPORAL_ADDRESS=${cluster.address} TEMPORAL_NAMESPACE=${cluster.record.namespace}`,
+      );
       console.log('Stop with: npm run cluster -- stop');
       return 0;
     }

@@ -10,6 +10,8 @@ const found = resolveMinio({ install: true });
 if (found) {
   console.log(`minio: ${found.path} (${found.source}, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
 } else {
-  console.error(`minio: not found and \`go install ${MINIO_MODULE}\` failed; the S3 media-store tests need it (set MINIO_PATH)`);
+  console.error(
+    `minio: not found and \`go install ${MINIO_MODULE}\` failed; the S3 media-store tests need it (set MINIO_PATH)`,
+  );
   process.exitCode = 1;
 }

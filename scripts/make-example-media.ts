@@ -14,8 +14,16 @@ const BITEXACT = ['-fflags', '+bitexact', '-flags:v', '+bitexact', '-flags:a', '
 
 /** What each file is, and the ffmpeg arguments that make it (output path appended). */
 const FILES: Array<{ name: string; what: string; args: string[] }> = [
-  { name: 'hero.png', what: 'reference image (test pattern), 320x180', args: ['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=1', '-frames:v', '1'] },
-  { name: 'product.png', what: 'reference image (colour bars), 320x180', args: ['-f', 'lavfi', '-i', 'smptehdbars=size=320x180:rate=1', '-frames:v', '1'] },
+  {
+    name: 'hero.png',
+    what: 'reference image (test pattern), 320x180',
+    args: ['-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=1', '-frames:v', '1'],
+  },
+  {
+    name: 'product.png',
+    what: 'reference image (colour bars), 320x180',
+    args: ['-f', 'lavfi', '-i', 'smptehdbars=size=320x180:rate=1', '-frames:v', '1'],
+  },
   {
     name: 'voice-over.m4a',
     what: 'speech-like voice track, 6 s, AAC',
@@ -25,10 +33,29 @@ const FILES: Array<{ name: string; what: string; args: string[] }> = [
     name: 'clip.mp4',
     what: 'short clip to re-voice or upscale, 4 s, 320x180 H.264 with a tone',
     args: [
-      '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=12:duration=4',
-      '-f', 'lavfi', '-i', 'sine=frequency=330:sample_rate=22050:duration=4',
-      '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '36', '-pix_fmt', 'yuv420p',
-      '-c:a', 'aac', '-b:a', '32k', '-movflags', '+faststart', '-shortest',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=320x180:rate=12:duration=4',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=330:sample_rate=22050:duration=4',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'veryfast',
+      '-crf',
+      '36',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-b:a',
+      '32k',
+      '-movflags',
+      '+faststart',
+      '-shortest',
     ],
   },
 ];

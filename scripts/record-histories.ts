@@ -18,11 +18,15 @@ const root = path.join(__dirname, '..');
 const dir = path.join(root, 'test', 'replay', 'histories', 'current');
 fs.rmSync(dir, { recursive: true, force: true });
 fs.mkdirSync(dir, { recursive: true });
-const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--runInBand', 'test/integration/workflow-', 'test/integration/cli-commands'], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, RECORD_HISTORIES: '1' },
-});
+const run = spawnSync(
+  process.execPath,
+  [require.resolve('jest/bin/jest'), '--runInBand', 'test/integration/workflow-', 'test/integration/cli-commands'],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, RECORD_HISTORIES: '1' },
+  },
+);
 const recorded = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
 console.log(`recorded ${recorded.length} histories in ${path.relative(root, dir)}: ${recorded.join(', ')}`);
 process.exit(run.status ?? 1);

@@ -24,7 +24,9 @@ import type { PipelineSummary, PipelineWorkflowInput } from '../src/workflows/pi
 import { pipelineStartOptions } from '../src/workflows/ui-text';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { resolveChromium } = require('./chromium-tools') as { resolveChromium(options?: { install?: boolean }): { path: string } | null };
+const { resolveChromium } = require('./chromium-tools') as {
+  resolveChromium(options?: { install?: boolean }): { path: string } | null;
+};
 
 const IMAGES = resolve(__dirname, '..', 'docs', 'images');
 
@@ -44,23 +46,44 @@ async function openWorkflowPage(page: Page, url: string, workflowId: string): Pr
 
 async function main(): Promise<void> {
   const browserPath = resolveChromium({ install: false });
-  if (!browserPath) throw new Error('no Chromium found (CHROMIUM_PATH, /usr/bin/chromium); run `node scripts/ensure-chromium.js --install`');
+  if (!browserPath)
+    throw new Error(
+      'no Chromium found (CHROMIUM_PATH, /usr/bin/chromium); run `node scripts/ensure-chromium.js --install`',
+    );
   const stateDir = mkdtempSync(join(tmpdir(), 'reelflow-screens-'));
-  const stack = await startLocalStack({ stateDir, autoPorts: true, reuseRunning: false, log: (line) => log(`  ${line}`) });
+  const stack = await startLocalStack({
+    stateDir,
+    autoPorts: true,
+    reuseRunning: false,
+    log: (line) => log(`  ${line}`),
+  });
   const connection = await Connection.connect({ address: stack.temporalAddress });
-  const browser = await chromium.launch({ executablePath: browserPath.path, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: browserPath.path,
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
   try {
     const inputs = await ensureReferenceInputs(stack.paths.inputs, 3);
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
     const name = 'launch-teaser';
-    const spec = threeStepPipeline({ ...(await storedStackInputs(stack, inputs, name)), duration: '5' }, name, uriRules);
+    const spec = threeStepPipeline(
+      { ...(await storedStackInputs(stack, inputs, name)), duration: '5' },
+      name,
+      uriRules,
+    );
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);
     const input: PipelineWorkflowInput = { spec, uriRules };
     log(`running ${workflowId}…`);
-    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
+    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, {
+      taskQueue: stack.taskQueue,
+      workflowId,
+      args: [input],
+      ...pipelineStartOptions(spec),
+    });
     const summary = (await handle.result()) as PipelineSummary;
-    if (summary.status !== 'completed') throw new Error(`${workflowId} ended ${summary.status}: ${summary.error ?? ''}`);
+    if (summary.status !== 'completed')
+      throw new Error(`${workflowId} ended ${summary.status}: ${summary.error ?? ''}`);
 
     const uiUrl = workflowUiUrl(stack.temporalUiUrl, stack.namespace, workflowId);
     const workDir = join(stateDir, 'report');
@@ -69,7 +92,13 @@ async function main(): Promise<void> {
     const report = await collectPipelineReport(
       summary,
       { workflowId, startedAt: description.startTime, closedAt: description.closeTime ?? null, temporalUiUrl: uiUrl },
-      { workDir, serviceOrigin: new URL(stack.serviceUrl).origin, embedLimitBytes: 256 * 1024 * 1024, mediaDir: join(workDir, 'media'), pageDir: workDir },
+      {
+        workDir,
+        serviceOrigin: new URL(stack.serviceUrl).origin,
+        embedLimitBytes: 256 * 1024 * 1024,
+        mediaDir: join(workDir, 'media'),
+        pageDir: workDir,
+      },
     );
     const reportFile = join(stateDir, 'report.html');
     writeFileSync(reportFile, renderReport(report));
@@ -82,7 +111,16 @@ async function main(): Promise<void> {
 
     const page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
     await page.goto(`file://${reportFile}`);
-    await page.$$eval('video', (videos) => Promise.all(videos.map((v) => new Promise((done) => ((v as { readyState: number }).readyState >= 1 ? done(null) : v.addEventListener('loadedmetadata', done))))));
+    await page.$$eval('video', (videos) =>
+      Promise.all(
+        videos.map(
+          (v) =>
+            new Promise((done) =>
+              (v as { readyState: number }).readyState >= 1 ? done(null) : v.addEventListener('loadedmetadata', done),
+            ),
+        ),
+      ),
+    );
     await page.screenshot({ path: join(IMAGES, 'report.png') });
     log('wrote docs/images/report.png');
   } finally {

@@ -48,7 +48,17 @@ function pipInstall(kind) {
   const python = process.env.PYTHON || 'python3';
   const result = spawnSync(
     python,
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', TOOLS_DIR, '--upgrade', PYPI_PACKAGES[kind]],
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--target',
+      TOOLS_DIR,
+      '--upgrade',
+      PYPI_PACKAGES[kind],
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   return result.status === 0;

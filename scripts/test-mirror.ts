@@ -15,24 +15,33 @@ import ts from 'typescript';
  * a real Temporal worker, and where their tests are. Relative to src/.
  */
 export const INTEGRATION_ONLY: Record<string, string> = {
-  'workflows/': 'deterministic workflow code runs only inside a Temporal worker: test/integration/workflow-*.test.ts, test/replay (history replay), test/e2e',
-  'activities/index.ts': 'activities call the service through a real client under a worker: test/integration/workflow-*.test.ts',
+  'workflows/':
+    'deterministic workflow code runs only inside a Temporal worker: test/integration/workflow-*.test.ts, test/replay (history replay), test/e2e',
+  'activities/index.ts':
+    'activities call the service through a real client under a worker: test/integration/workflow-*.test.ts',
   'activities/media.ts': 'resolves and archives through a real media store: test/integration/media-store.test.ts',
-  'activities/preflight.ts': 'reads real inputs over HTTP and probes them with ffprobe: test/integration/preflight.test.ts',
+  'activities/preflight.ts':
+    'reads real inputs over HTTP and probes them with ffprobe: test/integration/preflight.test.ts',
   'activities/preflight-source.ts': 'ranged GETs against a real HTTP server: test/integration/preflight.test.ts',
-  'activities/submit-guard.ts': 'guards submits made by a real activity attempt: test/integration/workflow-pipeline.test.ts, test/faults',
-  'activities/submitted-record.ts': 'records submits in a real activity heartbeat: test/integration/workflow-worker-kill.test.ts',
+  'activities/submit-guard.ts':
+    'guards submits made by a real activity attempt: test/integration/workflow-pipeline.test.ts, test/faults',
+  'activities/submitted-record.ts':
+    'records submits in a real activity heartbeat: test/integration/workflow-worker-kill.test.ts',
   'activities/candidates.ts': 'lists jobs of a real service: test/integration/cli-orphans.test.ts',
-  'bridge/': 'the webhook bridge: real HTTP and a real Temporal server, test/integration/bridge-*.test.ts and webhook-path.test.ts',
+  'bridge/':
+    'the webhook bridge: real HTTP and a real Temporal server, test/integration/bridge-*.test.ts and webhook-path.test.ts',
   'cli/commands/': 'commands run as the real CLI process: test/integration/cli-*.test.ts, test/e2e',
   'cli/main.ts': 'the CLI process itself: test/integration/cli-*.test.ts',
   'cli/lib/connect.ts': 'connects to a real Temporal server: test/integration/cli-commands.test.ts',
   'cli/lib/context.ts': 'reads real workflows through Temporal: test/integration/cli-commands.test.ts',
-  'cli/lib/follow.ts': 'follows real workflows through Temporal: test/integration/cli-commands.test.ts, workflow-resume.test.ts',
-  'cli/lib/resume.ts': 'reads a real earlier run and checks its outputs over HTTP: test/integration/workflow-resume.test.ts',
+  'cli/lib/follow.ts':
+    'follows real workflows through Temporal: test/integration/cli-commands.test.ts, workflow-resume.test.ts',
+  'cli/lib/resume.ts':
+    'reads a real earlier run and checks its outputs over HTTP: test/integration/workflow-resume.test.ts',
   'cli/lib/service-client.ts': 'a client of a real service: test/integration/cli-errors.test.ts',
   'media/archive.ts': 'downloads real outputs into a real store: test/integration/media-store.test.ts',
-  'media/ffmpeg.ts': 'runs the real ffmpeg/ffprobe: test/integration/service-stub-render.test.ts, test/e2e/media-pipelines.test.ts',
+  'media/ffmpeg.ts':
+    'runs the real ffmpeg/ffprobe: test/integration/service-stub-render.test.ts, test/e2e/media-pipelines.test.ts',
   'media/resolve-input.ts': 'resolves through a real store: test/integration/media-store.test.ts',
   'media/store/s3-store.ts': 'a real MinIO: test/integration/media-store.test.ts',
   'media/store/file-store.ts': 'real files: test/integration/media-store.test.ts',
@@ -40,9 +49,11 @@ export const INTEGRATION_ONLY: Record<string, string> = {
   'net/pinned-request.ts': 'real connections pinned to an address: test/integration/service-safe-fetch.test.ts',
   'net/safe-fetch.ts': 'real HTTP under the address rules: test/integration/service-safe-fetch.test.ts',
   'report/': 'the HTML report rendered in headless Chromium: test/integration/report-page.test.ts',
-  'service/': 'the local service over real HTTP and its journal on disk: test/integration/service-*.test.ts (unit tests exist where logic stands alone)',
+  'service/':
+    'the local service over real HTTP and its journal on disk: test/integration/service-*.test.ts (unit tests exist where logic stands alone)',
   'stack/': 'the local stack starts real processes: test/e2e/demo.test.ts, test/integration/cli-commands.test.ts',
-  'workers/': 'process entry points, started as processes: test/unit/config/port.test.ts (reelflow worker), test/integration/topology-two-of-each.test.ts',
+  'workers/':
+    'process entry points, started as processes: test/unit/config/port.test.ts (reelflow worker), test/integration/topology-two-of-each.test.ts',
 };
 
 /** One src module and what tests it. */
@@ -77,7 +88,9 @@ export function declarationsOnly(source: string): boolean {
 
 /** The reason of the INTEGRATION_ONLY entry covering `module`, if any. */
 export function integrationReason(module: string): string | undefined {
-  const key = Object.keys(INTEGRATION_ONLY).find((entry) => (entry.endsWith('/') ? module.startsWith(entry) : module === entry));
+  const key = Object.keys(INTEGRATION_ONLY).find((entry) =>
+    entry.endsWith('/') ? module.startsWith(entry) : module === entry,
+  );
   return key === undefined ? undefined : INTEGRATION_ONLY[key];
 }
 
@@ -87,7 +100,8 @@ export function mirrorReport(root: string): MirrorRow[] {
   return tsFiles(path.join(root, 'src'), '.ts').map((module): MirrorRow => {
     const test = module.replace(/\.ts$/, '.test.ts');
     if (unitTests.has(test)) return { module, status: 'unit-test', detail: `test/unit/${test}` };
-    if (declarationsOnly(fs.readFileSync(path.join(root, 'src', module), 'utf8'))) return { module, status: 'declarations-only', detail: 'types and re-exports only' };
+    if (declarationsOnly(fs.readFileSync(path.join(root, 'src', module), 'utf8')))
+      return { module, status: 'declarations-only', detail: 'types and re-exports only' };
     const reason = integrationReason(module);
     if (reason) return { module, status: 'integration-only', detail: reason };
     return { module, status: 'missing', detail: 'no unit test file yet' };

@@ -34,7 +34,11 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   const latencies: number[] = [];
   await worker.runUntil(async () => {
-    const handle = await client.workflow.start('chain', { taskQueue: 'floor', workflowId: `floor-${Date.now()}`, args: [HAND_OFFS] });
+    const handle = await client.workflow.start('chain', {
+      taskQueue: 'floor',
+      workflowId: `floor-${Date.now()}`,
+      args: [HAND_OFFS],
+    });
     for (let i = 0; i < HAND_OFFS; i++) {
       const hit = new Promise<bigint>((resolve) => (resolveHit = resolve));
       const sentAt = process.hrtime.bigint();
@@ -46,8 +50,11 @@ async function main(): Promise<void> {
   server.close();
   await connection.close();
   latencies.sort((a, b) => a - b);
-  const at = (p: number): string => (latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN).toFixed(1);
-  console.log(`signal -> activity HTTP hit over ${HAND_OFFS}: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms, min ${at(0)}`);
+  const at = (p: number): string =>
+    (latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN).toFixed(1);
+  console.log(
+    `signal -> activity HTTP hit over ${HAND_OFFS}: p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms, min ${at(0)}`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -16,7 +16,8 @@ export function stackPids(stack: BenchStack): Record<string, number> {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        if (cmdline.includes('start-dev') && cmdline[cmdline.indexOf('--port') + 1] === port) pids.temporal = Number(entry);
+        if (cmdline.includes('start-dev') && cmdline[cmdline.indexOf('--port') + 1] === port)
+          pids.temporal = Number(entry);
       } catch {
         // Gone meanwhile.
       }
@@ -28,11 +29,14 @@ export function stackPids(stack: BenchStack): Record<string, number> {
 
 /** Starts a measurement; the returned function gives CPU ms per `units` for each process since then. */
 export function cpuMeter(pids: Record<string, number>): (units: number) => Record<string, number> {
-  const read = () => Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sampleProcess(pid).cpuSeconds]));
+  const read = () =>
+    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sampleProcess(pid).cpuSeconds]));
   const start = read();
   return (units) => {
     const end = read();
-    const perUnit = Object.fromEntries(Object.keys(pids).map((name) => [name, Math.round(((end[name]! - start[name]!) * 1000) / Math.max(1, units))]));
+    const perUnit = Object.fromEntries(
+      Object.keys(pids).map((name) => [name, Math.round(((end[name]! - start[name]!) * 1000) / Math.max(1, units))]),
+    );
     return { ...perUnit, total: Object.values(perUnit).reduce((a, b) => a + b, 0) };
   };
 }

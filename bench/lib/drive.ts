@@ -25,8 +25,11 @@ async function runProc<C, R>(name: string, file: string, config: C): Promise<R> 
 }
 
 /** Pipelines or raw workflows from their own driver process. */
-export const drivePipelines = (name: string, config: DriverConfig) => runProc<DriverConfig, DriverResult>(name, 'pipelines-driver.ts', config);
+export const drivePipelines = (name: string, config: DriverConfig) =>
+  runProc<DriverConfig, DriverResult>(name, 'pipelines-driver.ts', config);
 /** The naive client process. */
-export const driveNaive = (name: string, config: NaiveConfig) => runProc<NaiveConfig, NaiveResult>(name, 'naive-client.ts', config);
+export const driveNaive = (name: string, config: NaiveConfig) =>
+  runProc<NaiveConfig, NaiveResult>(name, 'naive-client.ts', config);
 /** A webhook load generator process. */
-export const driveDeliveries = (name: string, config: DeliveriesConfig) => runProc<DeliveriesConfig, DeliveriesResult>(name, 'deliveries.ts', config);
+export const driveDeliveries = (name: string, config: DeliveriesConfig) =>
+  runProc<DeliveriesConfig, DeliveriesResult>(name, 'deliveries.ts', config);

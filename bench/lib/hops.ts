@@ -28,7 +28,9 @@ const ms = (time: { seconds?: unknown; nanos?: number | null } | null | undefine
   time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : NaN;
 
 /** The request id of the webhook event a `jobEvent` signal carried (JSON payload). */
-function signalledRequestId(input: { payloads?: Array<{ data?: Uint8Array | null }> | null } | null | undefined): string | undefined {
+function signalledRequestId(
+  input: { payloads?: Array<{ data?: Uint8Array | null }> | null } | null | undefined,
+): string | undefined {
   const data = input?.payloads?.[0]?.data;
   if (!data) return undefined;
   try {
@@ -42,8 +44,15 @@ function signalledRequestId(input: { payloads?: Array<{ data?: Uint8Array | null
 export async function hopBreakdown(client: Client, workflowIds: string[], jobs: JobClocks[]): Promise<HopBreakdown> {
   const byId = new Map(jobs.map((j) => [j.id, j]));
   const consumerOf = new Map<string, JobClocks>();
-  for (const job of jobs) if (job.inputRequestId && !consumerOf.has(job.inputRequestId)) consumerOf.set(job.inputRequestId, job);
-  const samples: Record<Hop, number[]> = { delivery: [], taskDispatch: [], workflowCode: [], activityStart: [], submitRequest: [] };
+  for (const job of jobs)
+    if (job.inputRequestId && !consumerOf.has(job.inputRequestId)) consumerOf.set(job.inputRequestId, job);
+  const samples: Record<Hop, number[]> = {
+    delivery: [],
+    taskDispatch: [],
+    workflowCode: [],
+    activityStart: [],
+    submitRequest: [],
+  };
   for (const workflowId of workflowIds) {
     const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
     for (let i = 0; i < events.length; i += 1) {
@@ -56,9 +65,13 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
       const after = events.slice(i + 1);
       const taskStarted = after.find((e) => e.workflowTaskStartedEventAttributes);
       const taskCompleted = after.find((e) => e.workflowTaskCompletedEventAttributes);
-      const scheduled = after.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'submitAndSubscribe');
+      const scheduled = after.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'submitAndSubscribe',
+      );
       const scheduledId = scheduled ? Number(scheduled.eventId) : NaN;
-      const activityStarted = after.find((e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === scheduledId);
+      const activityStarted = after.find(
+        (e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === scheduledId,
+      );
       if (!taskStarted || !taskCompleted || !activityStarted) continue;
       const t = {
         signalled: ms(events[i]!.eventTime),
@@ -73,5 +86,8 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
       samples.submitRequest.push(next.receivedAt - t.activityStarted);
     }
   }
-  return { n: samples.delivery.length, hops: Object.fromEntries(HOPS.map((h) => [h, summarize(samples[h])])) as Record<Hop, Summary> };
+  return {
+    n: samples.delivery.length,
+    hops: Object.fromEntries(HOPS.map((h) => [h, summarize(samples[h])])) as Record<Hop, Summary>,
+  };
 }

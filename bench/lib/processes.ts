@@ -57,7 +57,12 @@ export async function startProcess(
   fs.mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const log = fs.createWriteStream(logFile);
-  const child = spawn(command, args, { cwd: options.cwd ?? process.cwd(), env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let text = '';
   const onData = (chunk: Buffer) => {
     log.write(chunk);
@@ -100,7 +105,8 @@ export async function startProcess(
   if (options.ready) {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
     while (!options.ready.test(text)) {
-      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${text.slice(-2000)}`);
+      if (child.exitCode !== null)
+        throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${text.slice(-2000)}`);
       if (Date.now() > deadline) {
         await proc.stop(0);
         throw new Error(`${name} not ready after ${options.timeoutMs ?? 60_000} ms:\n${text.slice(-2000)}`);
@@ -112,7 +118,12 @@ export async function startProcess(
 }
 
 /** Runs a bench process to its end (a load generator): resolves when it exits 0, else throws with its log tail. */
-export async function runToEnd(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<void> {
+export async function runToEnd(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<void> {
   const proc = await startProcess(name, command, args, { ...(options.env ? { env: options.env } : {}) });
   const timeout = options.timeoutMs ?? 1_800_000;
   const timer = setTimeout(() => void proc.stop(0), timeout);

@@ -49,7 +49,13 @@ export interface LoadSample {
 }
 
 /** Samples /proc/stat and the load average every `intervalMs` until stopped. */
-export function startLoadSampler(intervalMs = 2_000): { stop(): { loadavg1: { min: number; max: number; mean: number }; busy: { mean: number; max: number }; samples: number } } {
+export function startLoadSampler(intervalMs = 2_000): {
+  stop(): {
+    loadavg1: { min: number; max: number; mean: number };
+    busy: { mean: number; max: number };
+    samples: number;
+  };
+} {
   const read = () => {
     const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     const idle = (line[3] ?? 0) + (line[4] ?? 0);

@@ -10,12 +10,15 @@ export { PIXEL_PNG };
 
 /** What a driver runs: a chain of re-voicings, the canonical three steps, or one waiting step. */
 export type Shape =
-  | { type: 'chain'; revoices: number; pollFirstSeconds?: number }
-  | { type: 'three-step' }
-  | { type: 'one-step' };
+  { type: 'chain'; revoices: number; pollFirstSeconds?: number } | { type: 'three-step' } | { type: 'one-step' };
 
 /** The long-form first step every shape starts with (4 s, 480p, 16:9, from a 1×1 PNG). */
-const generateInput = () => ({ image_urls: [PIXEL_PNG], duration: '4' as const, resolution: '480p' as const, aspect_ratio: '16:9' as const });
+const generateInput = () => ({
+  image_urls: [PIXEL_PNG],
+  duration: '4' as const,
+  resolution: '480p' as const,
+  aspect_ratio: '16:9' as const,
+});
 
 /**
  * The spec of one pipeline of `shape`, built with the public builder. With `pollFirstSeconds`, every
@@ -33,7 +36,9 @@ export function specFor(shape: Shape, name: string, origin: string): PipelineSpe
       .step('upscale', UPSCALE, { video_url: from('revoice') })
       .build(rules);
   }
-  const pacing = shape.pollFirstSeconds ? { pacing: { firstPollSeconds: shape.pollFirstSeconds, factor: 2, capSeconds: 4 * shape.pollFirstSeconds } } : {};
+  const pacing = shape.pollFirstSeconds
+    ? { pacing: { firstPollSeconds: shape.pollFirstSeconds, factor: 2, capSeconds: 4 * shape.pollFirstSeconds } }
+    : {};
   let builder = pipeline(name).step('generate', LONG_FORM, generateInput(), pacing);
   let previous = 'generate';
   for (let i = 1; i <= shape.revoices; i += 1) {

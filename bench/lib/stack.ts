@@ -63,7 +63,13 @@ export interface BenchStack {
 }
 
 /** Calls the service with the bench key; throws on an unexpected status. */
-export async function serviceCall(url: string, method: 'GET' | 'POST' | 'DELETE', route: string, body?: unknown, key = BENCH_API_KEY): Promise<Record<string, unknown>> {
+export async function serviceCall(
+  url: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  route: string,
+  body?: unknown,
+  key = BENCH_API_KEY,
+): Promise<Record<string, unknown>> {
   const expect = [200, 201, 202, 204];
   const response = await request(`${url}${route}`, {
     method,
@@ -71,7 +77,8 @@ export async function serviceCall(url: string, method: 'GET' | 'POST' | 'DELETE'
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await response.body.text();
-  if (!expect.includes(response.statusCode)) throw new Error(`${method} ${route}: HTTP ${response.statusCode} ${text.slice(0, 500)}`);
+  if (!expect.includes(response.statusCode))
+    throw new Error(`${method} ${route}: HTTP ${response.statusCode} ${text.slice(0, 500)}`);
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
@@ -100,13 +107,27 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       `${options.name}-service`,
       process.execPath,
       [
-        path.join(DIST, 'cli', 'main.js'), 'service',
-        '--data-dir', dataDir, '--port', '0', '--api-key', BENCH_API_KEY, '--credits', '1000000000',
-        '--allow-private-webhooks', '--concurrency', String(options.serviceConcurrency ?? 64),
+        path.join(DIST, 'cli', 'main.js'),
+        'service',
+        '--data-dir',
+        dataDir,
+        '--port',
+        '0',
+        '--api-key',
+        BENCH_API_KEY,
+        '--credits',
+        '1000000000',
+        '--allow-private-webhooks',
+        '--concurrency',
+        String(options.serviceConcurrency ?? 64),
         // Like its job concurrency, the service's quote rate limit is not what is measured.
-        '--quotes-per-minute', '1000000',
-        '--render', options.render,
-        ...(options.render === 'stub' ? ['--stub-hold-ms', String(options.stubHoldMs ?? 0), '--stub-fixtures', FIXTURES_DIR] : []),
+        '--quotes-per-minute',
+        '1000000',
+        '--render',
+        options.render,
+        ...(options.render === 'stub'
+          ? ['--stub-hold-ms', String(options.stubHoldMs ?? 0), '--stub-fixtures', FIXTURES_DIR]
+          : []),
       ],
       { ready: /listening on (http\S+)/, env: { ...process.env, REELFLOW_SERVICE_ADMIN_KEY: BENCH_ADMIN_KEY } },
     );
@@ -122,34 +143,44 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       const endpoint = await serviceCall(serviceUrl, 'POST', '/v1/webhooks/endpoints', { url: bridgeUrl });
       webhookSecret = String(endpoint.secret);
       endpointId = String(endpoint.id);
-      processes.bridge = await startProcess(`${options.name}-bridge`, process.execPath, [path.join(DIST, 'workers', 'bridge.js')], {
-        env: {
-          ...process.env,
-          REELFLOW_WEBHOOK_SECRETS: webhookSecret,
-          TEMPORAL_ADDRESS: temporalAddress,
-          REELFLOW_BRIDGE_PORT: String(port),
-          REELFLOW_BRIDGE_TASK_QUEUE: taskQueue,
-          REELFLOW_TASK_QUEUE: taskQueue,
-          REELFLOW_LOG_LEVEL: 'warn',
+      processes.bridge = await startProcess(
+        `${options.name}-bridge`,
+        process.execPath,
+        [path.join(DIST, 'workers', 'bridge.js')],
+        {
+          env: {
+            ...process.env,
+            REELFLOW_WEBHOOK_SECRETS: webhookSecret,
+            TEMPORAL_ADDRESS: temporalAddress,
+            REELFLOW_BRIDGE_PORT: String(port),
+            REELFLOW_BRIDGE_TASK_QUEUE: taskQueue,
+            REELFLOW_TASK_QUEUE: taskQueue,
+            REELFLOW_LOG_LEVEL: 'warn',
+          },
+          ready: /listening on/,
         },
-        ready: /listening on/,
-      });
+      );
     }
     if (options.worker) {
-      processes.worker = await startProcess(`${options.name}-worker`, process.execPath, [path.join(DIST, 'workers', 'worker.js')], {
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: temporalAddress,
-          REELFLOW_TASK_QUEUE: taskQueue,
-          REELFLOW_SERVICE_URL: serviceUrl,
-          REELFLOW_API_KEY: BENCH_API_KEY,
-          REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
-          REELFLOW_LOG_LEVEL: 'warn',
-          ...options.workerEnv,
+      processes.worker = await startProcess(
+        `${options.name}-worker`,
+        process.execPath,
+        [path.join(DIST, 'workers', 'worker.js')],
+        {
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: temporalAddress,
+            REELFLOW_TASK_QUEUE: taskQueue,
+            REELFLOW_SERVICE_URL: serviceUrl,
+            REELFLOW_API_KEY: BENCH_API_KEY,
+            REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
+            REELFLOW_LOG_LEVEL: 'warn',
+            ...options.workerEnv,
+          },
+          ready: /reelflow worker: task queue/,
+          timeoutMs: 120_000,
         },
-        ready: /reelflow worker: task queue/,
-        timeoutMs: 120_000,
-      });
+      );
     }
     if (options.rawWorker) {
       const [cmd, args] = tsNode(path.join(__dirname, '..', 'procs', 'raw-worker.ts'));
@@ -169,7 +200,11 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       webhookSecret,
       endpointId,
       processes,
-      clocks: async () => (await serviceCall(serviceUrl, 'GET', '/v1/admin/jobs', undefined, BENCH_ADMIN_KEY)) as unknown as { jobs: JobClocks[]; counters: ServiceCounters },
+      clocks: async () =>
+        (await serviceCall(serviceUrl, 'GET', '/v1/admin/jobs', undefined, BENCH_ADMIN_KEY)) as unknown as {
+          jobs: JobClocks[];
+          counters: ServiceCounters;
+        },
       deleteEndpoint: async () => {
         if (endpointId) await serviceCall(serviceUrl, 'DELETE', `/v1/webhooks/endpoints/${endpointId}`);
       },

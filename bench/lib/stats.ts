@@ -16,7 +16,13 @@ export interface Summary {
 export function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
   const r = (v: number) => Math.round(v * 10) / 10;
-  return { n: sorted.length, p50: r(percentile(sorted, 50)), p90: r(percentile(sorted, 90)), p99: r(percentile(sorted, 99)), max: r(sorted[sorted.length - 1] ?? Number.NaN) };
+  return {
+    n: sorted.length,
+    p50: r(percentile(sorted, 50)),
+    p90: r(percentile(sorted, 90)),
+    p99: r(percentile(sorted, 99)),
+    max: r(sorted[sorted.length - 1] ?? Number.NaN),
+  };
 }
 
 /** Rounds to `digits` decimals. */

@@ -33,7 +33,14 @@ export interface DeliveriesResult {
 function completedEvent(requestId: string, fileOrigin: string): WebhookEvent {
   const event = makeEvent({ request_id: requestId });
   const fileName = `long-form-${requestId}.mp4`;
-  return { ...event, data: { ...event.data, model: 'service-video-cinema-long-form-from-references', videos: [{ url: `${fileOrigin}/files/${requestId}/${fileName}`, file_name: fileName, content_type: 'video/mp4' }] } } as WebhookEvent;
+  return {
+    ...event,
+    data: {
+      ...event.data,
+      model: 'service-video-cinema-long-form-from-references',
+      videos: [{ url: `${fileOrigin}/files/${requestId}/${fileName}`, file_name: fileName, content_type: 'video/mp4' }],
+    },
+  } as WebhookEvent;
 }
 
 async function main(): Promise<void> {
@@ -54,7 +61,13 @@ async function main(): Promise<void> {
         const body = JSON.stringify(event);
         const headers = {
           'content-type': 'application/json',
-          ...signedHeaders({ id: event.event_id, timestamp: Math.floor(Date.now() / 1000), body, secrets: [config.secret], eventType: event.event_type }),
+          ...signedHeaders({
+            id: event.event_id,
+            timestamp: Math.floor(Date.now() / 1000),
+            body,
+            secrets: [config.secret],
+            eventType: event.event_type,
+          }),
         };
         const t0 = performance.now();
         sentAt[requestId] = Date.now();

@@ -38,16 +38,23 @@ async function main(): Promise<void> {
     const ids: string[] = [];
     let previous: string | null = null;
     for (let step = 0; step <= config.revoices; step += 1) {
-      const request = previous === null
-        ? await client.submit(LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p', aspect_ratio: '16:9' })
-        : await client.submit(REVOICE, { video_url: previous, audio_url: audio });
+      const request =
+        previous === null
+          ? await client.submit(LONG_FORM, {
+              image_urls: [PIXEL_PNG],
+              duration: '4',
+              resolution: '480p',
+              aspect_ratio: '16:9',
+            })
+          : await client.submit(REVOICE, { video_url: previous, audio_url: audio });
       ids.push(request.request_id);
       await sleep(Math.random() * config.pollMs);
       for (;;) {
         statusCalls += 1;
         const status = await client.status(request.request_id, { statusUrl: request.status_url });
         if (status.status === 'COMPLETED') break;
-        if (status.status === 'FAILED' || status.status === 'CANCELLED') throw new Error(`job ${request.request_id} ended ${status.status}`);
+        if (status.status === 'FAILED' || status.status === 'CANCELLED')
+          throw new Error(`job ${request.request_id} ended ${status.status}`);
         await sleep(config.pollMs);
       }
       const result = await client.result(request.request_id, { responseUrl: request.response_url });

@@ -13,7 +13,11 @@ async function main(): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createBridgeApp } = require(path.join(__dirname, '..', '..', 'dist', 'bridge')) as BridgeModule;
   const secrets = (process.env.REELFLOW_WEBHOOK_SECRETS ?? '').split(',').filter(Boolean);
-  const app = await createBridgeApp({ secrets, sink: { deliver: async () => undefined, ready: async () => true }, logger: false });
+  const app = await createBridgeApp({
+    secrets,
+    sink: { deliver: async () => undefined, ready: async () => true },
+    logger: false,
+  });
   const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.BENCH_NULL_BRIDGE_PORT ?? 0) });
   console.log(`null bridge listening on ${address}/webhooks`);
   const stop = () => void app.close().then(() => process.exit(0));

@@ -51,11 +51,19 @@ async function main(): Promise<void> {
 
   const start = async (name: string) => {
     if (config.kind === 'raw') {
-      return client.workflow.start('rawThreeStepWorkflow', { taskQueue: config.taskQueue, workflowId: name, args: ['x'] });
+      return client.workflow.start('rawThreeStepWorkflow', {
+        taskQueue: config.taskQueue,
+        workflowId: name,
+        args: ['x'],
+      });
     }
     const spec = specFor(config.shape!, name, config.serviceUrl!);
     const input: PipelineWorkflowInput = { spec, uriRules: { allowedOrigins: [config.serviceUrl!] } };
-    return client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: config.taskQueue, workflowId: pipelineWorkflowId(spec.name), args: [input] });
+    return client.workflow.start(WORKFLOW_TYPES.pipeline, {
+      taskQueue: config.taskQueue,
+      workflowId: pipelineWorkflowId(spec.name),
+      args: [input],
+    });
   };
   const once = async (name: string): Promise<DriverRun> => {
     const startedAt = Date.now();
@@ -63,15 +71,29 @@ async function main(): Promise<void> {
       const handle = await start(name);
       const result = (await handle.result()) as unknown;
       const ok = config.kind === 'raw' ? result === 'x/1/2/3' : (result as { status?: string }).status === 'completed';
-      return { name, ok, startedAt, endedAt: Date.now(), ...(ok ? {} : { error: JSON.stringify(result).slice(0, 300) }) };
+      return {
+        name,
+        ok,
+        startedAt,
+        endedAt: Date.now(),
+        ...(ok ? {} : { error: JSON.stringify(result).slice(0, 300) }),
+      };
     } catch (error) {
-      return { name, ok: false, startedAt, endedAt: Date.now(), error: error instanceof Error ? error.message : String(error) };
+      return {
+        name,
+        ok: false,
+        startedAt,
+        endedAt: Date.now(),
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   };
 
   const result: DriverResult = { runs };
   if (config.mode === 'batch') {
-    runs.push(...(await Promise.all(Array.from({ length: config.count ?? 1 }, (_, i) => once(`${config.prefix}-${i}`)))));
+    runs.push(
+      ...(await Promise.all(Array.from({ length: config.count ?? 1 }, (_, i) => once(`${config.prefix}-${i}`)))),
+    );
   } else if (config.mode === 'start') {
     const count = config.count ?? 1;
     for (let i = 0; i < count; i += 50) {

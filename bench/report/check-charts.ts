@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { findChromium } = require('../../scripts/chromium-tools') as { findChromium(): { path: string; source: string } | null };
+const { findChromium } = require('../../scripts/chromium-tools') as {
+  findChromium(): { path: string; source: string } | null;
+};
 
 /** Width and height of a PNG, from its IHDR chunk. */
 function pngSize(file: string): { width: number; height: number } {
@@ -20,7 +22,9 @@ function pngSize(file: string): { width: number; height: number } {
 export async function checkCharts(svgFiles: string[], outDir: string): Promise<string[] | null> {
   const chromium = findChromium()?.path;
   if (!chromium) {
-    console.log('no Chromium found (CHROMIUM_PATH, /usr/bin/chromium, PATH; scripts/ensure-chromium.js installs it): charts not checked');
+    console.log(
+      'no Chromium found (CHROMIUM_PATH, /usr/bin/chromium, PATH; scripts/ensure-chromium.js installs it): charts not checked',
+    );
     return null;
   }
   fs.mkdirSync(outDir, { recursive: true });
@@ -36,16 +40,29 @@ export async function checkCharts(svgFiles: string[], outDir: string): Promise<s
       await new Promise<void>((resolve, reject) => {
         execFile(
           chromium,
-          ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', `--user-data-dir=${userDir}`, `--window-size=${width},${height}`, `--screenshot=${png}`, `file://${path.resolve(svg)}`],
+          [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--hide-scrollbars',
+            `--user-data-dir=${userDir}`,
+            `--window-size=${width},${height}`,
+            `--screenshot=${png}`,
+            `file://${path.resolve(svg)}`,
+          ],
           { timeout: 60_000 },
-          (error, _stdout, stderr) => (error && !fs.existsSync(png) ? reject(new Error(`chromium could not render ${svg}: ${stderr.slice(-500)}`)) : resolve()),
+          (error, _stdout, stderr) =>
+            error && !fs.existsSync(png)
+              ? reject(new Error(`chromium could not render ${svg}: ${stderr.slice(-500)}`))
+              : resolve(),
         );
       });
     } finally {
       fs.rmSync(userDir, { recursive: true, force: true });
     }
     const size = pngSize(png);
-    if (size.width !== width || size.height !== height) throw new Error(`${png}: ${size.width}x${size.height}, expected ${width}x${height}`);
+    if (size.width !== width || size.height !== height)
+      throw new Error(`${png}: ${size.width}x${size.height}, expected ${width}x${height}`);
     shots.push(png);
   }
   return shots;

@@ -30,7 +30,13 @@ interface Results {
   'handoff-cluster'?: HandoffResult & { run: Run };
   'throughput-cluster'?: ThroughputResult & { run: Run };
   /** `--worker-cache n,…`: the footprint and bridge benches with the worker cache capped at n. */
-  caches?: Array<{ label: string; cache: number; heapMiB?: number; footprint: FootprintResult & { run: Run }; bridge: BridgeResult & { run: Run } }>;
+  caches?: Array<{
+    label: string;
+    cache: number;
+    heapMiB?: number;
+    footprint: FootprintResult & { run: Run };
+    bridge: BridgeResult & { run: Run };
+  }>;
 }
 
 export const START_MARKER = '<!-- bench:generated:start -->';
@@ -40,7 +46,14 @@ export const CHARTS = ['handoff-cdf.svg', 'throughput.svg', 'footprint.svg'] as 
 
 function readResults(dir: string): Results {
   const out: Results = {};
-  for (const name of ['handoff', 'throughput', 'footprint', 'bridge', 'handoff-cluster', 'throughput-cluster'] as const) {
+  for (const name of [
+    'handoff',
+    'throughput',
+    'footprint',
+    'bridge',
+    'handoff-cluster',
+    'throughput-cluster',
+  ] as const) {
     const file = path.join(dir, `${name}.json`);
     if (fs.existsSync(file)) (out as Record<string, unknown>)[name] = JSON.parse(fs.readFileSync(file, 'utf8'));
   }
@@ -52,7 +65,9 @@ function readResults(dir: string): Results {
       cache: Number(m[2]),
       ...(m[3] !== undefined ? { heapMiB: Number(m[3]) } : {}),
       footprint: JSON.parse(fs.readFileSync(path.join(dir, m[0]), 'utf8')) as FootprintResult & { run: Run },
-      bridge: JSON.parse(fs.readFileSync(path.join(dir, `bridge-cache-${m[1]}.json`), 'utf8')) as BridgeResult & { run: Run },
+      bridge: JSON.parse(fs.readFileSync(path.join(dir, `bridge-cache-${m[1]}.json`), 'utf8')) as BridgeResult & {
+        run: Run;
+      },
     }))
     .sort((a, b) => a.cache - b.cache || (a.heapMiB ?? Infinity) - (b.heapMiB ?? Infinity));
   if (caches.length) out.caches = caches;
@@ -71,11 +86,14 @@ export function saveBefore(dir: string): string {
   return BEFORE_FILE;
 }
 
-const anyRun = (r: Results | null): Run | undefined => r?.handoff?.run ?? r?.throughput?.run ?? r?.footprint?.run ?? r?.bridge?.run;
+const anyRun = (r: Results | null): Run | undefined =>
+  r?.handoff?.run ?? r?.throughput?.run ?? r?.footprint?.run ?? r?.bridge?.run;
 const dateOf = (run: Run) => run.date.slice(0, 16).replace('T', ' ') + ' UTC';
-const machineOf = (run: Run) => `${run.machine.cpus} vCPU ${run.machine.cpuModel}, ${run.machine.memoryGiB} GiB, ${run.machine.platform}, Node ${run.machine.node}`;
+const machineOf = (run: Run) =>
+  `${run.machine.cpus} vCPU ${run.machine.cpuModel}, ${run.machine.memoryGiB} GiB, ${run.machine.platform}, Node ${run.machine.node}`;
 const commitOf = (run: Run) => `${run.commit}${run.dirty ? '+changes' : ''}`;
-const loadOf = (run: Run) => `load avg ${run.load.loadavg1.mean} (${run.load.loadavg1.min}–${run.load.loadavg1.max}), CPUs busy ${Math.round(run.load.busy.mean * 100)} % mean`;
+const loadOf = (run: Run) =>
+  `load avg ${run.load.loadavg1.mean} (${run.load.loadavg1.min}–${run.load.loadavg1.max}), CPUs busy ${Math.round(run.load.busy.mean * 100)} % mean`;
 const footerOf = (run: Run, before?: Run) => [
   `commit ${commitOf(run)} · ${dateOf(run)}${run.quick ? ' · QUICK MODE: sizes too small to mean anything' : ''}`,
   `machine: ${machineOf(run)}`,
@@ -99,23 +117,56 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
       `Naive: polls every ${h.naivePollMs} ms from a random phase. p50 / p99 in ms (n = hand-offs).`,
     '',
   );
-  const header = ['mode', 'alone p50 / p99', `${s.chains} chains p50 / p99`, `${s.chains} chains p90`, 'n alone / contended'];
+  const header = [
+    'mode',
+    'alone p50 / p99',
+    `${s.chains} chains p50 / p99`,
+    `${s.chains} chains p90`,
+    'n alone / contended',
+  ];
   if (bh) header.push(`before: alone p50 / p99`, `before: ${bh.size.chains} chains p50 / p99`);
   lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
   for (const mode of ['webhook', 'polling', 'naive'] as const) {
-    const label = { webhook: 'reelflow webhook', polling: 'reelflow polling fallback', naive: `naive (${h.naivePollMs} ms polls)` }[mode];
-    const row = [label, ms(h.latencyMs.alone[mode]), ms(h.latencyMs.contended[mode]), fmt(h.latencyMs.contended[mode].p90), `${h.latencyMs.alone[mode].n} / ${h.latencyMs.contended[mode].n}`];
+    const label = {
+      webhook: 'reelflow webhook',
+      polling: 'reelflow polling fallback',
+      naive: `naive (${h.naivePollMs} ms polls)`,
+    }[mode];
+    const row = [
+      label,
+      ms(h.latencyMs.alone[mode]),
+      ms(h.latencyMs.contended[mode]),
+      fmt(h.latencyMs.contended[mode].p90),
+      `${h.latencyMs.alone[mode].n} / ${h.latencyMs.contended[mode].n}`,
+    ];
     if (bh) row.push(ms(bh.latencyMs.alone[mode]), ms(bh.latencyMs.contended[mode]));
     lines.push(`| ${row.join(' | ')} |`);
   }
-  lines.push('', `Ratios naive ÷ webhook: ${Object.entries(h.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} **${v}**`).join(', ')}.` +
-    (bh ? ` Before: ${Object.entries(bh.ratios).map(([k, v]) => `${k.replace('naive/webhook ', '')} ${v}`).join(', ')}.` : ''));
-  lines.push('', `Submit received → job created (validation and pricing, not part of the hand-off) p50 / p99 ms: webhook ${ms(h.pricingMs.webhook)}, polling ${ms(h.pricingMs.polling)}, naive ${ms(h.pricingMs.naive)}. Pipelines that did not complete: ${h.failedPipelines}.`, '');
+  lines.push(
+    '',
+    `Ratios naive ÷ webhook: ${Object.entries(h.ratios)
+      .map(([k, v]) => `${k.replace('naive/webhook ', '')} **${v}**`)
+      .join(', ')}.` +
+      (bh
+        ? ` Before: ${Object.entries(bh.ratios)
+            .map(([k, v]) => `${k.replace('naive/webhook ', '')} ${v}`)
+            .join(', ')}.`
+        : ''),
+  );
+  lines.push(
+    '',
+    `Submit received → job created (validation and pricing, not part of the hand-off) p50 / p99 ms: webhook ${ms(h.pricingMs.webhook)}, polling ${ms(h.pricingMs.polling)}, naive ${ms(h.pricingMs.naive)}. Pipelines that did not complete: ${h.failedPipelines}.`,
+    '',
+  );
   if (h.hops) {
-    lines.push('Webhook hand-offs hop by hop (bench/lib/hops.ts: service job clocks and the pipeline\'s Temporal history event times), p50 / p99 ms:', '');
+    lines.push(
+      "Webhook hand-offs hop by hop (bench/lib/hops.ts: service job clocks and the pipeline's Temporal history event times), p50 / p99 ms:",
+      '',
+    );
     lines.push('| hop | what it is | alone | contended |', '|---|---|---|---|');
     const what: Record<string, string> = {
-      delivery: 'job completed → signal in the pipeline\'s history (service dispatch, HTTP, bridge verify, route read, signal)',
+      delivery:
+        "job completed → signal in the pipeline's history (service dispatch, HTTP, bridge verify, route read, signal)",
       taskDispatch: 'signal → workflow task started (server scheduling, worker poll)',
       workflowCode: 'workflow task started → completed (activation, settle, next input, submit scheduled)',
       activityStart: 'workflow task completed → submit activity started (eager dispatch)',
@@ -128,29 +179,67 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
     lines.push('', `Hand-offs broken down: ${h.hops.alone.n} alone, ${h.hops.contended.n} contended.`, '');
   }
   if (h.cpuMsPerHandoff) {
-    const phases = ['alone/webhook', 'contended/webhook', 'contended/polling', 'contended/naive'].filter((k) => h.cpuMsPerHandoff![k]);
+    const phases = ['alone/webhook', 'contended/webhook', 'contended/polling', 'contended/naive'].filter(
+      (k) => h.cpuMsPerHandoff![k],
+    );
     const procs = [...new Set(phases.flatMap((k) => Object.keys(h.cpuMsPerHandoff![k]!)))].filter((p) => p !== 'total');
-    lines.push('CPU ms per hand-off, by process of the stack over each phase (from /proc; the load generators not counted):', '');
+    lines.push(
+      'CPU ms per hand-off, by process of the stack over each phase (from /proc; the load generators not counted):',
+      '',
+    );
     lines.push(`| phase | ${procs.join(' | ')} | total |`, `|---|${procs.map(() => '---').join('|')}|---|`);
-    for (const k of phases) lines.push(`| ${k} | ${procs.map((p) => fmt(h.cpuMsPerHandoff![k]![p])).join(' | ')} | **${h.cpuMsPerHandoff[k]!.total}** |`);
+    for (const k of phases)
+      lines.push(
+        `| ${k} | ${procs.map((p) => fmt(h.cpuMsPerHandoff![k]![p])).join(' | ')} | **${h.cpuMsPerHandoff[k]!.total}** |`,
+      );
     lines.push('');
   }
   if (h.firstSubmit) {
     const f = h.firstSubmit;
-    lines.push(`\`reelflow run <spec> --detach\` → the service receives the first submit (one-step pipeline, ${f.runs} runs each after a warm-up; spawn instant → service \`receivedAt\`), p50 / max ms: as users run it (\`bin/reelflow.js\`) **${f.userCommandMs.p50}** / ${f.userCommandMs.max}; compiled (\`node dist/cli/main.js\`) **${f.compiledMs.p50}** / ${f.compiledMs.max}.`, '');
+    lines.push(
+      `\`reelflow run <spec> --detach\` → the service receives the first submit (one-step pipeline, ${f.runs} runs each after a warm-up; spawn instant → service \`receivedAt\`), p50 / max ms: as users run it (\`bin/reelflow.js\`) **${f.userCommandMs.p50}** / ${f.userCommandMs.max}; compiled (\`node dist/cli/main.js\`) **${f.compiledMs.p50}** / ${f.compiledMs.max}.`,
+      '',
+    );
   }
   lines.push('### 2. Status calls per job', '');
   const header2 = ['job length', 'reelflow webhook', 'reelflow polling fallback', 'naive', 'how'];
   lines.push(`| ${header2.join(' | ')} |`, `|${header2.map(() => '---').join('|')}|`);
-  for (const [label, row] of Object.entries(h.statusCallsPerJob)) lines.push(`| ${label} | ${row.webhook} | ${row.polling} | ${row.naive} | ${row.note} |`);
+  for (const [label, row] of Object.entries(h.statusCallsPerJob))
+    lines.push(`| ${label} | ${row.webhook} | ${row.polling} | ${row.naive} | ${row.note} |`);
   lines.push('');
   const series: Series[] = [];
   for (const mode of ['webhook', 'polling', 'naive'] as const) {
-    series.push({ name: `${mode}, ${s.chains} chains`, points: cdfPoints(h.samples.contended[mode]), color: COLORS[mode], step: true });
-    series.push({ name: `${mode}, alone`, points: cdfPoints(h.samples.alone[mode]), color: COLORS[mode], step: true, dashed: true });
+    series.push({
+      name: `${mode}, ${s.chains} chains`,
+      points: cdfPoints(h.samples.contended[mode]),
+      color: COLORS[mode],
+      step: true,
+    });
+    series.push({
+      name: `${mode}, alone`,
+      points: cdfPoints(h.samples.alone[mode]),
+      color: COLORS[mode],
+      step: true,
+      dashed: true,
+    });
   }
-  if (bh) series.push({ name: `webhook, ${bh.size.chains} ch., before`, points: cdfPoints(bh.samples.contended.webhook), color: '#7f7f7f', step: true });
-  return lineChart({ title: 'Hand-off latency CDF (service clock: completedAt → next receivedAt)', xLabel: 'hand-off (ms, log scale)', yLabel: 'share of hand-offs ≤ x', series, footer: footerOf(h.run, bh?.run), xLog: true, yMin: 0, yMax: 1 });
+  if (bh)
+    series.push({
+      name: `webhook, ${bh.size.chains} ch., before`,
+      points: cdfPoints(bh.samples.contended.webhook),
+      color: '#7f7f7f',
+      step: true,
+    });
+  return lineChart({
+    title: 'Hand-off latency CDF (service clock: completedAt → next receivedAt)',
+    xLabel: 'hand-off (ms, log scale)',
+    yLabel: 'share of hand-offs ≤ x',
+    series,
+    footer: footerOf(h.run, bh?.run),
+    xLog: true,
+    yMin: 0,
+    yMax: 1,
+  });
 }
 
 function throughputSection(r: Results, b: Results | null, lines: string[]): string | null {
@@ -164,7 +253,15 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
       `Windows: reelflow ${t.size.reelflowWindowS} s, raw ${t.size.rawWindowS} s per level.`,
     '',
   );
-  const header = ['concurrency', 'raw workflows/s', 'reelflow pipelines/s', 'reelflow ÷ raw', 'reelflow p50 ms', 'service ms / pipeline', 'hand-off ms / pipeline'];
+  const header = [
+    'concurrency',
+    'raw workflows/s',
+    'reelflow pipelines/s',
+    'reelflow ÷ raw',
+    'reelflow p50 ms',
+    'service ms / pipeline',
+    'hand-off ms / pipeline',
+  ];
   if (bt) header.push('before: raw/s', 'before: reelflow/s');
   lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
   const levels = [...new Set([...t.raw, ...t.reelflow].map((l) => l.concurrency))].sort((a, b2) => a - b2);
@@ -172,29 +269,56 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
     const raw = t.raw.find((l) => l.concurrency === c);
     const reel = t.reelflow.find((l) => l.concurrency === c);
     const ratio = t.ratioAtEqualConcurrency.find((x) => x.concurrency === c)?.ratio;
-    const row = [String(c), fmt(raw?.perSecond), fmt(reel?.perSecond), fmt(ratio), fmt(reel?.latencyMs.p50), fmt(reel?.serviceMsPerPipeline), fmt(reel?.handoffMsPerPipeline)];
-    if (bt) row.push(fmt(bt.raw.find((l) => l.concurrency === c)?.perSecond), fmt(bt.reelflow.find((l) => l.concurrency === c)?.perSecond));
+    const row = [
+      String(c),
+      fmt(raw?.perSecond),
+      fmt(reel?.perSecond),
+      fmt(ratio),
+      fmt(reel?.latencyMs.p50),
+      fmt(reel?.serviceMsPerPipeline),
+      fmt(reel?.handoffMsPerPipeline),
+    ];
+    if (bt)
+      row.push(
+        fmt(bt.raw.find((l) => l.concurrency === c)?.perSecond),
+        fmt(bt.reelflow.find((l) => l.concurrency === c)?.perSecond),
+      );
     lines.push(`| ${row.join(' | ')} |`);
   }
   lines.push('');
   lines.push(
     `**Peaks:** raw ${t.peaks.raw.perSecond}/s at c=${t.peaks.raw.concurrency}, reelflow ${t.peaks.reelflow.perSecond}/s at c=${t.peaks.reelflow.concurrency}; ratio of peaks **${t.peaks.ratio}**` +
-      (bt ? ` (before: raw ${bt.peaks.raw.perSecond}/s at c=${bt.peaks.raw.concurrency}, reelflow ${bt.peaks.reelflow.perSecond}/s at c=${bt.peaks.reelflow.concurrency}, ratio ${bt.peaks.ratio})` : '') +
+      (bt
+        ? ` (before: raw ${bt.peaks.raw.perSecond}/s at c=${bt.peaks.raw.concurrency}, reelflow ${bt.peaks.reelflow.perSecond}/s at c=${bt.peaks.reelflow.concurrency}, ratio ${bt.peaks.ratio})`
+        : '') +
       `. Failed runs: raw ${t.raw.reduce((n, l) => n + l.failed, 0)}, reelflow ${t.reelflow.reduce((n, l) => n + l.failed, 0)}. Status calls in the run: ${t.statusCalls}.`,
     '',
   );
-  const cpuRows = [['reelflow', t.peaks.reelflow.cpuMsPerRun, 'three-step pipeline'], ['raw', t.peaks.raw.cpuMsPerRun, 'three-activity workflow']] as const;
+  const cpuRows = [
+    ['reelflow', t.peaks.reelflow.cpuMsPerRun, 'three-step pipeline'],
+    ['raw', t.peaks.raw.cpuMsPerRun, 'three-activity workflow'],
+  ] as const;
   if (cpuRows.every(([, c]) => c)) {
     const procs = [...new Set(cpuRows.flatMap(([, c]) => Object.keys(c!)))].filter((p) => p !== 'total');
-    lines.push('CPU ms per completed run at each peak, by process (from /proc; the whole level, so runs still in flight at its close are charged to the completed ones):', '');
+    lines.push(
+      'CPU ms per completed run at each peak, by process (from /proc; the whole level, so runs still in flight at its close are charged to the completed ones):',
+      '',
+    );
     lines.push(`| run | ${procs.join(' | ')} | total |`, `|---|${procs.map(() => '---').join('|')}|---|`);
-    for (const [name, c, what] of cpuRows) lines.push(`| ${name} (${what}, c=${name === 'raw' ? t.peaks.raw.concurrency : t.peaks.reelflow.concurrency}) | ${procs.map((p) => fmt(c![p])).join(' | ')} | **${c!.total}** |`);
+    for (const [name, c, what] of cpuRows)
+      lines.push(
+        `| ${name} (${what}, c=${name === 'raw' ? t.peaks.raw.concurrency : t.peaks.reelflow.concurrency}) | ${procs.map((p) => fmt(c![p])).join(' | ')} | **${c!.total}** |`,
+      );
     lines.push('');
   }
   const real = t.realRenders;
   if (real) {
-    lines.push(`**With real ffmpeg renders** (a fresh stack, renders at nice 19): reelflow ${real.perSecond} pipelines/s at c=${real.concurrency} (${real.completed} in ${t.size.realWindowS} s), p50 ${real.latencyMs.p50} ms, service ms / pipeline ${fmt(real.serviceMsPerPipeline)}, hand-off ms / pipeline ${fmt(real.handoffMsPerPipeline)}` +
-      (bt?.realRenders ? ` (before: ${bt.realRenders.perSecond}/s)` : '') + '.', '');
+    lines.push(
+      `**With real ffmpeg renders** (a fresh stack, renders at nice 19): reelflow ${real.perSecond} pipelines/s at c=${real.concurrency} (${real.completed} in ${t.size.realWindowS} s), p50 ${real.latencyMs.p50} ms, service ms / pipeline ${fmt(real.serviceMsPerPipeline)}, hand-off ms / pipeline ${fmt(real.handoffMsPerPipeline)}` +
+        (bt?.realRenders ? ` (before: ${bt.realRenders.perSecond}/s)` : '') +
+        '.',
+      '',
+    );
   }
   const pts = (levels2: Level[]) => levels2.map((l) => [l.concurrency, l.perSecond] as [number, number]);
   const series: Series[] = [
@@ -205,7 +329,15 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
     series.push({ name: 'reelflow, before', points: pts(bt.reelflow), color: COLORS.reelflow, dashed: true });
     series.push({ name: 'raw, before', points: pts(bt.raw), color: COLORS.raw, dashed: true });
   }
-  return lineChart({ title: 'Throughput vs concurrency (closed loop, stub renders)', xLabel: 'concurrency (callers, log scale)', yLabel: 'completed per second (log scale)', series, footer: footerOf(t.run, bt?.run), xLog: true, yLog: true });
+  return lineChart({
+    title: 'Throughput vs concurrency (closed loop, stub renders)',
+    xLabel: 'concurrency (callers, log scale)',
+    yLabel: 'completed per second (log scale)',
+    series,
+    footer: footerOf(t.run, bt?.run),
+    xLog: true,
+    yLog: true,
+  });
 }
 
 function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
@@ -222,11 +354,26 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   const header = ['', 'deliveries/s', 'answer p50 / p99 ms', 'delivery → pipeline closed p50 / p99 ms', 'non-202'];
   if (bg) header.push('before: deliveries/s');
   lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
-  lines.push(`| baseline: null sink | ${g.baseline.deliveriesPerSecond} | ${ms(g.baseline.answerMs)} | – | ${g.baseline.non202} |${bg ? ` ${bg.baseline.deliveriesPerSecond} |` : ''}`);
-  lines.push(`| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`);
+  lines.push(
+    `| baseline: null sink | ${g.baseline.deliveriesPerSecond} | ${ms(g.baseline.answerMs)} | – | ${g.baseline.non202} |${bg ? ` ${bg.baseline.deliveriesPerSecond} |` : ''}`,
+  );
+  lines.push(
+    `| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`,
+  );
   lines.push('', `Ratio bridge ÷ baseline: **${g.ratio}**${bg ? ` (before: ${bg.ratio})` : ''}.`, '');
   const c = g.bridge.cpuMsPerDelivery;
-  if (c) lines.push(`CPU ms per delivery during the burst, by process (from /proc; the load generators not counted): ${Object.entries(c).filter(([p]) => p !== 'total').map(([p, v]) => `${p} ${v}`).join(', ')}; total **${c.total}** — at most ${Math.round((2 * 1000) / Math.max(1, c.total ?? 0))} deliveries/s on this machine's 2 cores at that cost.`, '');
+  if (c)
+    lines.push(
+      `CPU ms per delivery during the burst, by process (from /proc; the load generators not counted): ${Object.entries(
+        c,
+      )
+        .filter(([p]) => p !== 'total')
+        .map(([p, v]) => `${p} ${v}`)
+        .join(
+          ', ',
+        )}; total **${c.total}** — at most ${Math.round((2 * 1000) / Math.max(1, c.total ?? 0))} deliveries/s on this machine's 2 cores at that cost.`,
+      '',
+    );
 }
 
 function footprintSection(r: Results, b: Results | null, lines: string[]): string | null {
@@ -234,7 +381,10 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   if (!f) return null;
   const bf = b?.footprint;
   lines.push('### 5. Worker footprint', '');
-  lines.push(`The compiled worker entry point (SDK default cache), ${f.size.n} one-step pipelines each waiting on its webhook (stub jobs held an hour), RSS from /proc, CPU over ${f.size.windowS} s once all wait.`, '');
+  lines.push(
+    `The compiled worker entry point (SDK default cache), ${f.size.n} one-step pipelines each waiting on its webhook (stub jobs held an hour), RSS from /proc, CPU over ${f.size.windowS} s once all wait.`,
+    '',
+  );
   const header = ['', 'this run'];
   if (bf) header.push(`before (${commitOf(bf.run)})`);
   lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
@@ -247,9 +397,28 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   ];
   for (const [label, get] of rows) lines.push(`| ${label} | ${get(f)} |${bf ? ` ${get(bf)} |` : ''}`);
   lines.push('');
-  const series: Series[] = [{ name: 'worker RSS', points: f.ramp.map((p) => [p.waiting, p.rssMiB]), color: COLORS.reelflow, markers: f.ramp.length < 40 }];
-  if (bf) series.push({ name: 'worker RSS, before', points: bf.ramp.map((p) => [p.waiting, p.rssMiB]), color: '#7f7f7f', dashed: true });
-  return lineChart({ title: 'Worker RSS vs waiting pipelines', xLabel: 'pipelines waiting on their webhook', yLabel: 'worker RSS (MiB)', series, footer: footerOf(f.run, bf?.run) });
+  const series: Series[] = [
+    {
+      name: 'worker RSS',
+      points: f.ramp.map((p) => [p.waiting, p.rssMiB]),
+      color: COLORS.reelflow,
+      markers: f.ramp.length < 40,
+    },
+  ];
+  if (bf)
+    series.push({
+      name: 'worker RSS, before',
+      points: bf.ramp.map((p) => [p.waiting, p.rssMiB]),
+      color: '#7f7f7f',
+      dashed: true,
+    });
+  return lineChart({
+    title: 'Worker RSS vs waiting pipelines',
+    xLabel: 'pipelines waiting on their webhook',
+    yLabel: 'worker RSS (MiB)',
+    series,
+    footer: footerOf(f.run, bf?.run),
+  });
 }
 
 /** The targets of issue 14 against this run: met, or missed by how much. */
@@ -257,22 +426,70 @@ function targetsSection(r: Results, lines: string[]): void {
   const rows: Array<[string, string, number | undefined, (v: number) => boolean, (v: number) => string]> = [];
   const h = r.handoff;
   if (h) {
-    rows.push(['hand-off uncontended, p50', '≤ 25 ms', h.latencyMs.alone.webhook.p50, (v) => v <= 25, (v) => `${v} ms`]);
-    rows.push(['hand-off uncontended, p99', '≤ 100 ms', h.latencyMs.alone.webhook.p99, (v) => v <= 100, (v) => `${v} ms`]);
+    rows.push([
+      'hand-off uncontended, p50',
+      '≤ 25 ms',
+      h.latencyMs.alone.webhook.p50,
+      (v) => v <= 25,
+      (v) => `${v} ms`,
+    ]);
+    rows.push([
+      'hand-off uncontended, p99',
+      '≤ 100 ms',
+      h.latencyMs.alone.webhook.p99,
+      (v) => v <= 100,
+      (v) => `${v} ms`,
+    ]);
     const naive = h.latencyMs.contended.naive.p50;
-    rows.push([`hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`, '≤ 0.33 (aim 0.1)', round(h.latencyMs.contended.webhook.p50 / naive, 2), (v) => v <= 1 / 3, (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`]);
-    if (h.firstSubmit) rows.push(['`reelflow run` → first submit received, p50 (bin/reelflow.js)', '≤ 1 s', h.firstSubmit.userCommandMs.p50, (v) => v <= 1000, (v) => `${v} ms`]);
+    rows.push([
+      `hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`,
+      '≤ 0.33 (aim 0.1)',
+      round(h.latencyMs.contended.webhook.p50 / naive, 2),
+      (v) => v <= 1 / 3,
+      (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`,
+    ]);
+    if (h.firstSubmit)
+      rows.push([
+        '`reelflow run` → first submit received, p50 (bin/reelflow.js)',
+        '≤ 1 s',
+        h.firstSubmit.userCommandMs.p50,
+        (v) => v <= 1000,
+        (v) => `${v} ms`,
+      ]);
   }
   const t = r.throughput;
-  if (t) rows.push(['three-step pipelines/s at the peak ÷ raw peak', '≥ 0.70', t.peaks.ratio, (v) => v >= 0.7, (v) => `${v} (${t.peaks.reelflow.perSecond}/s vs ${t.peaks.raw.perSecond}/s)`]);
+  if (t)
+    rows.push([
+      'three-step pipelines/s at the peak ÷ raw peak',
+      '≥ 0.70',
+      t.peaks.ratio,
+      (v) => v >= 0.7,
+      (v) => `${v} (${t.peaks.reelflow.perSecond}/s vs ${t.peaks.raw.perSecond}/s)`,
+    ]);
   const f = r.footprint;
   if (f) {
-    const best = [{ label: 'default cache', rss: f.waitingRssMiB.max }, ...(r.caches ?? []).map((c) => ({ label: `cache ${c.label}`, rss: c.footprint.waitingRssMiB.max }))].reduce((a, b) => (b.rss < a.rss ? b : a));
+    const best = [
+      { label: 'default cache', rss: f.waitingRssMiB.max },
+      ...(r.caches ?? []).map((c) => ({ label: `cache ${c.label}`, rss: c.footprint.waitingRssMiB.max })),
+    ].reduce((a, b) => (b.rss < a.rss ? b : a));
     // 400 MB = 381 MiB.
-    rows.push([`worker RSS with ${f.size.n} waiting (lowest measured setting)`, '≤ 400 MB (381 MiB)', best.rss, (v) => v <= 381, (v) => `${v} MiB (${best.label})`]);
+    rows.push([
+      `worker RSS with ${f.size.n} waiting (lowest measured setting)`,
+      '≤ 400 MB (381 MiB)',
+      best.rss,
+      (v) => v <= 381,
+      (v) => `${v} MiB (${best.label})`,
+    ]);
   }
   const g = r.bridge;
-  if (g) rows.push(['bridge deliveries/s acknowledged (generator in other processes)', '≥ 2,000 (aim 5,000)', g.bridge.deliveriesPerSecond, (v) => v >= 2000, (v) => `${v}/s`]);
+  if (g)
+    rows.push([
+      'bridge deliveries/s acknowledged (generator in other processes)',
+      '≥ 2,000 (aim 5,000)',
+      g.bridge.deliveriesPerSecond,
+      (v) => v >= 2000,
+      (v) => `${v}/s`,
+    ]);
   if (!rows.length) return;
   lines.push('### Targets of issue 14', '');
   lines.push('| target | asked | this run | |', '|---|---|---|---|');
@@ -287,12 +504,26 @@ function targetsSection(r: Results, lines: string[]): void {
 function cacheSection(r: Results, lines: string[]): void {
   if (!r.caches?.length || !r.footprint || !r.bridge) return;
   lines.push('### Worker cache size', '');
-  lines.push(`The footprint and bridge benches again with the worker's sticky cache capped (\`REELFLOW_MAX_CACHED_WORKFLOWS\`): ${r.footprint.size.n} pipelines waiting, then one delivery each. A pipeline evicted from the cache is replayed from its history when its delivery comes, so the cap trades memory against the delivery → pipeline closed time.`, '');
-  lines.push('| worker cache | V8 old space | RSS with all waiting | CPU while waiting | deliveries/s | delivery → pipeline closed p50 / p99 ms |', '|---|---|---|---|---|---|');
+  lines.push(
+    `The footprint and bridge benches again with the worker's sticky cache capped (\`REELFLOW_MAX_CACHED_WORKFLOWS\`): ${r.footprint.size.n} pipelines waiting, then one delivery each. A pipeline evicted from the cache is replayed from its history when its delivery comes, so the cap trades memory against the delivery → pipeline closed time.`,
+    '',
+  );
+  lines.push(
+    '| worker cache | V8 old space | RSS with all waiting | CPU while waiting | deliveries/s | delivery → pipeline closed p50 / p99 ms |',
+    '|---|---|---|---|---|---|',
+  );
   const row = (label: string, heap: string, f: FootprintResult, g: BridgeResult) =>
-    lines.push(`| ${label} | ${heap} | ${f.waitingRssMiB.min}–${f.waitingRssMiB.max} MiB | ${f.cpuPercentWhileWaiting} % | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.deliveryToPipelineClosedMs)} |`);
+    lines.push(
+      `| ${label} | ${heap} | ${f.waitingRssMiB.min}–${f.waitingRssMiB.max} MiB | ${f.cpuPercentWhileWaiting} % | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.deliveryToPipelineClosedMs)} |`,
+    );
   row('worker default (this run)', 'Node default', r.footprint, r.bridge);
-  for (const c of r.caches) row(String(c.cache), c.heapMiB !== undefined ? `--max-old-space-size=${c.heapMiB}` : 'Node default', c.footprint, c.bridge);
+  for (const c of r.caches)
+    row(
+      String(c.cache),
+      c.heapMiB !== undefined ? `--max-old-space-size=${c.heapMiB}` : 'Node default',
+      c.footprint,
+      c.bridge,
+    );
   lines.push('');
 }
 
@@ -302,7 +533,10 @@ function clusterSection(r: Results, lines: string[]): void {
   const tc = r['throughput-cluster'];
   if (!hc && !tc) return;
   lines.push('### Dev server and cluster (same run)', '');
-  lines.push('The same benches on the Temporal CLI dev server (one process, in-memory SQLite, 1 history shard) and on the cluster of `npm run cluster` (Temporal 1.32.0 server on PostgreSQL 15, 4 history shards, frontend / history / matching / worker as separate processes), every other part identical, on the same 2 cores.', '');
+  lines.push(
+    'The same benches on the Temporal CLI dev server (one process, in-memory SQLite, 1 history shard) and on the cluster of `npm run cluster` (Temporal 1.32.0 server on PostgreSQL 15, 4 history shards, frontend / history / matching / worker as separate processes), every other part identical, on the same 2 cores.',
+    '',
+  );
   lines.push('| figure | dev server | cluster | cluster ÷ dev server |', '|---|---|---|---|');
   const row = (label: string, dev: number | undefined, cl: number | undefined, unit: string) => {
     if (dev === undefined || cl === undefined) return;
@@ -312,10 +546,30 @@ function clusterSection(r: Results, lines: string[]): void {
   if (hc && h) {
     row('hand-off webhook p50, alone', h.latencyMs.alone.webhook.p50, hc.latencyMs.alone.webhook.p50, 'ms');
     row('hand-off webhook p99, alone', h.latencyMs.alone.webhook.p99, hc.latencyMs.alone.webhook.p99, 'ms');
-    row(`hand-off webhook p50, ${h.size.chains} chains`, h.latencyMs.contended.webhook.p50, hc.latencyMs.contended.webhook.p50, 'ms');
-    row(`hand-off webhook p99, ${h.size.chains} chains`, h.latencyMs.contended.webhook.p99, hc.latencyMs.contended.webhook.p99, 'ms');
-    row(`hand-off polling fallback p50, ${h.size.chains} chains`, h.latencyMs.contended.polling.p50, hc.latencyMs.contended.polling.p50, 'ms');
-    row(`naive poller p50, ${h.size.chains} chains`, h.latencyMs.contended.naive.p50, hc.latencyMs.contended.naive.p50, 'ms');
+    row(
+      `hand-off webhook p50, ${h.size.chains} chains`,
+      h.latencyMs.contended.webhook.p50,
+      hc.latencyMs.contended.webhook.p50,
+      'ms',
+    );
+    row(
+      `hand-off webhook p99, ${h.size.chains} chains`,
+      h.latencyMs.contended.webhook.p99,
+      hc.latencyMs.contended.webhook.p99,
+      'ms',
+    );
+    row(
+      `hand-off polling fallback p50, ${h.size.chains} chains`,
+      h.latencyMs.contended.polling.p50,
+      hc.latencyMs.contended.polling.p50,
+      'ms',
+    );
+    row(
+      `naive poller p50, ${h.size.chains} chains`,
+      h.latencyMs.contended.naive.p50,
+      hc.latencyMs.contended.naive.p50,
+      'ms',
+    );
   }
   const t = r.throughput;
   if (tc && t) {
@@ -324,24 +578,45 @@ function clusterSection(r: Results, lines: string[]): void {
     row('reelflow ÷ raw at the peaks', t.peaks.ratio, tc.peaks.ratio, '');
   }
   const failed = (hc?.failedPipelines ?? 0) + (tc ? [...tc.raw, ...tc.reelflow].reduce((n, l) => n + l.failed, 0) : 0);
-  lines.push('', `Failed pipelines on the cluster: ${failed}.${tc ? ` Peak concurrency on the cluster: reelflow c=${tc.peaks.reelflow.concurrency}, raw c=${tc.peaks.raw.concurrency}.` : ''}`, '');
+  lines.push(
+    '',
+    `Failed pipelines on the cluster: ${failed}.${tc ? ` Peak concurrency on the cluster: reelflow c=${tc.peaks.reelflow.concurrency}, raw c=${tc.peaks.raw.concurrency}.` : ''}`,
+    '',
+  );
 }
 
-
 /** Builds the generated markdown and the charts; returns [markdown, {file: svg}]. */
-export function buildReport(results: Results, before: Results | null, chartPrefix: string): { markdown: string; charts: Record<string, string> } {
+export function buildReport(
+  results: Results,
+  before: Results | null,
+  chartPrefix: string,
+): { markdown: string; charts: Record<string, string> } {
   const run = anyRun(results);
   const beforeRun = anyRun(before);
-  const useBefore = before && beforeRun && run && (beforeRun.commit !== run.commit || beforeRun.date !== run.date) ? before : null;
+  const useBefore =
+    before && beforeRun && run && (beforeRun.commit !== run.commit || beforeRun.date !== run.date) ? before : null;
   const lines: string[] = [];
   if (run) {
-    lines.push(`Generated by \`npm run bench\` from \`.bench/*.json\` on commit **${commitOf(run)}** ("${run.subject}"), ${dateOf(run)}.`);
-    lines.push(`Machine: ${machineOf(run)}; every part its own process on loopback, Temporal CLI dev server (in-memory).`);
-    if (useBefore && beforeRun) lines.push(`"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}.`);
+    lines.push(
+      `Generated by \`npm run bench\` from \`.bench/*.json\` on commit **${commitOf(run)}** ("${run.subject}"), ${dateOf(run)}.`,
+    );
+    lines.push(
+      `Machine: ${machineOf(run)}; every part its own process on loopback, Temporal CLI dev server (in-memory).`,
+    );
+    if (useBefore && beforeRun)
+      lines.push(
+        `"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}.`,
+      );
     lines.push('', '| bench | seconds | machine load while it ran |', '|---|---|---|');
-    for (const [name, res] of Object.entries(results) as Array<[string, { run?: Run }]>) if (res.run) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
-    for (const c of results.caches ?? []) lines.push(`| footprint + bridge, worker cache ${c.label}${c.footprint.run.commit !== run.commit ? ` (commit ${commitOf(c.footprint.run)}, ${dateOf(c.footprint.run)})` : ''} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`);
-    if (useBefore) for (const [name, res] of Object.entries(useBefore) as Array<[string, { run: Run }]>) lines.push(`| ${name} (before) | ${res.run.seconds} | ${loadOf(res.run)} |`);
+    for (const [name, res] of Object.entries(results) as Array<[string, { run?: Run }]>)
+      if (res.run) lines.push(`| ${name} | ${res.run.seconds} | ${loadOf(res.run)} |`);
+    for (const c of results.caches ?? [])
+      lines.push(
+        `| footprint + bridge, worker cache ${c.label}${c.footprint.run.commit !== run.commit ? ` (commit ${commitOf(c.footprint.run)}, ${dateOf(c.footprint.run)})` : ''} | ${c.footprint.run.seconds} | ${loadOf(c.footprint.run)} |`,
+      );
+    if (useBefore)
+      for (const [name, res] of Object.entries(useBefore) as Array<[string, { run: Run }]>)
+        lines.push(`| ${name} (before) | ${res.run.seconds} | ${loadOf(res.run)} |`);
     lines.push('');
   }
   const charts: Record<string, string> = {};
@@ -381,9 +656,19 @@ export async function generateReport(options: { benchDir: string; quick: boolean
   // Another document (--doc): its own generated section, its charts named after it, no "before" columns.
   const docName = options.doc ? path.basename(options.doc, '.md') : null;
   const chartsDir = options.quick ? path.join(options.benchDir, 'charts') : path.join(docsDir, 'benchmarks');
-  const built = buildReport(results, options.quick || docName ? null : readBefore(), options.quick ? 'charts/' : docName ? `${[path.relative(path.dirname(path.resolve(options.doc!)), path.join(docsDir, 'benchmarks')), `${docName}-`].filter(Boolean).join('/')}` : 'benchmarks/');
+  const built = buildReport(
+    results,
+    options.quick || docName ? null : readBefore(),
+    options.quick
+      ? 'charts/'
+      : docName
+        ? `${[path.relative(path.dirname(path.resolve(options.doc!)), path.join(docsDir, 'benchmarks')), `${docName}-`].filter(Boolean).join('/')}`
+        : 'benchmarks/',
+  );
   const markdown = built.markdown;
-  const charts = docName ? Object.fromEntries(Object.entries(built.charts).map(([name, svg]) => [`${docName}-${name}`, svg])) : built.charts;
+  const charts = docName
+    ? Object.fromEntries(Object.entries(built.charts).map(([name, svg]) => [`${docName}-${name}`, svg]))
+    : built.charts;
   fs.mkdirSync(chartsDir, { recursive: true });
   const written: string[] = [];
   for (const [name, svg] of Object.entries(charts)) {
@@ -391,23 +676,38 @@ export async function generateReport(options: { benchDir: string; quick: boolean
     fs.writeFileSync(file, svg);
     written.push(file);
   }
-  const docFile = options.quick ? path.join(options.benchDir, 'benchmarks.md') : options.doc ? path.resolve(options.doc) : path.join(docsDir, 'benchmarks.md');
-  const doc = options.quick ? `# Benchmarks (quick mode)\n\n${START_MARKER}\n${END_MARKER}\n` : fs.readFileSync(docFile, 'utf8');
+  const docFile = options.quick
+    ? path.join(options.benchDir, 'benchmarks.md')
+    : options.doc
+      ? path.resolve(options.doc)
+      : path.join(docsDir, 'benchmarks.md');
+  const doc = options.quick
+    ? `# Benchmarks (quick mode)\n\n${START_MARKER}\n${END_MARKER}\n`
+    : fs.readFileSync(docFile, 'utf8');
   fs.writeFileSync(docFile, replaceGenerated(doc, markdown));
   written.push(docFile);
-  const checked = await checkCharts(written.filter((f) => f.endsWith('.svg')), path.join(options.benchDir, 'chart-checks'));
+  const checked = await checkCharts(
+    written.filter((f) => f.endsWith('.svg')),
+    path.join(options.benchDir, 'chart-checks'),
+  );
   if (checked) written.push(...checked);
   return written;
 }
 
 if (require.main === module) {
   const args = process.argv.slice(2);
-  const dir = path.resolve(args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--doc') ?? path.join(ROOT, '.bench'));
+  const dir = path.resolve(
+    args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--doc') ?? path.join(ROOT, '.bench'),
+  );
   // --save-before: record this run as the "before" of the next performance work, then report.
   if (args.includes('--save-before')) console.log(`written ${path.relative(ROOT, saveBefore(dir))}`);
   // --doc <file.md>: write the generated section into that document (between the same markers) instead.
   const docAt = args.indexOf('--doc');
-  generateReport({ benchDir: dir, quick: dir.includes(`${path.sep}quick`), ...(docAt >= 0 ? { doc: args[docAt + 1]! } : {}) }).then(
+  generateReport({
+    benchDir: dir,
+    quick: dir.includes(`${path.sep}quick`),
+    ...(docAt >= 0 ? { doc: args[docAt + 1]! } : {}),
+  }).then(
     (files) => files.forEach((f) => console.log(`written ${path.relative(ROOT, f)}`)),
     (error: unknown) => {
       console.error(error);

@@ -4,7 +4,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createServer } from 'node:net';
 import { initPostgres, postmasterPid, startPostgres, stopPostgres, type PostgresServer } from './postgres';
-import { isAlive, ROLES, rolePort, runsBinary, spawnRole, stopPid, waitForPort, type ClusterPorts, type Role, type RoleSettings } from './roles';
+import {
+  isAlive,
+  ROLES,
+  rolePort,
+  runsBinary,
+  spawnRole,
+  stopPid,
+  waitForPort,
+  type ClusterPorts,
+  type Role,
+  type RoleSettings,
+} from './roles';
 import { ensureClusterTools, TEMPORAL_SERVER_VERSION, type ClusterTools } from './tools';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -73,7 +84,13 @@ export function openCluster(dir: string = defaultClusterDir()): Cluster | null {
     dir,
     record,
     address: `127.0.0.1:${record.ports.frontend}`,
-    postgres: { bin: record.tools.postgresBin, home: p.postgres, port: record.ports.postgres, user: DATABASE_USER, password },
+    postgres: {
+      bin: record.tools.postgresBin,
+      home: p.postgres,
+      port: record.ports.postgres,
+      user: DATABASE_USER,
+      password,
+    },
   };
 }
 
@@ -98,7 +115,18 @@ async function freeClusterPort(taken: Set<number>): Promise<number> {
 }
 
 async function choosePorts(): Promise<ClusterPorts> {
-  const names: Array<keyof ClusterPorts> = ['postgres', 'frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
+  const names: Array<keyof ClusterPorts> = [
+    'postgres',
+    'frontend',
+    'frontendHttp',
+    'frontendMembership',
+    'history',
+    'historyMembership',
+    'matching',
+    'matchingMembership',
+    'worker',
+    'workerMembership',
+  ];
   const ports = {} as ClusterPorts;
   const taken = new Set<number>();
   for (const name of names) {
@@ -126,7 +154,12 @@ export async function startRole(cluster: Cluster, role: Role): Promise<void> {
   const pid = spawnRole(role, roleSettings(cluster));
   cluster.record.pids[role] = pid;
   save(cluster);
-  await waitForPort(rolePort(role, cluster.record.ports), `Temporal ${role} (see ${join(paths(cluster.dir).logs, `temporal-${role}.log`)})`, 90_000, () => isAlive(pid));
+  await waitForPort(
+    rolePort(role, cluster.record.ports),
+    `Temporal ${role} (see ${join(paths(cluster.dir).logs, `temporal-${role}.log`)})`,
+    90_000,
+    () => isAlive(pid),
+  );
 }
 
 /** SIGKILLs one role (no graceful shutdown): what a crashed machine looks like to the others. */
@@ -148,8 +181,12 @@ export const DEPLOY_SCRIPTS = { schema: 'setup-schema.sh', init: 'register-searc
 
 /** Runs one of deploy/temporal/*.sh, the scripts the compose file runs in its one-shot containers. */
 function runDeployScript(script: string, env: Record<string, string>): void {
-  const result = spawnSync('sh', [join(ROOT, 'deploy', 'temporal', script)], { env: { ...process.env, ...env }, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`deploy/temporal/${script} failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
+  const result = spawnSync('sh', [join(ROOT, 'deploy', 'temporal', script)], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0)
+    throw new Error(`deploy/temporal/${script} failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
 }
 
 /**
@@ -165,13 +202,22 @@ export async function startCluster(options: { dir?: string; log?: (line: string)
   mkdirSync(dirname(p.password), { recursive: true, mode: 0o700 });
   if (!existsSync(p.password)) writeFileSync(p.password, randomBytes(18).toString('base64url'), { mode: 0o600 });
   if (!existsSync(p.record)) {
-    const record: ClusterRecord = { version: TEMPORAL_SERVER_VERSION, namespace: DEFAULT_NAMESPACE, historyShards: HISTORY_SHARDS, ports: await choosePorts(), pids: {}, tools };
+    const record: ClusterRecord = {
+      version: TEMPORAL_SERVER_VERSION,
+      namespace: DEFAULT_NAMESPACE,
+      historyShards: HISTORY_SHARDS,
+      ports: await choosePorts(),
+      pids: {},
+      tools,
+    };
     writeFileSync(p.record, `${JSON.stringify(record, null, 2)}\n`);
   }
   const cluster = openCluster(dir)!;
   cluster.record.tools = tools;
   if (cluster.record.version !== TEMPORAL_SERVER_VERSION) {
-    throw new Error(`${dir} holds a cluster of Temporal ${cluster.record.version}; this script runs ${TEMPORAL_SERVER_VERSION} (upgrade its schema or use another REELFLOW_CLUSTER_DIR)`);
+    throw new Error(
+      `${dir} holds a cluster of Temporal ${cluster.record.version}; this script runs ${TEMPORAL_SERVER_VERSION} (upgrade its schema or use another REELFLOW_CLUSTER_DIR)`,
+    );
   }
 
   log(`PostgreSQL ${tools.postgresBin} on 127.0.0.1:${cluster.postgres.port}`);
@@ -205,7 +251,10 @@ export async function startCluster(options: { dir?: string; log?: (line: string)
 }
 
 /** Stops every role (SIGTERM, graceful), then PostgreSQL. State stays for the next start. */
-export async function stopCluster(dir: string = defaultClusterDir(), log: (line: string) => void = console.log): Promise<boolean> {
+export async function stopCluster(
+  dir: string = defaultClusterDir(),
+  log: (line: string) => void = console.log,
+): Promise<boolean> {
   const cluster = openCluster(dir);
   if (!cluster) return false;
   for (const role of [...ROLES].reverse()) {

@@ -22,7 +22,9 @@ const dataDir = (pg: PostgresServer) => join(pg.home, 'data');
 
 /** Runs a PostgreSQL command as the server's user. */
 function run(pg: PostgresServer, command: string, args: string[]): { status: number | null; output: string } {
-  const [file, argv] = isRoot() ? ['runuser', ['-u', SYSTEM_USER, '--', join(pg.bin, command), ...args]] : [join(pg.bin, command), args];
+  const [file, argv] = isRoot()
+    ? ['runuser', ['-u', SYSTEM_USER, '--', join(pg.bin, command), ...args]]
+    : [join(pg.bin, command), args];
   const result = spawnSync(file, argv as string[], { encoding: 'utf8', cwd: pg.home });
   return { status: result.status, output: `${result.stdout ?? ''}${result.stderr ?? ''}` };
 }
@@ -40,7 +42,17 @@ export function initPostgres(pg: PostgresServer): void {
     chownSync(passwordFile, Number(ids), Number(gid));
   }
   try {
-    const init = run(pg, 'initdb', ['-D', dataDir(pg), '-U', pg.user, `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C']);
+    const init = run(pg, 'initdb', [
+      '-D',
+      dataDir(pg),
+      '-U',
+      pg.user,
+      `--pwfile=${passwordFile}`,
+      '--auth=scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C',
+    ]);
     if (init.status !== 0) throw new Error(`initdb failed:\n${init.output}`);
   } finally {
     rmSync(passwordFile, { force: true });
@@ -52,9 +64,21 @@ export async function startPostgres(pg: PostgresServer, timeoutMs = 60_000): Pro
   const options = `-p ${pg.port} -c listen_addresses=127.0.0.1 -k ${pg.home} -c max_connections=300`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const started = run(pg, 'pg_ctl', ['-D', dataDir(pg), '-l', join(pg.home, 'server.log'), '-w', '-t', '60', '-o', options, 'start']);
+    const started = run(pg, 'pg_ctl', [
+      '-D',
+      dataDir(pg),
+      '-l',
+      join(pg.home, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      options,
+      'start',
+    ]);
     if (started.status === 0) return;
-    if (Date.now() > deadline) throw new Error(`PostgreSQL did not start:\n${started.output}\n${tail(join(pg.home, 'server.log'))}`);
+    if (Date.now() > deadline)
+      throw new Error(`PostgreSQL did not start:\n${started.output}\n${tail(join(pg.home, 'server.log'))}`);
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }

@@ -73,7 +73,11 @@ export function spawnRole(role: Role, settings: RoleSettings): number {
     const child = spawn(settings.server, roleArgs(role), {
       detached: true,
       stdio: ['ignore', log, log],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...roleEnvironment(settings) },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: process.env.HOME ?? '/tmp',
+        ...roleEnvironment(settings),
+      },
     });
     child.unref();
     if (child.pid === undefined) throw new Error(`could not start the ${role} role`);
@@ -116,7 +120,12 @@ export function runsBinary(pid: number, binary: string): boolean {
 }
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
-export async function waitForPort(port: number, label: string, timeoutMs = 90_000, alive: () => boolean = () => true): Promise<void> {
+export async function waitForPort(
+  port: number,
+  label: string,
+  timeoutMs = 90_000,
+  alive: () => boolean = () => true,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const open = await new Promise<boolean>((done) => {

@@ -31,14 +31,26 @@ function ensureTemporalBinaries(log: (line: string) => void): { server: string; 
   const server = join(binDir, 'server');
   const sqlTool = join(binDir, 'sql');
   if (!existsSync(server) || !existsSync(sqlTool)) {
-    if (spawnSync('go', ['version']).status !== 0) throw new Error('Go is needed to build the Temporal server (`go install`); install Go 1.24 or later');
+    if (spawnSync('go', ['version']).status !== 0)
+      throw new Error('Go is needed to build the Temporal server (`go install`); install Go 1.24 or later');
     mkdirSync(binDir, { recursive: true });
-    log(`building Temporal server and temporal-sql-tool v${TEMPORAL_SERVER_VERSION} with go install into ${binDir} (minutes on a cold cache)`);
-    const built = spawnSync('go', ['install', `${MODULE}/cmd/server@v${TEMPORAL_SERVER_VERSION}`, `${MODULE}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`], {
-      env: { ...process.env, GOBIN: binDir, GOFLAGS: `${process.env.GOFLAGS ?? ''} -buildvcs=false`.trim() },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    if (built.status !== 0) throw new Error(`go install of Temporal v${TEMPORAL_SERVER_VERSION} failed (exit ${built.status})`);
+    log(
+      `building Temporal server and temporal-sql-tool v${TEMPORAL_SERVER_VERSION} with go install into ${binDir} (minutes on a cold cache)`,
+    );
+    const built = spawnSync(
+      'go',
+      [
+        'install',
+        `${MODULE}/cmd/server@v${TEMPORAL_SERVER_VERSION}`,
+        `${MODULE}/cmd/tools/sql@v${TEMPORAL_SERVER_VERSION}`,
+      ],
+      {
+        env: { ...process.env, GOBIN: binDir, GOFLAGS: `${process.env.GOFLAGS ?? ''} -buildvcs=false`.trim() },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
+    if (built.status !== 0)
+      throw new Error(`go install of Temporal v${TEMPORAL_SERVER_VERSION} failed (exit ${built.status})`);
   }
   const schemaDir = join(goEnv('GOMODCACHE'), `${MODULE}@v${TEMPORAL_SERVER_VERSION}`, 'schema', 'postgresql', 'v12');
   if (!existsSync(join(schemaDir, 'temporal', 'versioned'))) {
@@ -62,7 +74,10 @@ function ensurePostgres(log: (line: string) => void): string {
     spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { stdio: 'inherit' });
     bin = find();
   }
-  if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/<version>/bin; install the `postgresql` package');
+  if (!bin)
+    throw new Error(
+      'PostgreSQL server binaries not found under /usr/lib/postgresql/<version>/bin; install the `postgresql` package',
+    );
   return bin;
 }
 

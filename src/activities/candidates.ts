@@ -8,13 +8,18 @@ const CANDIDATE_SLACK_SECONDS = 10;
  * before `sinceIso` on, minus those in `exclude` (the pipeline's own). Other pipelines' jobs may be
  * among them; `reelflow orphans` does the full comparison against every pipeline's claims.
  */
-export async function candidateOrphans(client: ServiceClient, sinceIso: string, exclude: readonly string[]): Promise<string[]> {
+export async function candidateOrphans(
+  client: ServiceClient,
+  sinceIso: string,
+  exclude: readonly string[],
+): Promise<string[]> {
   const since = Date.parse(sinceIso) - CANDIDATE_SLACK_SECONDS * 1000;
   const own = new Set(exclude);
   const ledger = await client.ledger();
   const found: string[] = [];
   for (const entry of ledger.entries) {
-    if (!entry.request_id || entry.amount >= 0 || own.has(entry.request_id) || found.includes(entry.request_id)) continue;
+    if (!entry.request_id || entry.amount >= 0 || own.has(entry.request_id) || found.includes(entry.request_id))
+      continue;
     if (Date.parse(entry.at) >= since) found.push(entry.request_id);
   }
   // The update's adopt takes one of these; a long list helps no one.

@@ -1,5 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { ServiceClientError, ServiceProblemError, AmbiguousSubmissionError, SubmitAnswerInvalidError } from '../client/errors';
+import {
+  ServiceClientError,
+  ServiceProblemError,
+  AmbiguousSubmissionError,
+  SubmitAnswerInvalidError,
+} from '../client/errors';
 import { ReelflowError } from '../contract/errors';
 import { serviceProblemType } from '../contract/failure-types';
 
@@ -53,15 +58,21 @@ export function toApplicationFailure(error: unknown): unknown {
     };
     return ApplicationFailure.create({
       type: serviceProblemType(error.code),
-      message: error.message + (error.fieldErrors.length ? ` [${error.fieldErrors.map((f) => `${f.path}: ${f.message}`).join('; ')}]` : ''),
+      message:
+        error.message +
+        (error.fieldErrors.length ? ` [${error.fieldErrors.map((f) => `${f.path}: ${f.message}`).join('; ')}]` : ''),
       nonRetryable: !error.retryable,
       details: [details],
-      ...(error.retryable && error.retryAfterSeconds !== undefined ? { nextRetryDelay: `${error.retryAfterSeconds}s` } : {}),
+      ...(error.retryable && error.retryAfterSeconds !== undefined
+        ? { nextRetryDelay: `${error.retryAfterSeconds}s` }
+        : {}),
     });
   }
   const details: ServiceFailureDetails = {
     type: error.type,
-    ...(error instanceof AmbiguousSubmissionError ? { attempts: error.attempts, ...(error.idempotencyKey ? { idempotencyKey: error.idempotencyKey } : {}) } : {}),
+    ...(error instanceof AmbiguousSubmissionError
+      ? { attempts: error.attempts, ...(error.idempotencyKey ? { idempotencyKey: error.idempotencyKey } : {}) }
+      : {}),
     ...(error instanceof SubmitAnswerInvalidError
       ? {
           fieldErrors: error.fieldErrors,
@@ -72,5 +83,10 @@ export function toApplicationFailure(error: unknown): unknown {
         }
       : {}),
   };
-  return ApplicationFailure.create({ type: error.type, message: error.message, nonRetryable: !error.retryable, details: [details] });
+  return ApplicationFailure.create({
+    type: error.type,
+    message: error.message,
+    nonRetryable: !error.retryable,
+    details: [details],
+  });
 }

@@ -1,5 +1,16 @@
 import { Context } from '@temporalio/activity';
-import { describeFieldErrors, type CancelResponse, type FieldError, type GenerationRequest, type JobResult, type ModelId, type ModelInputs, type StatusResponse, type UriRules, type WebhookEvent } from '../contract';
+import {
+  describeFieldErrors,
+  type CancelResponse,
+  type FieldError,
+  type GenerationRequest,
+  type JobResult,
+  type ModelId,
+  type ModelInputs,
+  type StatusResponse,
+  type UriRules,
+  type WebhookEvent,
+} from '../contract';
 import { validatePipelineSpec } from '../spec/spec';
 import { ServiceProblemError } from '../client/errors';
 import { guardedSubmit } from './submit-guard';
@@ -129,9 +140,15 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     }
   }
 
-  async function submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest> {
+  async function submitJob(
+    model: ModelId,
+    input: Record<string, unknown>,
+    idempotencyKey: string,
+  ): Promise<GenerationRequest> {
     const sent = await sendable(input);
-    const request = await wrap('submit', () => guardedSubmit(client, model, sent as ModelInputs[typeof model], idempotencyKey));
+    const request = await wrap('submit', () =>
+      guardedSubmit(client, model, sent as ModelInputs[typeof model], idempotencyKey),
+    );
     metrics.submitted.inc({ model });
     logInActivity('job submitted', { requestId: request.request_id, model });
     return request;
@@ -143,7 +160,9 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
       const request = submittedByEarlierAttempt() ?? (await submitJob(model, input, idempotencyKey));
       try {
-        const earlyEvents = await wrap('subscribe', () => deps.routes.subscribe(request.request_id, subscriberWorkflowId));
+        const earlyEvents = await wrap('subscribe', () =>
+          deps.routes.subscribe(request.request_id, subscriberWorkflowId),
+        );
         return { request, earlyEvents };
       } catch (error) {
         recordSubmitted(request);
@@ -156,7 +175,9 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     },
     async validatePipeline(spec, uriRules) {
       const checked = validatePipelineSpec(spec, uriRules);
-      return checked.ok ? { ok: true } : { ok: false, errors: checked.errors, message: describeFieldErrors(checked.errors) };
+      return checked.ok
+        ? { ok: true }
+        : { ok: false, errors: checked.errors, message: describeFieldErrors(checked.errors) };
     },
     async quoteJob(model, input) {
       const sent = await sendable(input);
@@ -171,7 +192,12 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     },
     async fetchJobResult(requestId, responseUrl) {
       const result = await wrap('result', () => client.result(requestId, responseUrl ? { responseUrl } : {}));
-      logInActivity('job result fetched', { requestId, model: result.model, outputs: result.videos.length, creditsUsed: result.credits_used });
+      logInActivity('job result fetched', {
+        requestId,
+        model: result.model,
+        outputs: result.videos.length,
+        creditsUsed: result.credits_used,
+      });
       return result;
     },
     cancelJob(requestId, cancelUrl) {
@@ -180,7 +206,11 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
           return await client.cancel(requestId, cancelUrl ? { cancelUrl } : {});
         } catch (error) {
           // Too late to cancel is an answer, not a failure: the job is terminal already.
-          if (error instanceof ServiceProblemError && error.jobStatus && (error.jobStatus === 'COMPLETED' || error.jobStatus === 'FAILED' || error.jobStatus === 'CANCELLED')) {
+          if (
+            error instanceof ServiceProblemError &&
+            error.jobStatus &&
+            (error.jobStatus === 'COMPLETED' || error.jobStatus === 'FAILED' || error.jobStatus === 'CANCELLED')
+          ) {
             return { request_id: requestId, status: error.jobStatus };
           }
           throw error;

@@ -47,11 +47,19 @@ function hasMedia(value: unknown): boolean {
  * or data URIs; a reference that cannot be resolved fails the activity for good (type MediaUnavailable,
  * naming the field); a store that cannot be reached is retried.
  */
-export function createInputResolver(deps: MediaDeps | undefined): (input: Record<string, unknown>) => Promise<Record<string, unknown>> {
+export function createInputResolver(
+  deps: MediaDeps | undefined,
+): (input: Record<string, unknown>) => Promise<Record<string, unknown>> {
   const resolver: MediaResolver | undefined = deps ? createMediaResolver(deps) : undefined;
   return async (input) => {
     if (!hasMedia(input)) return input;
-    if (!resolver) throw ApplicationFailure.create({ type: FAILURE_TYPES.mediaUnavailable, nonRetryable: true, message: 'the input holds media references but this worker has no media store configured (REELFLOW_MEDIA_STORE)' });
+    if (!resolver)
+      throw ApplicationFailure.create({
+        type: FAILURE_TYPES.mediaUnavailable,
+        nonRetryable: true,
+        message:
+          'the input holds media references but this worker has no media store configured (REELFLOW_MEDIA_STORE)',
+      });
     try {
       const { input: resolved, resolved: how } = await resolver.resolve(input);
       try {
@@ -62,7 +70,12 @@ export function createInputResolver(deps: MediaDeps | undefined): (input: Record
       return resolved;
     } catch (error) {
       if (error instanceof MediaResolutionError) {
-        throw ApplicationFailure.create({ type: FAILURE_TYPES.mediaUnavailable, nonRetryable: error.permanent, message: error.message, details: [{ field: error.field }] });
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.mediaUnavailable,
+          nonRetryable: error.permanent,
+          message: error.message,
+          details: [{ field: error.field }],
+        });
       }
       throw error;
     }
@@ -72,7 +85,12 @@ export function createInputResolver(deps: MediaDeps | undefined): (input: Record
 export function createMediaActivities(deps: MediaDeps | undefined): MediaActivities {
   return {
     async archiveOutputs({ pipeline, step, videos }) {
-      if (!deps) throw ApplicationFailure.create({ type: FAILURE_TYPES.archiveFailed, nonRetryable: true, message: 'this worker has no media store configured (REELFLOW_MEDIA_STORE)' });
+      if (!deps)
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.archiveFailed,
+          nonRetryable: true,
+          message: 'this worker has no media store configured (REELFLOW_MEDIA_STORE)',
+        });
       const archived: ArchivedOutput[] = [];
       // A copy streams a whole video: beat while it runs, well inside the workflow's heartbeat timeout.
       let timer: NodeJS.Timeout | undefined;
@@ -92,10 +110,18 @@ export function createMediaActivities(deps: MediaDeps | undefined): MediaActivit
 
       async function archiveOne(video: OutputVideo): Promise<ArchivedOutput> {
         try {
-          return await archiveOutput(video, { store: (deps as MediaDeps).store, pipeline, ...(deps?.serviceOrigin ? { serviceOrigin: deps.serviceOrigin } : {}) });
+          return await archiveOutput(video, {
+            store: (deps as MediaDeps).store,
+            pipeline,
+            ...(deps?.serviceOrigin ? { serviceOrigin: deps.serviceOrigin } : {}),
+          });
         } catch (error) {
           if (error instanceof ArchiveError) {
-            throw ApplicationFailure.create({ type: FAILURE_TYPES.archiveFailed, nonRetryable: !error.retryable, message: `step ${step}: ${error.message}` });
+            throw ApplicationFailure.create({
+              type: FAILURE_TYPES.archiveFailed,
+              nonRetryable: !error.retryable,
+              message: `step ${step}: ${error.message}`,
+            });
           }
           throw error;
         }

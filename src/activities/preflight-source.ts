@@ -25,7 +25,11 @@ export function readDataUri(value: string, maxHeadBytes: number): InputHead | nu
   const match = DATA_URI.exec(value);
   if (!match) return null;
   const bytes = Buffer.from(match[3] ?? '', 'base64');
-  return { contentType: (match[1] ?? '').toLowerCase(), size: bytes.length, head: bytes.subarray(0, Math.max(maxHeadBytes, 0)) };
+  return {
+    contentType: (match[1] ?? '').toLowerCase(),
+    size: bytes.length,
+    head: bytes.subarray(0, Math.max(maxHeadBytes, 0)),
+  };
 }
 
 /** Whole size from `Content-Range: bytes 0-99/1234`, or from Content-Length on a 200. */
@@ -42,35 +46,57 @@ function sizeOf(status: number, headers: Record<string, string | string[] | unde
  * A ranged GET of the first `maxHeadBytes` of `url` (HEAD is not used: a presigned GET URL refuses
  * it). A server that ignores Range answers 200; reading stops after `maxHeadBytes` either way.
  */
-export async function readUrlHead(url: string, rules: AddressRuleOptions, options: { maxHeadBytes: number; timeoutMs: number; signal?: AbortSignal }): Promise<InputHead> {
+export async function readUrlHead(
+  url: string,
+  rules: AddressRuleOptions,
+  options: { maxHeadBytes: number; timeoutMs: number; signal?: AbortSignal },
+): Promise<InputHead> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-  const timeouts = { connectTimeoutMs: options.timeoutMs, headersTimeoutMs: options.timeoutMs, bodyTimeoutMs: options.timeoutMs };
+  const timeouts = {
+    connectTimeoutMs: options.timeoutMs,
+    headersTimeoutMs: options.timeoutMs,
+    bodyTimeoutMs: options.timeoutMs,
+  };
   let current: string | URL = url;
   for (let redirects = 0; ; redirects += 1) {
     const check = await validateUrl(current, rules);
-    if (!check.ok) throw new InputHeadError(redirects ? `redirect ${redirects} refused: ${check.reason}` : check.reason, true);
+    if (!check.ok)
+      throw new InputHeadError(redirects ? `redirect ${redirects} refused: ${check.reason}` : check.reason, true);
     let response;
     try {
-      response = await pinnedRequest(check.url, check.address, { method: 'GET', signal, timeouts, headers: { range: `bytes=0-${options.maxHeadBytes - 1}` } });
+      response = await pinnedRequest(check.url, check.address, {
+        method: 'GET',
+        signal,
+        timeouts,
+        headers: { range: `bytes=0-${options.maxHeadBytes - 1}` },
+      });
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       const code = (error as { code?: string }).code;
-      if (deadline.aborted) throw new InputHeadError(`${check.url.host} gave no answer within ${options.timeoutMs} ms`, false);
-      throw new InputHeadError(`${check.url.host} cannot be reached: ${(error as Error).message}${code ? ` (${code})` : ''}`, code === 'ECONNREFUSED');
+      if (deadline.aborted)
+        throw new InputHeadError(`${check.url.host} gave no answer within ${options.timeoutMs} ms`, false);
+      throw new InputHeadError(
+        `${check.url.host} cannot be reached: ${(error as Error).message}${code ? ` (${code})` : ''}`,
+        code === 'ECONNREFUSED',
+      );
     }
     try {
       const status = response.statusCode;
       if (REDIRECT_STATUSES.includes(status)) {
         const location = headerValue(response.headers.location);
         if (!location) throw new InputHeadError(`answered ${status} without a Location`, true);
-        if (redirects >= LIMITS.webhookMaxRedirects) throw new InputHeadError(`more than ${LIMITS.webhookMaxRedirects} redirects`, true);
+        if (redirects >= LIMITS.webhookMaxRedirects)
+          throw new InputHeadError(`more than ${LIMITS.webhookMaxRedirects} redirects`, true);
         current = new URL(location, check.url);
         continue;
       }
       if (status < 200 || status >= 300) {
         // 404/403/410 say the file is not there for the service either; 5xx and 429 may pass later.
-        throw new InputHeadError(`answered HTTP ${status}`, status >= 400 && status < 500 && status !== 408 && status !== 429);
+        throw new InputHeadError(
+          `answered HTTP ${status}`,
+          status >= 400 && status < 500 && status !== 408 && status !== 429,
+        );
       }
       const chunks: Buffer[] = [];
       let read = 0;
@@ -88,7 +114,8 @@ export async function readUrlHead(url: string, rules: AddressRuleOptions, option
     } catch (error) {
       if (error instanceof InputHeadError) throw error;
       if (options.signal?.aborted) throw options.signal.reason;
-      if (deadline.aborted) throw new InputHeadError(`${check.url.host} gave no answer within ${options.timeoutMs} ms`, false);
+      if (deadline.aborted)
+        throw new InputHeadError(`${check.url.host} gave no answer within ${options.timeoutMs} ms`, false);
       throw new InputHeadError(`reading ${check.url.host} failed: ${(error as Error).message}`, false);
     } finally {
       await response.close();
@@ -106,7 +133,8 @@ export function sniffMediaType(head: Buffer): string | null {
   if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return 'audio/wav';
   if (ascii(0, 4) === 'OggS') return 'audio/ogg';
   if (ascii(0, 4) === 'fLaC') return 'audio/flac';
-  if (ascii(0, 3) === 'ID3' || (head.length >= 2 && head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0)) return 'audio/mpeg';
+  if (ascii(0, 3) === 'ID3' || (head.length >= 2 && head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0))
+    return 'audio/mpeg';
   if (ascii(4, 8) === 'ftyp') {
     const brand = ascii(8, 12);
     if (brand === 'M4A ' || brand === 'M4B ') return 'audio/mp4';

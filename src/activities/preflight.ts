@@ -84,14 +84,19 @@ export function mediaKindOf(field: string): MediaKind | null {
 }
 
 /** Every URI value of a model's input with its path and kind. */
-export function uriInputs(model: ModelId, input: Record<string, unknown>): Array<{ path: string; field: string; kind: MediaKind; value: string }> {
+export function uriInputs(
+  model: ModelId,
+  input: Record<string, unknown>,
+): Array<{ path: string; field: string; kind: MediaKind; value: string }> {
   const meta = MODELS[model];
   const found: Array<{ path: string; field: string; kind: MediaKind; value: string }> = [];
   for (const field of [...meta.uriFields, ...meta.uriListFields]) {
     const kind = mediaKindOf(field);
     const value = input[field];
     if (!kind || value === undefined) continue;
-    const values = Array.isArray(value) ? value.map((v, i) => [`${field}.${i}`, v] as const) : [[field, value] as const];
+    const values = Array.isArray(value)
+      ? value.map((v, i) => [`${field}.${i}`, v] as const)
+      : [[field, value] as const];
     for (const [path, v] of values) if (typeof v === 'string') found.push({ path, field, kind, value: v });
   }
   return found;
@@ -109,13 +114,20 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
   }
 
   /** Reads the head of one value; a problem is returned as a message, a transient one thrown. */
-  async function headOf(value: string, headBytes: number): Promise<{ head: InputHead; source: PreflightCheck['source']; file?: string } | { problem: string }> {
+  async function headOf(
+    value: string,
+    headBytes: number,
+  ): Promise<{ head: InputHead; source: PreflightCheck['source']; file?: string } | { problem: string }> {
     const data = readDataUri(value, headBytes);
     if (data) return { head: data, source: 'data-uri' };
     if (options.references?.owns(value)) {
       const stored = await options.references.stat(value);
       if (!stored) return { problem: `reference ${value} is not in the media store` };
-      return { head: { contentType: stored.contentType, size: stored.size, head: Buffer.alloc(0) }, source: 'reference', ...(stored.file ? { file: stored.file } : {}) };
+      return {
+        head: { contentType: stored.contentType, size: stored.size, head: Buffer.alloc(0) },
+        source: 'reference',
+        ...(stored.file ? { file: stored.file } : {}),
+      };
     }
     try {
       return { head: await readUrlHead(value, rulesFor(value), { maxHeadBytes: headBytes, timeoutMs }), source: 'url' };
@@ -125,7 +137,11 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
     }
   }
 
-  async function checkOne(model: ModelId, item: ReturnType<typeof uriInputs>[number], problems: FieldError[]): Promise<PreflightCheck | null> {
+  async function checkOne(
+    model: ModelId,
+    item: ReturnType<typeof uriInputs>[number],
+    problems: FieldError[],
+  ): Promise<PreflightCheck | null> {
     const isClip = model === 'service-horizon-studio' && item.field === 'video_url';
     const read = await headOf(item.value, isClip ? clipHeadBytes : SNIFF_BYTES);
     if ('problem' in read) {
@@ -137,19 +153,29 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
     const contentType = declared ?? sniffMediaType(head.head);
     const check: PreflightCheck = { path: item.path, source: read.source, contentType, size: head.size };
     if (contentType && !fits(item.kind, contentType)) {
-      problems.push({ path: item.path, message: `is ${contentType}, not ${item.kind === 'video' ? 'a' : 'an'} ${item.kind} file` });
+      problems.push({
+        path: item.path,
+        message: `is ${contentType}, not ${item.kind === 'video' ? 'a' : 'an'} ${item.kind} file`,
+      });
     } else if (!contentType && read.source !== 'reference') {
       check.note = 'media type not declared and not recognised from the first bytes; the service decides';
     }
     if (head.size !== null && head.size > DECIDED_LIMITS.inputFileMaxBytes) {
-      problems.push({ path: item.path, message: `is ${head.size} bytes, more than the ${DECIDED_LIMITS.inputFileMaxBytes} an input file may have` });
+      problems.push({
+        path: item.path,
+        message: `is ${head.size} bytes, more than the ${DECIDED_LIMITS.inputFileMaxBytes} an input file may have`,
+      });
     }
     if (isClip && (!contentType || fits('video', contentType))) await checkClipLength(read, check, problems);
     return check;
   }
 
   /** ffprobe of the clip's first bytes (or its stored file): at most 10 minutes. */
-  async function checkClipLength(read: { head: InputHead; file?: string }, check: PreflightCheck, problems: FieldError[]): Promise<void> {
+  async function checkClipLength(
+    read: { head: InputHead; file?: string },
+    check: PreflightCheck,
+    problems: FieldError[],
+  ): Promise<void> {
     let seconds: number | null = null;
     const dir = read.file ? null : await mkdtemp(join(tmpdir(), 'reelflow-preflight-'));
     try {
@@ -167,7 +193,10 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
     }
     check.durationSeconds = Math.round(seconds * 100) / 100;
     if (seconds > LIMITS.horizonMaxClipSeconds) {
-      problems.push({ path: check.path, message: `is a ${seconds.toFixed(1)} s clip, longer than the ${LIMITS.horizonMaxClipSeconds / 60} minutes re-voicing accepts` });
+      problems.push({
+        path: check.path,
+        message: `is a ${seconds.toFixed(1)} s clip, longer than the ${LIMITS.horizonMaxClipSeconds / 60} minutes re-voicing accepts`,
+      });
     }
   }
 
@@ -182,7 +211,10 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
           if (check) checks.push(check);
         } catch (error) {
           if (!(error instanceof InputHeadError)) throw error;
-          throw ApplicationFailure.create({ type: FAILURE_TYPES.preflightUnavailable, message: `preflight could not check ${item.path}: ${error.message}` });
+          throw ApplicationFailure.create({
+            type: FAILURE_TYPES.preflightUnavailable,
+            message: `preflight could not check ${item.path}: ${error.message}`,
+          });
         }
       }
       if (problems.length > 0) {

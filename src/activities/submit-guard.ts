@@ -17,7 +17,9 @@ export interface SubmitAttemptRecord {
 function earlierRecord(): Partial<SubmitAttemptRecord> | undefined {
   try {
     const context = Context.current();
-    return context.info.attempt > 1 ? (context.info.heartbeatDetails as Partial<SubmitAttemptRecord> | undefined) : undefined;
+    return context.info.attempt > 1
+      ? (context.info.heartbeatDetails as Partial<SubmitAttemptRecord> | undefined)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -42,7 +44,11 @@ export function submitAbortSignal(): AbortSignal | undefined {
   // the queue for long after it was scheduled, e.g. while no worker runs, so scheduled times would lie).
   const { startToCloseTimeoutMs, scheduleToCloseTimeoutMs, scheduledTimestampMs } = context.info;
   let remainingMs = startToCloseTimeoutMs - DEADLINE_MARGIN_MS;
-  if (scheduleToCloseTimeoutMs) remainingMs = Math.min(remainingMs, scheduledTimestampMs + scheduleToCloseTimeoutMs - Date.now() - DEADLINE_MARGIN_MS);
+  if (scheduleToCloseTimeoutMs)
+    remainingMs = Math.min(
+      remainingMs,
+      scheduledTimestampMs + scheduleToCloseTimeoutMs - Date.now() - DEADLINE_MARGIN_MS,
+    );
   return AbortSignal.any([context.cancellationSignal, AbortSignal.timeout(Math.max(1, remainingMs))]);
 }
 
@@ -89,7 +95,12 @@ export function recordNotAccepted(kind: SubmitFailureKind): void {
  * an earlier attempt that may have sent (setting `unknown`), stops on cancellation and just before
  * its deadline, and records a provably-not-accepted failure for the next attempt.
  */
-export async function guardedSubmit<M extends ModelId>(client: ServiceClient, model: M, input: ModelInputs[M], idempotencyKey: string): Promise<GenerationRequest> {
+export async function guardedSubmit<M extends ModelId>(
+  client: ServiceClient,
+  model: M,
+  input: ModelInputs[M],
+  idempotencyKey: string,
+): Promise<GenerationRequest> {
   // The earlier attempt got its answer and failed afterwards (subscribing): that job is this one.
   const record = earlierRecord();
   if (record?.submitted && record.idempotencyKey === idempotencyKey) return record.submitted;

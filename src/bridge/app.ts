@@ -8,7 +8,11 @@ export interface BridgeAppOptions extends BridgeRouteOptions {
 }
 
 /** Paths of logged fields that could carry credentials; redacted whatever a caller logs. */
-export const REDACT_PATHS = ['req.headers.authorization', 'req.headers["service-webhook-signature"]', 'headers["service-webhook-signature"]'];
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["service-webhook-signature"]',
+  'headers["service-webhook-signature"]',
+];
 
 /**
  * Builds the standalone bridge app (not listening yet, so tests and the CLI choose host and port).
@@ -18,12 +22,16 @@ export async function createBridgeApp(options: BridgeAppOptions): Promise<Fastif
   const { logger, ...routes } = options;
   // The bridge writes one line per delivery itself (with event_id and request_id), so Fastify's own
   // per-request lines are off.
-  const common = { logController: new LogController({ disableRequestLogging: true }), forceCloseConnections: 'idle' as const };
-  const app: FastifyInstance = (
-    logger
-      ? Fastify({ ...common, loggerInstance: logger })
-      : Fastify({ ...common, logger: logger === false ? false : { redact: REDACT_PATHS } })
-  ) as unknown as FastifyInstance;
+  const common = {
+    logController: new LogController({ disableRequestLogging: true }),
+    forceCloseConnections: 'idle' as const,
+  };
+  const app: FastifyInstance = (logger
+    ? Fastify({ ...common, loggerInstance: logger })
+    : Fastify({
+        ...common,
+        logger: logger === false ? false : { redact: REDACT_PATHS },
+      })) as unknown as FastifyInstance;
   // On shutdown, answer in-flight deliveries with `Connection: close` so their keep-alive sockets do not
   // hold the closing server open until the keep-alive timeout.
   let closing = false;

@@ -39,7 +39,10 @@ export function checkDelivery(input: CheckDeliveryInput): DeliveryOutcome {
   }
   const parsed = webhookEventSchema.safeParse(json);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+    const errors = parsed.error.issues.map((issue) => ({
+      path: issue.path.map(String).join('.'),
+      message: issue.message,
+    }));
     return { kind: 'malformed', eventId: verdict.id, errors };
   }
   // The id header is signed together with the body; a mismatch is a sender bug, not something to route.

@@ -1,7 +1,13 @@
 /** The webhook bridge: verified deliveries in, durable rendezvous signals out. */
 export { createBridgeApp, type BridgeAppOptions } from './app';
 export { mountBridge, type BridgeRouteOptions } from './plugin';
-export { loadBridgeConfig, type BridgeConfig, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH, DEFAULT_SIGNAL_TIMEOUT_MS } from '../config/bridge';
+export {
+  loadBridgeConfig,
+  type BridgeConfig,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_WEBHOOK_PATH,
+  DEFAULT_SIGNAL_TIMEOUT_MS,
+} from '../config/bridge';
 export { createTemporalSink, type TemporalSinkOptions } from './temporal-sink';
 export type { EventSink } from './event-sink';
 export { createSubscribeActivity, type SubscribeActivities } from './subscribe-activity';

@@ -33,7 +33,8 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT_BYTES;
   const secrets = [...options.secrets];
   const metrics = bridgeMetrics(options.metrics || defaultRegistry);
-  if (secrets.length === 0 || secrets.some((secret) => secret.length === 0)) throw new Error('bridge: at least one non-empty signing secret is required');
+  if (secrets.length === 0 || secrets.some((secret) => secret.length === 0))
+    throw new Error('bridge: at least one non-empty signing secret is required');
 
   // This plugin is encapsulated: the raw-bytes parser and error handler below do not leak into a host app.
   app.removeAllContentTypeParsers();
@@ -43,33 +44,56 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
     const status = error.statusCode ?? 500;
     if (status === 413) {
       metrics.deliveries.inc({ outcome: 'too_large' });
-      request.log.warn({ outcome: 'too_large', webhook_id: claimedId(request.headers) }, 'webhook body over the size limit');
-      return reply.code(413).type('application/problem+json').send(problem(413, 'payload_too_large', 'Payload Too Large', { limit_bytes: bodyLimit }));
+      request.log.warn(
+        { outcome: 'too_large', webhook_id: claimedId(request.headers) },
+        'webhook body over the size limit',
+      );
+      return reply
+        .code(413)
+        .type('application/problem+json')
+        .send(problem(413, 'payload_too_large', 'Payload Too Large', { limit_bytes: bodyLimit }));
     }
     if (status >= 400 && status < 500) {
       metrics.deliveries.inc({ outcome: 'bad_request' });
       request.log.warn({ outcome: 'bad_request', err_code: error.code }, 'webhook request refused');
-      return reply.code(status).type('application/problem+json').send(problem(status, 'bad_request', 'Bad Request'));
+      return reply
+        .code(status)
+        .type('application/problem+json')
+        .send(problem(status, 'bad_request', 'Bad Request'));
     }
     request.log.error({ err: error }, 'webhook handler failed');
-    return reply.code(500).type('application/problem+json').send(problem(500, 'internal_error', 'Internal Server Error'));
+    return reply
+      .code(500)
+      .type('application/problem+json')
+      .send(problem(500, 'internal_error', 'Internal Server Error'));
   });
 
   app.post(path, { bodyLimit }, async (request, reply) => {
     const started = performance.now();
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    const outcome = checkDelivery({ headers: request.headers, body, secrets, ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}) });
+    const outcome = checkDelivery({
+      headers: request.headers,
+      body,
+      secrets,
+      ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
+    });
 
     if (outcome.kind === 'rejected') {
       metrics.deliveries.inc({ outcome: 'rejected' });
       metrics.verificationFailures.inc({ reason: outcome.reason });
-      request.log.warn({ outcome: 'rejected', reason: outcome.reason, webhook_id: claimedId(request.headers) }, 'webhook delivery rejected');
+      request.log.warn(
+        { outcome: 'rejected', reason: outcome.reason, webhook_id: claimedId(request.headers) },
+        'webhook delivery rejected',
+      );
       // Empty body: a forger learns nothing about why.
       return reply.code(401).send();
     }
     if (outcome.kind === 'malformed') {
       metrics.deliveries.inc({ outcome: 'malformed' });
-      request.log.error({ outcome: 'malformed', event_id: outcome.eventId, errors: outcome.errors }, 'well-signed webhook is not a valid event');
+      request.log.error(
+        { outcome: 'malformed', event_id: outcome.eventId, errors: outcome.errors },
+        'well-signed webhook is not a valid event',
+      );
       return reply
         .code(400)
         .type('application/problem+json')
@@ -82,7 +106,10 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
       await options.sink.deliver(event);
     } catch (error) {
       metrics.deliveries.inc({ outcome: 'unavailable' });
-      request.log.error({ ...ids, outcome: 'unavailable', err: error instanceof Error ? error.message : String(error) }, 'event not accepted by Temporal');
+      request.log.error(
+        { ...ids, outcome: 'unavailable', err: error instanceof Error ? error.message : String(error) },
+        'event not accepted by Temporal',
+      );
       return reply
         .code(503)
         .header('retry-after', '1')
@@ -99,7 +126,9 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
   if (options.health !== false) {
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/readyz', async (_request, reply) =>
-      (await options.sink.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' }),
+      (await options.sink.ready())
+        ? { status: 'ready' }
+        : reply.code(503).send({ status: 'unavailable', temporal: 'unreachable' }),
     );
   }
   if (options.metrics !== false) {

@@ -39,7 +39,11 @@ function executionTimeoutMs(ttlMs: number): number {
  * that arrived before it (usually none). Common case: one start of the route workflow with the
  * subscriber in its memo, which closes by itself at once. Idempotent (activity retries).
  */
-export async function subscribeToRoute(settings: RouteSettings, requestId: string, subscriber: string): Promise<WebhookEvent[]> {
+export async function subscribeToRoute(
+  settings: RouteSettings,
+  requestId: string,
+  subscriber: string,
+): Promise<WebhookEvent[]> {
   const { client, taskQueue } = settings;
   const ttlMs = settings.ttlMs ?? ROUTE_DEFAULTS.ttlMs;
   const workflowId = rendezvousWorkflowId(requestId);

@@ -19,15 +19,30 @@ export interface RunningBridge {
  * Boots a bridge from validated configuration. The Temporal connection is lazy: the bridge starts even
  * while Temporal is down, reports not-ready on /readyz and answers 503 to deliveries until it is back.
  */
-export async function startBridgeServer(config: BridgeConfig, options: { logger?: Logger } = {}): Promise<RunningBridge> {
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS, base: { service: 'reelflow-bridge' } });
+export async function startBridgeServer(
+  config: BridgeConfig,
+  options: { logger?: Logger } = {},
+): Promise<RunningBridge> {
+  const logger =
+    options.logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS, base: { service: 'reelflow-bridge' } });
   const connection = Connection.lazy({
     address: config.temporal.address,
     ...(config.temporal.apiKey ? { apiKey: config.temporal.apiKey, tls: true } : {}),
   });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const sink = createTemporalSink({ client, taskQueue: config.taskQueue, signalTimeoutMs: config.signalTimeoutMs, rendezvous: config.rendezvous });
-  const app = await createBridgeApp({ secrets: config.secrets, sink, path: config.path, bodyLimit: config.bodyLimit, logger });
+  const sink = createTemporalSink({
+    client,
+    taskQueue: config.taskQueue,
+    signalTimeoutMs: config.signalTimeoutMs,
+    rendezvous: config.rendezvous,
+  });
+  const app = await createBridgeApp({
+    secrets: config.secrets,
+    sink,
+    path: config.path,
+    bodyLimit: config.bodyLimit,
+    logger,
+  });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
@@ -37,7 +52,16 @@ export async function startBridgeServer(config: BridgeConfig, options: { logger?
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ host: config.host, port, path: config.path, temporal: config.temporal.address, namespace: config.temporal.namespace }, 'bridge listening');
+  logger.info(
+    {
+      host: config.host,
+      port,
+      path: config.path,
+      temporal: config.temporal.address,
+      namespace: config.temporal.namespace,
+    },
+    'bridge listening',
+  );
   return {
     app,
     port,

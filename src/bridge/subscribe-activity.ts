@@ -16,14 +16,21 @@ export interface SubscribeActivities {
  * Builds the subscribe activity. Register the returned object with the worker that runs the job workflow;
  * use the same task queue and rendezvous options as the bridge.
  */
-export function createSubscribeActivity(client: Client, taskQueue: string, rendezvous: RendezvousOptions = {}): SubscribeActivities {
+export function createSubscribeActivity(
+  client: Client,
+  taskQueue: string,
+  rendezvous: RendezvousOptions = {},
+): SubscribeActivities {
   return {
     async subscribeToWebhook(requestId: string, subscriberWorkflowId: string): Promise<void> {
-      await client.workflow.signalWithStart<typeof webhookRendezvousWorkflow, [Subscription]>(RENDEZVOUS_WORKFLOW_TYPE, {
-        ...rendezvousStartOptions(requestId, taskQueue, rendezvous),
-        signal: subscribeSignal,
-        signalArgs: [{ workflowId: subscriberWorkflowId }],
-      });
+      await client.workflow.signalWithStart<typeof webhookRendezvousWorkflow, [Subscription]>(
+        RENDEZVOUS_WORKFLOW_TYPE,
+        {
+          ...rendezvousStartOptions(requestId, taskQueue, rendezvous),
+          signal: subscribeSignal,
+          signalArgs: [{ workflowId: subscriberWorkflowId }],
+        },
+      );
     },
   };
 }

@@ -29,16 +29,23 @@ export function createTemporalSink(options: TemporalSinkOptions): EventSink {
   const { client, taskQueue } = options;
   const signalTimeoutMs = options.signalTimeoutMs ?? DEFAULT_SIGNAL_TIMEOUT_MS;
   const readinessTimeoutMs = options.readinessTimeoutMs ?? 2_000;
-  const settings = { client, taskQueue, ...(options.rendezvous?.ttlMs !== undefined ? { ttlMs: options.rendezvous.ttlMs } : {}) };
+  const settings = {
+    client,
+    taskQueue,
+    ...(options.rendezvous?.ttlMs !== undefined ? { ttlMs: options.rendezvous.ttlMs } : {}),
+  };
   return {
     async deliver(event: WebhookEvent): Promise<void> {
       let how: RouteDelivery;
       try {
         how = await client.connection.withDeadline(Date.now() + signalTimeoutMs, () => deliverToRoute(settings, event));
       } catch (error) {
-        throw new EventSinkUnavailableError(`Temporal did not accept the event: ${error instanceof Error ? error.message : String(error)}`, {
-          cause: error,
-        });
+        throw new EventSinkUnavailableError(
+          `Temporal did not accept the event: ${error instanceof Error ? error.message : String(error)}`,
+          {
+            cause: error,
+          },
+        );
       }
       options.onRouted?.(how);
     },

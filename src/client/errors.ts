@@ -41,7 +41,10 @@ export class ServiceUnreachableError extends ServiceClientError {
   readonly code = 'service_unreachable';
   readonly type = FAILURE_TYPES.serviceUnreachable;
   readonly retryable = true;
-  constructor(message: string, readonly causeCode: string | undefined) {
+  constructor(
+    message: string,
+    readonly causeCode: string | undefined,
+  ) {
     super(message);
   }
 }
@@ -103,7 +106,10 @@ export class UnexpectedResponseError extends ServiceClientError {
   readonly code = 'unexpected_response';
   readonly type = FAILURE_TYPES.unexpectedResponse;
   readonly retryable = false;
-  constructor(message: string, readonly fieldErrors: FieldError[]) {
+  constructor(
+    message: string,
+    readonly fieldErrors: FieldError[],
+  ) {
     super(message);
   }
 }

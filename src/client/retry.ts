@@ -11,7 +11,12 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  * Delay before attempt `attempt + 1` (attempt counts from 1): exponential from `initialDelayMs`,
  * capped at `maxDelayMs`, with ± `jitter` spread; a server's Retry-After wins when it is longer.
  */
-export function backoffDelayMs(rule: RetryRule, attempt: number, retryAfterMs?: number, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  rule: RetryRule,
+  attempt: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number {
   const exponential = Math.min(rule.maxDelayMs, rule.initialDelayMs * 2 ** (attempt - 1));
   const spread = exponential * rule.jitter;
   const jittered = Math.max(0, exponential - spread + random() * 2 * spread);

@@ -24,11 +24,26 @@ import {
   UnexpectedResponseError,
 } from './errors';
 import { EXHAUSTED_RETRY_ACTION, submitAction, type IdempotencySetting, type SubmitFailureKind } from './submit-policy';
-import { DEFAULT_RETRY, DEFAULT_SUBMIT_RETRY, MAX_RETRY_AFTER_MS, backoffDelayMs, parseRetryAfterMs, resolveRule } from './retry';
+import {
+  DEFAULT_RETRY,
+  DEFAULT_SUBMIT_RETRY,
+  MAX_RETRY_AFTER_MS,
+  backoffDelayMs,
+  parseRetryAfterMs,
+  resolveRule,
+} from './retry';
 import type { CallKind, RetryRule, ServiceClient, ServiceClientOptions } from './types';
 
 /** Socket errors that prove the request never reached the service. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 /** Problem codes by which the service says a submit was not accepted. */
 const NOT_ACCEPTED_PROBLEM_CODES = new Set(['rate_limited', 'service_unavailable']);
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -79,7 +94,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           ...spec.headers,
         },
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        signal: spec.signal ? AbortSignal.any([spec.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs),
+        signal: spec.signal
+          ? AbortSignal.any([spec.signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       throw classifyTransportError(error, spec);
@@ -98,13 +115,20 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     throw toProblemError(response.statusCode, response.headers, text);
   }
 
-  async function withRetries<T>(spec: CallSpec<T>, rule: RetryRule, shouldRetry: (error: ServiceClientError) => boolean): Promise<T> {
+  async function withRetries<T>(
+    spec: CallSpec<T>,
+    rule: RetryRule,
+    shouldRetry: (error: ServiceClientError) => boolean,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await once(spec);
       } catch (error) {
         if (!(error instanceof ServiceClientError) || attempt >= rule.maxAttempts || !shouldRetry(error)) throw error;
-        const retryAfterMs = error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
+        const retryAfterMs =
+          error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined
+            ? error.retryAfterSeconds * 1000
+            : undefined;
         if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) throw error;
         await sleep(backoffDelayMs(rule, attempt, retryAfterMs));
       }
@@ -126,13 +150,23 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if (!(error instanceof ServiceClientError)) throw error;
         const kind = submitFailureKind(error);
         const action = submitAction(kind, idempotency);
-        const retryAfterMs = error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : undefined;
-        const exhausted = attempt >= submitRule.maxAttempts || (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) || spec.signal?.aborted === true;
+        const retryAfterMs =
+          error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined
+            ? error.retryAfterSeconds * 1000
+            : undefined;
+        const exhausted =
+          attempt >= submitRule.maxAttempts ||
+          (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) ||
+          spec.signal?.aborted === true;
         const next = action === 'retry' && exhausted ? EXHAUSTED_RETRY_ACTION[kind] : action;
         if (next === 'ambiguous') throw ambiguous(error, key, attempt);
         if (next === 'final') throw error;
         try {
-          await sleep(backoffDelayMs(submitRule, attempt, retryAfterMs), undefined, spec.signal ? { signal: spec.signal } : undefined);
+          await sleep(
+            backoffDelayMs(submitRule, attempt, retryAfterMs),
+            undefined,
+            spec.signal ? { signal: spec.signal } : undefined,
+          );
         } catch {
           // Aborted while backing off: the last failure stands, ambiguous if it may have sent.
           if (kind === 'maybe-sent') throw ambiguous(error, key, attempt);
@@ -145,7 +179,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   function ambiguous(error: ServiceClientError, key: string | undefined, attempts: number): AmbiguousSubmissionError {
     const retried = attempts > 1 ? ` after ${attempts} attempts with the same key` : '';
     return new AmbiguousSubmissionError(
-      `submit may have created a job but gave no usable answer${retried} (${error.message}); the job may exist and be billed` + idempotencyHint(key),
+      `submit may have created a job but gave no usable answer${retried} (${error.message}); the job may exist and be billed` +
+        idempotencyHint(key),
       key,
       idempotency === 'honoured',
       attempts,
@@ -153,11 +188,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   }
 
   const idempotent = <T>(spec: CallSpec<T>) => withRetries(spec, retryRule, (error) => error.retryable);
-  const requestUrl = (requestId: string, suffix = '') => `${baseUrl}/v1/queue/requests/${encodeURIComponent(requestId)}${suffix}`;
+  const requestUrl = (requestId: string, suffix = '') =>
+    `${baseUrl}/v1/queue/requests/${encodeURIComponent(requestId)}${suffix}`;
 
   return {
     idempotency,
-    submit<M extends ModelId>(model: M, input: ModelInputs[M], submitOptions: { idempotencyKey?: string; signal?: AbortSignal } = {}) {
+    submit<M extends ModelId>(
+      model: M,
+      input: ModelInputs[M],
+      submitOptions: { idempotencyKey?: string; signal?: AbortSignal } = {},
+    ) {
       const spec: CallSpec<z.infer<typeof generationRequestSchema>> = {
         kind: 'submit',
         method: 'POST',
@@ -170,10 +210,20 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return submitWithPolicy(spec);
     },
     status(requestId, statusOptions = {}) {
-      return idempotent({ kind: 'status', method: 'GET', url: statusOptions.statusUrl ?? requestUrl(requestId, '/status'), schema: statusResponseSchema });
+      return idempotent({
+        kind: 'status',
+        method: 'GET',
+        url: statusOptions.statusUrl ?? requestUrl(requestId, '/status'),
+        schema: statusResponseSchema,
+      });
     },
     result(requestId, resultOptions = {}) {
-      return idempotent({ kind: 'result', method: 'GET', url: resultOptions.responseUrl ?? requestUrl(requestId), schema: resultSchema });
+      return idempotent({
+        kind: 'result',
+        method: 'GET',
+        url: resultOptions.responseUrl ?? requestUrl(requestId),
+        schema: resultSchema,
+      });
     },
     cancel(requestId, cancelOptions = {}) {
       // Cancelling twice is harmless: the second answer reports the state reached.
@@ -185,14 +235,30 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
     },
     quote<M extends ModelId>(model: M, input: ModelInputs[M]) {
-      return idempotent({ kind: 'quote', method: 'POST', url: `${baseUrl}/v1/pricing/quote`, body: { model, input }, schema: quoteResponseSchema });
+      return idempotent({
+        kind: 'quote',
+        method: 'POST',
+        url: `${baseUrl}/v1/pricing/quote`,
+        body: { model, input },
+        schema: quoteResponseSchema,
+      });
     },
     ledger() {
-      return idempotent({ kind: 'ledger', method: 'GET', url: `${baseUrl}/v1/account/ledger`, schema: accountLedgerSchema });
+      return idempotent({
+        kind: 'ledger',
+        method: 'GET',
+        url: `${baseUrl}/v1/account/ledger`,
+        schema: accountLedgerSchema,
+      });
     },
     async lookupKey(idempotencyKey) {
       try {
-        return await idempotent({ kind: 'lookup', method: 'GET', url: `${baseUrl}/v1/queue/requests?idempotency_key=${encodeURIComponent(idempotencyKey)}`, schema: keyLookupSchema });
+        return await idempotent({
+          kind: 'lookup',
+          method: 'GET',
+          url: `${baseUrl}/v1/queue/requests?idempotency_key=${encodeURIComponent(idempotencyKey)}`,
+          schema: keyLookupSchema,
+        });
       } catch (error) {
         // A service without the local extension: nothing to look up by key.
         if (error instanceof ServiceProblemError && (error.status === 404 || error.status === 405)) return null;
@@ -228,7 +294,10 @@ function classifyTransportError(error: unknown, spec: CallSpec<unknown>): Servic
   const target = new URL(spec.url);
   const where = `${spec.method} ${target.origin}${target.pathname}`;
   if (code && NOT_SENT_CODES.has(code)) {
-    return new ServiceUnreachableError(`cannot reach the service at ${target.origin} (${code}); is it running, and is the base URL right?`, code);
+    return new ServiceUnreachableError(
+      `cannot reach the service at ${target.origin} (${code}); is it running, and is the base URL right?`,
+      code,
+    );
   }
   if (spec.kind === 'submit') {
     // Sent, no answer: SUBMIT_POLICY decides between a same-key retry and ambiguity.
@@ -267,7 +336,9 @@ async function readLimited(body: Dispatcher.ResponseData['body']): Promise<strin
     size += buffer.length;
     if (size > MAX_RESPONSE_BYTES) {
       body.destroy();
-      throw Object.assign(new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`), { code: 'RESPONSE_TOO_LARGE' });
+      throw Object.assign(new Error(`response larger than ${MAX_RESPONSE_BYTES} bytes`), {
+        code: 'RESPONSE_TOO_LARGE',
+      });
     }
     chunks.push(buffer);
   }
@@ -290,7 +361,8 @@ function parseSubmitAnswer<T>(text: string, spec: CallSpec<T>): T {
       json = undefined;
     }
     const record = json && typeof json === 'object' ? (json as Record<string, unknown>) : {};
-    const requestId = typeof record.request_id === 'string' && record.request_id.length > 0 ? record.request_id : undefined;
+    const requestId =
+      typeof record.request_id === 'string' && record.request_id.length > 0 ? record.request_id : undefined;
     const cancelUrl = typeof record.cancel_url === 'string' ? record.cancel_url : undefined;
     const key = spec.headers?.['idempotency-key'];
     throw new SubmitAnswerInvalidError(
@@ -314,12 +386,19 @@ function parseBody<T>(text: string, schema: z.ZodType<T>, spec: CallSpec<T>): T 
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const errors = toFieldErrors(parsed.error);
-    throw new UnexpectedResponseError(`${spec.kind}: the answer does not match the contract (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`, errors);
+    throw new UnexpectedResponseError(
+      `${spec.kind}: the answer does not match the contract (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`,
+      errors,
+    );
   }
   return parsed.data;
 }
 
-function toProblemError(status: number, headers: Dispatcher.ResponseData['headers'], text: string): ServiceProblemError {
+function toProblemError(
+  status: number,
+  headers: Dispatcher.ResponseData['headers'],
+  text: string,
+): ServiceProblemError {
   const retryAfterHeader = headers['retry-after'];
   const retryAfterMs = parseRetryAfterMs(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
   const retryAfterSeconds = retryAfterMs === undefined ? undefined : retryAfterMs / 1000;
@@ -331,7 +410,13 @@ function toProblemError(status: number, headers: Dispatcher.ResponseData['header
   }
   const problem = problemSchema.safeParse(json);
   if (!problem.success) {
-    return new ServiceProblemError(status, `http_${status}`, `the service answered HTTP ${status} without a problem document`, [], retryAfterSeconds);
+    return new ServiceProblemError(
+      status,
+      `http_${status}`,
+      `the service answered HTTP ${status} without a problem document`,
+      [],
+      retryAfterSeconds,
+    );
   }
   const { code, title, detail, errors, job_status: jobStatus } = problem.data;
   const message = [title, detail].filter(Boolean).join(': ') || `HTTP ${status}`;

@@ -19,7 +19,13 @@ export const IDEMPOTENCY_SETTINGS: readonly IdempotencySetting[] = ['honoured', 
  * - `bad-answer`: a 2xx whose body breaks the contract: the job was accepted and is billed.
  */
 export type SubmitFailureKind = 'not-sent' | 'refused' | 'maybe-sent' | 'rejected' | 'bad-answer';
-export const SUBMIT_FAILURE_KINDS: readonly SubmitFailureKind[] = ['not-sent', 'refused', 'maybe-sent', 'rejected', 'bad-answer'];
+export const SUBMIT_FAILURE_KINDS: readonly SubmitFailureKind[] = [
+  'not-sent',
+  'refused',
+  'maybe-sent',
+  'rejected',
+  'bad-answer',
+];
 
 /**
  * What happens next.

@@ -54,7 +54,11 @@ export interface ServiceClient {
    * Queues a job. `idempotencyKey` is sent as `Idempotency-Key`; `signal` stops the call and its
    * retries (an activity passes its cancellation and deadline).
    */
-  submit<M extends ModelId>(model: M, input: ModelInputs[M], options?: { idempotencyKey?: string; signal?: AbortSignal }): Promise<GenerationRequest>;
+  submit<M extends ModelId>(
+    model: M,
+    input: ModelInputs[M],
+    options?: { idempotencyKey?: string; signal?: AbortSignal },
+  ): Promise<GenerationRequest>;
   /** Reads a job's state; pass `statusUrl` from the submit answer to follow it as given. */
   status(requestId: string, options?: { statusUrl?: string }): Promise<StatusResponse>;
   /** Reads a COMPLETED job's result. */

@@ -30,7 +30,11 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
   const e = readVariables(BRIDGE_VARIABLES.variables, env, { required: BRIDGE_VARIABLES.required, flags });
   return {
     secrets: e.REELFLOW_WEBHOOK_SECRETS,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, ...(e.TEMPORAL_API_KEY ? { apiKey: e.TEMPORAL_API_KEY } : {}) },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      ...(e.TEMPORAL_API_KEY ? { apiKey: e.TEMPORAL_API_KEY } : {}),
+    },
     host: e.REELFLOW_BRIDGE_HOST,
     port: e.REELFLOW_BRIDGE_PORT,
     path: e.REELFLOW_BRIDGE_PATH,
@@ -39,7 +43,9 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
     signalTimeoutMs: e.REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS,
     rendezvous: {
       ...(e.REELFLOW_RENDEZVOUS_TTL_SECONDS !== undefined ? { ttlMs: e.REELFLOW_RENDEZVOUS_TTL_SECONDS * 1000 } : {}),
-      ...(e.REELFLOW_RENDEZVOUS_GRACE_SECONDS !== undefined ? { graceMs: e.REELFLOW_RENDEZVOUS_GRACE_SECONDS * 1000 } : {}),
+      ...(e.REELFLOW_RENDEZVOUS_GRACE_SECONDS !== undefined
+        ? { graceMs: e.REELFLOW_RENDEZVOUS_GRACE_SECONDS * 1000 }
+        : {}),
     },
     logLevel: e.REELFLOW_LOG_LEVEL,
   };

@@ -46,7 +46,9 @@ export function loadEnv(needs: EnvNeeds = {}, env: Env = process.env): ReelflowE
     media,
     ...(service ? { service } : {}),
     ...(e.REELFLOW_WEBHOOK_SECRETS !== undefined ? { webhookSecrets: e.REELFLOW_WEBHOOK_SECRETS } : {}),
-    ...(e.REELFLOW_EARLY_STATUS_CHECK_SECONDS !== undefined ? { earlyStatusCheckSeconds: e.REELFLOW_EARLY_STATUS_CHECK_SECONDS } : {}),
+    ...(e.REELFLOW_EARLY_STATUS_CHECK_SECONDS !== undefined
+      ? { earlyStatusCheckSeconds: e.REELFLOW_EARLY_STATUS_CHECK_SECONDS }
+      : {}),
   };
 }
 

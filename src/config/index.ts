@@ -8,15 +8,35 @@
 export { ConfigError, CONFIG_EXIT_CODE, type ConfigIssue } from './errors';
 export { textOf, type Env, type FlagValue, type Flags } from './read';
 export { VARIABLES, type VariableName, type VariableSpec } from './variables';
-export { PROCESS_VARIABLES, WORKER_VARIABLES, BRIDGE_VARIABLES, SERVICE_VARIABLES, CLI_VARIABLES, type ProcessVariables } from './processes';
+export {
+  PROCESS_VARIABLES,
+  WORKER_VARIABLES,
+  BRIDGE_VARIABLES,
+  SERVICE_VARIABLES,
+  CLI_VARIABLES,
+  type ProcessVariables,
+} from './processes';
 export * from './schemas';
 export { parseDurationSeconds } from './duration';
 export { parsePort } from './port';
 export { loadTemporalSettings, connectionOptions, type TemporalSettings } from './temporal';
 export { loadMediaSettings, type MediaStoreSettings } from './media';
 export { loadServiceSettings, type ServiceSettings } from './service-client';
-export { loadEnv, loadEnvWithService, loadStackSettings, type ReelflowEnv, type EnvNeeds, type StackSettings } from './cli';
+export {
+  loadEnv,
+  loadEnvWithService,
+  loadStackSettings,
+  type ReelflowEnv,
+  type EnvNeeds,
+  type StackSettings,
+} from './cli';
 export { loadWorkerConfig, loadWorkerTuning, type WorkerConfig, type WorkerTuning } from './worker';
-export { loadBridgeConfig, type BridgeConfig, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH, DEFAULT_SIGNAL_TIMEOUT_MS } from './bridge';
+export {
+  loadBridgeConfig,
+  type BridgeConfig,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_WEBHOOK_PATH,
+  DEFAULT_SIGNAL_TIMEOUT_MS,
+} from './bridge';
 export { loadServiceConfig, RENDER_MODES, type RenderMode, type ServiceProcessSettings } from './local-service';
 export { toolPaths } from './tools';

@@ -42,8 +42,14 @@ export function loadServiceConfig(env: Env = process.env, flags: Flags = {}): Se
     allowPrivateWebhooks: e.REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS,
     ...(e.REELFLOW_SERVICE_PUBLIC_URL !== undefined ? { publicUrl: e.REELFLOW_SERVICE_PUBLIC_URL } : {}),
     ...(e.REELFLOW_SERVICE_CONCURRENCY !== undefined ? { concurrencyPerModel: e.REELFLOW_SERVICE_CONCURRENCY } : {}),
-    ...(e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS !== undefined ? { emitFailureEvents: e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS } : {}),
-    ...(e.REELFLOW_SERVICE_QUOTES_PER_MINUTE !== undefined ? { quoteLimits: { perMinute: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE, burst: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE } } : {}),
+    ...(e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS !== undefined
+      ? { emitFailureEvents: e.REELFLOW_SERVICE_EMIT_FAILURE_EVENTS }
+      : {}),
+    ...(e.REELFLOW_SERVICE_QUOTES_PER_MINUTE !== undefined
+      ? {
+          quoteLimits: { perMinute: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE, burst: e.REELFLOW_SERVICE_QUOTES_PER_MINUTE },
+        }
+      : {}),
     logger: e.REELFLOW_SERVICE_LOG ? { level: 'info' } : false,
     render: e.REELFLOW_SERVICE_RENDER,
     ...(e.REELFLOW_SERVICE_STUB_HOLD_MS !== undefined ? { stubHoldMs: e.REELFLOW_SERVICE_STUB_HOLD_MS } : {}),

@@ -10,7 +10,9 @@ import { readVariables, type Env } from './read';
  * an `s3://<bucket>/<prefix>` one, and the lifetime of the signed URLs handed to the service.
  */
 
-export type MediaStoreSettings = { kind: 'file'; dir: string; urlLifetimeSeconds: number } | ({ kind: 's3'; urlLifetimeSeconds: number } & S3StoreSettings);
+export type MediaStoreSettings =
+  | { kind: 'file'; dir: string; urlLifetimeSeconds: number }
+  | ({ kind: 's3'; urlLifetimeSeconds: number } & S3StoreSettings);
 
 const MAX_PRESIGN_SECONDS = 7 * 86_400;
 
@@ -44,22 +46,32 @@ export function loadMediaSettings(env: Env = process.env, options: { stateDir?: 
   }
   const store = e.REELFLOW_MEDIA_STORE;
   if (store === undefined || store.startsWith('file://')) {
-    const dir = store ? store.slice('file://'.length) : resolve(options.stateDir ?? e.REELFLOW_STATE_DIR ?? '.reelflow', 'media');
-    if (!dir) throw ConfigError.of('REELFLOW_MEDIA_STORE', 'file:// needs a directory, e.g. file:///var/lib/reelflow/media');
+    const dir = store
+      ? store.slice('file://'.length)
+      : resolve(options.stateDir ?? e.REELFLOW_STATE_DIR ?? '.reelflow', 'media');
+    if (!dir)
+      throw ConfigError.of('REELFLOW_MEDIA_STORE', 'file:// needs a directory, e.g. file:///var/lib/reelflow/media');
     return { kind: 'file', dir: resolve(decodeURIComponent(dir)), urlLifetimeSeconds };
   }
   const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(store);
   if (!s3) {
-    throw ConfigError.of('REELFLOW_MEDIA_STORE', 'must be file://<dir> or s3://<bucket>/<prefix> (bucket: 3-63 lowercase letters, digits, dots, hyphens)');
+    throw ConfigError.of(
+      'REELFLOW_MEDIA_STORE',
+      'must be file://<dir> or s3://<bucket>/<prefix> (bucket: 3-63 lowercase letters, digits, dots, hyphens)',
+    );
   }
   const endpoint = e.REELFLOW_MEDIA_S3_ENDPOINT;
   if (endpoint !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(endpoint)) {
-    throw ConfigError.of('REELFLOW_MEDIA_S3_ENDPOINT', 'must be an http(s) origin such as https://s3.example.com or http://127.0.0.1:9000');
+    throw ConfigError.of(
+      'REELFLOW_MEDIA_S3_ENDPOINT',
+      'must be an http(s) origin such as https://s3.example.com or http://127.0.0.1:9000',
+    );
   }
   const accessKeyId = e.REELFLOW_MEDIA_S3_ACCESS_KEY_ID;
   const secretAccessKey = e.REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY;
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    const missing = accessKeyId === undefined ? 'REELFLOW_MEDIA_S3_ACCESS_KEY_ID' : 'REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY';
+    const missing =
+      accessKeyId === undefined ? 'REELFLOW_MEDIA_S3_ACCESS_KEY_ID' : 'REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY';
     throw ConfigError.of(missing, 'must be set together with the other S3 credential variable');
   }
   return {

@@ -88,9 +88,22 @@ export const SERVICE_VARIABLES = {
 /** The `reelflow` CLI's own commands (run, status, quote, ..., dev) and `npm run demo`. */
 export const CLI_VARIABLES = {
   title: 'CLI',
-  variables: [...TEMPORAL, ...SERVICE_CLIENT, 'REELFLOW_WEBHOOK_SECRETS', 'REELFLOW_EARLY_STATUS_CHECK_SECONDS', ...MEDIA_STORE, 'REELFLOW_DEV_PORTS', ...TOOLS],
+  variables: [
+    ...TEMPORAL,
+    ...SERVICE_CLIENT,
+    'REELFLOW_WEBHOOK_SECRETS',
+    'REELFLOW_EARLY_STATUS_CHECK_SECONDS',
+    ...MEDIA_STORE,
+    'REELFLOW_DEV_PORTS',
+    ...TOOLS,
+  ],
   required: [],
 } as const satisfies ProcessVariables;
 
 /** Every process, in the order the table's "Read by" column names them. */
-export const PROCESS_VARIABLES: readonly ProcessVariables[] = [CLI_VARIABLES, WORKER_VARIABLES, BRIDGE_VARIABLES, SERVICE_VARIABLES];
+export const PROCESS_VARIABLES: readonly ProcessVariables[] = [
+  CLI_VARIABLES,
+  WORKER_VARIABLES,
+  BRIDGE_VARIABLES,
+  SERVICE_VARIABLES,
+];

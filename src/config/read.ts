@@ -28,7 +28,9 @@ export function issueFor(name: VariableName, reason: string, flags: Flags = {}):
   return { variable: name, reason: flag ? `(${flag}) ${reason}` : reason };
 }
 
-type Values<N extends VariableName, R extends N> = { [P in N]: P extends R ? NonNullable<VariableValue<P>> : VariableValue<P> };
+type Values<N extends VariableName, R extends N> = {
+  [P in N]: P extends R ? NonNullable<VariableValue<P>> : VariableValue<P>;
+};
 
 /**
  * Reads and parses the variables `names` (each by its catalog entry in ./variables.ts); `required`

@@ -30,7 +30,9 @@ export const serviceUrlSchema = z
   .transform((url) => url.replace(/\/+$/, ''));
 
 /** REELFLOW_SERVICE_IDEMPOTENCY: does the service return the original job for a repeated Idempotency-Key? */
-export const serviceIdempotencySchema = z.enum(['honoured', 'unknown'], { error: 'must be honoured or unknown (see docs/submit-policy.md)' });
+export const serviceIdempotencySchema = z.enum(['honoured', 'unknown'], {
+  error: 'must be honoured or unknown (see docs/submit-policy.md)',
+});
 export type ServiceIdempotency = z.infer<typeof serviceIdempotencySchema>;
 
 /** REELFLOW_EARLY_STATUS_CHECK_SECONDS: seconds, 0 (none) to 600. */

@@ -15,7 +15,11 @@ export interface ServiceSettings {
   idempotency: ServiceIdempotency;
 }
 
-export const SERVICE_CLIENT_VARIABLE_NAMES = ['REELFLOW_SERVICE_URL', 'REELFLOW_API_KEY', 'REELFLOW_SERVICE_IDEMPOTENCY'] as const;
+export const SERVICE_CLIENT_VARIABLE_NAMES = [
+  'REELFLOW_SERVICE_URL',
+  'REELFLOW_API_KEY',
+  'REELFLOW_SERVICE_IDEMPOTENCY',
+] as const;
 
 /**
  * The service settings: required (URL and key must be set) or optional (absent unless both are set;
@@ -24,7 +28,9 @@ export const SERVICE_CLIENT_VARIABLE_NAMES = ['REELFLOW_SERVICE_URL', 'REELFLOW_
 export function loadServiceSettings(env: Env, required: true): ServiceSettings;
 export function loadServiceSettings(env: Env, required: boolean): ServiceSettings | undefined;
 export function loadServiceSettings(env: Env, required: boolean): ServiceSettings | undefined {
-  const e = readVariables(SERVICE_CLIENT_VARIABLE_NAMES, env, { required: required ? (['REELFLOW_SERVICE_URL', 'REELFLOW_API_KEY'] as const) : [] });
+  const e = readVariables(SERVICE_CLIENT_VARIABLE_NAMES, env, {
+    required: required ? (['REELFLOW_SERVICE_URL', 'REELFLOW_API_KEY'] as const) : [],
+  });
   if (e.REELFLOW_SERVICE_URL === undefined || e.REELFLOW_API_KEY === undefined) {
     if (required) throw ConfigError.of('REELFLOW_SERVICE_URL', 'must be set');
     return undefined;

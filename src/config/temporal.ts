@@ -17,7 +17,14 @@ export interface TemporalSettings {
 }
 
 /** The Temporal variables every Temporal client (CLI, worker) reads. */
-export const TEMPORAL_VARIABLE_NAMES = ['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_API_KEY', 'TEMPORAL_TLS_CERT_PATH', 'TEMPORAL_TLS_KEY_PATH', 'REELFLOW_TASK_QUEUE'] as const;
+export const TEMPORAL_VARIABLE_NAMES = [
+  'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE',
+  'TEMPORAL_API_KEY',
+  'TEMPORAL_TLS_CERT_PATH',
+  'TEMPORAL_TLS_KEY_PATH',
+  'REELFLOW_TASK_QUEUE',
+] as const;
 
 /** Reads and validates the settings; throws ConfigError naming the variable at fault. */
 export function loadTemporalSettings(env: Env = process.env): TemporalSettings {
@@ -31,7 +38,9 @@ export function loadTemporalSettings(env: Env = process.env): TemporalSettings {
     namespace: e.TEMPORAL_NAMESPACE,
     taskQueue: e.REELFLOW_TASK_QUEUE,
     ...(e.TEMPORAL_API_KEY ? { apiKey: e.TEMPORAL_API_KEY } : {}),
-    ...(e.TEMPORAL_TLS_CERT_PATH && e.TEMPORAL_TLS_KEY_PATH ? { tls: { certPath: e.TEMPORAL_TLS_CERT_PATH, keyPath: e.TEMPORAL_TLS_KEY_PATH } } : {}),
+    ...(e.TEMPORAL_TLS_CERT_PATH && e.TEMPORAL_TLS_KEY_PATH
+      ? { tls: { certPath: e.TEMPORAL_TLS_CERT_PATH, keyPath: e.TEMPORAL_TLS_KEY_PATH } }
+      : {}),
   };
 }
 
@@ -52,7 +61,13 @@ export function connectionOptions(settings: TemporalSettings): {
   if (settings.tls) {
     const crt = readPem('TEMPORAL_TLS_CERT_PATH', settings.tls.certPath);
     const key = readPem('TEMPORAL_TLS_KEY_PATH', settings.tls.keyPath);
-    return { address: settings.address, tls: { clientCertPair: { crt, key } }, ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) };
+    return {
+      address: settings.address,
+      tls: { clientCertPair: { crt, key } },
+      ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+    };
   }
-  return settings.apiKey ? { address: settings.address, apiKey: settings.apiKey, tls: true } : { address: settings.address };
+  return settings.apiKey
+    ? { address: settings.address, apiKey: settings.apiKey, tls: true }
+    : { address: settings.address };
 }

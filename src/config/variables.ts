@@ -41,20 +41,47 @@ const PATH = 'path';
 /** The catalog. Keys are the variable names, exactly as set in the environment. */
 export const VARIABLES = {
   // ---- Temporal ----
-  TEMPORAL_ADDRESS: { schema: temporalAddressSchema.default('localhost:7233'), type: 'host:port', description: 'Temporal frontend.' },
+  TEMPORAL_ADDRESS: {
+    schema: temporalAddressSchema.default('localhost:7233'),
+    type: 'host:port',
+    description: 'Temporal frontend.',
+  },
   TEMPORAL_NAMESPACE: { schema: nonBlankSchema.default('default'), type: 'name', description: 'Temporal namespace.' },
-  TEMPORAL_API_KEY: { schema: z.string().optional(), type: 'secret', description: 'Temporal Cloud API key; turns TLS on.', secret: true },
-  TEMPORAL_TLS_CERT_PATH: { schema: z.string().optional(), type: PATH, description: 'mTLS client certificate (PEM); set together with `TEMPORAL_TLS_KEY_PATH`.' },
-  TEMPORAL_TLS_KEY_PATH: { schema: z.string().optional(), type: PATH, description: 'mTLS client key (PEM); set together with `TEMPORAL_TLS_CERT_PATH`.' },
-  REELFLOW_TASK_QUEUE: { schema: z.string().default(TASK_QUEUES.pipelines), type: 'name', description: 'Task queue the worker polls and the CLI starts workflows on.' },
+  TEMPORAL_API_KEY: {
+    schema: z.string().optional(),
+    type: 'secret',
+    description: 'Temporal Cloud API key; turns TLS on.',
+    secret: true,
+  },
+  TEMPORAL_TLS_CERT_PATH: {
+    schema: z.string().optional(),
+    type: PATH,
+    description: 'mTLS client certificate (PEM); set together with `TEMPORAL_TLS_KEY_PATH`.',
+  },
+  TEMPORAL_TLS_KEY_PATH: {
+    schema: z.string().optional(),
+    type: PATH,
+    description: 'mTLS client key (PEM); set together with `TEMPORAL_TLS_CERT_PATH`.',
+  },
+  REELFLOW_TASK_QUEUE: {
+    schema: z.string().default(TASK_QUEUES.pipelines),
+    type: 'name',
+    description: 'Task queue the worker polls and the CLI starts workflows on.',
+  },
 
   // ---- The service, as a client sees it ----
   REELFLOW_SERVICE_URL: {
     schema: serviceUrlSchema.optional(),
     type: 'http(s) URL',
-    description: 'Service base URL (the local stack\'s is `http://127.0.0.1:8710`). `reelflow outputs` fetches private/http URLs only from this origin.',
+    description:
+      "Service base URL (the local stack's is `http://127.0.0.1:8710`). `reelflow outputs` fetches private/http URLs only from this origin.",
   },
-  REELFLOW_API_KEY: { schema: z.string().optional(), type: 'secret', description: 'Service API key (set with `REELFLOW_SERVICE_URL`).', secret: true },
+  REELFLOW_API_KEY: {
+    schema: z.string().optional(),
+    type: 'secret',
+    description: 'Service API key (set with `REELFLOW_SERVICE_URL`).',
+    secret: true,
+  },
   REELFLOW_SERVICE_IDEMPOTENCY: {
     schema: serviceIdempotencySchema.default('unknown'),
     type: '`honoured` | `unknown`',
@@ -69,24 +96,54 @@ export const VARIABLES = {
   },
 
   // ---- Media store ----
-  REELFLOW_STATE_DIR: { schema: z.string().optional(), type: PATH, defaultText: '`.reelflow`', description: 'State directory of the local stack (`reelflow dev`, `npm run demo`); the default media store is `<state dir>/media`.' },
+  REELFLOW_STATE_DIR: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: '`.reelflow`',
+    description:
+      'State directory of the local stack (`reelflow dev`, `npm run demo`); the default media store is `<state dir>/media`.',
+  },
   REELFLOW_MEDIA_STORE: {
     schema: z.string().optional(),
     type: '`file://<dir>` | `s3://<bucket>/<prefix>`',
     defaultText: '`file://<state dir>/media`',
     description: 'Media store ([docs/media-store.md](media-store.md)); the CLI and every worker must use the same one.',
   },
-  REELFLOW_MEDIA_S3_ENDPOINT: { schema: z.string().optional(), type: 'http(s) origin', defaultText: 'AWS', description: 'S3-compatible endpoint (MinIO, R2, ...); path-style addressing then.' },
-  REELFLOW_MEDIA_S3_REGION: { schema: z.string().optional(), type: 'region', defaultText: '`AWS_REGION`, else `us-east-1`', description: 'S3 region.' },
-  AWS_REGION: { schema: z.string().optional(), type: 'region', description: 'Fallback for `REELFLOW_MEDIA_S3_REGION` (the AWS convention).' },
+  REELFLOW_MEDIA_S3_ENDPOINT: {
+    schema: z.string().optional(),
+    type: 'http(s) origin',
+    defaultText: 'AWS',
+    description: 'S3-compatible endpoint (MinIO, R2, ...); path-style addressing then.',
+  },
+  REELFLOW_MEDIA_S3_REGION: {
+    schema: z.string().optional(),
+    type: 'region',
+    defaultText: '`AWS_REGION`, else `us-east-1`',
+    description: 'S3 region.',
+  },
+  AWS_REGION: {
+    schema: z.string().optional(),
+    type: 'region',
+    description: 'Fallback for `REELFLOW_MEDIA_S3_REGION` (the AWS convention).',
+  },
   REELFLOW_MEDIA_S3_ACCESS_KEY_ID: {
     schema: z.string().optional(),
     type: 'string',
     defaultText: "the AWS SDK's credential chain",
     description: 'S3 access key id; set together with `REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY`.',
   },
-  REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY: { schema: z.string().optional(), type: 'secret', description: 'S3 secret access key.', secret: true },
-  REELFLOW_MEDIA_S3_FORCE_PATH_STYLE: { schema: booleanTextSchema.optional(), type: 'boolean', defaultText: 'true with an endpoint', description: 'Path-style S3 addressing.' },
+  REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY: {
+    schema: z.string().optional(),
+    type: 'secret',
+    description: 'S3 secret access key.',
+    secret: true,
+  },
+  REELFLOW_MEDIA_S3_FORCE_PATH_STYLE: {
+    schema: booleanTextSchema.optional(),
+    type: 'boolean',
+    defaultText: 'true with an endpoint',
+    description: 'Path-style S3 addressing.',
+  },
   REELFLOW_MEDIA_URL_LIFETIME: {
     schema: z.string().optional(),
     type: 'duration 1s-7d (`3600`, `15m`, `2h`)',
@@ -95,21 +152,74 @@ export const VARIABLES = {
   },
 
   // ---- Tools ----
-  FFMPEG_PATH: { schema: z.string().optional(), type: PATH, defaultText: 'the @ffmpeg-installer binary', description: 'ffmpeg binary.' },
-  FFPROBE_PATH: { schema: z.string().optional(), type: PATH, defaultText: 'the @ffprobe-installer binary', description: 'ffprobe binary.' },
-  REELFLOW_FONT_FILE: { schema: z.string().optional(), type: PATH, defaultText: 'a system font', description: 'Font for the text ffmpeg draws into generated clips.' },
+  FFMPEG_PATH: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: 'the @ffmpeg-installer binary',
+    description: 'ffmpeg binary.',
+  },
+  FFPROBE_PATH: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: 'the @ffprobe-installer binary',
+    description: 'ffprobe binary.',
+  },
+  REELFLOW_FONT_FILE: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: 'a system font',
+    description: 'Font for the text ffmpeg draws into generated clips.',
+  },
 
   // ---- Logs ----
-  REELFLOW_LOG_LEVEL: { schema: logLevelSchema.default('info'), type: 'fatal, error, warn, info, debug, trace, silent', description: 'pino level of the JSON logs.' },
+  REELFLOW_LOG_LEVEL: {
+    schema: logLevelSchema.default('info'),
+    type: 'fatal, error, warn, info, debug, trace, silent',
+    description: 'pino level of the JSON logs.',
+  },
 
   // ---- Worker ----
-  REELFLOW_WORKFLOW_BUNDLE: { schema: z.string().optional(), type: PATH, defaultText: 'bundle at start', description: 'Workflow bundle built by `npm run build` (`dist/workflow-bundle.js`).' },
-  REELFLOW_MAX_CONCURRENT_ACTIVITIES: { schema: wholeNumberText(1).optional(), type: 'integer >= 1', defaultText: 'SDK default', description: 'Activities run at once per worker.' },
-  REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: { schema: wholeNumberText(1).optional(), type: 'integer >= 1', defaultText: 'SDK default', description: 'Workflow tasks run at once per worker.' },
-  REELFLOW_MAX_CACHED_WORKFLOWS: { schema: wholeNumberText(1).optional(), type: 'integer >= 1', defaultText: 'SDK default', description: 'Sticky workflow cache size (bounds memory: docs/benchmarks.md, footprint).' },
-  REELFLOW_SHUTDOWN_GRACE_SECONDS: { schema: wholeNumberText(1).optional(), type: 'integer >= 1', defaultText: 'SDK default', description: 'Time in-flight activities get on SIGTERM.' },
-  REELFLOW_METRICS_PORT: { schema: portTextSchema.optional(), type: 'port 0-65535', defaultText: 'off', description: 'Serve Prometheus `/metrics` here ([docs/observability.md](observability.md)).' },
-  REELFLOW_METRICS_HOST: { schema: z.string().default('127.0.0.1'), type: 'host', description: 'Address the metrics server binds.' },
+  REELFLOW_WORKFLOW_BUNDLE: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: 'bundle at start',
+    description: 'Workflow bundle built by `npm run build` (`dist/workflow-bundle.js`).',
+  },
+  REELFLOW_MAX_CONCURRENT_ACTIVITIES: {
+    schema: wholeNumberText(1).optional(),
+    type: 'integer >= 1',
+    defaultText: 'SDK default',
+    description: 'Activities run at once per worker.',
+  },
+  REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS: {
+    schema: wholeNumberText(1).optional(),
+    type: 'integer >= 1',
+    defaultText: 'SDK default',
+    description: 'Workflow tasks run at once per worker.',
+  },
+  REELFLOW_MAX_CACHED_WORKFLOWS: {
+    schema: wholeNumberText(1).optional(),
+    type: 'integer >= 1',
+    defaultText: 'SDK default',
+    description: 'Sticky workflow cache size (bounds memory: docs/benchmarks.md, footprint).',
+  },
+  REELFLOW_SHUTDOWN_GRACE_SECONDS: {
+    schema: wholeNumberText(1).optional(),
+    type: 'integer >= 1',
+    defaultText: 'SDK default',
+    description: 'Time in-flight activities get on SIGTERM.',
+  },
+  REELFLOW_METRICS_PORT: {
+    schema: portTextSchema.optional(),
+    type: 'port 0-65535',
+    defaultText: 'off',
+    description: 'Serve Prometheus `/metrics` here ([docs/observability.md](observability.md)).',
+  },
+  REELFLOW_METRICS_HOST: {
+    schema: z.string().default('127.0.0.1'),
+    type: 'host',
+    description: 'Address the metrics server binds.',
+  },
   REELFLOW_SDK_METRICS_ADDRESS: {
     schema: z.string().optional(),
     type: 'host:port',
@@ -118,61 +228,164 @@ export const VARIABLES = {
   },
 
   // ---- Bridge ----
-  REELFLOW_WEBHOOK_SECRETS: { schema: webhookSecretsSchema.optional(), type: 'comma-separated secrets', description: 'Webhook signing secrets (two during a rotation).', secret: true },
-  REELFLOW_BRIDGE_HOST: { schema: nonBlankSchema.default('127.0.0.1'), type: 'host', description: 'Address the bridge binds.' },
-  REELFLOW_BRIDGE_PORT: { schema: portTextSchema.default(8787), type: 'port 0-65535', description: 'Port the bridge listens on (0 picks a free one).' },
+  REELFLOW_WEBHOOK_SECRETS: {
+    schema: webhookSecretsSchema.optional(),
+    type: 'comma-separated secrets',
+    description: 'Webhook signing secrets (two during a rotation).',
+    secret: true,
+  },
+  REELFLOW_BRIDGE_HOST: {
+    schema: nonBlankSchema.default('127.0.0.1'),
+    type: 'host',
+    description: 'Address the bridge binds.',
+  },
+  REELFLOW_BRIDGE_PORT: {
+    schema: portTextSchema.default(8787),
+    type: 'port 0-65535',
+    description: 'Port the bridge listens on (0 picks a free one).',
+  },
   REELFLOW_BRIDGE_PATH: {
-    schema: z.string().regex(/^\/[^\s?#]*$/, 'must be an absolute path like /webhooks').default('/webhooks'),
+    schema: z
+      .string()
+      .regex(/^\/[^\s?#]*$/, 'must be an absolute path like /webhooks')
+      .default('/webhooks'),
     type: 'absolute path',
     description: 'Path webhooks are posted to.',
   },
-  REELFLOW_BRIDGE_BODY_LIMIT: { schema: wholeNumberText(1, 64 * 1024 * 1024).default(1024 * 1024), type: 'bytes, 1-67108864', description: 'Largest delivery body accepted.' },
-  REELFLOW_BRIDGE_TASK_QUEUE: { schema: nonBlankSchema.default(TASK_QUEUES.pipelines), type: 'name', description: 'Task queue of the route workflows the bridge starts.' },
+  REELFLOW_BRIDGE_BODY_LIMIT: {
+    schema: wholeNumberText(1, 64 * 1024 * 1024).default(1024 * 1024),
+    type: 'bytes, 1-67108864',
+    description: 'Largest delivery body accepted.',
+  },
+  REELFLOW_BRIDGE_TASK_QUEUE: {
+    schema: nonBlankSchema.default(TASK_QUEUES.pipelines),
+    type: 'name',
+    description: 'Task queue of the route workflows the bridge starts.',
+  },
   REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: {
     schema: wholeNumberText(100, 9_000).default(5_000),
     type: 'ms, 100-9000',
     description: "How long one delivery waits for Temporal to take it; well under the service's 10 s handler budget.",
   },
-  REELFLOW_RENDEZVOUS_TTL_SECONDS: { schema: wholeNumberText(1, 30 * 24 * 3600).optional(), type: 'seconds, 1-2592000', defaultText: 'the route default', description: 'How long a route workflow parks events nobody subscribed to ([docs/webhook-routing.md](webhook-routing.md)).' },
-  REELFLOW_RENDEZVOUS_GRACE_SECONDS: { schema: wholeNumberText(0, 24 * 3600).optional(), type: 'seconds, 0-86400', defaultText: 'the route default', description: 'How long a route workflow stays after its subscriber got the final event.' },
+  REELFLOW_RENDEZVOUS_TTL_SECONDS: {
+    schema: wholeNumberText(1, 30 * 24 * 3600).optional(),
+    type: 'seconds, 1-2592000',
+    defaultText: 'the route default',
+    description:
+      'How long a route workflow parks events nobody subscribed to ([docs/webhook-routing.md](webhook-routing.md)).',
+  },
+  REELFLOW_RENDEZVOUS_GRACE_SECONDS: {
+    schema: wholeNumberText(0, 24 * 3600).optional(),
+    type: 'seconds, 0-86400',
+    defaultText: 'the route default',
+    description: 'How long a route workflow stays after its subscriber got the final event.',
+  },
 
   // ---- Local service process ----
-  REELFLOW_SERVICE_HOST: { schema: nonBlankSchema.default('127.0.0.1'), type: 'host', description: 'Address the local service binds (`--host`).' },
-  REELFLOW_SERVICE_PORT: { schema: portTextSchema.default(0), type: 'port 0-65535', description: 'Port of the local service; 0 picks a free one (`--port`).' },
-  REELFLOW_SERVICE_DATA_DIR: { schema: z.string().optional(), type: PATH, description: 'Journal and output files of the local service (`--data-dir`).' },
+  REELFLOW_SERVICE_HOST: {
+    schema: nonBlankSchema.default('127.0.0.1'),
+    type: 'host',
+    description: 'Address the local service binds (`--host`).',
+  },
+  REELFLOW_SERVICE_PORT: {
+    schema: portTextSchema.default(0),
+    type: 'port 0-65535',
+    description: 'Port of the local service; 0 picks a free one (`--port`).',
+  },
+  REELFLOW_SERVICE_DATA_DIR: {
+    schema: z.string().optional(),
+    type: PATH,
+    description: 'Journal and output files of the local service (`--data-dir`).',
+  },
   REELFLOW_SERVICE_API_KEYS: {
     schema: z
       .string()
-      .transform((text) => text.split(',').map((key) => key.trim()).filter(Boolean))
+      .transform((text) =>
+        text
+          .split(',')
+          .map((key) => key.trim())
+          .filter(Boolean),
+      )
       .optional(),
     type: 'comma-separated keys',
     defaultText: 'one generated key',
     description: 'API keys the local service accepts (`--api-key`, repeatable); stored hashed.',
     secret: true,
   },
-  REELFLOW_SERVICE_ADMIN_KEY: { schema: z.string().optional(), type: 'secret, >= 16 characters', defaultText: 'none (no admin routes)', description: 'Admin credential: enables fault injection and credit grants (`--admin-key`).', secret: true },
-  REELFLOW_SERVICE_CREDITS: { schema: wholeNumberText(0).optional(), type: 'integer >= 0', defaultText: '`100000`', description: 'Credits of a fresh data directory (`--credits`).' },
-  REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS: { schema: booleanTextSchema.default(false), type: 'boolean', description: 'Allow private, loopback and plain-http webhook and input URLs: local use only (`--allow-private-webhooks`).' },
-  REELFLOW_SERVICE_PUBLIC_URL: { schema: z.string().optional(), type: 'http(s) URL', defaultText: '`http://<host>:<port>`', description: 'Base URL clients see (`--public-url`).' },
-  REELFLOW_SERVICE_CONCURRENCY: { schema: wholeNumberText(1, 64).optional(), type: 'integer 1-64', defaultText: '`2`', description: 'Jobs running at once per model (`--concurrency`).' },
-  REELFLOW_SERVICE_EMIT_FAILURE_EVENTS: { schema: booleanTextSchema.optional(), type: 'boolean', defaultText: '`false`', description: 'Also send `generation.failed` and `generation.cancelled` events (`--emit-failure-events`).' },
+  REELFLOW_SERVICE_ADMIN_KEY: {
+    schema: z.string().optional(),
+    type: 'secret, >= 16 characters',
+    defaultText: 'none (no admin routes)',
+    description: 'Admin credential: enables fault injection and credit grants (`--admin-key`).',
+    secret: true,
+  },
+  REELFLOW_SERVICE_CREDITS: {
+    schema: wholeNumberText(0).optional(),
+    type: 'integer >= 0',
+    defaultText: '`100000`',
+    description: 'Credits of a fresh data directory (`--credits`).',
+  },
+  REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS: {
+    schema: booleanTextSchema.default(false),
+    type: 'boolean',
+    description:
+      'Allow private, loopback and plain-http webhook and input URLs: local use only (`--allow-private-webhooks`).',
+  },
+  REELFLOW_SERVICE_PUBLIC_URL: {
+    schema: z.string().optional(),
+    type: 'http(s) URL',
+    defaultText: '`http://<host>:<port>`',
+    description: 'Base URL clients see (`--public-url`).',
+  },
+  REELFLOW_SERVICE_CONCURRENCY: {
+    schema: wholeNumberText(1, 64).optional(),
+    type: 'integer 1-64',
+    defaultText: '`2`',
+    description: 'Jobs running at once per model (`--concurrency`).',
+  },
+  REELFLOW_SERVICE_EMIT_FAILURE_EVENTS: {
+    schema: booleanTextSchema.optional(),
+    type: 'boolean',
+    defaultText: '`false`',
+    description: 'Also send `generation.failed` and `generation.cancelled` events (`--emit-failure-events`).',
+  },
   REELFLOW_SERVICE_QUOTES_PER_MINUTE: {
     schema: wholeNumberText(1, 1_000_000).optional(),
     type: 'integer 1-1000000',
     defaultText: '`120` (burst `30`)',
-    description: 'Quotes each API key may make per minute, also its burst (`--quotes-per-minute`; the benches set it wide).',
+    description:
+      'Quotes each API key may make per minute, also its burst (`--quotes-per-minute`; the benches set it wide).',
   },
-  REELFLOW_SERVICE_LOG: { schema: booleanTextSchema.default(false), type: 'boolean', description: 'Log requests and webhook attempts as JSON (`--log`).' },
-  REELFLOW_SERVICE_RENDER: { schema: z.enum(RENDER_MODES, { error: `must be one of ${RENDER_MODES.join(', ')}` }).default('ffmpeg'), type: '`ffmpeg` | `stub`', description: '`stub`: jobs complete with pre-rendered fixtures, a benchmarking aid (`--render`).' },
-  REELFLOW_SERVICE_STUB_HOLD_MS: { schema: wholeNumberText(0, 86_400_000).optional(), type: 'ms, 0-86400000', defaultText: '`0`', description: 'Stub render: how long each job takes (`--stub-hold-ms`).' },
-  REELFLOW_SERVICE_STUB_FIXTURES: { schema: z.string().optional(), type: PATH, defaultText: '`<data dir>/stub-fixtures`', description: 'Stub render: where the fixtures are kept (`--stub-fixtures`).' },
+  REELFLOW_SERVICE_LOG: {
+    schema: booleanTextSchema.default(false),
+    type: 'boolean',
+    description: 'Log requests and webhook attempts as JSON (`--log`).',
+  },
+  REELFLOW_SERVICE_RENDER: {
+    schema: z.enum(RENDER_MODES, { error: `must be one of ${RENDER_MODES.join(', ')}` }).default('ffmpeg'),
+    type: '`ffmpeg` | `stub`',
+    description: '`stub`: jobs complete with pre-rendered fixtures, a benchmarking aid (`--render`).',
+  },
+  REELFLOW_SERVICE_STUB_HOLD_MS: {
+    schema: wholeNumberText(0, 86_400_000).optional(),
+    type: 'ms, 0-86400000',
+    defaultText: '`0`',
+    description: 'Stub render: how long each job takes (`--stub-hold-ms`).',
+  },
+  REELFLOW_SERVICE_STUB_FIXTURES: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: '`<data dir>/stub-fixtures`',
+    description: 'Stub render: where the fixtures are kept (`--stub-fixtures`).',
+  },
 
   // ---- Local stack ----
   REELFLOW_DEV_PORTS: {
     schema: z.enum(['auto'], { error: 'must be auto (or unset)' }).optional(),
     type: '`auto`',
     defaultText: 'stored, else 7233 / 8233 / 8710 / 8787',
-    description: 'On the first start of a state directory, pick free ports (`reelflow dev --auto-ports`); they are stored and reused.',
+    description:
+      'On the first start of a state directory, pick free ports (`reelflow dev --auto-ports`); they are stored and reused.',
   },
 } as const satisfies Record<string, VariableSpec>;
 

@@ -30,14 +30,26 @@ export interface WorkerConfig {
 /** Reads the worker's tuning variables. */
 export function loadWorkerTuning(env: Env = process.env): WorkerTuning {
   const e = readVariables(
-    ['REELFLOW_MAX_CONCURRENT_ACTIVITIES', 'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS', 'REELFLOW_MAX_CACHED_WORKFLOWS', 'REELFLOW_SHUTDOWN_GRACE_SECONDS', 'REELFLOW_WORKFLOW_BUNDLE'],
+    [
+      'REELFLOW_MAX_CONCURRENT_ACTIVITIES',
+      'REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS',
+      'REELFLOW_MAX_CACHED_WORKFLOWS',
+      'REELFLOW_SHUTDOWN_GRACE_SECONDS',
+      'REELFLOW_WORKFLOW_BUNDLE',
+    ],
     env,
   );
   return {
-    ...(e.REELFLOW_MAX_CONCURRENT_ACTIVITIES !== undefined ? { maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES } : {}),
-    ...(e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS !== undefined ? { maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS } : {}),
+    ...(e.REELFLOW_MAX_CONCURRENT_ACTIVITIES !== undefined
+      ? { maxConcurrentActivities: e.REELFLOW_MAX_CONCURRENT_ACTIVITIES }
+      : {}),
+    ...(e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS !== undefined
+      ? { maxConcurrentWorkflowTasks: e.REELFLOW_MAX_CONCURRENT_WORKFLOW_TASKS }
+      : {}),
     ...(e.REELFLOW_MAX_CACHED_WORKFLOWS !== undefined ? { maxCachedWorkflows: e.REELFLOW_MAX_CACHED_WORKFLOWS } : {}),
-    ...(e.REELFLOW_SHUTDOWN_GRACE_SECONDS !== undefined ? { shutdownGraceSeconds: e.REELFLOW_SHUTDOWN_GRACE_SECONDS } : {}),
+    ...(e.REELFLOW_SHUTDOWN_GRACE_SECONDS !== undefined
+      ? { shutdownGraceSeconds: e.REELFLOW_SHUTDOWN_GRACE_SECONDS }
+      : {}),
     ...(e.REELFLOW_WORKFLOW_BUNDLE !== undefined ? { workflowBundle: e.REELFLOW_WORKFLOW_BUNDLE } : {}),
   };
 }
@@ -48,15 +60,21 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const service = loadServiceSettings(env, true);
   const media = loadMediaSettings(env);
   const tuning = loadWorkerTuning(env);
-  const e = readVariables(['REELFLOW_LOG_LEVEL', 'REELFLOW_METRICS_PORT', 'REELFLOW_METRICS_HOST', 'REELFLOW_SDK_METRICS_ADDRESS'], env);
-  const sdkMetricsAddress = e.REELFLOW_SDK_METRICS_ADDRESS ?? (e.REELFLOW_METRICS_PORT !== undefined ? '127.0.0.1:9464' : undefined);
+  const e = readVariables(
+    ['REELFLOW_LOG_LEVEL', 'REELFLOW_METRICS_PORT', 'REELFLOW_METRICS_HOST', 'REELFLOW_SDK_METRICS_ADDRESS'],
+    env,
+  );
+  const sdkMetricsAddress =
+    e.REELFLOW_SDK_METRICS_ADDRESS ?? (e.REELFLOW_METRICS_PORT !== undefined ? '127.0.0.1:9464' : undefined);
   return {
     temporal,
     service,
     media,
     logLevel: e.REELFLOW_LOG_LEVEL,
     tuning,
-    ...(e.REELFLOW_METRICS_PORT !== undefined ? { metrics: { port: e.REELFLOW_METRICS_PORT, host: e.REELFLOW_METRICS_HOST } } : {}),
+    ...(e.REELFLOW_METRICS_PORT !== undefined
+      ? { metrics: { port: e.REELFLOW_METRICS_PORT, host: e.REELFLOW_METRICS_HOST } }
+      : {}),
     ...(sdkMetricsAddress !== undefined ? { sdkMetricsAddress } : {}),
   };
 }

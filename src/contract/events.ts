@@ -25,11 +25,18 @@ export function terminalStateOf(event: WebhookEvent): JobState | null {
   return status !== undefined && isTerminalState(status) ? status : null;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Same rules as `outputVideoSchema`. */
 function isOutputVideo(value: unknown): boolean {
-  return isObject(value) && typeof value.url === 'string' && value.url.length > 0 && typeof value.file_name === 'string' && typeof value.content_type === 'string';
+  return (
+    isObject(value) &&
+    typeof value.url === 'string' &&
+    value.url.length > 0 &&
+    typeof value.file_name === 'string' &&
+    typeof value.content_type === 'string'
+  );
 }
 
 /**
@@ -42,11 +49,16 @@ export function resultFromEvent(event: WebhookEvent): JobResult | undefined {
   if (event.event_type !== EVENT_TYPES.completed || !isObject(event.data)) return undefined;
   const { gateway_request_id: _gateway, output_count: outputCount, ...data } = event.data;
   const result: Record<string, unknown> = { request_id: event.request_id, ...data };
-  if (result.request_id !== event.request_id || result.status !== 'COMPLETED' || typeof result.model !== 'string') return undefined;
+  if (result.request_id !== event.request_id || result.status !== 'COMPLETED' || typeof result.model !== 'string')
+    return undefined;
   const credits = result.credits_used;
   if (!(credits === null || (typeof credits === 'number' && Number.isInteger(credits)))) return undefined;
   const timings = result.timings;
-  if (timings !== undefined && !(isObject(timings) && (timings.inference_seconds === undefined || typeof timings.inference_seconds === 'number'))) return undefined;
+  if (
+    timings !== undefined &&
+    !(isObject(timings) && (timings.inference_seconds === undefined || typeof timings.inference_seconds === 'number'))
+  )
+    return undefined;
   const videos = result.videos;
   if (!Array.isArray(videos) || videos.length === 0 || !videos.every(isOutputVideo)) return undefined;
   if (outputCount !== undefined && outputCount !== videos.length) return undefined;

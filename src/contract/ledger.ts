@@ -22,6 +22,13 @@ export type AccountLedger = z.infer<typeof accountLedgerSchema>;
 /** A job found by `GET {base_url}/v1/queue/requests?idempotency_key=` (local extension). */
 export const keyLookupSchema = z.looseObject({
   idempotency_key: z.string(),
-  requests: z.array(z.looseObject({ request_id: z.string().min(1), status: z.string(), cancel_url: z.string().optional(), credits_charged: z.number().optional() })),
+  requests: z.array(
+    z.looseObject({
+      request_id: z.string().min(1),
+      status: z.string(),
+      cancel_url: z.string().optional(),
+      credits_charged: z.number().optional(),
+    }),
+  ),
 });
 export type KeyLookup = z.infer<typeof keyLookupSchema>;

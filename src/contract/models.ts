@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  ASPECT_RATIOS,
-  DEFAULTS,
-  LIMITS,
-  LONG_FORM_DURATIONS,
-  PROCESSING_SPEEDS,
-  RESOLUTIONS,
-} from './limits';
+import { ASPECT_RATIOS, DEFAULTS, LIMITS, LONG_FORM_DURATIONS, PROCESSING_SPEEDS, RESOLUTIONS } from './limits';
 import { makeUriSchema, type UriRules } from './uri';
 
 export { MODEL_IDS, MODELS, type ModelId, type ModelMetadata, type PricingUnit } from './model-metadata';
@@ -65,7 +58,9 @@ export interface ModelInputs {
 export type ModelInput = ModelInputs[ModelId];
 
 /** Applies the spec's defaults to a long-form input (and the decided ones where it is silent). */
-export function withLongFormDefaults(input: LongFormInput): Required<Omit<LongFormInput, 'prompt'>> & { prompt?: string } {
+export function withLongFormDefaults(
+  input: LongFormInput,
+): Required<Omit<LongFormInput, 'prompt'>> & { prompt?: string } {
   return {
     ...input,
     audio_urls: input.audio_urls ?? [],

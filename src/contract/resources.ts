@@ -54,7 +54,9 @@ export const webhookEventSchema = z.looseObject({
   event_id: z.string().min(1),
   event_type: z.string().min(1),
   api_version: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD'),
-  created_at: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be ISO 8601 UTC with milliseconds'),
+  created_at: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be ISO 8601 UTC with milliseconds'),
   request_id: z.string().min(1),
   status: z.string(),
   data: z

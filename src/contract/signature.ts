@@ -41,7 +41,9 @@ export interface VerifyInput {
 }
 
 function toBytes(body: Uint8Array | string): Buffer {
-  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return typeof body === 'string'
+    ? Buffer.from(body, 'utf8')
+    : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
 function signedDigest(id: string, timestamp: string, body: Uint8Array | string, secret: string): Buffer {
@@ -55,7 +57,9 @@ export function sign({ id, timestamp, body, secret }: SignInput): string {
 }
 
 /** All four delivery headers for a body, with one `v1=` entry per secret (rotation). */
-export function signedHeaders(input: Omit<SignInput, 'secret'> & { secrets: readonly string[]; eventType: string }): Record<string, string> {
+export function signedHeaders(
+  input: Omit<SignInput, 'secret'> & { secrets: readonly string[]; eventType: string },
+): Record<string, string> {
   return {
     [WEBHOOK_HEADERS.eventType]: input.eventType,
     [WEBHOOK_HEADERS.id]: input.id,

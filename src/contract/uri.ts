@@ -23,7 +23,8 @@ export interface UriRules {
 }
 
 /** localhost, 127/8, 10/8, 172.16/12, 192.168/16 and [::1]: hosts that only exist on this machine or network. */
-const LOCAL_HOST = /^(localhost|127(\.\d{1,3}){3}|10(\.\d{1,3}){3}|172\.(1[6-9]|2\d|3[01])(\.\d{1,3}){2}|192\.168(\.\d{1,3}){2}|\[::1\])$/i;
+const LOCAL_HOST =
+  /^(localhost|127(\.\d{1,3}){3}|10(\.\d{1,3}){3}|172\.(1[6-9]|2\d|3[01])(\.\d{1,3}){2}|192\.168(\.\d{1,3}){2}|\[::1\])$/i;
 
 /** Describes why a string is not an acceptable URI input, or returns null when it is. */
 export function uriProblem(value: string, rules: UriRules = {}): string | null {

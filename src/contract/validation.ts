@@ -20,13 +20,20 @@ export function toFieldErrors(error: z.ZodError, prefix: readonly PropertyKey[] 
   return error.issues.flatMap((issue) =>
     // An unknown field is reported at its own path, so a person sees which one to remove.
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: formatPath([...prefix, ...issue.path, key]), message: 'is not a known field' }))
+      ? issue.keys.map((key) => ({
+          path: formatPath([...prefix, ...issue.path, key]),
+          message: 'is not a known field',
+        }))
       : [{ path: formatPath([...prefix, ...issue.path]), message: issue.message }],
   );
 }
 
 /** Validates with any schema, returning field errors instead of throwing. */
-export function validateWith<T>(schema: z.ZodType<T>, value: unknown, prefix: readonly PropertyKey[] = []): Validation<T> {
+export function validateWith<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  prefix: readonly PropertyKey[] = [],
+): Validation<T> {
   const parsed = schema.safeParse(value);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, errors: toFieldErrors(parsed.error, prefix) };
 }
@@ -35,11 +42,16 @@ export function validateWith<T>(schema: z.ZodType<T>, value: unknown, prefix: re
  * Validates a model's input against every limit of the spec. `rules.allowedOrigins` lets a
  * service accept its own (possibly http) output URLs.
  */
-export function validateModelInput<M extends ModelId>(model: M, input: unknown, rules?: UriRules): Validation<ModelInputs[M]> {
+export function validateModelInput<M extends ModelId>(
+  model: M,
+  input: unknown,
+  rules?: UriRules,
+): Validation<ModelInputs[M]> {
   const schemas = rules?.allowedOrigins?.length ? createModelInputSchemas(rules) : MODEL_INPUT_SCHEMAS;
   // `model` may come from outside despite its type (a path segment cast to ModelId): answer with
   // a field error rather than a TypeError on a missing (or inherited, e.g. `constructor`) schema.
-  if (!Object.hasOwn(schemas, model)) return { ok: false, errors: [{ path: 'model', message: 'is not a known model' }] };
+  if (!Object.hasOwn(schemas, model))
+    return { ok: false, errors: [{ path: 'model', message: 'is not a known model' }] };
   return validateWith(schemas[model] as unknown as z.ZodType<ModelInputs[M]>, input);
 }
 

@@ -54,8 +54,16 @@ const optionsSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(0),
   host: z.string().min(1).default('127.0.0.1'),
   dataDir: z.string().min(1),
-  apiKeys: z.array(z.string().min(8, 'an API key needs at least 8 characters').regex(/^\S+$/, 'an API key cannot contain spaces')).default([]),
-  adminKey: z.string().min(16, 'the admin key needs at least 16 characters').regex(/^\S+$/, 'the admin key cannot contain spaces').optional(),
+  apiKeys: z
+    .array(
+      z.string().min(8, 'an API key needs at least 8 characters').regex(/^\S+$/, 'an API key cannot contain spaces'),
+    )
+    .default([]),
+  adminKey: z
+    .string()
+    .min(16, 'the admin key needs at least 16 characters')
+    .regex(/^\S+$/, 'the admin key cannot contain spaces')
+    .optional(),
   credits: z.number().int().min(0).default(100_000),
   allowPrivateWebhooks: z.boolean().default(false),
   publicUrl: z
@@ -80,7 +88,10 @@ const optionsSchema = z.object({
   compactAtBytes: z.number().int().min(1024).optional(),
 });
 
-export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults' | 'quoteLimits'> & { faults: FaultConfig; quoteLimits: QuoteLimits };
+export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults' | 'quoteLimits'> & {
+  faults: FaultConfig;
+  quoteLimits: QuoteLimits;
+};
 
 /** Validates options, throwing one readable error that lists every bad field. */
 export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
@@ -91,10 +102,15 @@ export function resolveOptions(options: LocalServiceOptions): ResolvedOptions {
   }
   const value = parsed.data;
   if (value.adminKey !== undefined && value.apiKeys.includes(value.adminKey)) {
-    throw new Error('invalid local service options:\nadminKey: must differ from every API key (it is a separate credential)');
+    throw new Error(
+      'invalid local service options:\nadminKey: must differ from every API key (it is a separate credential)',
+    );
   }
   let faults = mergeFaults(DEFAULT_FAULTS, value.faults);
   if (value.emitFailureEvents !== undefined) faults = { ...faults, failEventsEnabled: value.emitFailureEvents };
-  const quoteLimits: QuoteLimits = { ...DEFAULT_QUOTE_LIMITS, ...Object.fromEntries(Object.entries(value.quoteLimits).filter(([, v]) => v !== undefined)) };
+  const quoteLimits: QuoteLimits = {
+    ...DEFAULT_QUOTE_LIMITS,
+    ...Object.fromEntries(Object.entries(value.quoteLimits).filter(([, v]) => v !== undefined)),
+  };
   return { ...value, faults, quoteLimits, publicUrl: value.publicUrl?.replace(/\/+$/, '') };
 }

@@ -16,7 +16,10 @@ export interface ServiceCounters {
   jobsCreated: number;
 }
 
-export type WebhookUrlCheck = (url: string, options: { allowPrivate: boolean }) => Promise<{ ok: true } | { ok: false; reason: string }>;
+export type WebhookUrlCheck = (
+  url: string,
+  options: { allowPrivate: boolean },
+) => Promise<{ ok: true } | { ok: false; reason: string }>;
 
 /** Everything the routes need; built once per service instance. */
 export interface ServiceContext {

@@ -108,10 +108,23 @@ export function injectedFaults(state: ServiceState): InjectedFault[] {
   const keyOf = (requestId: string) => state.jobs.get(requestId)?.idempotencyKey ?? null;
   const faults: InjectedFault[] = state.injectedFaults.map(({ seq, ...fault }) => (void seq, fault));
   for (const d of state.deliveries.values()) {
-    if (d.state === 'dropped') faults.push({ kind: 'delivery_dropped', requestId: d.requestId, idempotencyKey: keyOf(d.requestId), eventId: d.eventId, at: d.createdAt });
+    if (d.state === 'dropped')
+      faults.push({
+        kind: 'delivery_dropped',
+        requestId: d.requestId,
+        idempotencyKey: keyOf(d.requestId),
+        eventId: d.eventId,
+        at: d.createdAt,
+      });
   }
   for (const job of state.jobs.values()) {
-    if (job.status === 'FAILED' && job.error?.code === 'service_restarted') faults.push({ kind: 'service_restarted', requestId: job.id, idempotencyKey: job.idempotencyKey, at: job.completedAt ?? job.submittedAt });
+    if (job.status === 'FAILED' && job.error?.code === 'service_restarted')
+      faults.push({
+        kind: 'service_restarted',
+        requestId: job.id,
+        idempotencyKey: job.idempotencyKey,
+        at: job.completedAt ?? job.submittedAt,
+      });
   }
   return faults.sort((a, b) => a.at - b.at);
 }

@@ -103,12 +103,22 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const generatedApiKey = seed(store, config.apiKeys, config.credits);
 
   let faults = config.faults;
-  const counters: ServiceCounters = { submits: 0, statusCalls: 0, resultCalls: 0, cancelCalls: 0, quoteCalls: 0, jobsCreated: 0 };
+  const counters: ServiceCounters = {
+    submits: 0,
+    statusCalls: 0,
+    resultCalls: 0,
+    cancelCalls: 0,
+    quoteCalls: 0,
+    jobsCreated: 0,
+  };
   let context: ServiceContext | null = null;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
-  const logger = config.logger === false ? false : { ...config.logger, redact: ['req.headers.authorization', 'headers.authorization', 'secret', 'key'] };
+  const logger =
+    config.logger === false
+      ? false
+      : { ...config.logger, redact: ['req.headers.authorization', 'headers.authorization', 'secret', 'key'] };
   const { app, routes } = buildApp({
     context: () => {
       if (!context) throw new Error('local service context used before start');
@@ -142,7 +152,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   });
   const runner: ModelRunner =
     config.render === 'stub'
-      ? createStubModelRunner({ fallback: ffmpegRunner, ownOrigin: url, fixturesDir: path.resolve(config.stubFixturesDir ?? path.join(dataDir, 'stub-fixtures')), holdMs: config.stubHoldMs })
+      ? createStubModelRunner({
+          fallback: ffmpegRunner,
+          ownOrigin: url,
+          fixturesDir: path.resolve(config.stubFixturesDir ?? path.join(dataDir, 'stub-fixtures')),
+          holdMs: config.stubHoldMs,
+        })
       : ffmpegRunner;
   if (torn) {
     const line = `journal: a torn last record (${torn.bytes} bytes at offset ${torn.offset}) was cut off; it had not been acknowledged`;
@@ -150,7 +165,13 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     else log.warn({ offset: torn.offset, bytes: torn.bytes }, line);
   }
   store.setLog(log);
-  const dispatcher = new WebhookDispatcher({ store, bodies, faults: () => faults, log, rules: { allowPrivate: config.allowPrivateWebhooks } });
+  const dispatcher = new WebhookDispatcher({
+    store,
+    bodies,
+    faults: () => faults,
+    log,
+    rules: { allowPrivate: config.allowPrivateWebhooks },
+  });
   const jobs = new JobManager({
     store,
     runner,
@@ -181,10 +202,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   dispatcher.recover();
   jobs.recover();
   // Bodies of events with no pending delivery (settled before a crash removed them) are not needed.
-  bodies.sweep((eventId) => [...store.state.deliveries.values()].some((d) => d.eventId === eventId && d.state === 'pending'));
+  bodies.sweep((eventId) =>
+    [...store.state.deliveries.values()].some((d) => d.eventId === eventId && d.state === 'pending'),
+  );
   markReady();
-  if (config.render === 'stub') log.warn(`stub render mode (--render stub, hold ${config.stubHoldMs} ms): jobs complete with pre-rendered fixtures; a benchmarking aid`);
-  if (config.allowPrivateWebhooks) log.warn('private, loopback and plain-http webhook and input URLs are allowed (--allow-private-webhooks): local use only');
+  if (config.render === 'stub')
+    log.warn(
+      `stub render mode (--render stub, hold ${config.stubHoldMs} ms): jobs complete with pre-rendered fixtures; a benchmarking aid`,
+    );
+  if (config.allowPrivateWebhooks)
+    log.warn(
+      'private, loopback and plain-http webhook and input URLs are allowed (--allow-private-webhooks): local use only',
+    );
 
   let closing: Promise<void> | null = null;
   return {
@@ -242,10 +271,14 @@ function seed(store: Store, apiKeys: readonly string[], credits: number): string
   for (const key of apiKeys) {
     const hash = hashKey(key);
     const id = keyIdFor(hash);
-    if (!state.keys.has(id)) store.commit({ t: 'key.created', key: { id, hash, createdAt: Date.now(), revokedAt: null } });
+    if (!state.keys.has(id))
+      store.commit({ t: 'key.created', key: { id, hash, createdAt: Date.now(), revokedAt: null } });
   }
   if (fresh && credits > 0) {
-    store.commit({ t: 'ledger', entry: { seq: state.nextLedgerSeq(), kind: 'seed', amount: credits, requestId: null, at: Date.now() } });
+    store.commit({
+      t: 'ledger',
+      entry: { seq: state.nextLedgerSeq(), kind: 'seed', amount: credits, requestId: null, at: Date.now() },
+    });
   }
   if (state.keys.size > 0) return null;
   const key = newApiKey();

@@ -49,7 +49,10 @@ export async function archiveOutput(video: OutputVideo, options: ArchiveOptions)
       });
     } catch (error) {
       if (!(error instanceof SafeFetchError)) throw error;
-      const retryable = error.code === 'network' || error.code === 'timeout' || (error.code === 'http_status' && (error.status ?? 0) >= 500);
+      const retryable =
+        error.code === 'network' ||
+        error.code === 'timeout' ||
+        (error.code === 'http_status' && (error.status ?? 0) >= 500);
       throw new ArchiveError(`output ${video.file_name}: cannot copy ${video.url}: ${error.message}`, retryable);
     }
     const reported = baseType(video.content_type);
@@ -58,7 +61,12 @@ export async function archiveOutput(video: OutputVideo, options: ArchiveOptions)
       throw new ArchiveError(`output ${video.file_name}: the service reported ${reported} but serves ${served}`, false);
     }
     if (meta.size === 0) throw new ArchiveError(`output ${video.file_name}: ${video.url} is empty`, false);
-    const ref = await putMediaFile(options.store, file, reported || served || 'application/octet-stream', options.pipeline);
+    const ref = await putMediaFile(
+      options.store,
+      file,
+      reported || served || 'application/octet-stream',
+      options.pipeline,
+    );
     return { ...ref, url: video.url, file_name: video.file_name };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -27,6 +27,10 @@ export async function copyArchivedOutput(store: MediaStore, ref: ArchivedOutput,
     },
     fs.createWriteStream(file),
   );
-  if (hash.digest('hex') !== sha) throw new MediaStoreError('integrity', `the archived copy of ${ref.file_name} does not match ${ref.$media}; the store is damaged`);
+  if (hash.digest('hex') !== sha)
+    throw new MediaStoreError(
+      'integrity',
+      `the archived copy of ${ref.file_name} does not match ${ref.$media}; the store is damaged`,
+    );
   return bytes;
 }

@@ -20,7 +20,10 @@ export class ArchiveError extends ReelflowError {
   readonly code = 'archive_failed';
   /** The ApplicationFailure type the archive activity throws for it. */
   readonly type = FAILURE_TYPES.archiveFailed;
-  constructor(message: string, readonly retryable: boolean) {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
     super(message);
   }
 }
@@ -33,7 +36,11 @@ export class MediaResolutionError extends ReelflowError {
   readonly code = 'media_unavailable';
   /** The ApplicationFailure type the media activity throws for it. */
   readonly type = FAILURE_TYPES.mediaUnavailable;
-  constructor(message: string, readonly field: string, readonly permanent: boolean) {
+  constructor(
+    message: string,
+    readonly field: string,
+    readonly permanent: boolean,
+  ) {
     super(message);
   }
 }

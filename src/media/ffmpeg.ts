@@ -22,7 +22,11 @@ export function ffprobePath(): string {
 const STDERR_KEEP = 64 * 1024;
 
 /** Runs a binary with an argument array (never a shell); kills it on abort, keeps stderr's tail. */
-function runProcess(binary: string, args: readonly string[], signal?: AbortSignal): Promise<{ stdout: string; stderr: string }> {
+function runProcess(
+  binary: string,
+  args: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
@@ -187,8 +191,17 @@ export function findDrawtextFont(): Promise<string | null> {
       try {
         await access(font);
         await runFfmpeg([
-          '-v', 'error', '-f', 'lavfi', '-i', 'color=c=black:s=64x64:d=0.04',
-          '-vf', `drawtext=fontfile=${font}:text=ok:fontcolor=white`, '-f', 'null', '-',
+          '-v',
+          'error',
+          '-f',
+          'lavfi',
+          '-i',
+          'color=c=black:s=64x64:d=0.04',
+          '-vf',
+          `drawtext=fontfile=${font}:text=ok:fontcolor=white`,
+          '-f',
+          'null',
+          '-',
         ]);
         return font;
       } catch {

@@ -46,15 +46,23 @@ export function isMediaRef(value: unknown): value is MediaRef {
 export function mediaRefProblem(value: MediaRef): string | null {
   const keys = Object.keys(value).filter((k) => !['$media', 'type', 'bytes', 'url'].includes(k));
   if (keys.length > 0) return `unknown key ${keys.map((k) => `"${k}"`).join(', ')} in a media reference`;
-  if (typeof value.$media !== 'string' || !digestOf(value.$media)) return '$media must be "sha256:" and 64 lowercase hex digits';
-  if (typeof value.type !== 'string' || !MEDIA_TYPE.test(value.type)) return 'type must be a media type such as video/mp4';
-  if (typeof value.bytes !== 'number' || !Number.isInteger(value.bytes) || value.bytes < 0) return 'bytes must be a whole number';
-  if (value.url !== undefined && (typeof value.url !== 'string' || !/^https?:\/\//.test(value.url))) return 'url must be an http(s) URL';
+  if (typeof value.$media !== 'string' || !digestOf(value.$media))
+    return '$media must be "sha256:" and 64 lowercase hex digits';
+  if (typeof value.type !== 'string' || !MEDIA_TYPE.test(value.type))
+    return 'type must be a media type such as video/mp4';
+  if (typeof value.bytes !== 'number' || !Number.isInteger(value.bytes) || value.bytes < 0)
+    return 'bytes must be a whole number';
+  if (value.url !== undefined && (typeof value.url !== 'string' || !/^https?:\/\//.test(value.url)))
+    return 'url must be an http(s) URL';
   return null;
 }
 
 /** Calls `visit` on every media reference inside a value, with its location (`image_urls.3`). */
-export function forEachMediaRef(value: unknown, visit: (ref: MediaRef, path: (string | number)[]) => void, at: (string | number)[] = []): void {
+export function forEachMediaRef(
+  value: unknown,
+  visit: (ref: MediaRef, path: (string | number)[]) => void,
+  at: (string | number)[] = [],
+): void {
   if (isMediaRef(value)) visit(value, at);
   else if (Array.isArray(value)) value.forEach((item, i) => forEachMediaRef(item, visit, [...at, i]));
   else if (typeof value === 'object' && value !== null) {
@@ -63,11 +71,17 @@ export function forEachMediaRef(value: unknown, visit: (ref: MediaRef, path: (st
 }
 
 /** A copy of `value` with every media reference replaced by `replace(ref, location)` (may be async). */
-export async function mapMediaRefs(value: unknown, replace: (ref: MediaRef, path: (string | number)[]) => Promise<unknown>, at: (string | number)[] = []): Promise<unknown> {
+export async function mapMediaRefs(
+  value: unknown,
+  replace: (ref: MediaRef, path: (string | number)[]) => Promise<unknown>,
+  at: (string | number)[] = [],
+): Promise<unknown> {
   if (isMediaRef(value)) return replace(value, at);
   if (Array.isArray(value)) return Promise.all(value.map((item, i) => mapMediaRefs(item, replace, [...at, i])));
   if (typeof value === 'object' && value !== null) {
-    const entries = await Promise.all(Object.entries(value).map(async ([key, item]) => [key, await mapMediaRefs(item, replace, [...at, key])] as const));
+    const entries = await Promise.all(
+      Object.entries(value).map(async ([key, item]) => [key, await mapMediaRefs(item, replace, [...at, key])] as const),
+    );
     return Object.fromEntries(entries);
   }
   return value;

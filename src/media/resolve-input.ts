@@ -71,10 +71,18 @@ export function createMediaResolver(options: MediaResolverOptions): MediaResolve
       const object = await store.stat(sha);
       if (!object) {
         const why = ref.url ? `the service no longer serves ${ref.url} and ` : '';
-        throw new MediaResolutionError(`${field}: ${why}${ref.$media} is not in the media store ${store.location}`, field, true);
+        throw new MediaResolutionError(
+          `${field}: ${why}${ref.$media} is not in the media store ${store.location}`,
+          field,
+          true,
+        );
       }
       if (object.bytes !== ref.bytes) {
-        throw new MediaResolutionError(`${field}: ${ref.$media} has ${object.bytes} bytes in the store, the reference says ${ref.bytes}`, field, true);
+        throw new MediaResolutionError(
+          `${field}: ${ref.$media} has ${object.bytes} bytes in the store, the reference says ${ref.bytes}`,
+          field,
+          true,
+        );
       }
       const signed = await store.signedUrl(sha, options.urlLifetimeSeconds);
       if (signed) {
@@ -95,7 +103,8 @@ export function createMediaResolver(options: MediaResolverOptions): MediaResolve
       resolved.push({ field, $media: ref.$media, as: 'data-uri' });
       return `data:${ref.type};base64,${Buffer.concat(chunks).toString('base64')}`;
     }).catch((error: unknown) => {
-      if (error instanceof MediaStoreError) throw new MediaResolutionError(error.message, '', error.code !== 'unavailable');
+      if (error instanceof MediaStoreError)
+        throw new MediaResolutionError(error.message, '', error.code !== 'unavailable');
       throw error;
     });
     return { input: output as Record<string, unknown>, resolved };

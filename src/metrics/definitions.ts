@@ -41,11 +41,25 @@ function histogram(registry: Registry, name: string, help: string): Histogram {
 export function bridgeMetrics(registry: Registry = defaultRegistry) {
   return {
     /** Deliveries by outcome: accepted, rejected, malformed, unavailable, too_large, bad_request. */
-    deliveries: counter(registry, 'reelflow_bridge_deliveries_total', 'Webhook deliveries received by the bridge, by outcome.', ['outcome']),
+    deliveries: counter(
+      registry,
+      'reelflow_bridge_deliveries_total',
+      'Webhook deliveries received by the bridge, by outcome.',
+      ['outcome'],
+    ),
     /** Signature verification failures by reason (stale, bad_signature, missing_headers, ...). */
-    verificationFailures: counter(registry, 'reelflow_bridge_verification_failures_total', 'Webhook deliveries whose signature did not verify, by reason.', ['reason']),
+    verificationFailures: counter(
+      registry,
+      'reelflow_bridge_verification_failures_total',
+      'Webhook deliveries whose signature did not verify, by reason.',
+      ['reason'],
+    ),
     /** Seconds from receiving a delivery to Temporal accepting its signal-with-start. */
-    signalLatency: histogram(registry, 'reelflow_bridge_signal_latency_seconds', 'Seconds from receiving a verified delivery to Temporal accepting the signal.'),
+    signalLatency: histogram(
+      registry,
+      'reelflow_bridge_signal_latency_seconds',
+      'Seconds from receiving a verified delivery to Temporal accepting the signal.',
+    ),
   };
 }
 export type BridgeMetrics = ReturnType<typeof bridgeMetrics>;
@@ -54,11 +68,23 @@ export type BridgeMetrics = ReturnType<typeof bridgeMetrics>;
 export function workerMetrics(registry: Registry = defaultRegistry) {
   return {
     /** Service calls made by activities, by kind (quote, submit, status, result, cancel) and outcome (ok, error). */
-    serviceCalls: counter(registry, 'reelflow_service_calls_total', 'Calls to the video-generation service made by activities.', ['kind', 'outcome']),
+    serviceCalls: counter(
+      registry,
+      'reelflow_service_calls_total',
+      'Calls to the video-generation service made by activities.',
+      ['kind', 'outcome'],
+    ),
     /** Status polls made, by the status they returned. */
-    polls: counter(registry, 'reelflow_status_polls_total', 'Status polls made, by the status returned (error when the poll failed).', ['status']),
+    polls: counter(
+      registry,
+      'reelflow_status_polls_total',
+      'Status polls made, by the status returned (error when the poll failed).',
+      ['status'],
+    ),
     /** Jobs submitted, by model. */
-    submitted: counter(registry, 'reelflow_jobs_submitted_total', 'Jobs submitted to the service, by model.', ['model']),
+    submitted: counter(registry, 'reelflow_jobs_submitted_total', 'Jobs submitted to the service, by model.', [
+      'model',
+    ]),
   };
 }
 export type WorkerMetrics = ReturnType<typeof workerMetrics>;

@@ -19,11 +19,5 @@ export {
 } from './url-rules';
 export { checkWebhookUrl, type WebhookUrlCheck, type WebhookUrlOptions } from './webhook-url';
 export { createPinnedAgent, pinnedRequest, type PinnedResponse, type PinnedTimeouts } from './pinned-request';
-export {
-  safeDownload,
-  safeFetch,
-  type SafeFetchMeta,
-  type SafeFetchOptions,
-  type SafeFetchResult,
-} from './safe-fetch';
+export { safeDownload, safeFetch, type SafeFetchMeta, type SafeFetchOptions, type SafeFetchResult } from './safe-fetch';
 export { SafeFetchError, type SafeFetchErrorCode } from './errors';

@@ -44,7 +44,13 @@ export interface PinnedResponse {
 export async function pinnedRequest(
   url: URL,
   pinned: ResolvedAddress,
-  init: { method: 'GET' | 'HEAD' | 'POST'; signal?: AbortSignal; timeouts?: PinnedTimeouts; headers?: Record<string, string>; body?: string },
+  init: {
+    method: 'GET' | 'HEAD' | 'POST';
+    signal?: AbortSignal;
+    timeouts?: PinnedTimeouts;
+    headers?: Record<string, string>;
+    body?: string;
+  },
 ): Promise<PinnedResponse> {
   const agent = createPinnedAgent(pinned, init.timeouts);
   const close = async (): Promise<void> => {

@@ -41,20 +41,30 @@ async function fetchInto(
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   const maxRedirects = options.maxRedirects ?? LIMITS.webhookMaxRedirects;
-  const timeouts = { connectTimeoutMs: options.timeoutMs, headersTimeoutMs: options.timeoutMs, bodyTimeoutMs: options.timeoutMs };
+  const timeouts = {
+    connectTimeoutMs: options.timeoutMs,
+    headersTimeoutMs: options.timeoutMs,
+    bodyTimeoutMs: options.timeoutMs,
+  };
   let current: string | URL = url;
   try {
     for (let redirects = 0; ; redirects += 1) {
       const check = await validateUrl(current, options);
-      if (!check.ok) throw new SafeFetchError('refused', redirects ? `redirect ${redirects} refused: ${check.reason}` : check.reason);
+      if (!check.ok)
+        throw new SafeFetchError(
+          'refused',
+          redirects ? `redirect ${redirects} refused: ${check.reason}` : check.reason,
+        );
       signal.throwIfAborted();
       const response = await pinnedRequest(check.url, check.address, { method: 'GET', signal, timeouts });
       try {
         const { statusCode } = response;
         if (REDIRECT_STATUSES.includes(statusCode)) {
           const location = headerValue(response.headers.location);
-          if (!location) throw new SafeFetchError('http_status', `redirect ${statusCode} without a Location`, statusCode);
-          if (redirects >= maxRedirects) throw new SafeFetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
+          if (!location)
+            throw new SafeFetchError('http_status', `redirect ${statusCode} without a Location`, statusCode);
+          if (redirects >= maxRedirects)
+            throw new SafeFetchError('too_many_redirects', `more than ${maxRedirects} redirects`);
           try {
             current = new URL(location, check.url);
           } catch {
@@ -67,12 +77,16 @@ async function fetchInto(
         }
         const declared = Number(headerValue(response.headers['content-length']));
         if (Number.isFinite(declared) && declared > options.maxBytes) {
-          throw new SafeFetchError('too_large', `declares ${declared} bytes, more than the ${options.maxBytes} allowed`);
+          throw new SafeFetchError(
+            'too_large',
+            `declares ${declared} bytes, more than the ${options.maxBytes} allowed`,
+          );
         }
         let size = 0;
         for await (const chunk of response.body as AsyncIterable<Buffer>) {
           size += chunk.length;
-          if (size > options.maxBytes) throw new SafeFetchError('too_large', `larger than the ${options.maxBytes} bytes allowed`);
+          if (size > options.maxBytes)
+            throw new SafeFetchError('too_large', `larger than the ${options.maxBytes} bytes allowed`);
           await sink(chunk);
         }
         if (Number.isFinite(declared) && size !== declared) {

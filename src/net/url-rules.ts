@@ -36,8 +36,10 @@ export interface AddressRuleOptions {
 /** Outcome of a rule check: the parsed URL, or why it is refused. */
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 /** `dnsFailure`: the name did not resolve (a transient condition a retry may clear), not a rule refusal. */
-export type ResolveCheck = { ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string; dnsFailure?: true };
-export type PinCheck = { ok: true; url: URL; address: ResolvedAddress } | { ok: false; reason: string; dnsFailure?: true };
+export type ResolveCheck =
+  { ok: true; addresses: ResolvedAddress[] } | { ok: false; reason: string; dnsFailure?: true };
+export type PinCheck =
+  { ok: true; url: URL; address: ResolvedAddress } | { ok: false; reason: string; dnsFailure?: true };
 
 const NEVER_ALLOWED: readonly AddressClass[] = ['metadata', 'multicast', 'unspecified', 'invalid'];
 const LOCAL_USE_CLASSES: readonly AddressClass[] = ['public', 'private', 'loopback', 'link-local', 'cgnat', 'reserved'];
@@ -72,7 +74,10 @@ export function checkUrlSyntax(url: string | URL, options: AddressRuleOptions): 
   }
   const schemes = options.schemes ?? (options.allowPrivate ? ['https:', 'http:'] : ['https:']);
   if (!(schemes as readonly string[]).includes(parsed.protocol)) {
-    return { ok: false, reason: `scheme ${parsed.protocol.replace(/:$/, '')} is not allowed (${schemes.map((s) => s.replace(/:$/, '')).join(', ')} only)` };
+    return {
+      ok: false,
+      reason: `scheme ${parsed.protocol.replace(/:$/, '')} is not allowed (${schemes.map((s) => s.replace(/:$/, '')).join(', ')} only)`,
+    };
   }
   if (parsed.username || parsed.password) return { ok: false, reason: 'credentials in the URL are not allowed' };
   if (!parsed.hostname) return { ok: false, reason: 'the URL names no host' };

@@ -12,7 +12,11 @@ export interface WebhookUrlOptions extends AddressRuleOptions {
 
 export type WebhookUrlCheck = { ok: true } | { ok: false; reason: string };
 
-async function probeOnce(url: URL, address: Parameters<typeof pinnedRequest>[1], signal: AbortSignal): Promise<PinnedResponse> {
+async function probeOnce(
+  url: URL,
+  address: Parameters<typeof pinnedRequest>[1],
+  signal: AbortSignal,
+): Promise<PinnedResponse> {
   const timeouts = { connectTimeoutMs: 5_000, headersTimeoutMs: 5_000, bodyTimeoutMs: 5_000 };
   const head = await pinnedRequest(url, address, { method: 'HEAD', signal, timeouts });
   // Receivers that only know POST often refuse HEAD; a GET shows their redirects as well.
@@ -38,7 +42,7 @@ export async function checkWebhookUrl(url: string, options: WebhookUrlOptions): 
   const timer = setTimeout(() => deadline.abort(), options.probeTimeoutMs ?? 5_000);
   let hop = first;
   try {
-    for (let redirects = 0; ; ) {
+    for (let redirects = 0; ;) {
       let response: PinnedResponse;
       try {
         response = await probeOnce(hop.url, hop.address, deadline.signal);

@@ -2,7 +2,14 @@ import type { JobResult } from '../contract';
 import type { ArchivedOutput } from '../media/reference';
 import type { BatchItemResult, BatchProgress } from '../workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../workflows/pipeline-types';
-import { fetchVideo, placeVideo, type FetchOptions, type FetchedVideo, type MediaPlacement, type VideoSource } from './media';
+import {
+  fetchVideo,
+  placeVideo,
+  type FetchOptions,
+  type FetchedVideo,
+  type MediaPlacement,
+  type VideoSource,
+} from './media';
 import type { BatchReport, BatchReportItem, PipelineReport, ReportCredits, ReportStep, ReportVideo } from './model';
 import { stepTimings, type StepTimestamps } from './timings';
 
@@ -31,7 +38,12 @@ export interface CollectOptions extends FetchOptions {
 export function videoSources(result: JobResult | undefined, archived: readonly ArchivedOutput[] = []): VideoSource[] {
   return (result?.videos ?? []).map((video) => {
     const copy = archived.find((a) => a.url === video.url);
-    return { url: video.url, fileName: video.file_name, contentType: video.content_type, ...(copy ? { archived: copy } : {}) };
+    return {
+      url: video.url,
+      fileName: video.file_name,
+      contentType: video.content_type,
+      ...(copy ? { archived: copy } : {}),
+    };
   });
 }
 
@@ -41,16 +53,23 @@ function credits(step: Pick<StepSummary, 'quoted' | 'charged' | 'refunded'>): Re
 
 function placement(fetched: FetchedVideo[], options: CollectOptions): MediaPlacement {
   const total = fetched.reduce((sum, f) => sum + (f.file ? f.video.bytes : 0), 0);
-  return total <= options.embedLimitBytes ? { mode: 'embed' } : { mode: 'beside', dir: options.mediaDir, relativeTo: options.pageDir };
+  return total <= options.embedLimitBytes
+    ? { mode: 'embed' }
+    : { mode: 'beside', dir: options.mediaDir, relativeTo: options.pageDir };
 }
 
 /** Fetches every output of the pipeline, probes it, extracts posters and builds the report. */
-export async function collectPipelineReport(summary: PipelineSummary, facts: WorkflowFacts, options: CollectOptions): Promise<PipelineReport> {
+export async function collectPipelineReport(
+  summary: PipelineSummary,
+  facts: WorkflowFacts,
+  options: CollectOptions,
+): Promise<PipelineReport> {
   const fetchedBySteps: FetchedVideo[][] = [];
   for (const step of summary.steps) {
     const sources = videoSources(summary.outputs[step.id] ?? step.output, step.archived);
     const fetched: FetchedVideo[] = [];
-    for (const [index, source] of sources.entries()) fetched.push(await fetchVideo(source, `${safeName(summary.name)}-${safeName(step.id)}-${index + 1}`, options));
+    for (const [index, source] of sources.entries())
+      fetched.push(await fetchVideo(source, `${safeName(summary.name)}-${safeName(step.id)}-${index + 1}`, options));
     fetchedBySteps.push(fetched);
   }
   const where = placement(fetchedBySteps.flat(), options);
@@ -96,14 +115,22 @@ export interface BatchItemInput {
 }
 
 /** The gallery: per pipeline its last step's output (fetched, probed, poster), plus totals. */
-export async function collectBatchReport(progress: BatchProgress, workflowId: string, items: BatchItemInput[], options: CollectOptions): Promise<BatchReport> {
+export async function collectBatchReport(
+  progress: BatchProgress,
+  workflowId: string,
+  items: BatchItemInput[],
+  options: CollectOptions,
+): Promise<BatchReport> {
   const fetched: Array<FetchedVideo | null> = [];
   for (const item of items) {
     const last = item.summary?.steps.at(-1);
     const source = last ? videoSources(item.summary?.outputs[last.id] ?? last.output, last.archived)[0] : undefined;
     fetched.push(source ? await fetchVideo(source, `${safeName(item.result.name)}-final`, options) : null);
   }
-  const where = placement(fetched.flatMap((f) => (f ? [f] : [])), options);
+  const where = placement(
+    fetched.flatMap((f) => (f ? [f] : [])),
+    options,
+  );
   const cards: BatchReportItem[] = items.map((item, index) => {
     const f = fetched[index];
     const video: ReportVideo | null = f ? placeVideo(f, where) : null;
@@ -111,7 +138,16 @@ export async function collectBatchReport(progress: BatchProgress, workflowId: st
       name: item.result.name,
       workflowId: item.result.workflowId,
       status: item.summary?.status === 'running' ? 'running' : item.result.status,
-      ledger: item.result.ledger ? { quoted: item.result.ledger.quoted, charged: item.result.ledger.charged, refunded: item.result.ledger.refunded, net: item.result.ledger.net } : item.summary ? { ...item.summary.ledger } : null,
+      ledger: item.result.ledger
+        ? {
+            quoted: item.result.ledger.quoted,
+            charged: item.result.ledger.charged,
+            refunded: item.result.ledger.refunded,
+            net: item.result.ledger.net,
+          }
+        : item.summary
+          ? { ...item.summary.ledger }
+          : null,
       ...(item.result.error ? { error: item.result.error } : {}),
       steps: (item.summary?.steps ?? []).map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds })),
       finalVideo: video,
@@ -120,7 +156,8 @@ export async function collectBatchReport(progress: BatchProgress, workflowId: st
   });
   const byState: Record<string, number> = {};
   for (const c of cards) byState[c.status] = (byState[c.status] ?? 0) + 1;
-  const sum = (pick: (c: ReportCredits) => number) => cards.reduce((total, c) => total + (c.ledger ? pick(c.ledger) : 0), 0);
+  const sum = (pick: (c: ReportCredits) => number) =>
+    cards.reduce((total, c) => total + (c.ledger ? pick(c.ledger) : 0), 0);
   return {
     kind: 'batch',
     name: progress.name,
@@ -129,8 +166,16 @@ export async function collectBatchReport(progress: BatchProgress, workflowId: st
     totals: {
       items: cards.length,
       byState,
-      credits: { quoted: sum((c) => c.quoted), charged: sum((c) => c.charged), refunded: sum((c) => c.refunded), net: sum((c) => c.net) },
-      videoSeconds: cards.reduce((total, c) => total + (c.finalVideo && !c.finalVideo.problem ? c.finalVideo.durationSeconds : 0), 0),
+      credits: {
+        quoted: sum((c) => c.quoted),
+        charged: sum((c) => c.charged),
+        refunded: sum((c) => c.refunded),
+        net: sum((c) => c.net),
+      },
+      videoSeconds: cards.reduce(
+        (total, c) => total + (c.finalVideo && !c.finalVideo.problem ? c.finalVideo.durationSeconds : 0),
+        0,
+      ),
     },
     items: cards,
     generatedAt: (options.now?.() ?? new Date()).toISOString(),

@@ -44,13 +44,29 @@ export interface FetchedVideo {
  */
 export async function fetchVideo(source: VideoSource, name: string, options: FetchOptions): Promise<FetchedVideo> {
   const file = path.join(options.workDir, `${name}${extensionOf(source)}`);
-  const empty = { bytes: 0, durationSeconds: 0, width: null, height: null, videoCodec: null, poster: null, posterAtSeconds: null };
-  let base: Pick<ReportVideo, 'url' | 'fileName' | 'contentType' | 'archivedFrom'> = { url: source.url, fileName: source.fileName, contentType: source.contentType };
+  const empty = {
+    bytes: 0,
+    durationSeconds: 0,
+    width: null,
+    height: null,
+    videoCodec: null,
+    poster: null,
+    posterAtSeconds: null,
+  };
+  let base: Pick<ReportVideo, 'url' | 'fileName' | 'contentType' | 'archivedFrom'> = {
+    url: source.url,
+    fileName: source.fileName,
+    contentType: source.contentType,
+  };
   try {
-    if (await fetchArchived(source, file, options)) base = { ...base, archivedFrom: (source.archived as ArchivedOutput).$media };
+    if (await fetchArchived(source, file, options))
+      base = { ...base, archivedFrom: (source.archived as ArchivedOutput).$media };
     else await fetchTo(source.url, file, options);
   } catch (error) {
-    return { video: { ...base, ...empty, problem: `cannot fetch ${source.url}: ${(error as Error).message}` }, file: null };
+    return {
+      video: { ...base, ...empty, problem: `cannot fetch ${source.url}: ${(error as Error).message}` },
+      file: null,
+    };
   }
   const bytes = fs.statSync(file).size;
   try {
@@ -59,14 +75,38 @@ export async function fetchVideo(source: VideoSource, name: string, options: Fet
     if (!stream) return { video: { ...base, ...empty, bytes, problem: 'the file has no video stream' }, file };
     const at = posterSecond(probed.duration);
     const posterFile = path.join(options.workDir, `${name}.poster.jpg`);
-    await runFfmpeg(['-ss', at.toFixed(3), '-i', file, '-frames:v', '1', '-vf', `scale='min(${POSTER_WIDTH},iw)':-2`, '-q:v', '4', posterFile]);
+    await runFfmpeg([
+      '-ss',
+      at.toFixed(3),
+      '-i',
+      file,
+      '-frames:v',
+      '1',
+      '-vf',
+      `scale='min(${POSTER_WIDTH},iw)':-2`,
+      '-q:v',
+      '4',
+      posterFile,
+    ]);
     const poster = `data:image/jpeg;base64,${fs.readFileSync(posterFile).toString('base64')}`;
     return {
-      video: { ...base, bytes, durationSeconds: probed.duration, width: probed.width, height: probed.height, videoCodec: stream.codecName, poster, posterAtSeconds: at },
+      video: {
+        ...base,
+        bytes,
+        durationSeconds: probed.duration,
+        width: probed.width,
+        height: probed.height,
+        videoCodec: stream.codecName,
+        poster,
+        posterAtSeconds: at,
+      },
       file,
     };
   } catch (error) {
-    return { video: { ...base, ...empty, bytes, problem: `ffprobe/ffmpeg cannot read it: ${(error as Error).message}` }, file };
+    return {
+      video: { ...base, ...empty, bytes, problem: `ffprobe/ffmpeg cannot read it: ${(error as Error).message}` },
+      file,
+    };
   }
 }
 

@@ -1,4 +1,12 @@
-import type { BatchReport, BatchReportItem, PipelineReport, Report, ReportCredits, ReportStep, ReportVideo } from './model';
+import type {
+  BatchReport,
+  BatchReportItem,
+  PipelineReport,
+  Report,
+  ReportCredits,
+  ReportStep,
+  ReportVideo,
+} from './model';
 
 /**
  * One self-contained HTML page per report: inline CSS (and, for a batch, a few lines of inline
@@ -8,7 +16,10 @@ import type { BatchReport, BatchReportItem, PipelineReport, Report, ReportCredit
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return String(value).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 const h = escapeHtml;
 
@@ -67,7 +78,8 @@ details summary{cursor:pointer;padding:.6rem 0;color:var(--accent)}
 footer{color:var(--muted);font-size:.85rem;margin:2rem 0 1rem}
 `;
 
-const CSP = "default-src 'none'; img-src data:; media-src data: 'self' file:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+const CSP =
+  "default-src 'none'; img-src data:; media-src data: 'self' file:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
 function page(title: string, body: string, script = ''): string {
   return `<!doctype html>
@@ -123,7 +135,10 @@ function stepSection(step: ReportStep, index: number): string {
   const t = step.timings;
   const rows: Array<[string, string]> = [
     ['Model', `<code>${h(step.model)}</code>`],
-    ['Credits', `${h(step.credits.net)} net (quoted ${h(step.credits.quoted)}, charged ${h(step.credits.charged)}, refunded ${h(step.credits.refunded)})`],
+    [
+      'Credits',
+      `${h(step.credits.net)} net (quoted ${h(step.credits.quoted)}, charged ${h(step.credits.charged)}, refunded ${h(step.credits.refunded)})`,
+    ],
     ['Queued', h(formatSeconds(t.queuedSeconds))],
     ['Rendering', h(formatSeconds(t.renderingSeconds))],
     ['Handing off', h(formatSeconds(t.handoffSeconds))],
@@ -147,7 +162,9 @@ ${step.error ? `<p class="problem">${h(step.error)}</p>` : ''}
 
 /** The page of one pipeline: header facts, then one section per step with its players. */
 export function renderPipelineReport(report: PipelineReport): string {
-  const totalSeconds = report.steps.flatMap((s) => s.videos).reduce((sum, v) => sum + (v.problem ? 0 : v.durationSeconds), 0);
+  const totalSeconds = report.steps
+    .flatMap((s) => s.videos)
+    .reduce((sum, v) => sum + (v.problem ? 0 : v.durationSeconds), 0);
   const head = `<h1>Pipeline ${h(report.name)}</h1>
 <p class="meta">${stateBadge(report.status)} <code>${h(report.workflowId)}</code>${report.temporalUiUrl ? ` · <a href="${h(report.temporalUiUrl)}">open in the Temporal UI</a>` : ''}</p>
 ${facts([
@@ -155,8 +172,18 @@ ${facts([
   ['Credits', h(creditsText(report.ledger))],
   ['Budget', report.budgetCredits === null ? 'none' : h(report.budgetCredits)],
   ['Video', h(formatSeconds(totalSeconds))],
-  ['Started', report.startedAt ? `<time datetime="${h(report.startedAt)}">${h(report.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time>` : '—'],
-  ['Closed', report.closedAt ? `<time datetime="${h(report.closedAt)}">${h(report.closedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time>` : 'still running'],
+  [
+    'Started',
+    report.startedAt
+      ? `<time datetime="${h(report.startedAt)}">${h(report.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time>`
+      : '—',
+  ],
+  [
+    'Closed',
+    report.closedAt
+      ? `<time datetime="${h(report.closedAt)}">${h(report.closedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time>`
+      : 'still running',
+  ],
 ])}
 ${report.error ? `<p class="problem" role="alert">${h(report.error)}</p>` : ''}`;
   const body = `${head}<div class="steps">${report.steps.map(stepSection).join('\n')}</div>

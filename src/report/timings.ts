@@ -26,7 +26,10 @@ function seconds(ms: number | null): number | null {
  * service's `timings.inference_seconds`), and handing off (the previous step's outcome known, or the
  * pipeline's start for the first step, until this step's submit was acknowledged).
  */
-export function stepTimings(steps: ReadonlyArray<{ times: StepTimestamps; inferenceSeconds: number | null }>, pipelineStartedAt: number | null): StepTimings[] {
+export function stepTimings(
+  steps: ReadonlyArray<{ times: StepTimestamps; inferenceSeconds: number | null }>,
+  pipelineStartedAt: number | null,
+): StepTimings[] {
   return steps.map((step, index) => {
     const submittedAt = ms(step.times.submittedAt);
     const finishedAt = ms(step.times.finishedAt);
@@ -35,6 +38,10 @@ export function stepTimings(steps: ReadonlyArray<{ times: StepTimestamps; infere
     const queuedMs = serviceMs !== null && rendering !== null ? serviceMs - rendering * 1000 : null;
     const previousEnd = index === 0 ? pipelineStartedAt : (ms(steps[index - 1]?.times.finishedAt) ?? null);
     const handoffMs = submittedAt !== undefined && previousEnd !== null ? submittedAt - previousEnd : null;
-    return { queuedSeconds: seconds(queuedMs), renderingSeconds: rendering === null ? null : Math.round(rendering * 10) / 10, handoffSeconds: seconds(handoffMs) };
+    return {
+      queuedSeconds: seconds(queuedMs),
+      renderingSeconds: rendering === null ? null : Math.round(rendering * 10) / 10,
+      handoffSeconds: seconds(handoffMs),
+    };
   });
 }

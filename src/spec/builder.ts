@@ -5,7 +5,11 @@ import { parsePipelineSpec, type PipelineSpec, type PipelineStep, type PollPacin
 
 /** A model input where any URI (or URI-list item) may instead reference an earlier step's output or a media-store object. */
 export type InputWithReferences<T> = {
-  [K in keyof T]: T[K] extends string ? T[K] | StepReference | MediaRef : T[K] extends readonly (infer U)[] ? Array<U | StepReference | MediaRef> : T[K];
+  [K in keyof T]: T[K] extends string
+    ? T[K] | StepReference | MediaRef
+    : T[K] extends readonly (infer U)[]
+      ? Array<U | StepReference | MediaRef>
+      : T[K];
 };
 
 /** Options of one step in the builder. */
@@ -28,7 +32,12 @@ export class PipelineBuilder {
   constructor(private readonly name: string) {}
 
   /** Adds a step running `model` on `input`. */
-  step<M extends ModelId>(id: string, model: M, input: InputWithReferences<ModelInputs[M]>, options: StepOptions = {}): this {
+  step<M extends ModelId>(
+    id: string,
+    model: M,
+    input: InputWithReferences<ModelInputs[M]>,
+    options: StepOptions = {},
+  ): this {
     this.steps.push({
       id,
       model,
@@ -48,7 +57,11 @@ export class PipelineBuilder {
   /** Validates (throws PipelineSpecError with field paths) and returns the spec. */
   build(rules?: UriRules): PipelineSpec {
     return parsePipelineSpec(
-      { name: this.name, steps: this.steps, ...(this.budgetCredits !== undefined ? { budgetCredits: this.budgetCredits } : {}) },
+      {
+        name: this.name,
+        steps: this.steps,
+        ...(this.budgetCredits !== undefined ? { budgetCredits: this.budgetCredits } : {}),
+      },
       rules,
     );
   }

@@ -22,7 +22,8 @@ export function largestFields(value: unknown, limit = 5): FieldSize[] {
   const sizes: FieldSize[] = [];
   const walk = (item: unknown, at: (string | number)[]) => {
     if (Array.isArray(item)) item.forEach((child, i) => walk(child, [...at, i]));
-    else if (typeof item === 'object' && item !== null) for (const [key, child] of Object.entries(item)) walk(child, [...at, key]);
+    else if (typeof item === 'object' && item !== null)
+      for (const [key, child] of Object.entries(item)) walk(child, [...at, key]);
     else sizes.push({ path: at.join('.') || '(root)', bytes: jsonBytes(item) });
   };
   walk(value, []);
@@ -35,7 +36,8 @@ function kib(bytes: number): string {
 
 function fixFor(path: string): string {
   if (/(^|\.)prompt$/.test(path)) return 'shorten the prompt';
-  if (/_urls?(\.\d+)?$/.test(path)) return 'give a local file path or an https URL instead of inline data (local files and large data URIs go into the media store)';
+  if (/_urls?(\.\d+)?$/.test(path))
+    return 'give a local file path or an https URL instead of inline data (local files and large data URIs go into the media store)';
   return 'make it smaller';
 }
 
@@ -49,7 +51,11 @@ function describe(label: string, bytes: number, budget: number, largest: FieldSi
 }
 
 /** Throws PayloadBudgetError when `value` serialises to more than `budget` bytes. */
-export function assertWithinBudget(value: unknown, label: string, budget: number = MEDIA_LIMITS.payloadBudgetBytes): void {
+export function assertWithinBudget(
+  value: unknown,
+  label: string,
+  budget: number = MEDIA_LIMITS.payloadBudgetBytes,
+): void {
   const bytes = jsonBytes(value);
   if (bytes <= budget) return;
   const largest = largestFields(value);

@@ -70,7 +70,11 @@ export function readPath(value: unknown, path: string): unknown {
 }
 
 /** Calls `visit` on every reference inside an input, with its location (`video_url`, `image_urls.0`). */
-export function forEachReference(input: unknown, visit: (reference: StepReference, path: PathSegment[]) => void, at: PathSegment[] = []): void {
+export function forEachReference(
+  input: unknown,
+  visit: (reference: StepReference, path: PathSegment[]) => void,
+  at: PathSegment[] = [],
+): void {
   if (isReference(input)) {
     visit(input, at);
   } else if (Array.isArray(input)) {
@@ -81,11 +85,17 @@ export function forEachReference(input: unknown, visit: (reference: StepReferenc
 }
 
 /** Returns a copy of `input` with every reference replaced by `replace(reference, location)`. */
-export function mapReferences(input: unknown, replace: (reference: StepReference, path: PathSegment[]) => unknown, at: PathSegment[] = []): unknown {
+export function mapReferences(
+  input: unknown,
+  replace: (reference: StepReference, path: PathSegment[]) => unknown,
+  at: PathSegment[] = [],
+): unknown {
   if (isReference(input)) return replace(input, at);
   if (Array.isArray(input)) return input.map((item, i) => mapReferences(item, replace, [...at, i]));
   if (typeof input === 'object' && input !== null) {
-    return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, mapReferences(value, replace, [...at, key])]));
+    return Object.fromEntries(
+      Object.entries(input).map(([key, value]) => [key, mapReferences(value, replace, [...at, key])]),
+    );
   }
   return input;
 }
@@ -109,7 +119,10 @@ export function resolveReferences(
     const path = reference.path ?? DEFAULT_REFERENCE_PATH;
     const value = readPath(output, path);
     if (typeof value !== 'string' || value.length === 0) {
-      throw new ReferenceResolutionError(`${location}: output of step "${reference.$from}" has no string at ${path}`, location);
+      throw new ReferenceResolutionError(
+        `${location}: output of step "${reference.$from}" has no string at ${path}`,
+        location,
+      );
     }
     return substitute(value);
   }) as Record<string, unknown>;

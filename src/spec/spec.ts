@@ -20,7 +20,8 @@ import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, parseRefere
 
 /** Names that stay readable and unambiguous inside workflow ids (`pipeline/<name>`, `<name>/job/<step>`). */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const SAFE_NAME_MESSAGE = 'must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit';
+const SAFE_NAME_MESSAGE =
+  'must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit';
 
 /** Largest number of steps in one pipeline and of deliberate resubmits per step. */
 export const PIPELINE_LIMITS = { maxSteps: 20, maxResubmits: 5 } as const;
@@ -97,7 +98,8 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
   const earlier = new Set<string>();
   spec.steps.forEach((step, index) => {
     const at = ['steps', index];
-    if (earlier.has(step.id)) errors.push({ path: formatPath([...at, 'id']), message: `duplicates the id of an earlier step ("${step.id}")` });
+    if (earlier.has(step.id))
+      errors.push({ path: formatPath([...at, 'id']), message: `duplicates the id of an earlier step ("${step.id}")` });
     forEachReference(step.input, (reference, where) => {
       const path = [...at, 'input', ...where];
       const checked = stepReferenceSchema.safeParse(reference);
@@ -106,7 +108,10 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
       } else if (reference.$from === step.id) {
         errors.push({ path: formatPath([...path, '$from']), message: 'a step cannot read its own output' });
       } else if (!earlier.has(reference.$from)) {
-        errors.push({ path: formatPath([...path, '$from']), message: `must name an earlier step (got "${reference.$from}")` });
+        errors.push({
+          path: formatPath([...path, '$from']),
+          message: `must name an earlier step (got "${reference.$from}")`,
+        });
       }
     });
     forEachMediaRef(step.input, (ref, where) => {
@@ -116,7 +121,13 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
     // Step and media references both become URLs at the call, so a valid https URL stands in for them.
     const literal = replaceMediaRefs(mapReferences(step.input, () => REFERENCE_PLACEHOLDER_URL));
     const checked = validateModelInput(step.model, literal, rules);
-    if (!checked.ok) errors.push(...checked.errors.map((e) => ({ path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`), message: e.message })));
+    if (!checked.ok)
+      errors.push(
+        ...checked.errors.map((e) => ({
+          path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`),
+          message: e.message,
+        })),
+      );
     earlier.add(step.id);
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
@@ -125,7 +136,8 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
 function replaceMediaRefs(value: unknown): unknown {
   if (isMediaRef(value)) return REFERENCE_PLACEHOLDER_URL;
   if (Array.isArray(value)) return value.map(replaceMediaRefs);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceMediaRefs(v)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceMediaRefs(v)]));
   return value;
 }
 

@@ -30,7 +30,12 @@ export function demoOptionsFromEnv(env?: Env): DemoOptions {
   return loadStackSettings(env);
 }
 
-const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.m4a': 'audio/mp4', '.wav': 'audio/wav' };
+const MIME: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.m4a': 'audio/mp4',
+  '.wav': 'audio/wav',
+};
 
 /**
  * A local file as a media-store reference (what `reelflow run` does with local paths): workflows
@@ -41,7 +46,11 @@ export async function storedInput(store: MediaStore, file: string, pipeline: str
 }
 
 /** The reference images and voice track of the canonical pipeline, put into the stack's media store. */
-export async function storedStackInputs(stack: LocalStack, inputs: { imagePaths: string[]; voicePath: string }, pipeline: string): Promise<{ imageUrls: MediaRef[]; audioUrl: MediaRef }> {
+export async function storedStackInputs(
+  stack: LocalStack,
+  inputs: { imagePaths: string[]; voicePath: string },
+  pipeline: string,
+): Promise<{ imageUrls: MediaRef[]; audioUrl: MediaRef }> {
   // The stack's media store (the one its worker reads): REELFLOW_MEDIA_STORE, else <state dir>/media.
   const { store } = mediaDeps(stack.serviceUrl, loadMediaSettings(undefined, { stateDir: stack.paths.root }));
   return {
@@ -120,7 +129,11 @@ function progressPrinter(out: (line: string) => void) {
       const requestId = step.requestId ?? '-';
       const key = `${step.state}|${requestId}|${step.charged}|${step.refunded}`;
       // Unchanged steps stay quiet, except a running one every 5 s so its elapsed time is visible.
-      if (seen.get(step.id) === key && (step.done || step.state === 'pending' || now - (printedAt.get(step.id) ?? 0) < 5_000)) continue;
+      if (
+        seen.get(step.id) === key &&
+        (step.done || step.state === 'pending' || now - (printedAt.get(step.id) ?? 0) < 5_000)
+      )
+        continue;
       seen.set(step.id, key);
       printedAt.set(step.id, now);
       // Submit → terminal state by the pipeline's clock when it has one, else as seen from here.
@@ -128,7 +141,9 @@ function progressPrinter(out: (line: string) => void) {
       const end = step.submittedAt !== undefined ? (step.finishedAt ?? now) : (endedAt.get(step.id) ?? now);
       const elapsed = start === undefined ? 0 : (end - start) / 1000;
       const credits = `${step.charged} credits${step.refunded ? ` (${step.refunded} refunded)` : ''}`;
-      out(`  ${step.id.padEnd(9)} ${step.state.padEnd(23)} ${requestId.padEnd(36)} ${credits.padEnd(11)} ${elapsed.toFixed(1)}s`);
+      out(
+        `  ${step.id.padEnd(9)} ${step.state.padEnd(23)} ${requestId.padEnd(36)} ${credits.padEnd(11)} ${elapsed.toFixed(1)}s`,
+      );
     }
   };
 }
@@ -143,7 +158,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const t0 = Date.now();
   out(`reelflow demo — state in ${options.stateDir}`);
-  const stack: LocalStack = await startLocalStack({ stateDir: options.stateDir, autoPorts: options.autoPorts ?? false, log: (line) => out(`  ${line}`) });
+  const stack: LocalStack = await startLocalStack({
+    stateDir: options.stateDir,
+    autoPorts: options.autoPorts ?? false,
+    log: (line) => out(`  ${line}`),
+  });
   let connection: Connection | null = null;
   let onSignal: () => void = () => undefined;
   const interrupted = new Promise<'interrupted'>((resolve) => {
@@ -152,24 +171,38 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     process.once('SIGTERM', onSignal);
   });
   try {
-    out(stack.reusedFrom ? `stack: reused the running \`reelflow dev\` (pid ${stack.reusedFrom.pid})` : `stack: started here in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+    out(
+      stack.reusedFrom
+        ? `stack: reused the running \`reelflow dev\` (pid ${stack.reusedFrom.pid})`
+        : `stack: started here in ${((Date.now() - t0) / 1000).toFixed(1)}s`,
+    );
     out(`  Temporal      ${stack.temporalAddress} (namespace ${stack.namespace})`);
     out(`  Temporal UI   ${stack.temporalUiUrl}`);
     out(`  service       ${stack.serviceUrl}`);
     out(`  bridge        ${stack.bridgeUrl}`);
-    out(`  API key       ${redact(stack.apiKey)} (${stack.apiKeyCreated ? 'created' : 'reused'}; ${stack.paths.apiKey})`);
+    out(
+      `  API key       ${redact(stack.apiKey)} (${stack.apiKeyCreated ? 'created' : 'reused'}; ${stack.paths.apiKey})`,
+    );
 
     const inputs = await ensureReferenceInputs(stack.paths.inputs, 6);
     out(`inputs: ${inputs.imagePaths.length} reference images and a voice track in ${stack.paths.inputs}`);
     const name = uniqueName();
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
     // Archived as `reelflow run` would (the outputs a later step or the user still needs).
-    const spec = { ...threeStepPipeline({ ...(await storedStackInputs(stack, inputs, name)), duration: '5' }, name, uriRules), archive: DEFAULT_CLI_ARCHIVE };
+    const spec = {
+      ...threeStepPipeline({ ...(await storedStackInputs(stack, inputs, name)), duration: '5' }, name, uriRules),
+      archive: DEFAULT_CLI_ARCHIVE,
+    };
     connection = await Connection.connect({ address: stack.temporalAddress });
     const client = new Client({ connection, namespace: stack.namespace });
     const workflowId = pipelineWorkflowId(name);
     const input: PipelineWorkflowInput = { spec, uriRules };
-    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: stack.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
+    const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, {
+      taskQueue: stack.taskQueue,
+      workflowId,
+      args: [input],
+      ...pipelineStartOptions(spec),
+    });
     out(`pipeline ${name}: generate → revoice → upscale (workflow ${workflowId})`);
 
     const print = progressPrinter(out);
@@ -181,7 +214,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     );
     void outcome.then(() => (finished = true));
     while (!finished) {
-      const winner = await Promise.race([outcome, interrupted, new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500))]);
+      const winner = await Promise.race([
+        outcome,
+        interrupted,
+        new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500)),
+      ]);
       if (winner === 'interrupted') {
         out('interrupted: the pipeline keeps running in Temporal; `reelflow status` follows it');
         return 130;
@@ -196,7 +233,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const { summary, error } = await outcome;
     const uiLink = workflowUiUrl(stack.temporalUiUrl, stack.namespace, workflowId);
     if (!summary) {
-      out(`pipeline failed: ${error?.message ?? 'unknown error'}${error?.cause instanceof Error ? ` (${error.cause.message})` : ''}`);
+      out(
+        `pipeline failed: ${error?.message ?? 'unknown error'}${error?.cause instanceof Error ? ` (${error.cause.message})` : ''}`,
+      );
       out(`Temporal UI: ${uiLink}`);
       return 1;
     }
@@ -208,20 +247,32 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       const url = step.output?.videos[0]?.url;
       if (!url) continue;
       const previous = checked.at(-1);
-      const expected = step.model === 'service-upscale-video-fast' && previous?.width && previous.height ? { width: previous.width * 2, height: previous.height * 2 } : undefined;
+      const expected =
+        step.model === 'service-upscale-video-fast' && previous?.width && previous.height
+          ? { width: previous.width * 2, height: previous.height * 2 }
+          : undefined;
       checked.push(await fetchAndCheck(step.id, url, dir, expected));
     }
     out('outputs:');
     for (const file of checked) {
       const verdict = file.problems.length === 0 ? 'ok' : `FAILED: ${file.problems.join('; ')}`;
-      out(`  ${file.step.padEnd(9)} ${file.width}x${file.height} ${file.durationSeconds.toFixed(2)}s  ffprobe ${verdict}`);
+      out(
+        `  ${file.step.padEnd(9)} ${file.width}x${file.height} ${file.durationSeconds.toFixed(2)}s  ffprobe ${verdict}`,
+      );
       out(`            file ${file.path}`);
       out(`            url  ${file.url}`);
     }
-    out(`credits: ${summary.ledger.charged} spent, ${summary.ledger.refunded} refunded, ${summary.ledger.net} net (quoted ${summary.ledger.quoted})`);
+    out(
+      `credits: ${summary.ledger.charged} spent, ${summary.ledger.refunded} refunded, ${summary.ledger.net} net (quoted ${summary.ledger.quoted})`,
+    );
     out(`Temporal UI: ${uiLink}`);
-    const passed = summary.status === 'completed' && checked.length === summary.steps.length && checked.every((f) => f.problems.length === 0);
-    out(`${passed ? 'demo passed' : 'demo FAILED'}: pipeline ${summary.status} in ${((Date.now() - t0) / 1000).toFixed(1)}s total`);
+    const passed =
+      summary.status === 'completed' &&
+      checked.length === summary.steps.length &&
+      checked.every((f) => f.problems.length === 0);
+    out(
+      `${passed ? 'demo passed' : 'demo FAILED'}: pipeline ${summary.status} in ${((Date.now() - t0) / 1000).toFixed(1)}s total`,
+    );
     return passed ? 0 : 1;
   } finally {
     process.off('SIGINT', onSignal);

@@ -5,7 +5,14 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptio
 import pino from 'pino';
 import { request } from 'undici';
 import { REDACT_PATHS } from '../bridge/app';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH, loadMediaSettings, type BridgeConfig, type MediaStoreSettings } from '../config';
+import {
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_SIGNAL_TIMEOUT_MS,
+  DEFAULT_WEBHOOK_PATH,
+  loadMediaSettings,
+  type BridgeConfig,
+  type MediaStoreSettings,
+} from '../config';
 import { startBridgeServer, type RunningBridge } from '../workers/bridge';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/local-service';
@@ -25,7 +32,12 @@ import {
   type StackPorts,
   type StatePaths,
 } from './stack-state';
-import { isListening, startTemporalDevServer, type SearchAttributeSpec, type TemporalDevServer } from './temporal-dev-server';
+import {
+  isListening,
+  startTemporalDevServer,
+  type SearchAttributeSpec,
+  type TemporalDevServer,
+} from './temporal-dev-server';
 import { StackSetupError } from './errors';
 import { ensureWebhookEndpoint } from './webhook-endpoint';
 
@@ -105,7 +117,11 @@ function quietTemporalRuntime(): void {
 
 async function ok(url: string, apiKey?: string): Promise<boolean> {
   try {
-    const response = await request(url, { headers: apiKey ? { authorization: `Key ${apiKey}` } : {}, headersTimeout: 2_000, bodyTimeout: 2_000 });
+    const response = await request(url, {
+      headers: apiKey ? { authorization: `Key ${apiKey}` } : {},
+      headersTimeout: 2_000,
+      bodyTimeout: 2_000,
+    });
     await response.body.dump();
     return response.statusCode === 200;
   } catch {
@@ -119,7 +135,9 @@ async function listening<T>(what: string, port: number, flag: string, start: () 
     return await start();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new StackSetupError(`${what}: port ${port} is already in use by another program; stop it, or choose another port with \`reelflow dev ${flag} <port>\` (stored for this state directory)`);
+      throw new StackSetupError(
+        `${what}: port ${port} is already in use by another program; stop it, or choose another port with \`reelflow dev ${flag} <port>\` (stored for this state directory)`,
+      );
     }
     throw error;
   }
@@ -229,8 +247,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       logLevel: 'warn',
     };
     // The bridge logs to a file: the terminal is for the stack's own lines.
-    const bridgeLogger = pino({ level: 'warn', redact: REDACT_PATHS }, pino.destination({ dest: join(paths.logs, 'bridge.log'), sync: true, mkdir: true }));
-    const bridge: RunningBridge = await listening('webhook bridge', ports.bridge, '--bridge-port', () => startBridgeServer(bridgeConfig, { logger: bridgeLogger }));
+    const bridgeLogger = pino(
+      { level: 'warn', redact: REDACT_PATHS },
+      pino.destination({ dest: join(paths.logs, 'bridge.log'), sync: true, mkdir: true }),
+    );
+    const bridge: RunningBridge = await listening('webhook bridge', ports.bridge, '--bridge-port', () =>
+      startBridgeServer(bridgeConfig, { logger: bridgeLogger }),
+    );
     cleanups.push(() => bridge.close());
 
     log(`worker on task queue ${taskQueue} (bundling workflows)…`);

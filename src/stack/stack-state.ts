@@ -120,7 +120,12 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
  * (so output URLs and the registered webhook URL stay valid), then the defaults, or free ports when
  * `auto` (tests, CI). An explicit 0 also means "a free port". The result is stored.
  */
-export async function resolvePorts(paths: StatePaths, requested: Partial<StackPorts>, auto: boolean, host: string): Promise<StackPorts> {
+export async function resolvePorts(
+  paths: StatePaths,
+  requested: Partial<StackPorts>,
+  auto: boolean,
+  host: string,
+): Promise<StackPorts> {
   const stored = readJson<{ ports?: Partial<StackPorts> }>(paths.config)?.ports ?? {};
   const ports = { ...DEFAULT_PORTS };
   for (const name of Object.keys(DEFAULT_PORTS) as Array<keyof StackPorts>) {

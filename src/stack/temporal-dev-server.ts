@@ -6,7 +6,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
-  resolveTemporalBinary(kind: 'cli' | 'testServer', options?: { install?: boolean }): { path: string; source: string } | null;
+  resolveTemporalBinary(
+    kind: 'cli' | 'testServer',
+    options?: { install?: boolean },
+  ): { path: string; source: string } | null;
 };
 
 /** A search attribute to register at start: `Name=Type` in the CLI's words (Keyword, Int, KeywordList…). */
@@ -15,7 +18,10 @@ const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
  * activity a pipeline schedules comes back to its worker in the workflow task's answer instead of
  * going through matching (docs/production.md says how to enable it on a production cluster).
  */
-export const TEMPORAL_DEV_SERVER_EXTRA_ARGS = ['--dynamic-config-value', 'system.enableActivityEagerExecution=true'] as const;
+export const TEMPORAL_DEV_SERVER_EXTRA_ARGS = [
+  '--dynamic-config-value',
+  'system.enableActivityEagerExecution=true',
+] as const;
 
 export interface SearchAttributeSpec {
   name: string;
@@ -97,7 +103,8 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     'warn',
     ...TEMPORAL_DEV_SERVER_EXTRA_ARGS,
   ];
-  for (const attribute of options.searchAttributes ?? []) args.push('--search-attribute', `${attribute.name}=${attribute.type}`);
+  for (const attribute of options.searchAttributes ?? [])
+    args.push('--search-attribute', `${attribute.name}=${attribute.type}`);
   const log = openSync(options.logFile, 'a');
   const child = spawn(binary.path, args, { stdio: ['ignore', log, log] });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -105,7 +112,9 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   while (!(await isListening(host, port))) {
     if (child.exitCode !== null) {
-      throw new Error(`the Temporal dev server exited with code ${child.exitCode}; see ${options.logFile}, which ends:\n${logTail(options.logFile)}`);
+      throw new Error(
+        `the Temporal dev server exited with code ${child.exitCode}; see ${options.logFile}, which ends:\n${logTail(options.logFile)}`,
+      );
     }
     if (Date.now() > deadline) {
       child.kill('SIGTERM');

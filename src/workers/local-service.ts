@@ -13,15 +13,24 @@ export { RENDER_MODES, type RenderMode } from '../config';
  * with which balance, and (when no key was configured) the generated key — in full only on a terminal,
  * masked when stdout is a log (see announceGeneratedKey).
  */
-export async function startServiceProcess(options: LocalServiceOptions, write: (line: string) => void = console.log): Promise<LocalService> {
+export async function startServiceProcess(
+  options: LocalServiceOptions,
+  write: (line: string) => void = console.log,
+): Promise<LocalService> {
   const service = await startLocalService(options);
   write(`reelflow service listening on ${service.url}`);
   write(`data directory: ${options.dataDir}; credits: ${service.balance()}`);
-  if (options.render === 'stub') write(`render: stub (pre-rendered fixtures, hold ${options.stubHoldMs ?? 0} ms) — a benchmarking aid, not real renders`);
+  if (options.render === 'stub')
+    write(
+      `render: stub (pre-rendered fixtures, hold ${options.stubHoldMs ?? 0} ms) — a benchmarking aid, not real renders`,
+    );
   if (options.allowPrivateWebhooks) {
-    write('warning: --allow-private-webhooks: private, loopback and plain-http webhook and input URLs are allowed (local use only)');
+    write(
+      'warning: --allow-private-webhooks: private, loopback and plain-http webhook and input URLs are allowed (local use only)',
+    );
   }
-  if (service.generatedApiKey) write(announceGeneratedKey(service.generatedApiKey, options.dataDir, process.stdout.isTTY === true));
+  if (service.generatedApiKey)
+    write(announceGeneratedKey(service.generatedApiKey, options.dataDir, process.stdout.isTTY === true));
   return service;
 }
 
@@ -31,7 +40,10 @@ export async function startServiceProcess(options: LocalServiceOptions, write: (
  * validated at boot; `flags` (`reelflow service --port ...`) stand for their variables. Runs until
  * SIGINT/SIGTERM.
  */
-export async function runService(flags: Flags = {}, write: (line: string) => void = console.log): Promise<LocalService> {
+export async function runService(
+  flags: Flags = {},
+  write: (line: string) => void = console.log,
+): Promise<LocalService> {
   const service = await startServiceProcess(loadServiceConfig(undefined, flags), write);
   exitOnSignal('reelflow service', async () => {
     write('reelflow service: stopping');

@@ -14,7 +14,10 @@ const PINO_LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error
  * the SDK's context (workflowId, runId, workflowType, activityType, taskQueue…) as fields, and
  * reelflow's activities add `requestId`, so an operator can grep by either.
  */
-export function createSdkLogger(level: LogLevel = 'INFO', destination: Logger = pino({ base: { service: 'reelflow-worker' } })): DefaultLogger {
+export function createSdkLogger(
+  level: LogLevel = 'INFO',
+  destination: Logger = pino({ base: { service: 'reelflow-worker' } }),
+): DefaultLogger {
   destination.level = PINO_LEVELS[level];
   return new DefaultLogger(level, (entry: LogEntry) => {
     const { meta, message } = entry;

@@ -12,7 +12,9 @@ export async function runUntilSignal(options: { stop: () => Promise<void>; until
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    options.until?.then(resolve, (error: unknown) => resolve(`failed: ${error instanceof Error ? error.message : String(error)}`));
+    options.until?.then(resolve, (error: unknown) =>
+      resolve(`failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   });
   await options.stop();
   return reason;

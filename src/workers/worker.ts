@@ -8,7 +8,17 @@ import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
-import { ConfigError, CONFIG_EXIT_CODE, connectionOptions, loadMediaSettings, loadWorkerConfig, loadWorkerTuning, type Env, type MediaStoreSettings, type WorkerTuning } from '../config';
+import {
+  ConfigError,
+  CONFIG_EXIT_CODE,
+  connectionOptions,
+  loadMediaSettings,
+  loadWorkerConfig,
+  loadWorkerTuning,
+  type Env,
+  type MediaStoreSettings,
+  type WorkerTuning,
+} from '../config';
 import { createSdkLogger, sdkLogLevel } from './logging';
 import { bundleProductionWorkflows } from './workflow-bundle';
 
@@ -47,7 +57,10 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
   const activities = createActivities({
     client: options.service,
     subscribe: createSubscribeActivity(options.client, options.taskQueue),
-    routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber) },
+    routes: {
+      subscribe: (requestId, subscriber) =>
+        subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber),
+    },
     ...(options.onCall ? { onCall: options.onCall } : {}),
     media: options.media ?? mediaDeps(),
     ...(options.preflight ? { preflight: options.preflight } : {}),
@@ -67,10 +80,16 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
 /** The worker options of the tuning variables (src/config/worker.ts). */
 export function workerOptionsFrom(tuning: WorkerTuning): Partial<WorkerOptions> {
   return {
-    ...(tuning.maxConcurrentActivities !== undefined ? { maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivities } : {}),
-    ...(tuning.maxConcurrentWorkflowTasks !== undefined ? { maxConcurrentWorkflowTaskExecutions: tuning.maxConcurrentWorkflowTasks } : {}),
+    ...(tuning.maxConcurrentActivities !== undefined
+      ? { maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivities }
+      : {}),
+    ...(tuning.maxConcurrentWorkflowTasks !== undefined
+      ? { maxConcurrentWorkflowTaskExecutions: tuning.maxConcurrentWorkflowTasks }
+      : {}),
     ...(tuning.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: tuning.maxCachedWorkflows } : {}),
-    ...(tuning.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: `${tuning.shutdownGraceSeconds} seconds` } : {}),
+    ...(tuning.shutdownGraceSeconds !== undefined
+      ? { shutdownGraceTime: `${tuning.shutdownGraceSeconds} seconds` }
+      : {}),
     ...(tuning.workflowBundle ? { workflowBundle: { codePath: tuning.workflowBundle } } : {}),
   };
 }
@@ -120,7 +139,11 @@ export async function main(): Promise<void> {
   const connection = await NativeConnection.connect(connect);
   const clientConnection = await Connection.connect(connect);
   const client = new Client({ connection: clientConnection, namespace: settings.namespace });
-  const service = createServiceClient({ baseUrl: serviceSettings.url, apiKey: serviceSettings.apiKey, idempotency: serviceSettings.idempotency });
+  const service = createServiceClient({
+    baseUrl: serviceSettings.url,
+    apiKey: serviceSettings.apiKey,
+    idempotency: serviceSettings.idempotency,
+  });
   const { workflowBundle, ...workerTuning } = tuning;
   const worker = await createReelflowWorker({
     connection,

@@ -18,7 +18,9 @@ export function emptySourceMapComment(file = 'workflow-bundle.js'): string {
  * inline source map that doubles the code every worker parses. Not minified, so stack traces in
  * workflow failures keep readable names without a map. Tests bundle with this too (once per file).
  */
-export async function bundleProductionWorkflows(workflowsPath: string = require.resolve('../workflows')): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleProductionWorkflows(
+  workflowsPath: string = require.resolve('../workflows'),
+): Promise<WorkflowBundleWithSourceMap> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,
     logger: QUIET_LOGGER,

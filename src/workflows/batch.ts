@@ -16,7 +16,6 @@ import { pipelineWorkflow } from './pipeline';
 import type { PipelineSummary } from './pipeline-types';
 import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from './batch-types';
 
-
 const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_ITEMS_PER_RUN = 100;
 
@@ -61,7 +60,11 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
   const names = input.items.map((item) => item.name);
   const duplicate = names.find((name, i) => names.indexOf(name) !== i);
   if (duplicate !== undefined) {
-    throw ApplicationFailure.create({ type: FAILURE_TYPES.invalidBatch, nonRetryable: true, message: `items[${names.lastIndexOf(duplicate)}].name: duplicates "${duplicate}" (pipeline names are workflow ids)` });
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.invalidBatch,
+      nonRetryable: true,
+      message: `items[${names.lastIndexOf(duplicate)}].name: duplicates "${duplicate}" (pipeline names are workflow ids)`,
+    });
   }
 
   const runItem = async (spec: PipelineSpec): Promise<void> => {
@@ -76,7 +79,9 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
             spec,
             ...(input.uriRules ? { uriRules: input.uriRules } : {}),
             ...(input.defaultPacing ? { defaultPacing: input.defaultPacing } : {}),
-            ...(input.publishSearchAttributes !== undefined ? { publishSearchAttributes: input.publishSearchAttributes } : {}),
+            ...(input.publishSearchAttributes !== undefined
+              ? { publishSearchAttributes: input.publishSearchAttributes }
+              : {}),
             ...(input.resumes?.[spec.name] ? { resume: input.resumes[spec.name] } : {}),
           },
         ],
@@ -87,8 +92,11 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
       if (isCancellation(cause) || isCancellation(error)) {
         results.push({ name: spec.name, workflowId, status: 'cancelled' });
       } else {
-        const summary = cause instanceof ApplicationFailure ? (cause.details?.[0] as PipelineSummary | undefined) : undefined;
-        results.push(itemResult(spec.name, workflowId, 'failed', summary, cause instanceof Error ? cause.message : String(cause)));
+        const summary =
+          cause instanceof ApplicationFailure ? (cause.details?.[0] as PipelineSummary | undefined) : undefined;
+        results.push(
+          itemResult(spec.name, workflowId, 'failed', summary, cause instanceof Error ? cause.message : String(cause)),
+        );
       }
     } finally {
       running.delete(spec.name);
@@ -117,7 +125,8 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
     if (!isCancellation(error)) throw error;
     // Cancellation reached every child pipeline; wait until each reports how its job ended.
     await CancellationScope.nonCancellable(() => condition(() => inFlight.size === 0));
-    for (const spec of input.items.slice(nextIndex)) results.push({ name: spec.name, workflowId: pipelineWorkflowId(spec.name), status: 'skipped' });
+    for (const spec of input.items.slice(nextIndex))
+      results.push({ name: spec.name, workflowId: pipelineWorkflowId(spec.name), status: 'skipped' });
     nextIndex = input.items.length;
     status = 'cancelled';
     throw new CancelledFailure('batch cancelled');
@@ -131,7 +140,13 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
   return progress(status);
 }
 
-function itemResult(name: string, workflowId: string, status: 'completed' | 'failed', summary?: PipelineSummary, error?: string): BatchItemResult {
+function itemResult(
+  name: string,
+  workflowId: string,
+  status: 'completed' | 'failed',
+  summary?: PipelineSummary,
+  error?: string,
+): BatchItemResult {
   const last = summary?.steps[summary.steps.length - 1];
   const url = last ? summary?.outputs[last.id]?.videos[0]?.url : undefined;
   return {

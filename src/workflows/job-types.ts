@@ -85,4 +85,3 @@ export interface JobOutcome extends JobState {
   ledger: { quoted: number; charged: number; refunded: number };
   requestIds: string[];
 }
-

@@ -54,7 +54,6 @@ export const RESULT_FROM_EVENT_PATCH = 'result-from-event';
  */
 export const QUOTE_AFTER_SUBMIT_PATCH = 'quote-after-submit';
 
-
 /**
  * Job outcomes and credits through the SDK's metric meter (exported by the runtime's Prometheus
  * endpoint; the SDK drops workflow metrics during replay, so each outcome counts once).
@@ -63,9 +62,17 @@ function recordOutcome(state: JobState, phase: string): void {
   // Created here, not at module load: the meter exists only inside a workflow context, and this module is
   // also imported by tests and the CLI for its helpers.
   const ledger = ledgerOf(state);
-  metricMeter.createCounter('reelflow_jobs', 'jobs', 'Job workflows finished, by model and outcome.').add(1, { model: state.model, outcome: phase });
-  if (ledger.charged > 0) metricMeter.createCounter('reelflow_credits_charged', 'credits', 'Credits charged by job workflows, by model.').add(ledger.charged, { model: state.model });
-  if (ledger.refunded > 0) metricMeter.createCounter('reelflow_credits_refunded', 'credits', 'Credits refunded to job workflows, by model.').add(ledger.refunded, { model: state.model });
+  metricMeter
+    .createCounter('reelflow_jobs', 'jobs', 'Job workflows finished, by model and outcome.')
+    .add(1, { model: state.model, outcome: phase });
+  if (ledger.charged > 0)
+    metricMeter
+      .createCounter('reelflow_credits_charged', 'credits', 'Credits charged by job workflows, by model.')
+      .add(ledger.charged, { model: state.model });
+  if (ledger.refunded > 0)
+    metricMeter
+      .createCounter('reelflow_credits_refunded', 'credits', 'Credits refunded to job workflows, by model.')
+      .add(ledger.refunded, { model: state.model });
 }
 
 /** The terminal state an event reports, or null for an event that says nothing terminal. */
@@ -123,7 +130,13 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     const terminal = eventState(event);
     const attempt = current();
     // Late events (an earlier attempt, a job already settled) and events for other requests change nothing.
-    if (!terminal || !attempt || attempt.requestId !== event.request_id || attempt.outcome || terminalEvents.has(event.request_id)) {
+    if (
+      !terminal ||
+      !attempt ||
+      attempt.requestId !== event.request_id ||
+      attempt.outcome ||
+      terminalEvents.has(event.request_id)
+    ) {
       state.ignoredEvents += 1;
       return;
     }
@@ -147,7 +160,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
   };
 
   /** Waits for a terminal state of `attempt`: webhook first, paced polls as the fallback. */
-  async function awaitTerminal(attempt: JobAttempt, request: GenerationRequest, schedule: PollPacing): Promise<ServiceJobState> {
+  async function awaitTerminal(
+    attempt: JobAttempt,
+    request: GenerationRequest,
+    schedule: PollPacing,
+  ): Promise<ServiceJobState> {
     const since = Date.now();
     state.pollOffsetsSeconds = [];
     for (let k = 0; ; k += 1) {
@@ -202,7 +219,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       attempt.charged = await quoteCredits();
     } catch (error) {
       // Quoted after the submit and the quote failed: the job runs on; a long-form result's credits_used fills the charge.
-      state.quoteError = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      state.quoteError =
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     }
   }
 
@@ -232,11 +250,18 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
       if (n > 1 && patched(RESUBMIT_BACKOFF_PATCH)) {
         await sleep(`${resubmitBackoffSeconds(n - 1)} seconds`);
       }
-      const attempt: JobAttempt = { attempt: n, idempotencyKey: idempotencyKeyFor(info.workflowId, info.firstExecutionRunId, n), charged: 0, refunded: 0 };
+      const attempt: JobAttempt = {
+        attempt: n,
+        idempotencyKey: idempotencyKeyFor(info.workflowId, info.firstExecutionRunId, n),
+        charged: 0,
+        refunded: 0,
+      };
       state.attempts.push(attempt);
       state.phase = 'submitting';
       // Never abandon a submit half-way: once it may have reached the service, learn the request id.
-      request = await CancellationScope.nonCancellable(() => submitApi.submitJob(input.model, input.input, attempt.idempotencyKey)).catch((error: unknown) => {
+      request = await CancellationScope.nonCancellable(() =>
+        submitApi.submitJob(input.model, input.input, attempt.idempotencyKey),
+      ).catch((error: unknown) => {
         throw ambiguityOrSame(error, attempt, input.step, state);
       });
       attempt.requestId = request.request_id;
@@ -285,7 +310,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobOutcome> 
     }
     state.phase = 'cancelling';
     const answer = await api.cancelJob(attempt.requestId, inFlight.cancel_url);
-    const terminal = await terminalAfterCancel(answer, attempt, () => awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING));
+    const terminal = await terminalAfterCancel(answer, attempt, () =>
+      awaitTerminal(attempt, inFlight, CANCEL_POLL_PACING),
+    );
     // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
     await chargeOf(attempt);
     await settle(attempt, inFlight, terminal);

@@ -39,7 +39,9 @@ export const OPERATOR_UPDATE_NAMES = {
 } as const;
 
 export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(OPERATOR_UPDATE_NAMES.cancelStep);
-export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(OPERATOR_UPDATE_NAMES.cancelPipeline);
+export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(
+  OPERATOR_UPDATE_NAMES.cancelPipeline,
+);
 export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(OPERATOR_UPDATE_NAMES.raiseBudget);
 export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(OPERATOR_UPDATE_NAMES.retryStep);
 
@@ -52,15 +54,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function stepOf(summary: PipelineSummary, args: unknown, update: string): StepSummary {
   if (!isObject(args) || typeof args.step !== 'string' || args.step === '') {
-    throw new OperatorRefusal(`${update} needs {"step": "<step id>"}; steps: ${summary.steps.map((s) => s.id).join(', ')}`);
+    throw new OperatorRefusal(
+      `${update} needs {"step": "<step id>"}; steps: ${summary.steps.map((s) => s.id).join(', ')}`,
+    );
   }
   const step = summary.steps.find((s) => s.id === args.step);
-  if (!step) throw new OperatorRefusal(`step: no step "${args.step}" in pipeline ${summary.name} (steps: ${summary.steps.map((s) => s.id).join(', ')})`);
+  if (!step)
+    throw new OperatorRefusal(
+      `step: no step "${args.step}" in pipeline ${summary.name} (steps: ${summary.steps.map((s) => s.id).join(', ')})`,
+    );
   return step;
 }
 
 function stillRunning(summary: PipelineSummary): void {
-  if (summary.status !== 'running') throw new OperatorRefusal(`pipeline ${summary.name} is ${summary.status}; it can no longer be changed`);
+  if (summary.status !== 'running')
+    throw new OperatorRefusal(`pipeline ${summary.name} is ${summary.status}; it can no longer be changed`);
 }
 
 /** Refuses a cancel of an unknown step, or of one that is over (completed, failed, cancelled, skipped). */
@@ -68,16 +76,23 @@ export function checkCancelStep(summary: PipelineSummary, args: unknown): StepSu
   stillRunning(summary);
   const step = stepOf(summary, args, 'cancelStep');
   if (!CANCELLABLE.includes(step.status)) {
-    throw new OperatorRefusal(`step: ${step.id} is ${step.status}; only a pending or running step can be cancelled${step.status === 'completed' ? ' (its output is already paid for and kept)' : ''}`);
+    throw new OperatorRefusal(
+      `step: ${step.id} is ${step.status}; only a pending or running step can be cancelled${step.status === 'completed' ? ' (its output is already paid for and kept)' : ''}`,
+    );
   }
-  if (isObject(args) && args.reason !== undefined && typeof args.reason !== 'string') throw new OperatorRefusal('reason: must be a string');
+  if (isObject(args) && args.reason !== undefined && typeof args.reason !== 'string')
+    throw new OperatorRefusal('reason: must be a string');
   return step;
 }
 
 /** Refuses a cancel of a pipeline that is over. */
 export function checkCancelPipeline(summary: PipelineSummary, args: unknown): void {
   stillRunning(summary);
-  if (args !== undefined && args !== null && (!isObject(args) || (args.reason !== undefined && typeof args.reason !== 'string'))) {
+  if (
+    args !== undefined &&
+    args !== null &&
+    (!isObject(args) || (args.reason !== undefined && typeof args.reason !== 'string'))
+  ) {
     throw new OperatorRefusal('cancelPipeline takes no argument or {"reason": "<text>"}');
   }
 }
@@ -86,11 +101,17 @@ export function checkCancelPipeline(summary: PipelineSummary, args: unknown): vo
 export function checkRaiseBudget(summary: PipelineSummary, args: unknown): number {
   stillRunning(summary);
   const credits = isObject(args) ? args.credits : undefined;
-  if (typeof credits !== 'number' || !Number.isInteger(credits) || credits <= 0) throw new OperatorRefusal('credits: must be a positive whole number of credits, e.g. {"credits": 500}');
+  if (typeof credits !== 'number' || !Number.isInteger(credits) || credits <= 0)
+    throw new OperatorRefusal('credits: must be a positive whole number of credits, e.g. {"credits": 500}');
   const spent = summary.ledger.net;
-  if (credits < spent) throw new OperatorRefusal(`credits: a budget of ${credits} is below the ${spent} credits this pipeline has already spent`);
+  if (credits < spent)
+    throw new OperatorRefusal(
+      `credits: a budget of ${credits} is below the ${spent} credits this pipeline has already spent`,
+    );
   if (summary.budgetCredits !== null && credits <= summary.budgetCredits) {
-    throw new OperatorRefusal(`credits: ${credits} does not raise the current budget of ${summary.budgetCredits} credits`);
+    throw new OperatorRefusal(
+      `credits: ${credits} does not raise the current budget of ${summary.budgetCredits} credits`,
+    );
   }
   return credits;
 }
@@ -101,7 +122,9 @@ export function checkRetryStep(summary: PipelineSummary, args: unknown): StepSum
   const step = stepOf(summary, args, 'retryStep');
   const phase = (step as StepSummary & { phase?: string }).phase;
   if (step.status !== 'running' || phase !== 'backing-off') {
-    throw new OperatorRefusal(`step: ${step.id} is ${step.status}${phase && step.status === 'running' ? ` (${phase})` : ''}, not waiting to resubmit after a failed attempt; only such a step can be retried now`);
+    throw new OperatorRefusal(
+      `step: ${step.id} is ${step.status}${phase && step.status === 'running' ? ` (${phase})` : ''}, not waiting to resubmit after a failed attempt; only such a step can be retried now`,
+    );
   }
   return step;
 }

@@ -51,7 +51,8 @@ export async function legacyPipelineWorkflow(input: PipelineWorkflowInput): Prom
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
-    if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
+    if (CancellationScope.current().consideredCancelled)
+      return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
     summary.currentStep = step.id;
     row.status = 'running';
     let resolved: Record<string, unknown>;
@@ -61,7 +62,16 @@ export async function legacyPipelineWorkflow(input: PipelineWorkflowInput): Prom
       if (!(error instanceof ReferenceResolutionError)) throw error;
       row.status = 'failed';
       row.error = error.message;
-      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
+      return finish(
+        summary,
+        'failed',
+        publish,
+        ApplicationFailure.create({
+          type: FAILURE_TYPES.stepFailed,
+          nonRetryable: true,
+          message: `step ${step.id}: ${error.message}`,
+        }),
+      );
     }
     row.input = resolved;
     publish(summary);
@@ -88,7 +98,7 @@ export async function legacyPipelineWorkflow(input: PipelineWorkflowInput): Prom
     } catch (error) {
       const failure = error instanceof ChildWorkflowFailure ? firstApplicationFailure(error.cause) : undefined;
       if (failure instanceof ApplicationFailure) {
-        const details = failure.details?.[0] as { state?: JobState } & Partial<JobState> | undefined;
+        const details = failure.details?.[0] as ({ state?: JobState } & Partial<JobState>) | undefined;
         const jobState = details?.state ?? (details?.attempts ? (details as JobState) : undefined);
         if (jobState) record(summary, row, jobState);
       }
@@ -105,15 +115,21 @@ export async function legacyPipelineWorkflow(input: PipelineWorkflowInput): Prom
     }
     row.status = result.phase === 'completed-too-late' ? 'completed-too-late' : 'cancelled';
     if (result.result) row.output = result.result;
-    if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
+    if (CancellationScope.current().consideredCancelled)
+      return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
     // The step's job was cancelled from outside this pipeline (its job workflow, or the request at
     // the service): the chain cannot go on.
-    return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: FAILURE_TYPES.stepCancelled,
-      nonRetryable: true,
-      message: `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${row.status}); no later step was started`,
-      details: [summary],
-    }));
+    return finish(
+      summary,
+      'failed',
+      publish,
+      ApplicationFailure.create({
+        type: FAILURE_TYPES.stepCancelled,
+        nonRetryable: true,
+        message: `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${row.status}); no later step was started`,
+        details: [summary],
+      }),
+    );
   }
   summary.currentStep = null;
   return finish(summary, 'completed', publish);

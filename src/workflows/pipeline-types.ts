@@ -25,17 +25,19 @@ export interface PipelineWorkflowInput {
 }
 
 export type StepStatus =
-  | 'pending'
-  | 'running'
-  | 'completed'
-  | 'failed'
-  | 'budget-exceeded'
-  | 'cancelled'
-  | 'completed-too-late'
-  | 'skipped';
+  'pending' | 'running' | 'completed' | 'failed' | 'budget-exceeded' | 'cancelled' | 'completed-too-late' | 'skipped';
 
 /** Where a running step stands (one-workflow pipelines; absent in legacy summaries). */
-export type StepPhase = 'preflight' | 'quoting' | 'submitting' | 'ambiguous' | 'waiting' | 'fetching-result' | 'backing-off' | 'cancelling' | 'done';
+export type StepPhase =
+  | 'preflight'
+  | 'quoting'
+  | 'submitting'
+  | 'ambiguous'
+  | 'waiting'
+  | 'fetching-result'
+  | 'backing-off'
+  | 'cancelling'
+  | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
 export interface StepAttempt extends RequestAttempt {
@@ -134,4 +136,3 @@ export interface PipelineSummary {
   /** A resumed run: the earlier run it carries completed steps from, and that run's ledger. */
   resumedFrom?: ResumedFromSummary;
 }
-

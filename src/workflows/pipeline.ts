@@ -1,4 +1,12 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, patched, setHandler, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  patched,
+  setHandler,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contract/failure-types';
 import { resolveAmbiguousUpdate, validateResolution, type RecoveryState } from './recovery';
 import { RECOVERY_MEMO_KEY, type AmbiguousSubmit } from './recovery-types';
@@ -15,7 +23,15 @@ import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
 import { foldStep } from './steps/ledger';
-import { endAfterStepError, finish, firstApplicationFailure, publisherFor, PUBLISH_CHANGES_PATCH, sumLedger, type Publish } from './steps/publish';
+import {
+  endAfterStepError,
+  finish,
+  firstApplicationFailure,
+  publisherFor,
+  PUBLISH_CHANGES_PATCH,
+  sumLedger,
+  type Publish,
+} from './steps/publish';
 import { StepQuote } from './steps/quote';
 import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
 import { runStep } from './steps/run-step';
@@ -70,14 +86,31 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     (decision) => {
       const waiting = recovery.waiting as AmbiguousSubmit;
       recovery.decision = decision;
-      return { step: waiting.step, action: decision.action, idempotencyKey: waiting.idempotencyKey, ...(decision.requestId ? { requestId: decision.requestId } : {}) };
+      return {
+        step: waiting.step,
+        action: decision.action,
+        idempotencyKey: waiting.idempotencyKey,
+        ...(decision.requestId ? { requestId: decision.requestId } : {}),
+      };
     },
     { validator: (decision) => validateResolution(recovery.waiting, decision) },
   );
   if (input.resume) {
-    summary.resumedFrom = { workflowId: input.resume.workflowId, runId: input.resume.runId, ledger: input.resume.ledger, carriedSteps: Object.keys(input.resume.steps) };
+    summary.resumedFrom = {
+      workflowId: input.resume.workflowId,
+      runId: input.resume.runId,
+      ledger: input.resume.ledger,
+      carriedSteps: Object.keys(input.resume.steps),
+    };
   }
-  const operator = patched(OPERATOR_CONSOLE_PATCH) ? new OperatorConsole(summary, (s) => publish(s), input.publishSearchAttributes !== false, patched(PUBLISH_CHANGES_PATCH)) : undefined;
+  const operator = patched(OPERATOR_CONSOLE_PATCH)
+    ? new OperatorConsole(
+        summary,
+        (s) => publish(s),
+        input.publishSearchAttributes !== false,
+        patched(PUBLISH_CHANGES_PATCH),
+      )
+    : undefined;
   const publish: Publish = (s) => {
     s.events = inbox.counts(requestIds());
     if (recovery.abandoned.length || recovery.ambiguous.length) {
@@ -98,12 +131,17 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   // Validation needs zod, which stays out of the workflow sandbox: a local activity on this worker.
   const checked = await checks.validatePipeline(spec, input.uriRules);
   if (!checked.ok) {
-    return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: FAILURE_TYPES.invalidPipelineSpec,
-      nonRetryable: true,
-      message: `invalid pipeline spec:\n${checked.message}`,
-      details: [{ errors: checked.errors }],
-    }));
+    return finish(
+      summary,
+      'failed',
+      publish,
+      ApplicationFailure.create({
+        type: FAILURE_TYPES.invalidPipelineSpec,
+        nonRetryable: true,
+        message: `invalid pipeline spec:\n${checked.message}`,
+        details: [{ errors: checked.errors }],
+      }),
+    );
   }
 
   // Inputs the service would refuse stop the pipeline here, before any step is paid for.
@@ -115,7 +153,8 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
-    if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
+    if (CancellationScope.current().consideredCancelled)
+      return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
     const stopped = operator?.cancelReason(step.id);
     if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
     summary.currentStep = step.id;
@@ -138,7 +177,16 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       if (!(error instanceof ReferenceResolutionError)) throw error;
       row.status = 'failed';
       row.error = error.message;
-      return finish(summary, 'failed', publish, ApplicationFailure.create({ type: FAILURE_TYPES.stepFailed, nonRetryable: true, message: `step ${step.id}: ${error.message}` }));
+      return finish(
+        summary,
+        'failed',
+        publish,
+        ApplicationFailure.create({
+          type: FAILURE_TYPES.stepFailed,
+          nonRetryable: true,
+          message: `step ${step.id}: ${error.message}`,
+        }),
+      );
     }
     row.input = resolved;
     const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck, recovery);
@@ -164,16 +212,22 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       continue;
     }
     row.status = ended === 'completed-too-late' ? 'completed-too-late' : 'cancelled';
-    if (CancellationScope.current().consideredCancelled) return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
+    if (CancellationScope.current().consideredCancelled)
+      return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
     const operatorReason = operator?.cancelReason(step.id);
     if (operatorReason !== undefined) return cancelledByOperator(summary, row, operatorReason, publish);
     // The step's job was cancelled at the service by someone else: the chain cannot go on.
-    return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: FAILURE_TYPES.stepCancelled,
-      nonRetryable: true,
-      message: `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${row.status}); no later step was started`,
-      details: [summary],
-    }));
+    return finish(
+      summary,
+      'failed',
+      publish,
+      ApplicationFailure.create({
+        type: FAILURE_TYPES.stepCancelled,
+        nonRetryable: true,
+        message: `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${row.status}); no later step was started`,
+        details: [summary],
+      }),
+    );
   }
   summary.currentStep = null;
   return finish(summary, 'completed', publish);
@@ -184,15 +238,25 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
  * `cancelled` (or `completed-too-late`, its output kept), no later step starts, and the workflow fails
  * with StepCancelled naming the reason (an update cannot make Temporal record a cancellation).
  */
-function cancelledByOperator(summary: PipelineSummary, row: StepSummary, reason: string, publish: Publish): PipelineSummary {
+function cancelledByOperator(
+  summary: PipelineSummary,
+  row: StepSummary,
+  reason: string,
+  publish: Publish,
+): PipelineSummary {
   if (row.status === 'pending') row.status = 'cancelled';
   row.error = `cancelled by an operator: ${reason}`;
-  return finish(summary, 'cancelled', publish, ApplicationFailure.create({
-    type: FAILURE_TYPES.stepCancelled,
-    nonRetryable: true,
-    message: `pipeline ${summary.name}: step ${row.id} was cancelled by an operator (${reason}); no later step was started`,
-    details: [summary],
-  }));
+  return finish(
+    summary,
+    'cancelled',
+    publish,
+    ApplicationFailure.create({
+      type: FAILURE_TYPES.stepCancelled,
+      nonRetryable: true,
+      message: `pipeline ${summary.name}: step ${row.id} was cancelled by an operator (${reason}); no later step was started`,
+      details: [summary],
+    }),
+  );
 }
 
 function initialSummary(input: PipelineWorkflowInput): PipelineSummary {

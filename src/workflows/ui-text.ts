@@ -56,7 +56,8 @@ export function withoutInlineMedia<T>(value: T): T;
 export function withoutInlineMedia(value: unknown): unknown {
   if (typeof value === 'string') return value.startsWith('data:') ? `<${describeDataUri(value)}>` : value;
   if (Array.isArray(value)) return value.map(withoutInlineMedia);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutInlineMedia(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutInlineMedia(v)]));
   return value;
 }
 
@@ -65,7 +66,10 @@ export function pipelineDetails(spec: PipelineSpec): string {
   const lines = [
     `**${spec.name}** · ${spec.steps.length} step${spec.steps.length === 1 ? '' : 's'} · ${spec.budgetCredits === undefined ? 'no budget' : `budget ${spec.budgetCredits} credits`}`,
     '',
-    ...spec.steps.map((s, i) => `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`),
+    ...spec.steps.map(
+      (s, i) =>
+        `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`,
+    ),
     '',
     '```json',
   ];
@@ -81,12 +85,22 @@ export function pipelineStartOptions(spec: PipelineSpec): { staticSummary: strin
 
 /** `nightly: 12 pipelines · concurrency 4`. */
 export function batchSummaryLine(name: string, items: number, concurrency: number, rerun: boolean): string {
-  return clip(`${name}: ${items} pipeline${items === 1 ? '' : 's'} · concurrency ${concurrency}${rerun ? ' · re-run of the failed items' : ''}`, SUMMARY_MAX);
+  return clip(
+    `${name}: ${items} pipeline${items === 1 ? '' : 's'} · concurrency ${concurrency}${rerun ? ' · re-run of the failed items' : ''}`,
+    SUMMARY_MAX,
+  );
 }
 
 /** Markdown details of a batch: its items and their steps. */
-export function batchDetails(name: string, items: ReadonlyArray<Pick<PipelineSpec, 'name' | 'steps' | 'budgetCredits'>>): string {
-  const lines = [`**${name}** · ${items.length} pipelines`, '', ...items.map((item) => `- ${pipelineSummaryLine(item)}`)];
+export function batchDetails(
+  name: string,
+  items: ReadonlyArray<Pick<PipelineSpec, 'name' | 'steps' | 'budgetCredits'>>,
+): string {
+  const lines = [
+    `**${name}** · ${items.length} pipelines`,
+    '',
+    ...items.map((item) => `- ${pipelineSummaryLine(item)}`),
+  ];
   return clip(lines.join('\n'), DETAILS_MAX);
 }
 
@@ -109,13 +123,22 @@ export function stepElapsed(step: StepClock, now: number): string {
 function outputCell(step: StepSummary): string {
   const videos = step.output?.videos ?? [];
   if (videos.length === 0) return '—';
-  return videos.map((v) => `[${escapeCell(v.file_name || 'output')}](${v.url.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)})`).join(' ');
+  return videos
+    .map(
+      (v) =>
+        `[${escapeCell(v.file_name || 'output')}](${v.url.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)})`,
+    )
+    .join(' ');
 }
 
 function creditsCell(step: StepSummary): string {
   if (step.charged === 0 && step.quoted === 0) return '—';
   const net = step.charged - step.refunded;
-  return step.refunded > 0 ? `${net} (refunded ${step.refunded})` : step.charged > 0 ? String(net) : `quoted ${step.quoted}`;
+  return step.refunded > 0
+    ? `${net} (refunded ${step.refunded})`
+    : step.charged > 0
+      ? String(net)
+      : `quoted ${step.quoted}`;
 }
 
 /**
@@ -147,7 +170,8 @@ export function currentDetailsMarkdown(summary: PipelineSummary, now: number): s
 /** Activity summaries a person understands (shown on each activity in the timeline). */
 export const ACTIVITY_SUMMARIES = {
   quote: (step: string, model: string) => `quote ${step} · ${model}`,
-  submit: (step: string, model: string, idempotencyKey: string, attempt: number) => `submit ${step} · ${model} · key ${shortId(idempotencyKey.replace(/:\d+$/, ''))}${attempt > 1 ? ` · resubmit ${attempt - 1}` : ''}`,
+  submit: (step: string, model: string, idempotencyKey: string, attempt: number) =>
+    `submit ${step} · ${model} · key ${shortId(idempotencyKey.replace(/:\d+$/, ''))}${attempt > 1 ? ` · resubmit ${attempt - 1}` : ''}`,
   poll: (step: string, requestId: string) => `poll the status of ${step} (${shortId(requestId)})`,
   result: (step: string, requestId: string) => `fetch the result of ${step} (${shortId(requestId)})`,
   cancel: (step: string, requestId: string) => `cancel ${step} at the service (${shortId(requestId)})`,
@@ -155,6 +179,7 @@ export const ACTIVITY_SUMMARIES = {
 
 /** Timer summaries: what the pipeline waits for and when it looks next. */
 export const TIMER_SUMMARIES = {
-  webhook: (requestId: string, nextPollSeconds: number) => `wait for the webhook of ${shortId(requestId)} (next poll in ${Math.round(nextPollSeconds)} s)`,
+  webhook: (requestId: string, nextPollSeconds: number) =>
+    `wait for the webhook of ${shortId(requestId)} (next poll in ${Math.round(nextPollSeconds)} s)`,
   backoff: (step: string, seconds: number) => `back off ${Math.round(seconds)} s before resubmitting ${step}`,
 } as const;

@@ -130,7 +130,8 @@ export async function webhookRendezvousWorkflow(
 
     if (!woke) {
       if (state.terminalForwardedAt !== null) return summary('terminal_forwarded');
-      if (state.goneSubscribers.length > 0 && Object.keys(state.subscribers).length === 0) return summary('subscribers_gone');
+      if (state.goneSubscribers.length > 0 && Object.keys(state.subscribers).length === 0)
+        return summary('subscribers_gone');
       return summary(Object.keys(state.subscribers).length > 0 ? 'expired_subscribed' : 'expired_unsubscribed');
     }
 
@@ -152,7 +153,11 @@ export async function webhookRendezvousWorkflow(
     }
 
     // Every subscriber vanished: nothing is waiting for this request any more.
-    if (Object.keys(state.subscribers).length === 0 && state.goneSubscribers.length > 0 && state.terminalForwardedAt === null) {
+    if (
+      Object.keys(state.subscribers).length === 0 &&
+      state.goneSubscribers.length > 0 &&
+      state.terminalForwardedAt === null
+    ) {
       return summary('subscribers_gone');
     }
     if (workflowInfo().continueAsNewSuggested) {

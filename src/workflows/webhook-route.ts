@@ -1,6 +1,20 @@
-import { allHandlersFinished, condition, getExternalWorkflowHandle, isCancellation, log, setHandler, upsertMemo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  setHandler,
+  upsertMemo,
+} from '@temporalio/workflow';
 import type { WebhookEvent } from '../contract';
-import { ROUTE_SUBSCRIBER_MEMO, jobEventSignal, subscribeRouteUpdate, subscribeSignal, webhookEventSignal } from './definitions';
+import {
+  ROUTE_SUBSCRIBER_MEMO,
+  jobEventSignal,
+  subscribeRouteUpdate,
+  subscribeSignal,
+  webhookEventSignal,
+} from './definitions';
 
 /**
  * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`.
@@ -71,9 +85,16 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
   // Legacy job workflows subscribe by signal and receive by signal.
   setHandler(subscribeSignal, ({ workflowId }) => adopt(workflowId));
 
-  const summary = (endedBecause: RouteEnd): RouteSummary => ({ requestId, endedBecause, subscriber, events, duplicatesIgnored });
+  const summary = (endedBecause: RouteEnd): RouteSummary => ({
+    requestId,
+    endedBecause,
+    subscriber,
+    events,
+    duplicatesIgnored,
+  });
 
-  if (!(await condition(() => subscriber !== null, Math.max(0, startedAt + ttlMs - Date.now())))) return summary('expired_unsubscribed');
+  if (!(await condition(() => subscriber !== null, Math.max(0, startedAt + ttlMs - Date.now()))))
+    return summary('expired_unsubscribed');
   const receiver = subscriber as unknown as string;
   for (;;) {
     for (const event of pending()) {

@@ -13,7 +13,11 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-bench-quick-'));
   try {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'bench', 'run.ts'), '--quick', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        ['-r', 'tsx/cjs', path.join(ROOT, 'bench', 'run.ts'), '--quick', '--out', out],
+        { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let text = '';
       child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));

@@ -17,7 +17,11 @@ const SPACING_MS = Number(process.env.CLUSTER_KILL_SPACING_MS ?? 12_000);
 let figures: ClusterRunFigures;
 
 beforeAll(async () => {
-  figures = await runClusterScenario({ count: COUNT, spacingMs: SPACING_MS, log: (line) => process.stdout.write(`[cluster] ${line}\n`) });
+  figures = await runClusterScenario({
+    count: COUNT,
+    spacingMs: SPACING_MS,
+    log: (line) => process.stdout.write(`[cluster] ${line}\n`),
+  });
   const { logs, clusterLogs, secrets, failureReasons, ...printed } = figures;
   void logs;
   void clusterLogs;
@@ -25,7 +29,9 @@ beforeAll(async () => {
   const out = path.join(__dirname, '..', '..', '.reelflow', 'cluster-run.json');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, `${JSON.stringify({ ...printed, failureReasons, at: new Date().toISOString() }, null, 1)}\n`);
-  process.stdout.write(`[cluster] figures ${JSON.stringify(printed, null, 1)}\n[cluster] failures ${JSON.stringify(failureReasons, null, 1)}\n`);
+  process.stdout.write(
+    `[cluster] figures ${JSON.stringify(printed, null, 1)}\n[cluster] failures ${JSON.stringify(failureReasons, null, 1)}\n`,
+  );
 }, 1_800_000);
 
 describe(`Temporal cluster on PostgreSQL, ${COUNT} pipelines, five SIGKILLs`, () => {
@@ -36,8 +42,15 @@ describe(`Temporal cluster on PostgreSQL, ${COUNT} pipelines, five SIGKILLs`, ()
   });
 
   it('killed each of worker, bridge, matching, history and PostgreSQL once, while pipelines were in flight', () => {
-    expect(figures.restarts).toEqual({ worker: 1, bridge: 1, 'temporal-matching': 1, 'temporal-history': 1, postgresql: 1 });
-    for (const kill of figures.kills) expect({ target: kill.target, inFlight: kill.inFlight > 0 }).toEqual({ target: kill.target, inFlight: true });
+    expect(figures.restarts).toEqual({
+      worker: 1,
+      bridge: 1,
+      'temporal-matching': 1,
+      'temporal-history': 1,
+      postgresql: 1,
+    });
+    for (const kill of figures.kills)
+      expect({ target: kill.target, inFlight: kill.inFlight > 0 }).toEqual({ target: kill.target, inFlight: true });
   });
 
   it('every pipeline reaches the end its faults explain', () => {

@@ -4,8 +4,27 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../../src/stack/stack-state';
-import { killPostgres, killRole, startCluster, startPostgres, startRole, stopCluster, type Cluster } from '../../scripts/cluster/index';
-import { collectFaultFigures, FAULTS, faultBridgeEnvironment, faultWorkerEnvironment, sleep, spawnChild, startFaultPipelines, type Child, type FaultPipelines, type FaultRunFigures } from '../faults/fault-run';
+import {
+  killPostgres,
+  killRole,
+  startCluster,
+  startPostgres,
+  startRole,
+  stopCluster,
+  type Cluster,
+} from '../../scripts/cluster/index';
+import {
+  collectFaultFigures,
+  FAULTS,
+  faultBridgeEnvironment,
+  faultWorkerEnvironment,
+  sleep,
+  spawnChild,
+  startFaultPipelines,
+  type Child,
+  type FaultPipelines,
+  type FaultRunFigures,
+} from '../faults/fault-run';
 import { api, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
 import { startProxy } from '../helpers/round-robin-proxy';
 
@@ -55,17 +74,22 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
 /** The compiled entry points must be there: `npm run test:cluster` runs `npm run build` first. */
 function requireBuild(): void {
   for (const file of ['workers/local-service.js', 'workers/worker.js', 'workers/bridge.js', 'workflow-bundle.js']) {
-    if (!fs.existsSync(path.join(DIST, file))) throw new Error(`dist/${file} is missing: run \`npm run build\` first (npm run test:cluster does)`);
+    if (!fs.existsSync(path.join(DIST, file)))
+      throw new Error(`dist/${file} is missing: run \`npm run build\` first (npm run test:cluster does)`);
   }
 }
 
 /** Rows of `sql` (tab-separated) from the cluster's `temporal` database. */
 function query(cluster: Cluster, sql: string): string[][] {
   const pg = cluster.postgres;
-  const result = spawnSync(path.join(pg.bin, 'psql'), ['-h', '127.0.0.1', '-p', String(pg.port), '-U', pg.user, '-d', 'temporal', '-At', '-F', '\t', '-c', sql], {
-    env: { ...process.env, PGPASSWORD: pg.password },
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    path.join(pg.bin, 'psql'),
+    ['-h', '127.0.0.1', '-p', String(pg.port), '-U', pg.user, '-d', 'temporal', '-At', '-F', '\t', '-c', sql],
+    {
+      env: { ...process.env, PGPASSWORD: pg.password },
+      encoding: 'utf8',
+    },
+  );
   if (result.status !== 0) throw new Error(`psql: ${result.stderr}`);
   return result.stdout
     .trim()
@@ -74,7 +98,12 @@ function query(cluster: Cluster, sql: string): string[][] {
     .map((line) => line.split('\t'));
 }
 
-export async function runClusterScenario(options: { count: number; spacingMs: number; downMs?: number; log?: (line: string) => void }): Promise<ClusterRunFigures> {
+export async function runClusterScenario(options: {
+  count: number;
+  spacingMs: number;
+  downMs?: number;
+  log?: (line: string) => void;
+}): Promise<ClusterRunFigures> {
   requireBuild();
   const log = options.log ?? (() => undefined);
   const downMs = options.downMs ?? 3_000;
@@ -123,7 +152,8 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
         ),
       );
       const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS, key: TEST_ADMIN_KEY });
-      if (response.status !== 200) throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status !== 200)
+        throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
       return c;
     };
     await startService();
@@ -131,14 +161,21 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
     // Two bridges behind one webhook address, as nginx puts them in docker-compose.yml.
     const proxy = await startProxy(() => bridgePorts.map((port) => `http://127.0.0.1:${port}`));
     const registered = await api(serviceUrl, 'POST', '/v1/webhooks/endpoints', { body: { url: proxy.url } });
-    if (registered.status !== 201) throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
+    if (registered.status !== 201)
+      throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
     const secret = String(registered.body.secret);
 
     const startBridge = async (index: number) =>
       track(
         await spawnChild(
           [path.join(DIST, 'workers', 'bridge.js')],
-          faultBridgeEnvironment({ temporalAddress: theCluster.address, namespace, secret, port: bridgePorts[index]!, taskQueue }),
+          faultBridgeEnvironment({
+            temporalAddress: theCluster.address,
+            namespace,
+            secret,
+            port: bridgePorts[index]!,
+            taskQueue,
+          }),
           /listening on/,
           logs,
           `bridge-${index + 1}`,
@@ -148,7 +185,10 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
       track(
         await spawnChild(
           [path.join(DIST, 'workers', 'worker.js')],
-          { ...faultWorkerEnvironment({ temporalAddress: theCluster.address, namespace, taskQueue, serviceUrl }), REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js') },
+          {
+            ...faultWorkerEnvironment({ temporalAddress: theCluster.address, namespace, taskQueue, serviceUrl }),
+            REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
+          },
           /reelflow worker: task queue/,
           logs,
           `worker-${index + 1}`,
@@ -185,11 +225,31 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
     };
 
     run = await startFaultPipelines({ client, taskQueue, serviceUrl, count: options.count });
-    await killAndRestart('worker', () => workers[0]!.kill(), async () => (workers[0] = await startWorker(0)));
-    await killAndRestart('bridge', () => bridges[0]!.kill(), async () => (bridges[0] = await startBridge(0)));
-    await killAndRestart('temporal-matching', () => killRole(theCluster, 'matching'), () => startRole(theCluster, 'matching'));
-    await killAndRestart('temporal-history', () => killRole(theCluster, 'history'), () => startRole(theCluster, 'history'));
-    await killAndRestart('postgresql', () => killPostgres(theCluster), () => startPostgres(theCluster.postgres));
+    await killAndRestart(
+      'worker',
+      () => workers[0]!.kill(),
+      async () => (workers[0] = await startWorker(0)),
+    );
+    await killAndRestart(
+      'bridge',
+      () => bridges[0]!.kill(),
+      async () => (bridges[0] = await startBridge(0)),
+    );
+    await killAndRestart(
+      'temporal-matching',
+      () => killRole(theCluster, 'matching'),
+      () => startRole(theCluster, 'matching'),
+    );
+    await killAndRestart(
+      'temporal-history',
+      () => killRole(theCluster, 'history'),
+      () => startRole(theCluster, 'history'),
+    );
+    await killAndRestart(
+      'postgresql',
+      () => killPostgres(theCluster),
+      () => startPostgres(theCluster.postgres),
+    );
     await run.settled;
     const ends = run.results.map((r) => r.at).sort((a, b) => a - b);
     kills.forEach((kill, i) => {
@@ -200,19 +260,34 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
     log(`all ${options.count} pipelines ended after ${((Date.now() - pipelinesStarted) / 1000).toFixed(0)} s`);
 
     // What the cluster itself recorded: visibility (PostgreSQL, custom search attributes) and shards.
-    const countWhere = async (status: string) => (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ReelflowStatus = '${status}'`)).count;
+    const countWhere = async (status: string) =>
+      (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ReelflowStatus = '${status}'`)).count;
     const expectedCompleted = run.results.filter((r) => r.summary?.status === 'completed').length;
     let visibility = { completed: -1, failed: -1 };
     for (let i = 0; i < 60; i += 1) {
       visibility = { completed: await countWhere('completed'), failed: await countWhere('failed') };
-      if (visibility.completed === expectedCompleted && visibility.completed + visibility.failed === options.count) break;
+      if (visibility.completed === expectedCompleted && visibility.completed + visibility.failed === options.count)
+        break;
       await sleep(1000);
     }
-    const executionsPerShard = Object.fromEntries(query(cluster, 'SELECT shard_id, count(*) FROM executions GROUP BY shard_id ORDER BY shard_id').map(([shard, n]) => [shard!, Number(n)]));
+    const executionsPerShard = Object.fromEntries(
+      query(cluster, 'SELECT shard_id, count(*) FROM executions GROUP BY shard_id ORDER BY shard_id').map(
+        ([shard, n]) => [shard!, Number(n)],
+      ),
+    );
 
     for (const c of [...children]) await c.kill();
     await proxy.close();
-    const figures = await collectFaultFigures({ client, dataDir, serviceUrl, run, logs: logs.text, restarts, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY, cluster.postgres.password], started });
+    const figures = await collectFaultFigures({
+      client,
+      dataDir,
+      serviceUrl,
+      run,
+      logs: logs.text,
+      restarts,
+      secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY, cluster.postgres.password],
+      started,
+    });
     const logDir = path.join(clusterDir, 'logs');
     return {
       ...figures,
@@ -220,9 +295,17 @@ export async function runClusterScenario(options: { count: number; spacingMs: nu
       executionsPerShard,
       historyShards: cluster.record.historyShards,
       visibility,
-      processes: { 'temporal roles': Object.keys(cluster.record.pids).length, service: 1, workers: workers.length, bridges: bridges.length },
+      processes: {
+        'temporal roles': Object.keys(cluster.record.pids).length,
+        service: 1,
+        workers: workers.length,
+        bridges: bridges.length,
+      },
       temporalVersion: cluster.record.version,
-      clusterLogs: fs.readdirSync(logDir).map((f) => fs.readFileSync(path.join(logDir, f), 'utf8')).join('\n'),
+      clusterLogs: fs
+        .readdirSync(logDir)
+        .map((f) => fs.readFileSync(path.join(logDir, f), 'utf8'))
+        .join('\n'),
     };
   } finally {
     for (const c of [...children]) await c.kill();

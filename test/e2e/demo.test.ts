@@ -39,7 +39,9 @@ const runDemo = () => run([TSX, 'scripts/demo.ts']);
 /** The three downloaded outputs of the demo's last pipeline, probed. */
 async function probeOutputs(): Promise<Record<string, Awaited<ReturnType<typeof probe>>>> {
   const outputs = join(stateDir, 'outputs');
-  const runs = readdirSync(outputs).sort((a, b) => statSync(join(outputs, a)).mtimeMs - statSync(join(outputs, b)).mtimeMs);
+  const runs = readdirSync(outputs).sort(
+    (a, b) => statSync(join(outputs, a)).mtimeMs - statSync(join(outputs, b)).mtimeMs,
+  );
   const dir = join(outputs, runs.at(-1) as string);
   const probed: Record<string, Awaited<ReturnType<typeof probe>>> = {};
   for (const file of readdirSync(dir)) probed[file.replace(/\.\w+$/, '')] = await probe(join(dir, file));
@@ -111,8 +113,12 @@ describe('npm run demo', () => {
     expect(readFileSync(join(stateDir, 'secrets', 'api-key'), 'utf8')).toBe(keyBefore);
     expect(readFileSync(join(stateDir, 'secrets', 'webhook-endpoint.json'), 'utf8')).toBe(endpointBefore);
     const headers = { authorization: `Key ${keyBefore.trim()}` };
-    const keys = (await (await request(`${serviceUrl}/v1/account/keys`, { headers })).body.json()) as { keys: unknown[] };
-    const endpoints = (await (await request(`${serviceUrl}/v1/webhooks/endpoints`, { headers })).body.json()) as { endpoints: unknown[] };
+    const keys = (await (await request(`${serviceUrl}/v1/account/keys`, { headers })).body.json()) as {
+      keys: unknown[];
+    };
+    const endpoints = (await (await request(`${serviceUrl}/v1/webhooks/endpoints`, { headers })).body.json()) as {
+      endpoints: unknown[];
+    };
     expect({ keys: keys.keys.length, endpoints: endpoints.endpoints.length }).toEqual({ keys: 1, endpoints: 1 });
     // The demo left the dev stack running; Ctrl-C stops it cleanly.
     expect(dev.exitCode).toBeNull();

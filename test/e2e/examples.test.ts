@@ -25,14 +25,26 @@ interface Summary {
   steps: Array<{ id: string; status: string; output?: { videos: Array<{ url: string }> } }>;
 }
 
-const specs = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')).sort();
-const manifests = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith('.csv')).sort();
+const specs = fs
+  .readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
+const manifests = fs
+  .readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.csv'))
+  .sort();
 
 beforeAll(async () => {
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-examples-'));
   stack = await startLocalStack({ stateDir, autoPorts: true, reuseRunning: false });
   // REELFLOW_STATE_DIR, as `reelflow dev` prints it: the CLI puts local files into the stack's media store.
-  env = { TEMPORAL_ADDRESS: stack.temporalAddress, REELFLOW_TASK_QUEUE: stack.taskQueue, REELFLOW_SERVICE_URL: stack.serviceUrl, REELFLOW_API_KEY: stack.apiKey, REELFLOW_STATE_DIR: stack.paths.root };
+  env = {
+    TEMPORAL_ADDRESS: stack.temporalAddress,
+    REELFLOW_TASK_QUEUE: stack.taskQueue,
+    REELFLOW_SERVICE_URL: stack.serviceUrl,
+    REELFLOW_API_KEY: stack.apiKey,
+    REELFLOW_STATE_DIR: stack.paths.root,
+  };
 }, 180_000);
 
 afterAll(async () => {
@@ -52,36 +64,58 @@ describe('examples/ on the local stack, offline', () => {
   });
 
   it('registers the stack’s webhook endpoint with completion, failure and cancel events', async () => {
-    const response = await request(`${stack.serviceUrl}/v1/webhooks/endpoints`, { headers: { authorization: `Key ${stack.apiKey}` } });
+    const response = await request(`${stack.serviceUrl}/v1/webhooks/endpoints`, {
+      headers: { authorization: `Key ${stack.apiKey}` },
+    });
     const { endpoints } = (await response.body.json()) as { endpoints: Array<{ url: string; events: string[] }> };
     expect(endpoints).toEqual([expect.objectContaining({ url: stack.bridgeUrl, events: [...STACK_ENDPOINT_EVENTS] })]);
   });
 
-  it.each(specs)('reelflow run examples/%s completes, every output a playable video', async (file) => {
-    const run = await runCli(['run', path.join('examples', file), '--json'], env, { cwd: ROOT });
-    expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
-    const summary = jsonOf<Summary>(run);
-    expect(summary.status).toBe('completed');
-    for (const step of summary.steps) {
-      expect(step.status).toBe('completed');
-      const url = step.output?.videos[0]?.url as string;
-      const checked = await fetchAndCheck(step.id, url, path.join(stateDir, 'checked', file));
-      expect({ step: step.id, problems: checked.problems }).toEqual({ step: step.id, problems: [] });
-    }
-  }, 180_000);
+  it.each(specs)(
+    'reelflow run examples/%s completes, every output a playable video',
+    async (file) => {
+      const run = await runCli(['run', path.join('examples', file), '--json'], env, { cwd: ROOT });
+      expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
+      const summary = jsonOf<Summary>(run);
+      expect(summary.status).toBe('completed');
+      for (const step of summary.steps) {
+        expect(step.status).toBe('completed');
+        const url = step.output?.videos[0]?.url as string;
+        const checked = await fetchAndCheck(step.id, url, path.join(stateDir, 'checked', file));
+        expect({ step: step.id, problems: checked.problems }).toEqual({ step: step.id, problems: [] });
+      }
+    },
+    180_000,
+  );
 
-  it.each(manifests)('reelflow batch examples/%s completes every item', async (file) => {
-    const run = await runCli(['batch', path.join('examples', file), '--json'], env, { cwd: ROOT });
-    expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
-    const progress = jsonOf<{ status: string; total: number; completed: number }>(run);
-    expect(progress).toMatchObject({ status: 'completed', completed: progress.total });
-    expect(progress.total).toBeGreaterThan(0);
-  }, 180_000);
+  it.each(manifests)(
+    'reelflow batch examples/%s completes every item',
+    async (file) => {
+      const run = await runCli(['batch', path.join('examples', file), '--json'], env, { cwd: ROOT });
+      expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
+      const progress = jsonOf<{ status: string; total: number; completed: number }>(run);
+      expect(progress).toMatchObject({ status: 'completed', completed: progress.total });
+      expect(progress.total).toBeGreaterThan(0);
+    },
+    180_000,
+  );
 
   it('a job the service fails after acceptance shows error.code and error.message in `reelflow status` within 10 s (failure events of the local stack)', async () => {
     // `.invalid` never resolves; --no-preflight lets the service accept the job and refuse the input itself.
     const spec = path.join(stateDir, 'refused.json');
-    fs.writeFileSync(spec, JSON.stringify({ name: 'stack-refused', steps: [{ id: 'generate', model: 'service-video-cinema-long-form-from-references', input: { image_urls: ['https://reelflow-example.invalid/hero.png'] } }] }));
+    fs.writeFileSync(
+      spec,
+      JSON.stringify({
+        name: 'stack-refused',
+        steps: [
+          {
+            id: 'generate',
+            model: 'service-video-cinema-long-form-from-references',
+            input: { image_urls: ['https://reelflow-example.invalid/hero.png'] },
+          },
+        ],
+      }),
+    );
     // No early status check: the reason must come by the failure event alone.
     const quiet = { ...env, REELFLOW_EARLY_STATUS_CHECK_SECONDS: '0' };
     const started = await runCli(['run', spec, '--no-preflight', '--detach'], quiet, { cwd: ROOT });
@@ -91,9 +125,13 @@ describe('examples/ on the local stack, offline', () => {
     while (!/input_refused/.test(shown) && Date.now() < deadline) {
       shown = (await runCli(['status', 'stack-refused'], quiet, { cwd: ROOT })).stdout;
     }
-    expect(shown).toMatch(/attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/);
+    expect(shown).toMatch(
+      /attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/,
+    );
     type Step = { polls: number; submittedAt: number; finishedAt: number; attemptLog: Array<{ learnedBy: string }> };
-    const summary = jsonOf<{ progress: { steps: Step[] } }>(await runCli(['status', 'stack-refused', '--json'], quiet, { cwd: ROOT }));
+    const summary = jsonOf<{ progress: { steps: Step[] } }>(
+      await runCli(['status', 'stack-refused', '--json'], quiet, { cwd: ROOT }),
+    );
     const step = summary.progress.steps[0] as Step;
     expect(step).toMatchObject({ polls: 0, attemptLog: [{ learnedBy: 'webhook' }] });
     // Submit answered → reason known, in workflow time (a CLI process takes seconds to start on this loaded

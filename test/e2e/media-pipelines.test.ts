@@ -23,11 +23,55 @@ let inputs: string;
 
 /** The inputs a person would have on disk, made with ffmpeg. */
 async function makeInputs(dir: string): Promise<void> {
-  await runFfmpeg(['-y', '-f', 'lavfi', '-i', 'testsrc=size=320x180:rate=10', '-f', 'lavfi', '-i', 'sine=frequency=220:sample_rate=22050', '-t', '60', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', join(dir, 'clip-60s.mp4')]);
-  await runFfmpeg(['-y', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100', '-t', '60', '-ac', '1', '-c:a', 'pcm_s16le', join(dir, 'voice-60s.wav')]);
+  await runFfmpeg([
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x180:rate=10',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=220:sample_rate=22050',
+    '-t',
+    '60',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-shortest',
+    join(dir, 'clip-60s.mp4'),
+  ]);
+  await runFfmpeg([
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:sample_rate=44100',
+    '-t',
+    '60',
+    '-ac',
+    '1',
+    '-c:a',
+    'pcm_s16le',
+    join(dir, 'voice-60s.wav'),
+  ]);
   for (let i = 0; i < 30; i += 1) {
     const colour = `0x${((i * 0x3a5f1d) & 0xffffff).toString(16).padStart(6, '0')}`;
-    await runFfmpeg(['-y', '-f', 'lavfi', '-i', `color=c=${colour}:s=320x180`, '-frames:v', '1', join(dir, `ref-${String(i).padStart(2, '0')}.png`)]);
+    await runFfmpeg([
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      `color=c=${colour}:s=320x180`,
+      '-frames:v',
+      '1',
+      join(dir, `ref-${String(i).padStart(2, '0')}.png`),
+    ]);
   }
 }
 
@@ -45,7 +89,9 @@ async function historyBytes(stack: LocalStack, workflowId: string): Promise<{ by
   try {
     const client = new Client({ connection, namespace: stack.namespace });
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
-    const encoded = Buffer.from(temporal.api.history.v1.History.encode(temporal.api.history.v1.History.create(history)).finish());
+    const encoded = Buffer.from(
+      temporal.api.history.v1.History.encode(temporal.api.history.v1.History.create(history)).finish(),
+    );
     // JSON payloads sit in the encoding as they are: a data URI would show its `;base64,`.
     return { bytes: encoded.length, inlineMedia: encoded.includes(';base64,') };
   } finally {
@@ -84,8 +130,17 @@ class ExpireOutputs implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const result = await next(input);
     const request = input.args[0] as { pipeline?: string; step?: string; videos?: { url: string }[] } | undefined;
-    if (Context.current().info.activityType === 'archiveOutputs' && request?.pipeline && expireAfterArchive.has(`${request.pipeline}/${request.step}`) && stackForExpiry) {
-      for (const file of serviceFilesOf(stackForExpiry, (request.videos ?? []).map((v) => v.url))) if (existsSync(file)) unlinkSync(file);
+    if (
+      Context.current().info.activityType === 'archiveOutputs' &&
+      request?.pipeline &&
+      expireAfterArchive.has(`${request.pipeline}/${request.step}`) &&
+      stackForExpiry
+    ) {
+      for (const file of serviceFilesOf(
+        stackForExpiry,
+        (request.videos ?? []).map((v) => v.url),
+      ))
+        if (existsSync(file)) unlinkSync(file);
     }
     return result;
   }
@@ -105,7 +160,12 @@ describe('filesystem media store (the local stack default)', () => {
 
   beforeAll(async () => {
     stateDir = mkdtempSync(join(tmpdir(), 'reelflow-media-stack-'));
-    stack = await startLocalStack({ stateDir, autoPorts: true, reuseRunning: false, worker: { interceptors: { activity: [() => ({ inbound: new ExpireOutputs() })] } } });
+    stack = await startLocalStack({
+      stateDir,
+      autoPorts: true,
+      reuseRunning: false,
+      worker: { interceptors: { activity: [() => ({ inbound: new ExpireOutputs() })] } },
+    });
     stackForExpiry = stack;
     env = cliEnvOf(stack);
   }, 300_000);
@@ -117,12 +177,24 @@ describe('filesystem media store (the local stack default)', () => {
 
   it('re-voices a 60 s clip with a 60 s WAV voice-over from local files', async () => {
     expect(statSync(join(inputs, 'voice-60s.wav')).size).toBeGreaterThan(5_000_000);
-    const spec = writeSpec('revoice-60', { name: 'revoice-60', steps: [{ id: 'revoice', model: 'service-horizon-studio', input: { video_url: 'clip-60s.mp4', audio_url: 'voice-60s.wav' } }] });
+    const spec = writeSpec('revoice-60', {
+      name: 'revoice-60',
+      steps: [
+        {
+          id: 'revoice',
+          model: 'service-horizon-studio',
+          input: { video_url: 'clip-60s.mp4', audio_url: 'voice-60s.wav' },
+        },
+      ],
+    });
     const run = await runCli(['run', spec, '--json'], env);
     expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
     const summary = jsonOf(run);
     expect(summary.status).toBe('completed');
-    expect(summary.steps[0].input).toMatchObject({ video_url: { $media: expect.stringMatching(/^sha256:/), type: 'video/mp4' }, audio_url: { type: 'audio/wav', bytes: statSync(join(inputs, 'voice-60s.wav')).size } });
+    expect(summary.steps[0].input).toMatchObject({
+      video_url: { $media: expect.stringMatching(/^sha256:/), type: 'video/mp4' },
+      audio_url: { type: 'audio/wav', bytes: statSync(join(inputs, 'voice-60s.wav')).size },
+    });
     const out = join(stateDir, 'out-revoice-60');
     const outputs = await runCli(['outputs', 'revoice-60', '--to', out, '--json'], env);
     expect(outputs.code).toBe(0);
@@ -139,8 +211,16 @@ describe('filesystem media store (the local stack default)', () => {
     const spec = writeSpec('three-30', {
       name: 'three-30',
       steps: [
-        { id: 'generate', model: LONG_FORM, input: { image_urls: thirtyRefs(), prompt: 'thirty references', duration: '4' } },
-        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'generate' }, audio_url: 'voice-60s.wav' } },
+        {
+          id: 'generate',
+          model: LONG_FORM,
+          input: { image_urls: thirtyRefs(), prompt: 'thirty references', duration: '4' },
+        },
+        {
+          id: 'revoice',
+          model: 'service-horizon-studio',
+          input: { video_url: { $from: 'generate' }, audio_url: 'voice-60s.wav' },
+        },
         { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'revoice' } } },
       ],
     });
@@ -174,13 +254,21 @@ describe('filesystem media store (the local stack default)', () => {
     const summary = jsonOf(run);
     const generateUrl = summary.steps[0].output.videos[0].url as string;
     expect(existsSync(serviceFilesOf(stack, [generateUrl])[0] as string)).toBe(false);
-    expect(summary.steps[0].archived).toEqual([expect.objectContaining({ $media: expect.stringMatching(/^sha256:/), type: 'video/mp4', url: generateUrl })]);
+    expect(summary.steps[0].archived).toEqual([
+      expect.objectContaining({ $media: expect.stringMatching(/^sha256:/), type: 'video/mp4', url: generateUrl }),
+    ]);
     // The upscale step read the archived copy: the service could no longer serve its own file.
-    expect(summary.steps[1].input.video_url).toMatchObject({ $media: summary.steps[0].archived[0].$media, url: generateUrl });
+    expect(summary.steps[1].input.video_url).toMatchObject({
+      $media: summary.steps[0].archived[0].$media,
+      url: generateUrl,
+    });
     expect(summary.steps[1].status).toBe('completed');
 
     // Every service file of the pipeline goes; the outputs still come back, from the archive.
-    for (const file of serviceFilesOf(stack, summary.steps.map((s: { output: { videos: { url: string }[] } }) => s.output.videos[0]?.url as string))) {
+    for (const file of serviceFilesOf(
+      stack,
+      summary.steps.map((s: { output: { videos: { url: string }[] } }) => s.output.videos[0]?.url as string),
+    )) {
       if (existsSync(file)) unlinkSync(file);
     }
     const out = join(stateDir, 'out-archived');
@@ -249,7 +337,11 @@ describe('S3 media store (a real MinIO)', () => {
       name: 's3-two',
       steps: [
         { id: 'generate', model: LONG_FORM, input: { image_urls: thirtyRefs(), duration: '4' } },
-        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'generate' }, audio_url: 'voice-60s.wav' } },
+        {
+          id: 'revoice',
+          model: 'service-horizon-studio',
+          input: { video_url: { $from: 'generate' }, audio_url: 'voice-60s.wav' },
+        },
       ],
     });
     const run = await runCli(['run', spec, '--json'], env);
@@ -258,7 +350,17 @@ describe('S3 media store (a real MinIO)', () => {
     const log = readFileSync(join(stack.paths.serviceData, 'input-access.log'), 'utf8')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { field: string; origin: string; path: string; signed: boolean; outcome: string; queryParameters: string[] });
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            field: string;
+            origin: string;
+            path: string;
+            signed: boolean;
+            outcome: string;
+            queryParameters: string[];
+          },
+      );
     const fromBucket = log.filter((entry) => entry.origin === minio.endpoint);
     const fields = new Set(fromBucket.map((entry) => entry.field));
     for (let i = 0; i < 30; i += 1) expect(fields).toContain(`image_urls.${i}`);
@@ -275,4 +377,3 @@ describe('S3 media store (a real MinIO)', () => {
     expect(history.inlineMedia).toBe(false);
   }, 900_000);
 });
-

@@ -16,7 +16,15 @@ import { pipelineStartOptions } from '../../src/workflows/ui-text';
 import { announceSkip, browserOrReason } from '../helpers/browser';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
-import { bundleReelflowWorkflows, eventually, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from '../integration/workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  eventually,
+  silentWavDataUri,
+  startHarness,
+  startTestBridge,
+  type Harness,
+  type TestBridge,
+} from '../integration/workflow-harness';
 
 /**
  * The operator console as a person uses it, in headless Chromium (Debian's package through
@@ -45,7 +53,10 @@ beforeAll(async () => {
   if (!browser) return;
   const uiPort = await freePort();
   uiUrl = `http://127.0.0.1:${uiPort}`;
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS, uiPort })]);
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS, uiPort }),
+  ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
   bridge = await startTestBridge(h.service, env, TASK_QUEUE);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-ui-'));
@@ -62,7 +73,10 @@ afterAll(async () => {
 
 /** The "User Metadata" tab of the workflow page: summary, details and the current details. */
 async function openUserMetadata(page: Page, workflowId: string): Promise<void> {
-  await page.goto(`${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+  await page.goto(`${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`, {
+    waitUntil: 'domcontentloaded',
+    timeout: 60_000,
+  });
   await page.getByText(workflowId).first().waitFor({ timeout: 60_000 });
   await page.getByText('User Metadata').first().click();
   await page.getByText('Current Details').first().waitFor({ timeout: 30_000 });
@@ -70,19 +84,25 @@ async function openUserMetadata(page: Page, workflowId: string): Promise<void> {
 
 /** The UI renders summary, details and current details as markdown, each in its own frame. */
 async function markdownFrame(page: Page, text: RegExp): Promise<Frame> {
-  return eventually(async () => {
-    for (const frame of page.frames()) {
-      const body = await frame.textContent('body').catch(() => null);
-      if (body && text.test(body)) return frame;
-    }
-    return undefined;
-  }, `a rendered markdown frame with ${text}`, 60_000);
+  return eventually(
+    async () => {
+      for (const frame of page.frames()) {
+        const body = await frame.textContent('body').catch(() => null);
+        if (body && text.test(body)) return frame;
+      }
+      return undefined;
+    },
+    `a rendered markdown frame with ${text}`,
+    60_000,
+  );
 }
 
 /** The rows of the rendered current-details table, as cell texts. */
 async function stepRows(page: Page): Promise<string[][]> {
   const frame = await markdownFrame(page, /Request id/);
-  return frame.$$eval('table tbody tr', (rows) => rows.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())));
+  return frame.$$eval('table tbody tr', (rows) =>
+    rows.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => (td.textContent ?? '').trim())),
+  );
 }
 
 /**
@@ -92,9 +112,18 @@ async function stepRows(page: Page): Promise<string[][]> {
 async function submitUpdateForm(page: Page, name: string, data: unknown): Promise<Locator | null> {
   await page.getByRole('button', { name: 'More Actions' }).click();
   const item = page.locator('[role=menuitem]:visible', { hasText: 'Send an Update' }).first();
-  if (!(await item.waitFor({ state: 'visible', timeout: 15_000 }).then(() => true, () => false))) return null;
+  if (
+    !(await item.waitFor({ state: 'visible', timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return null;
   await item.click();
-  const dialog = page.locator('dialog[open], [role=dialog]').filter({ hasText: /Send an Update/i }).first();
+  const dialog = page
+    .locator('dialog[open], [role=dialog]')
+    .filter({ hasText: /Send an Update/i })
+    .first();
   await dialog.waitFor({ timeout: 30_000 });
   // The name is a select of the updates the workflow registered (from its metadata query).
   await dialog.locator('[data-testid="update-select"]').locator('xpath=..').click();
@@ -105,7 +134,11 @@ async function submitUpdateForm(page: Page, name: string, data: unknown): Promis
   await page.keyboard.type(JSON.stringify(data));
   // The editor pretty-prints its JSON on blur, which moves the Submit button: blur first, then click.
   await dialog.getByText('Data', { exact: true }).click();
-  await eventually(async () => ((await editor.textContent()) ?? '').includes('": '), 'the update form to format its JSON', 30_000);
+  await eventually(
+    async () => ((await editor.textContent()) ?? '').includes('": '),
+    'the update form to format its JSON',
+    30_000,
+  );
   await dialog.locator('[data-testid="confirm-modal-button"]').click();
   return dialog;
 }
@@ -115,10 +148,19 @@ describe('the Temporal UI and the report in Chromium', () => {
     if (!browser) return announceSkip('operator console in the Temporal UI', skipReason ?? 'no browser');
     // The re-voicing step runs 120 s at the service: surely running while the UI is driven.
     h.service.service.setFaults({ modelDurationMs: { 'service-horizon-studio': 120_000 } });
-    const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'ui-console', { allowedOrigins: [h.service.url] });
+    const spec = threeStepPipeline(
+      { imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' },
+      'ui-console',
+      { allowedOrigins: [h.service.url] },
+    );
     const input: PipelineWorkflowInput = { spec, uriRules: { allowedOrigins: [h.service.url] } };
     const workflowId = pipelineWorkflowId(spec.name);
-    const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId, args: [input], ...pipelineStartOptions(spec) });
+    const handle = await env.client.workflow.start('pipelineWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId,
+      args: [input],
+      ...pipelineStartOptions(spec),
+    });
     await eventually(async () => {
       const s = await handle.query(pipelineProgressQuery);
       return s.steps[1]?.status === 'running' && s.steps[1].requestIds.length === 1;
@@ -141,7 +183,10 @@ describe('the Temporal UI and the report in Chromium', () => {
     // A refused update: the validator's reason shows in the form, which stays open.
     const refused = await submitUpdateForm(page, 'cancelStep', { step: 'generate' });
     if (refused) {
-      await refused.getByText('generate is completed; only a pending or running step can be cancelled').first().waitFor({ timeout: 60_000 });
+      await refused
+        .getByText('generate is completed; only a pending or running step can be cancelled')
+        .first()
+        .waitFor({ timeout: 60_000 });
       await page.screenshot({ path: path.join(SHOTS, 'ui-refused.png') });
       await refused.locator('[data-testid="cancel-modal-button"]').click();
       await refused.waitFor({ state: 'hidden', timeout: 30_000 });
@@ -152,15 +197,21 @@ describe('the Temporal UI and the report in Chromium', () => {
       // The form closes once the server accepted the update.
       await form.waitFor({ state: 'hidden', timeout: 60_000 });
     } else {
-      process.stderr.write('operator-ui: this Temporal UI has no "Send an Update" form; the cancel-step update goes through the client\n');
-      await handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'revoice', reason: 'cancelled from the UI test' }] });
+      process.stderr.write(
+        'operator-ui: this Temporal UI has no "Send an Update" form; the cancel-step update goes through the client\n',
+      );
+      await handle.executeUpdate(cancelStepUpdate, {
+        args: [{ step: 'revoice', reason: 'cancelled from the UI test' }],
+      });
     }
     await handle.result().catch(() => undefined);
     // The page shows the step cancelled (the UI reloads the current details on a visit).
     await openUserMetadata(page, workflowId);
     expect((await stepRows(page)).map((cells) => cells[1])).toEqual(['completed', 'cancelled', 'skipped']);
     await page.screenshot({ path: path.join(SHOTS, 'ui-cancelled.png') });
-    const job = h.service.service.jobs().find((j) => j.model === 'service-horizon-studio' && j.idempotencyKey?.includes('ui-console'));
+    const job = h.service.service
+      .jobs()
+      .find((j) => j.model === 'service-horizon-studio' && j.idempotencyKey?.includes('ui-console'));
     expect(job?.status).toBe('CANCELLED');
 
     // The report: every <video> loads its metadata with the duration ffprobe measured (4 s asked).
@@ -168,8 +219,19 @@ describe('the Temporal UI and the report in Chromium', () => {
     const described = await handle.describe();
     const report = await collectPipelineReport(
       summary as PipelineSummary,
-      { workflowId, startedAt: described.startTime, closedAt: described.closeTime ?? null, temporalUiUrl: `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}` },
-      { workDir: work, serviceOrigin: new URL(h.service.url).origin, embedLimitBytes: 64 * 1024 * 1024, mediaDir: path.join(work, 'media'), pageDir: work },
+      {
+        workflowId,
+        startedAt: described.startTime,
+        closedAt: described.closeTime ?? null,
+        temporalUiUrl: `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`,
+      },
+      {
+        workDir: work,
+        serviceOrigin: new URL(h.service.url).origin,
+        embedLimitBytes: 64 * 1024 * 1024,
+        mediaDir: path.join(work, 'media'),
+        pageDir: work,
+      },
     );
     const file = path.join(work, 'report.html');
     fs.writeFileSync(file, renderReport(report));
@@ -181,7 +243,8 @@ describe('the Temporal UI and the report in Chromium', () => {
           (v) =>
             new Promise<{ duration: number; expected: number }>((resolve) => {
               const video = v as HTMLVideoElement;
-              const done = () => resolve({ duration: video.duration, expected: Number(video.dataset.expectedDuration) });
+              const done = () =>
+                resolve({ duration: video.duration, expected: Number(video.dataset.expectedDuration) });
               if (video.readyState >= 1) done();
               else video.addEventListener('loadedmetadata', done);
             }),

@@ -46,11 +46,20 @@ const FAILED_BY_FAULT = new Set(['job_failed', 'service_restarted']);
  * webhook was delivered, one whose every delivery was dropped was learned by poll; the pipeline's
  * ledger is the net of its jobs. The pipeline's status is the one its steps' faults allow.
  */
-export function explainOutcomes(outcomes: Outcome[], books: ServiceBooks, options: { maxResubmits: number; idempotency: 'honoured' | 'unknown'; kills: Kill[] }): Explanations {
+export function explainOutcomes(
+  outcomes: Outcome[],
+  books: ServiceBooks,
+  options: { maxResubmits: number; idempotency: 'honoured' | 'unknown'; kills: Kill[] },
+): Explanations {
   const explained: string[] = [];
   const unexplained: string[] = [];
   const faultsOf = (requestId: string | undefined, key: string) =>
-    books.faults.filter((f) => (requestId !== undefined && f.requestId === requestId) || (f.requestId === null && f.idempotencyKey === key) || (f.kind === 'submit_answer_dropped' && f.idempotencyKey === key));
+    books.faults.filter(
+      (f) =>
+        (requestId !== undefined && f.requestId === requestId) ||
+        (f.requestId === null && f.idempotencyKey === key) ||
+        (f.kind === 'submit_answer_dropped' && f.idempotencyKey === key),
+    );
   for (const outcome of outcomes) {
     const label = outcome.name.replace(/^faults-[^-]+-\d+-\d+-/, '#');
     const problems: string[] = [];
@@ -65,7 +74,8 @@ export function explainOutcomes(outcomes: Outcome[], books: ServiceBooks, option
     for (const [index, step] of s.steps.entries()) {
       const previous = s.steps[index - 1];
       if (previous && previous.status !== 'completed') {
-        if (step.requestIds.length > 0) problems.push(`${step.id} submitted after ${previous.id} ended ${previous.status}`);
+        if (step.requestIds.length > 0)
+          problems.push(`${step.id} submitted after ${previous.id} ended ${previous.status}`);
         continue;
       }
       const r = explainStep(step, books, faultsOf, options);
@@ -77,7 +87,8 @@ export function explainOutcomes(outcomes: Outcome[], books: ServiceBooks, option
     }
     if (s.status !== allowed) problems.push(`ended ${s.status}, its injected faults allow ${allowed}`);
     if (s.ledger.net !== net) problems.push(`ledger net ${s.ledger.net} ≠ the service's net ${net} for its jobs`);
-    if (s.ledger.charged - s.ledger.refunded !== s.ledger.net) problems.push(`ledger does not add up: ${JSON.stringify(s.ledger)}`);
+    if (s.ledger.charged - s.ledger.refunded !== s.ledger.net)
+      problems.push(`ledger does not add up: ${JSON.stringify(s.ledger)}`);
     explained.push(`${label} ${s.status}: ${lines.join('; ')}`);
     if (problems.length > 0) unexplained.push(`${label} (${s.status}): ${problems.join('; ')}`);
   }
@@ -96,7 +107,9 @@ function explainStep(
   const stem = `reelflow:${step.jobWorkflowId}:`;
   const jobs = books.jobs.filter((j) => j.idempotencyKey?.startsWith(stem));
   const claimed = new Set(attempts.map((a) => a.requestId).filter((id): id is string => id !== undefined));
-  for (const job of jobs) if (!claimed.has(job.id)) problems.push(`service job ${job.id} (${job.status}, key ${job.idempotencyKey}) is in no attempt`);
+  for (const job of jobs)
+    if (!claimed.has(job.id))
+      problems.push(`service job ${job.id} (${job.status}, key ${job.idempotencyKey}) is in no attempt`);
   let failedByFault = 0;
   let net = 0;
   for (const [i, attempt] of attempts.entries()) {
@@ -104,38 +117,61 @@ function explainStep(
     const faults = faultsOf(attempt.requestId, attempt.idempotencyKey);
     const notes = faults.map((f) => (f.kind === 'submit_error' ? `${f.status}` : f.kind.replace(/_/g, ' ')));
     if (!job) {
-      problems.push(`attempt ${attempt.attempt} names request ${attempt.requestId ?? '(none)'} that the service has not under key ${attempt.idempotencyKey}`);
+      problems.push(
+        `attempt ${attempt.attempt} names request ${attempt.requestId ?? '(none)'} that the service has not under key ${attempt.idempotencyKey}`,
+      );
       continue;
     }
     net += job.creditsCharged - job.creditsRefunded;
-    if (job.idempotencyKey !== attempt.idempotencyKey) problems.push(`attempt ${attempt.attempt}: key ${attempt.idempotencyKey} ≠ the job's ${job.idempotencyKey}`);
-    if (attempt.outcome !== job.status) problems.push(`attempt ${attempt.attempt}: recorded ${attempt.outcome ?? 'no outcome'}, the service says ${job.status}`);
+    if (job.idempotencyKey !== attempt.idempotencyKey)
+      problems.push(`attempt ${attempt.attempt}: key ${attempt.idempotencyKey} ≠ the job's ${job.idempotencyKey}`);
+    if (attempt.outcome !== job.status)
+      problems.push(
+        `attempt ${attempt.attempt}: recorded ${attempt.outcome ?? 'no outcome'}, the service says ${job.status}`,
+      );
     if (attempt.charged !== job.creditsCharged || attempt.refunded !== job.creditsRefunded) {
-      problems.push(`attempt ${attempt.attempt}: charged/refunded ${attempt.charged}/${attempt.refunded}, the service's ${job.creditsCharged}/${job.creditsRefunded}`);
+      problems.push(
+        `attempt ${attempt.attempt}: charged/refunded ${attempt.charged}/${attempt.refunded}, the service's ${job.creditsCharged}/${job.creditsRefunded}`,
+      );
     }
     const dropped = faults.find((f) => f.kind === 'submit_answer_dropped');
-    if (dropped && dropped.requestId !== job.id) problems.push(`attempt ${attempt.attempt}: the dropped answer's job ${dropped.requestId} was not the one kept`);
-    if (dropped && options.idempotency === 'unknown' && !attempt.adopted) problems.push(`attempt ${attempt.attempt}: a dropped answer in unknown mode must be adopted by an operator decision`);
+    if (dropped && dropped.requestId !== job.id)
+      problems.push(`attempt ${attempt.attempt}: the dropped answer's job ${dropped.requestId} was not the one kept`);
+    if (dropped && options.idempotency === 'unknown' && !attempt.adopted)
+      problems.push(
+        `attempt ${attempt.attempt}: a dropped answer in unknown mode must be adopted by an operator decision`,
+      );
     if (job.status === 'FAILED') {
       const cause = faults.find((f) => f.requestId === job.id && FAILED_BY_FAULT.has(f.kind));
-      if (!cause) problems.push(`attempt ${attempt.attempt}: job ${job.id} FAILED (${job.error?.code ?? '?'}) without an injected failure or restart`);
+      if (!cause)
+        problems.push(
+          `attempt ${attempt.attempt}: job ${job.id} FAILED (${job.error?.code ?? '?'}) without an injected failure or restart`,
+        );
       else failedByFault += 1;
     } else if (i < attempts.length - 1) {
       problems.push(`attempt ${attempt.attempt}: resubmitted after a ${job.status} job`);
     }
     const deliveries = books.deliveries.filter((d) => d.requestId === job.id);
-    if (attempt.learnedBy === 'webhook' && !deliveries.some((d) => d.attempts > 0 && d.state !== 'dropped')) problems.push(`attempt ${attempt.attempt}: learned by a webhook the service never sent`);
-    if (attempt.learnedBy === 'webhook' && deliveries.length > 0 && deliveries.every((d) => d.state === 'dropped')) problems.push(`attempt ${attempt.attempt}: learned by webhook, but every delivery was dropped`);
-    story.push(`${job.status}${notes.length > 0 ? ` [${notes.join(', ')}]` : ''} by ${attempt.learnedBy ?? '?'}${attempt.adopted ? ' (adopted)' : ''}`);
+    if (attempt.learnedBy === 'webhook' && !deliveries.some((d) => d.attempts > 0 && d.state !== 'dropped'))
+      problems.push(`attempt ${attempt.attempt}: learned by a webhook the service never sent`);
+    if (attempt.learnedBy === 'webhook' && deliveries.length > 0 && deliveries.every((d) => d.state === 'dropped'))
+      problems.push(`attempt ${attempt.attempt}: learned by webhook, but every delivery was dropped`);
+    story.push(
+      `${job.status}${notes.length > 0 ? ` [${notes.join(', ')}]` : ''} by ${attempt.learnedBy ?? '?'}${attempt.adopted ? ' (adopted)' : ''}`,
+    );
   }
   const last = attempts[attempts.length - 1];
   const lastJob = jobs.find((j) => j.id === last?.requestId);
-  if (step.status === 'completed' && lastJob?.status !== 'COMPLETED') problems.push(`completed, but its last job is ${lastJob?.status ?? 'missing'}`);
+  if (step.status === 'completed' && lastJob?.status !== 'COMPLETED')
+    problems.push(`completed, but its last job is ${lastJob?.status ?? 'missing'}`);
   if (step.status === 'failed' && !(failedByFault === options.maxResubmits + 1 && lastJob?.status === 'FAILED')) {
-    problems.push(`failed after ${failedByFault} injected failure(s); the policy allows ${options.maxResubmits} resubmit(s)`);
+    problems.push(
+      `failed after ${failedByFault} injected failure(s); the policy allows ${options.maxResubmits} resubmit(s)`,
+    );
   }
   if (step.status !== 'completed' && step.status !== 'failed') problems.push(`ended ${step.status}`);
-  if (step.charged - step.refunded !== net) problems.push(`step ledger ${step.charged}-${step.refunded} ≠ the service's net ${net}`);
+  if (step.charged - step.refunded !== net)
+    problems.push(`step ledger ${step.charged}-${step.refunded} ≠ the service's net ${net}`);
   return { story: story.join(' → ') || 'no job', problems, failedByFault, net };
 }
 
@@ -147,11 +183,19 @@ function explainStep(
 export function killsWithoutWork(kills: Kill[], books: ServiceBooks): string[] {
   const misses: string[] = [];
   for (const kill of kills) {
-    const inFlight = books.jobs.filter((j) => j.submittedAt <= kill.at && (j.completedAt === null || j.completedAt > kill.at));
-    if (inFlight.length === 0) misses.push(`${kill.what} killed at ${new Date(kill.at).toISOString()} with no job in flight`);
+    const inFlight = books.jobs.filter(
+      (j) => j.submittedAt <= kill.at && (j.completedAt === null || j.completedAt > kill.at),
+    );
+    if (inFlight.length === 0)
+      misses.push(`${kill.what} killed at ${new Date(kill.at).toISOString()} with no job in flight`);
     if (kill.what === 'bridge') {
-      const due = books.deliveries.filter((d) => d.state !== 'dropped' && d.createdAt >= kill.at && d.createdAt <= kill.back);
-      if (due.length === 0) misses.push(`bridge down ${new Date(kill.at).toISOString()}–${new Date(kill.back).toISOString()} with no delivery due`);
+      const due = books.deliveries.filter(
+        (d) => d.state !== 'dropped' && d.createdAt >= kill.at && d.createdAt <= kill.back,
+      );
+      if (due.length === 0)
+        misses.push(
+          `bridge down ${new Date(kill.at).toISOString()}–${new Date(kill.back).toISOString()} with no delivery due`,
+        );
     }
   }
   return misses;
@@ -161,7 +205,9 @@ export function killsWithoutWork(kills: Kill[], books: ServiceBooks): string[] {
 export function workAtKills(kills: Kill[], books: ServiceBooks): Record<string, number[]> {
   const work: Record<string, number[]> = {};
   for (const kill of kills) {
-    (work[kill.what] ??= []).push(books.jobs.filter((j) => j.submittedAt <= kill.at && (j.completedAt === null || j.completedAt > kill.at)).length);
+    (work[kill.what] ??= []).push(
+      books.jobs.filter((j) => j.submittedAt <= kill.at && (j.completedAt === null || j.completedAt > kill.at)).length,
+    );
   }
   return work;
 }

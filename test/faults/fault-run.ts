@@ -79,7 +79,15 @@ export interface FaultRunFigures {
    * learned their request id, so they are in no pipeline ledger. off = |completed − (reelflow + orphaned)|
    * + the service's own books checked against each other.
    */
-  credits: { serviceCharged: number; serviceRefunded: number; completedJobsPrice: number; reelflowNet: number; orphanedNet: number; ledgerNet: number; off: number };
+  credits: {
+    serviceCharged: number;
+    serviceRefunded: number;
+    completedJobsPrice: number;
+    reelflowNet: number;
+    orphanedNet: number;
+    ledgerNet: number;
+    off: number;
+  };
   /** Jobs behind AmbiguousSubmission failures (key named in the failure), and how many of them were named. */
   orphans: { jobs: number; named: number; completed: number };
   missingOutputs: string[];
@@ -98,7 +106,6 @@ export interface FaultRunFigures {
   secrets: string[];
 }
 
-
 /** A child process of the run. */
 export interface Child {
   child: ChildProcess;
@@ -107,8 +114,18 @@ export interface Child {
 }
 
 /** Spawns a child, collecting its output into `sink`, resolving once `ready` matches its output. */
-export async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: RegExp, sink: { text: string }, label: string): Promise<Child> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  sink: { text: string },
+  label: string,
+): Promise<Child> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let own = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -143,7 +160,13 @@ export async function spawnChild(args: string[], env: NodeJS.ProcessEnv, ready: 
  * Environment of a worker process of a fault run (the fault suite and the cluster run alike): the
  * local service honours Idempotency-Key, so by default the worker is told so (docs/submit-policy.md).
  */
-export function faultWorkerEnvironment(o: { temporalAddress: string; namespace?: string; taskQueue: string; serviceUrl: string; idempotency?: 'honoured' | 'unknown' }): NodeJS.ProcessEnv {
+export function faultWorkerEnvironment(o: {
+  temporalAddress: string;
+  namespace?: string;
+  taskQueue: string;
+  serviceUrl: string;
+  idempotency?: 'honoured' | 'unknown';
+}): NodeJS.ProcessEnv {
   return {
     TEMPORAL_ADDRESS: o.temporalAddress,
     TEMPORAL_NAMESPACE: o.namespace ?? 'default',
@@ -155,7 +178,13 @@ export function faultWorkerEnvironment(o: { temporalAddress: string; namespace?:
 }
 
 /** Environment of a bridge process of a fault run. */
-export function faultBridgeEnvironment(o: { temporalAddress: string; namespace?: string; secret: string; port: number; taskQueue: string }): NodeJS.ProcessEnv {
+export function faultBridgeEnvironment(o: {
+  temporalAddress: string;
+  namespace?: string;
+  secret: string;
+  port: number;
+  taskQueue: string;
+}): NodeJS.ProcessEnv {
   return {
     REELFLOW_WEBHOOK_SECRETS: o.secret,
     TEMPORAL_ADDRESS: o.temporalAddress,
@@ -168,7 +197,13 @@ export function faultBridgeEnvironment(o: { temporalAddress: string; namespace?:
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the whole fault scenario with `count` pipelines; returns the figures (assertions are the caller's). */
-export async function runFaultSuite(options: { client: Client; temporalAddress: string; count: number; idempotency?: 'honoured' | 'unknown'; log?: (line: string) => void }): Promise<FaultRunFigures> {
+export async function runFaultSuite(options: {
+  client: Client;
+  temporalAddress: string;
+  count: number;
+  idempotency?: 'honoured' | 'unknown';
+  log?: (line: string) => void;
+}): Promise<FaultRunFigures> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-faults-'));
@@ -181,7 +216,12 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const kills: Kill[] = [];
   const running: Partial<Record<Kill['what'], Child>> = {};
   /** SIGKILLs a child, keeps it down `downMs`, starts its replacement and records the kill's instants. */
-  const killAndRestart = async (what: Kill['what'], downMs: number, start: () => Promise<Child>, minInFlight = 1): Promise<void> => {
+  const killAndRestart = async (
+    what: Kill['what'],
+    downMs: number,
+    start: () => Promise<Child>,
+    minInFlight = 1,
+  ): Promise<void> => {
     // A kill must hit work: wait (bounded) until the service reports jobs rendering for open pipelines.
     const inFlight = await waitForJobsInFlight(run, serviceUrl, minInFlight);
     log(`killing the ${what} (${inFlight} job(s) live at the service)`);
@@ -193,17 +233,36 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
     kills.push({ what, at, back: Date.now() });
   };
 
-  const serviceArgs = [path.join(ROOT, 'bin', 'reelflow.js'), 'service', '--data-dir', dataDir, '--port', String(servicePort), '--api-key', TEST_API_KEY, '--admin-key', TEST_ADMIN_KEY, '--allow-private-webhooks', '--concurrency', '4', '--log'];
+  const serviceArgs = [
+    path.join(ROOT, 'bin', 'reelflow.js'),
+    'service',
+    '--data-dir',
+    dataDir,
+    '--port',
+    String(servicePort),
+    '--api-key',
+    TEST_API_KEY,
+    '--admin-key',
+    TEST_ADMIN_KEY,
+    '--allow-private-webhooks',
+    '--concurrency',
+    '4',
+    '--log',
+  ];
   const startService = async () => {
     const c = await spawnChild(serviceArgs, {}, /listening on/, logs, 'service');
     children.add(c);
     const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS, key: TEST_ADMIN_KEY });
-    if (response.status !== 200) throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 200)
+      throw new Error(`setting faults: HTTP ${response.status} ${JSON.stringify(response.body)}`);
     return c;
   };
   running.service = await startService();
-  const registered = await api(serviceUrl, 'POST', '/v1/webhooks/endpoints', { body: { url: `http://127.0.0.1:${bridgePort}/webhooks` } });
-  if (registered.status !== 201) throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
+  const registered = await api(serviceUrl, 'POST', '/v1/webhooks/endpoints', {
+    body: { url: `http://127.0.0.1:${bridgePort}/webhooks` },
+  });
+  if (registered.status !== 201)
+    throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
   const secret = String(registered.body.secret);
 
   const startBridge = async () => {
@@ -220,7 +279,12 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   const startWorker = async () => {
     const c = await spawnChild(
       ['-r', 'tsx/cjs', path.join(ROOT, 'src', 'workers', 'worker.ts')],
-      faultWorkerEnvironment({ temporalAddress: options.temporalAddress, taskQueue, serviceUrl, ...(options.idempotency ? { idempotency: options.idempotency } : {}) }),
+      faultWorkerEnvironment({
+        temporalAddress: options.temporalAddress,
+        taskQueue,
+        serviceUrl,
+        ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+      }),
       /reelflow worker: task queue/,
       logs,
       'worker',
@@ -254,7 +318,19 @@ export async function runFaultSuite(options: { client: Client; temporalAddress: 
   } finally {
     for (const c of children) await c.kill();
   }
-  return collectFaultFigures({ client: options.client, dataDir, serviceUrl, run, logs: logs.text, restarts, kills, secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY], started, resolutions, idempotency: options.idempotency ?? 'honoured' });
+  return collectFaultFigures({
+    client: options.client,
+    dataDir,
+    serviceUrl,
+    run,
+    logs: logs.text,
+    restarts,
+    kills,
+    secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY],
+    started,
+    resolutions,
+    idempotency: options.idempotency ?? 'honoured',
+  });
 }
 
 /**
@@ -270,8 +346,20 @@ async function waitForJobsInFlight(run: FaultPipelines | undefined, serviceUrl: 
   while (Date.now() < deadline) {
     const open = run.handles.filter((_, i) => !run.results.some((r) => r.name === run.names[i]));
     const progress = await Promise.all(open.map((h) => h.query(pipelineProgressQuery).catch(() => null)));
-    const live = progress.flatMap((p) => p?.steps.flatMap((s) => (s.attemptLog ?? []).filter((a) => a.requestId && !a.outcome).map((a) => a.requestId!)) ?? []);
-    const states = await Promise.all(live.map((id) => api(serviceUrl, 'GET', `/v1/queue/requests/${id}/status`).then((r) => r.body?.status as string | undefined, () => undefined)));
+    const live = progress.flatMap(
+      (p) =>
+        p?.steps.flatMap((s) =>
+          (s.attemptLog ?? []).filter((a) => a.requestId && !a.outcome).map((a) => a.requestId!),
+        ) ?? [],
+    );
+    const states = await Promise.all(
+      live.map((id) =>
+        api(serviceUrl, 'GET', `/v1/queue/requests/${id}/status`).then(
+          (r) => r.body?.status as string | undefined,
+          () => undefined,
+        ),
+      ),
+    );
     best = states.filter((s) => s === 'IN_PROGRESS' || s === 'IN_QUEUE').length;
     if (best >= min || open.length === 0) return best;
     await sleep(200);
@@ -296,14 +384,21 @@ export function resolveAmbiguousSteps(run: FaultPipelines, serviceUrl: string): 
   let going = true;
   const resolveOne = async (handle: FaultPipelines['handles'][number]) => {
     const progress = await handle.query(pipelineProgressQuery).catch(() => null);
-    const waiting = progress?.status === 'running' ? progress.recovery?.ambiguous.find((a) => a.state === 'waiting') : undefined;
+    const waiting =
+      progress?.status === 'running' ? progress.recovery?.ambiguous.find((a) => a.state === 'waiting') : undefined;
     // One decision per ambiguity: after a resubmit the same key may become ambiguous again (a new record).
     const ambiguity = `${waiting?.idempotencyKey}|${waiting?.since}`;
     if (!waiting || decided.has(ambiguity)) return;
-    const found = await api(serviceUrl, 'GET', `/v1/queue/requests?idempotency_key=${encodeURIComponent(waiting.idempotencyKey)}`).catch(() => null);
+    const found = await api(
+      serviceUrl,
+      'GET',
+      `/v1/queue/requests?idempotency_key=${encodeURIComponent(waiting.idempotencyKey)}`,
+    ).catch(() => null);
     if (!found || found.status !== 200) return;
     const requestId = found.body.requests[0]?.request_id as string | undefined;
-    const decision = requestId ? { step: waiting.step, action: 'adopt' as const, requestId } : { step: waiting.step, action: 'resubmit' as const };
+    const decision = requestId
+      ? { step: waiting.step, action: 'adopt' as const, requestId }
+      : { step: waiting.step, action: 'resubmit' as const };
     try {
       await handle.executeUpdate(resolveAmbiguousUpdate, { args: [decision] });
       decided.add(ambiguity);
@@ -315,7 +410,9 @@ export function resolveAmbiguousSteps(run: FaultPipelines, serviceUrl: string): 
   const loop = (async () => {
     while (going) {
       await sleep(1_000);
-      await Promise.all(run.handles.filter((_, i) => !run.results.some((r) => r.name === run.names[i])).map(resolveOne));
+      await Promise.all(
+        run.handles.filter((_, i) => !run.results.some((r) => r.name === run.names[i])).map(resolveOne),
+      );
     }
   })();
   return {
@@ -349,20 +446,42 @@ export interface FaultPipelines {
  * each step allowed 3 resubmits, and collects how each ends. Used by the fault suite and by the
  * cluster run (test/cluster), so both drive reelflow the same way.
  */
-export async function startFaultPipelines(options: { client: Client; taskQueue: string; serviceUrl: string; count: number }): Promise<FaultPipelines> {
+export async function startFaultPipelines(options: {
+  client: Client;
+  taskQueue: string;
+  serviceUrl: string;
+  count: number;
+}): Promise<FaultPipelines> {
   const { serviceUrl, taskQueue } = options;
   const names = Array.from({ length: options.count }, (_, i) => `faults-${taskQueue}-${i}`);
   const results: PipelineOutcome[] = [];
   const handles = await Promise.all(
     names.map((name) => {
       const spec = pipeline(name)
-        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' }, { maxResubmits: FAULT_MAX_RESUBMITS })
-        .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') }, { maxResubmits: FAULT_MAX_RESUBMITS })
+        .step(
+          'generate',
+          LONG_FORM,
+          { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' },
+          { maxResubmits: FAULT_MAX_RESUBMITS },
+        )
+        .step(
+          'upscale',
+          'service-upscale-video-fast',
+          { video_url: from('generate') },
+          { maxResubmits: FAULT_MAX_RESUBMITS },
+        )
         .build({ allowedOrigins: [serviceUrl] });
       return options.client.workflow.start('pipelineWorkflow', {
         taskQueue,
         workflowId: pipelineWorkflowId(name),
-        args: [{ spec, uriRules: { allowedOrigins: [serviceUrl] }, defaultPacing: { firstPollSeconds: 2, factor: 2, capSeconds: 4 }, submitTimeoutSeconds: 5 }],
+        args: [
+          {
+            spec,
+            uriRules: { allowedOrigins: [serviceUrl] },
+            defaultPacing: { firstPollSeconds: 2, factor: 2, capSeconds: 4 },
+            submitTimeoutSeconds: 5,
+          },
+        ],
       });
     }),
   );
@@ -370,10 +489,16 @@ export async function startFaultPipelines(options: { client: Client; taskQueue: 
     handle.result().then(
       (summary: PipelineSummary) => results.push({ name: names[i]!, summary, error: null, at: Date.now() }),
       async (error: unknown) => {
-        const cause = error instanceof WorkflowFailedError ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}` : String(error);
+        const cause =
+          error instanceof WorkflowFailedError
+            ? `${error.cause?.message ?? ''} ${(error.cause?.cause as Error | undefined)?.message ?? ''}`
+            : String(error);
         // The pipeline's failure carries its summary; a query of the closed workflow needs a live
         // worker to replay it, which the chaos schedule may have just killed.
-        const carried = error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure ? (error.cause.details?.[0] as PipelineSummary | undefined) : undefined;
+        const carried =
+          error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure
+            ? (error.cause.details?.[0] as PipelineSummary | undefined)
+            : undefined;
         const summary = carried?.steps ? carried : await handle.query(pipelineProgressQuery).catch(() => null);
         results.push({ name: names[i]!, summary, error: cause, at: Date.now() });
       },
@@ -407,7 +532,13 @@ export async function collectFaultFigures(input: {
   const logs = { text: input.logs };
 
   // Read the service's books from its data directory.
-  const books = await startLocalService({ dataDir, apiKeys: [TEST_API_KEY], adminKey: TEST_ADMIN_KEY, allowPrivateWebhooks: true, port: 0 });
+  const books = await startLocalService({
+    dataDir,
+    apiKeys: [TEST_API_KEY],
+    adminKey: TEST_ADMIN_KEY,
+    allowPrivateWebhooks: true,
+    port: 0,
+  });
   let jobs: JobView[];
   let injected: InjectedFault[];
   let deliveries: ReturnType<typeof books.deliveries>;
@@ -427,9 +558,13 @@ export async function collectFaultFigures(input: {
     deliveries = books.deliveries();
     // The faults it injected, as the service reports them over HTTP (journalled as each fired).
     const reported = await api(books.url, 'GET', '/v1/admin/faults/injected', { key: TEST_ADMIN_KEY });
-    if (reported.status !== 200) throw new Error(`injected faults: HTTP ${reported.status} ${JSON.stringify(reported.body)}`);
+    if (reported.status !== 200)
+      throw new Error(`injected faults: HTTP ${reported.status} ${JSON.stringify(reported.body)}`);
     injected = reported.body.faults as InjectedFault[];
-    ledgerNet = -books.ledger().filter((e) => e.kind !== 'seed' && e.requestId !== null).reduce((sum, e) => sum + e.amount, 0);
+    ledgerNet = -books
+      .ledger()
+      .filter((e) => e.kind !== 'seed' && e.requestId !== null)
+      .reduce((sum, e) => sum + e.amount, 0);
     for (const r of results) {
       if (r.summary?.status !== 'completed') continue;
       for (const output of Object.values(r.summary.outputs)) {
@@ -459,15 +594,24 @@ export async function collectFaultFigures(input: {
   const serviceRefunded = jobs.reduce((s, j) => s + j.creditsRefunded, 0);
   const completedJobsPrice = jobs.filter((j) => j.status === 'COMPLETED').reduce((s, j) => s + j.creditsCharged, 0);
   const reelflowNet = results.reduce((s, r) => s + (r.summary?.ledger.net ?? 0), 0);
-  const namedKeys = new Set(results.flatMap((r) => [...`${r.error ?? ''}`.matchAll(/Idempotency-Key (reelflow:\S+)/g)].map((m) => m[1]!)));
+  const namedKeys = new Set(
+    results.flatMap((r) => [...`${r.error ?? ''}`.matchAll(/Idempotency-Key (reelflow:\S+)/g)].map((m) => m[1]!)),
+  );
   const known = new Set(results.flatMap((r) => r.summary?.steps.flatMap((s) => s.requestIds) ?? []));
   const orphanJobs = jobs.filter((j) => !known.has(j.id));
   const orphanedNet = orphanJobs.reduce((s, j) => s + j.creditsCharged - j.creditsRefunded, 0);
   const kills = input.kills ?? [];
   const serviceBooks = { jobs, deliveries, faults: injected };
-  const explanation = explainOutcomes(results, serviceBooks, { maxResubmits: FAULT_MAX_RESUBMITS, idempotency: input.idempotency ?? 'honoured', kills });
+  const explanation = explainOutcomes(results, serviceBooks, {
+    maxResubmits: FAULT_MAX_RESUBMITS,
+    idempotency: input.idempotency ?? 'honoured',
+    kills,
+  });
   // Pipelines that never ended are unexplained too.
-  const unexplained = [...explanation.unexplained, ...input.run.names.filter((n) => !results.some((r) => r.name === n)).map((n) => `${n}: never ended`)];
+  const unexplained = [
+    ...explanation.unexplained,
+    ...input.run.names.filter((n) => !results.some((r) => r.name === n)).map((n) => `${n}: never ended`),
+  ];
   const injectedByKind: Record<string, number> = {};
   for (const f of injected) injectedByKind[f.kind] = (injectedByKind[f.kind] ?? 0) + 1;
 
@@ -475,7 +619,9 @@ export async function collectFaultFigures(input: {
     pipelines: input.run.names.length,
     completed: results.filter((r) => r.summary?.status === 'completed').length,
     failed: results.filter((r) => r.summary?.status !== 'completed').length,
-    failureReasons: results.filter((r) => r.error).map((r) => `${r.name.replace(/^faults-[^-]+-\d+-\d+-/, '#')}: ${r.error!.trim()}`),
+    failureReasons: results
+      .filter((r) => r.error)
+      .map((r) => `${r.name.replace(/^faults-[^-]+-\d+-\d+-/, '#')}: ${r.error!.trim()}`),
     faults: {
       jobsFailedByFault: jobs.filter((j) => j.error?.code === 'generation_failed').length,
       jobsFailedByRestart: jobs.filter((j) => j.error?.code === 'service_restarted').length,
@@ -496,14 +642,34 @@ export async function collectFaultFigures(input: {
     duplicatesFound: [...byStep.values()].filter((group) => group.filter(billed).length > 1).length,
     keysWithTwoJobs: [...byKey.values()].filter((group) => group.length > 1).length,
     serviceJobs: jobs.length,
-    credits: { serviceCharged, serviceRefunded, completedJobsPrice, reelflowNet, ledgerNet, orphanedNet, off: Math.abs(serviceCharged - serviceRefunded - completedJobsPrice) + Math.abs(reelflowNet + orphanedNet - completedJobsPrice) + Math.abs(ledgerNet - completedJobsPrice) },
-    orphans: { jobs: orphanJobs.length, named: orphanJobs.filter((j) => j.idempotencyKey !== null && namedKeys.has(j.idempotencyKey)).length, completed: orphanJobs.filter((j) => j.status === 'COMPLETED').length },
+    credits: {
+      serviceCharged,
+      serviceRefunded,
+      completedJobsPrice,
+      reelflowNet,
+      ledgerNet,
+      orphanedNet,
+      off:
+        Math.abs(serviceCharged - serviceRefunded - completedJobsPrice) +
+        Math.abs(reelflowNet + orphanedNet - completedJobsPrice) +
+        Math.abs(ledgerNet - completedJobsPrice),
+    },
+    orphans: {
+      jobs: orphanJobs.length,
+      named: orphanJobs.filter((j) => j.idempotencyKey !== null && namedKeys.has(j.idempotencyKey)).length,
+      completed: orphanJobs.filter((j) => j.status === 'COMPLETED').length,
+    },
     missingOutputs,
     unexplained,
-    ambiguous: { ...(input.resolutions ?? { adopted: 0, resubmitted: 0 }), waited: results.reduce((n, r) => n + (r.summary?.recovery?.ambiguous.length ?? 0), 0) },
+    ambiguous: {
+      ...(input.resolutions ?? { adopted: 0, resubmitted: 0 }),
+      waited: results.reduce((n, r) => n + (r.summary?.recovery?.ambiguous.length ?? 0), 0),
+    },
     abandoned: results.reduce((n, r) => n + (r.summary?.recovery?.abandoned.length ?? 0), 0),
     orphansReported: orphanReport.orphans.length,
-    orphansNotReported: orphanJobs.filter((j) => !orphanReport.orphans.some((o) => o.request_id === j.id)).map((j) => j.id),
+    orphansNotReported: orphanJobs
+      .filter((j) => !orphanReport.orphans.some((o) => o.request_id === j.id))
+      .map((j) => j.id),
     seconds: Math.round((Date.now() - started) / 1000),
     logs: logs.text,
     secrets: input.secrets,

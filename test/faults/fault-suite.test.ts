@@ -17,13 +17,23 @@ let figures: FaultRunFigures;
 
 beforeAll(async () => {
   env = await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
-  figures = await runFaultSuite({ client: env.client, temporalAddress: env.address, count: COUNT, idempotency: MODE, log: (line) => process.stdout.write(`[faults] ${line}\n`) });
+  figures = await runFaultSuite({
+    client: env.client,
+    temporalAddress: env.address,
+    count: COUNT,
+    idempotency: MODE,
+    log: (line) => process.stdout.write(`[faults] ${line}\n`),
+  });
   // Logs and secrets stay out of what is printed.
   const { logs, secrets, failureReasons, explained, ...printed } = figures;
   void logs;
   void secrets;
-  process.stdout.write(`[faults] figures ${JSON.stringify(printed, null, 1)}\n[faults] failures ${JSON.stringify(failureReasons, null, 1)}\n`);
-  process.stdout.write(`[faults] each pipeline, from the service's books:\n${explained.map((line) => `[faults]   ${line}`).join('\n')}\n`);
+  process.stdout.write(
+    `[faults] figures ${JSON.stringify(printed, null, 1)}\n[faults] failures ${JSON.stringify(failureReasons, null, 1)}\n`,
+  );
+  process.stdout.write(
+    `[faults] each pipeline, from the service's books:\n${explained.map((line) => `[faults]   ${line}`).join('\n')}\n`,
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -40,15 +50,25 @@ describe(`fault suite (${COUNT} pipelines at once, idempotency ${MODE})`, () => 
 
   it('the faults really happened, as the service journalled them: dropped and duplicated deliveries, dropped answers, injected 5xx/429 and failures', () => {
     expect(figures.injected).toEqual(
-      expect.objectContaining({ delivery_dropped: expect.any(Number), delivery_duplicated: expect.any(Number), submit_answer_dropped: expect.any(Number), submit_error: expect.any(Number), job_failed: expect.any(Number) }),
+      expect.objectContaining({
+        delivery_dropped: expect.any(Number),
+        delivery_duplicated: expect.any(Number),
+        submit_answer_dropped: expect.any(Number),
+        submit_error: expect.any(Number),
+        job_failed: expect.any(Number),
+      }),
     );
     expect(figures.faults.deliveriesDropped).toBeGreaterThan(0);
     expect(figures.faults.deliveriesDuplicated).toBeGreaterThan(0);
     expect(figures.faults.submitAnswersDropped).toBe(figures.injected.submit_answer_dropped);
   });
 
-  it('every kill (worker twice, bridge, service) hit work in flight by the service\'s records; the bridge\'s outage had deliveries due', () => {
-    expect(Object.fromEntries(Object.entries(figures.workAtKills).map(([what, n]) => [what, n.length]))).toEqual({ worker: 2, bridge: 1, service: 1 });
+  it("every kill (worker twice, bridge, service) hit work in flight by the service's records; the bridge's outage had deliveries due", () => {
+    expect(Object.fromEntries(Object.entries(figures.workAtKills).map(([what, n]) => [what, n.length]))).toEqual({
+      worker: 2,
+      bridge: 1,
+      service: 1,
+    });
     expect(figures.killsWithoutWork).toEqual([]);
   });
 

@@ -12,7 +12,12 @@ import { request } from 'undici';
 export interface AnswerProxy {
   url: string;
   /** Replaces the answer for a request; return undefined to pass the service's answer through. */
-  rewrite: (call: { method: string; path: string; status: number; body: unknown }) => { status: number; body: unknown } | undefined;
+  rewrite: (call: {
+    method: string;
+    path: string;
+    status: number;
+    body: unknown;
+  }) => { status: number; body: unknown } | undefined;
   /** Requests seen, as `METHOD path`. */
   seen: string[];
   close(): Promise<void>;
@@ -39,8 +44,13 @@ export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
         const path = req.url ?? '/';
         proxy.seen.push(`${req.method} ${path.split('?')[0]}`);
         const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers[name] = value;
-        const upstream = await request(`${target}${path}`, { method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+        for (const [name, value] of Object.entries(req.headers))
+          if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers[name] = value;
+        const upstream = await request(`${target}${path}`, {
+          method: req.method as 'GET',
+          headers,
+          body: chunks.length ? Buffer.concat(chunks) : undefined,
+        });
         const raw = Buffer.from(await upstream.body.arrayBuffer());
         const upstreamType = String(upstream.headers['content-type'] ?? '');
         if (!/json/.test(upstreamType)) {
@@ -58,7 +68,9 @@ export async function startAnswerProxy(target: string): Promise<AnswerProxy> {
         }
         const replaced = proxy.rewrite({ method: req.method ?? 'GET', path, status: upstream.statusCode, body });
         const status = replaced?.status ?? upstream.statusCode;
-        res.writeHead(status, { 'content-type': replaced ? (status >= 400 ? 'application/problem+json' : 'application/json') : upstreamType });
+        res.writeHead(status, {
+          'content-type': replaced ? (status >= 400 ? 'application/problem+json' : 'application/json') : upstreamType,
+        });
         res.end(replaced ? JSON.stringify(replaced.body) : text);
       })().catch((error: unknown) => {
         res.writeHead(502, { 'content-type': 'text/plain' });

@@ -2,7 +2,9 @@ import type { Browser } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { findChromium } = require('../../scripts/chromium-tools') as { findChromium(): { path: string; source: string } | null };
+const { findChromium } = require('../../scripts/chromium-tools') as {
+  findChromium(): { path: string; source: string } | null;
+};
 
 /**
  * Headless Chromium for browser tests: Debian's package (or CHROMIUM_PATH) driven by playwright-core,
@@ -17,12 +19,16 @@ export type BrowserOrReason = { browser: Browser; reason: null } | { browser: nu
 export async function browserOrReason(): Promise<BrowserOrReason> {
   const found = findChromium();
   if (!found) {
-    const reason = 'no Chromium found (CHROMIUM_PATH, /usr/bin/chromium, PATH); install it with `apt-get install chromium` or run `node scripts/ensure-chromium.js --install`';
+    const reason =
+      'no Chromium found (CHROMIUM_PATH, /usr/bin/chromium, PATH); install it with `apt-get install chromium` or run `node scripts/ensure-chromium.js --install`';
     if (BROWSER_REQUIRED) throw new Error(`browser test cannot run: ${reason}`);
     return { browser: null, reason };
   }
   try {
-    const browser = await chromium.launch({ executablePath: found.path, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    const browser = await chromium.launch({
+      executablePath: found.path,
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
     return { browser, reason: null };
   } catch (error) {
     const reason = `Chromium at ${found.path} did not start: ${(error as Error).message.split('\n')[0]}`;

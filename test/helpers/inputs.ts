@@ -1,7 +1,8 @@
 /** Tiny inputs tests and benchmarks send inline (data URIs), with no ffmpeg and no network. */
 
 /** A 1×1 PNG as a data URI: the smallest valid reference image. */
-export const PIXEL_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+export const PIXEL_PNG =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 /** A silent mono 16-bit WAV as a data URI (the re-voicing step's new audio track). */
 export function silentWavDataUri(seconds = 1, sampleRate = 8000): string {

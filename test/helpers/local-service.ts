@@ -36,8 +36,13 @@ export async function api(
   let body: string | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  const response = await request(urlPath.startsWith('http') ? urlPath : `${baseUrl}${urlPath}`, { method, headers, body });
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
+  const response = await request(urlPath.startsWith('http') ? urlPath : `${baseUrl}${urlPath}`, {
+    method,
+    headers,
+    body,
+  });
   const text = await response.body.text();
   const contentType = String(response.headers['content-type'] ?? '');
   return { status: response.statusCode, headers: response.headers, body: text ? safeJson(text) : null, contentType };
@@ -55,7 +60,11 @@ export interface TestService {
   service: LocalService;
   url: string;
   dataDir: string;
-  call: (method: 'GET' | 'POST' | 'PUT' | 'DELETE', urlPath: string, options?: Parameters<typeof api>[3]) => Promise<ApiResponse>;
+  call: (
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    urlPath: string,
+    options?: Parameters<typeof api>[3],
+  ) => Promise<ApiResponse>;
   /** Closes the service and deletes its data directory. */
   close: () => Promise<void>;
 }
@@ -94,11 +103,17 @@ export async function startTestService(options: Partial<LocalServiceOptions> = {
 }
 
 /** Polls the status endpoint until `predicate` holds (each poll is a real HTTP call). */
-export async function waitForStatus(baseUrl: string, requestId: string, predicate: (status: string) => boolean, timeoutMs = 60_000): Promise<string> {
+export async function waitForStatus(
+  baseUrl: string,
+  requestId: string,
+  predicate: (status: string) => boolean,
+  timeoutMs = 60_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await api(baseUrl, 'GET', `/v1/queue/requests/${requestId}/status`);
-    if (response.status !== 200) throw new Error(`status of ${requestId}: HTTP ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 200)
+      throw new Error(`status of ${requestId}: HTTP ${response.status} ${JSON.stringify(response.body)}`);
     if (predicate(response.body.status)) return response.body.status;
     if (Date.now() > deadline) throw new Error(`status of ${requestId} stayed ${response.body.status}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -106,7 +121,11 @@ export async function waitForStatus(baseUrl: string, requestId: string, predicat
 }
 
 /** Waits until `predicate` returns true, checking every 25 ms. */
-export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'condition'): Promise<void> {
+export async function waitUntil(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -133,7 +152,9 @@ export interface WebhookReceiver {
  * A webhook receiver on loopback. `respond(body, n)` picks the status of the n-th POST (0-based);
  * HEAD/GET probes (registration checks) are answered 200 and not recorded.
  */
-export async function startReceiver(respond: (body: Buffer, index: number, headers: http.IncomingHttpHeaders) => number = () => 200): Promise<WebhookReceiver> {
+export async function startReceiver(
+  respond: (body: Buffer, index: number, headers: http.IncomingHttpHeaders) => number = () => 200,
+): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -32,15 +32,26 @@ export interface TestMinio {
 
 export async function startMinio(bucket = 'reelflow-test'): Promise<TestMinio> {
   const found = resolveMinio({ install: true });
-  if (!found) throw new Error('MinIO is not available: run `node scripts/ensure-minio.js` (go install) or set MINIO_PATH');
+  if (!found)
+    throw new Error('MinIO is not available: run `node scripts/ensure-minio.js` (go install) or set MINIO_PATH');
   const dataDir = mkdtempSync(join(tmpdir(), 'reelflow-minio-'));
   const [port, consolePort] = [await freePort(), await freePort()];
   const accessKeyId = 'reelflow-test-access';
   const secretAccessKey = 'reelflow-test-secret-0123456789';
-  const child: ChildProcess = spawn(found.path, ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
-    env: { ...process.env, MINIO_ROOT_USER: accessKeyId, MINIO_ROOT_PASSWORD: secretAccessKey, MINIO_BROWSER: 'off', MINIO_UPDATE: 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    found.path,
+    ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
+    {
+      env: {
+        ...process.env,
+        MINIO_ROOT_USER: accessKeyId,
+        MINIO_ROOT_PASSWORD: secretAccessKey,
+        MINIO_BROWSER: 'off',
+        MINIO_UPDATE: 'off',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -69,7 +80,14 @@ export async function startMinio(bucket = 'reelflow-test'): Promise<TestMinio> {
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  const settings = (prefix: string) => ({ bucket, prefix, endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const settings = (prefix: string) => ({
+    bucket,
+    prefix,
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+  });
   const admin = createS3Store(settings(''));
   await admin.client.send(new CreateBucketCommand({ Bucket: bucket }));
   admin.client.destroy();

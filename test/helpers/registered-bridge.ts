@@ -28,7 +28,8 @@ export async function startRegisteredBridge(options: {
   const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', {
     body: { url: `http://127.0.0.1:${port}/webhooks`, ...(options.events ? { events: options.events } : {}) },
   });
-  if (registered.status !== 201) throw new Error(`webhook endpoint registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
+  if (registered.status !== 201)
+    throw new Error(`webhook endpoint registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
   const bridge = await startBridgeServer(
     loadBridgeConfig({
       REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),

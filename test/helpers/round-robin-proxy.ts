@@ -21,15 +21,23 @@ export async function startProxy(upstreams: () => string[]): Promise<RoundRobinP
     req.on('end', async () => {
       const targets = upstreams();
       const body = Buffer.concat(chunks);
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k))) as Record<string, string>;
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+      ) as Record<string, string>;
       const first = next++;
       for (let i = 0; i < targets.length; i += 1) {
         const index = (first + i) % targets.length;
         try {
-          const answer = await request(`${targets[index]}${req.url ?? '/'}`, { method: req.method as 'POST', headers, body });
+          const answer = await request(`${targets[index]}${req.url ?? '/'}`, {
+            method: req.method as 'POST',
+            headers,
+            body,
+          });
           const text = await answer.body.arrayBuffer();
           served[index] = (served[index] ?? 0) + 1;
-          res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') });
+          res.writeHead(answer.statusCode, {
+            'content-type': String(answer.headers['content-type'] ?? 'application/json'),
+          });
           res.end(Buffer.from(text));
           return;
         } catch {

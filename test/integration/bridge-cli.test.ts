@@ -22,7 +22,10 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function run(args: string[], extraEnv: Record<string, string>): { child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string; exit: Promise<number | null> } {
+function run(
+  args: string[],
+  extraEnv: Record<string, string>,
+): { child: ChildProcessWithoutNullStreams; stdout: () => string; stderr: () => string; exit: Promise<number | null> } {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, REELFLOW_LOG_LEVEL: 'warn', ...extraEnv };
   // The test's own environment must not leak a configuration into the child.
   if (!('REELFLOW_WEBHOOK_SECRETS' in extraEnv)) delete childEnv.REELFLOW_WEBHOOK_SECRETS;

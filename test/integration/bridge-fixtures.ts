@@ -26,7 +26,9 @@ export function makeEvent(overrides: Partial<WebhookEvent> = {}): WebhookEvent {
       status: 'COMPLETED',
       model: 'service-upscale-video-fast',
       credits_used: null,
-      videos: [{ url: `https://files.example.test/${requestId}/out.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' }],
+      videos: [
+        { url: `https://files.example.test/${requestId}/out.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' },
+      ],
       output_count: 1,
     },
     error: null,
@@ -37,7 +39,10 @@ export function makeEvent(overrides: Partial<WebhookEvent> = {}): WebhookEvent {
 export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /** Headers the service would send for `body`, signed with every secret given. */
-export function signFor(body: string | Buffer, options: { id: string; secrets: string[]; timestamp?: number; eventType?: string }): Record<string, string> {
+export function signFor(
+  body: string | Buffer,
+  options: { id: string; secrets: string[]; timestamp?: number; eventType?: string },
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     ...signedHeaders({
@@ -62,9 +67,18 @@ export async function post(url: string, body: string | Buffer, headers: Record<s
 }
 
 /** A signed delivery of `event` (serialised once, as the service does). */
-export async function deliver(url: string, event: WebhookEvent, secrets: string[], timestamp?: number): Promise<Answer> {
+export async function deliver(
+  url: string,
+  event: WebhookEvent,
+  secrets: string[],
+  timestamp?: number,
+): Promise<Answer> {
   const body = JSON.stringify(event);
-  return post(url, body, signFor(body, { id: event.event_id, secrets, ...(timestamp !== undefined ? { timestamp } : {}) }));
+  return post(
+    url,
+    body,
+    signFor(body, { id: event.event_id, secrets, ...(timestamp !== undefined ? { timestamp } : {}) }),
+  );
 }
 
 /** A pino logger writing JSON lines into memory, to check what the bridge logs. */
@@ -85,10 +99,18 @@ export function quietBundlerLogger() {
 }
 
 /** The activities a worker running bridge.workflows registers: both ways of subscribing. */
-export function testSubscriberActivities(client: Client, taskQueue: string, lifetimes: { ttlMs?: number; graceMs?: number } = {}): TestSubscribeActivities {
+export function testSubscriberActivities(
+  client: Client,
+  taskQueue: string,
+  lifetimes: { ttlMs?: number; graceMs?: number } = {},
+): TestSubscribeActivities {
   return {
     ...createSubscribeActivity(client, taskQueue, lifetimes),
     subscribeRoute: (requestId, subscriber) =>
-      subscribeToRoute({ client, taskQueue, ...(lifetimes.ttlMs !== undefined ? { ttlMs: lifetimes.ttlMs } : {}) }, requestId, subscriber),
+      subscribeToRoute(
+        { client, taskQueue, ...(lifetimes.ttlMs !== undefined ? { ttlMs: lifetimes.ttlMs } : {}) },
+        requestId,
+        subscriber,
+      ),
   };
 }

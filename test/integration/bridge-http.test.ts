@@ -10,7 +10,16 @@ import { rendezvousWorkflowId } from '../../src/workflows/definitions';
 import type { RouteSummary } from '../../src/workflows/webhook-route';
 import { WEBHOOK_HEADERS } from '../../src/contract';
 import { sign } from '../../src/contract/signature';
-import { captureLogs, deliver, makeEvent, nowSeconds, post, quietBundlerLogger, signFor, testSubscriberActivities } from './bridge-fixtures';
+import {
+  captureLogs,
+  deliver,
+  makeEvent,
+  nowSeconds,
+  post,
+  quietBundlerLogger,
+  signFor,
+  testSubscriberActivities,
+} from './bridge-fixtures';
 import { stopSignal, subscriberStateQuery, type SubscriberState } from './bridge.workflows';
 
 /**
@@ -43,7 +52,10 @@ async function listen(app: FastifyInstance, path = '/webhooks'): Promise<string>
 }
 
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./bridge.workflows'), logger: quietBundlerLogger() });
+  bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./bridge.workflows'),
+    logger: quietBundlerLogger(),
+  });
   env = await startDevServer();
   worker = await Worker.create({
     connection: env.nativeConnection,
@@ -52,7 +64,13 @@ beforeAll(async () => {
     activities: testSubscriberActivities(env.client, TASK_QUEUE, { ...RENDEZVOUS, graceMs: 1_000 }),
   });
   workerRun = worker.run();
-  const sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, signalTimeoutMs: 5_000, rendezvous: RENDEZVOUS, onRouted: (how) => routed.push(how) });
+  const sink = createTemporalSink({
+    client: env.client,
+    taskQueue: TASK_QUEUE,
+    signalTimeoutMs: 5_000,
+    rendezvous: RENDEZVOUS,
+    onRouted: (how) => routed.push(how),
+  });
   const captured = captureLogs();
   logs = captured.lines;
   bridgeA = await createBridgeApp({ secrets: SECRETS, sink, bodyLimit: BODY_LIMIT, logger: captured.logger });
@@ -72,7 +90,10 @@ afterAll(async () => {
 /** Waits until a subscriber's route names it (the subscription is in place). */
 async function subscribed(requestId: string, subscriber: string): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
-    const description = await env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).describe().catch(() => undefined);
+    const description = await env.client.workflow
+      .getHandle(rendezvousWorkflowId(requestId))
+      .describe()
+      .catch(() => undefined);
     if (description?.memo?.subscriber === subscriber) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -106,7 +127,8 @@ function startSubscriber(requestIds: string[], options: { subscribe: boolean | '
   });
 }
 
-const routeResult = (requestId: string): Promise<RouteSummary> => env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result();
+const routeResult = (requestId: string): Promise<RouteSummary> =>
+  env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result();
 
 describe('webhook bridge over real HTTP on a real Temporal server', () => {
   it('hands a valid delivery to the waiting workflow and answers 202', async () => {
@@ -143,8 +165,14 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
       ['missing id header', without(WEBHOOK_HEADERS.id)],
       ['missing timestamp header', without(WEBHOOK_HEADERS.timestamp)],
       ['missing signature header', without(WEBHOOK_HEADERS.signature)],
-      ['timestamp 301 s in the past', (body, id) => ({ body, headers: signFor(body, { id, secrets: [NEW_SECRET], timestamp: nowSeconds() - 301 }) })],
-      ['timestamp 301 s in the future', (body, id) => ({ body, headers: signFor(body, { id, secrets: [NEW_SECRET], timestamp: nowSeconds() + 301 }) })],
+      [
+        'timestamp 301 s in the past',
+        (body, id) => ({ body, headers: signFor(body, { id, secrets: [NEW_SECRET], timestamp: nowSeconds() - 301 }) }),
+      ],
+      [
+        'timestamp 301 s in the future',
+        (body, id) => ({ body, headers: signFor(body, { id, secrets: [NEW_SECRET], timestamp: nowSeconds() + 301 }) }),
+      ],
       [
         're-serialised body (same JSON, other bytes)',
         (body, id) => ({ body: JSON.stringify(JSON.parse(body), null, 2), headers: good(body, id) }),
@@ -152,7 +180,10 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
       ['wrong secret', (body, id) => ({ body, headers: signFor(body, { id, secrets: ['whsec_someone_else'] }) })],
       ['empty v1= entry', withSignature(() => 'v1=')],
       ['non-hex v1=zz entry', withSignature(() => 'v1=zz')],
-      ['right digest under a v2= scheme', withSignature((body, id, ts) => sign({ id, timestamp: ts, body, secret: NEW_SECRET }).replace('v1=', 'v2='))],
+      [
+        'right digest under a v2= scheme',
+        withSignature((body, id, ts) => sign({ id, timestamp: ts, body, secret: NEW_SECRET }).replace('v1=', 'v2=')),
+      ],
       [
         'body differing by one byte',
         (body, id) => ({ body: body.replace('out.mp4', 'out.mp5'), headers: good(body, id) }),
@@ -199,12 +230,20 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
   it('answers 400 to a well-signed but malformed event and signals nothing', async () => {
     const event = makeEvent();
     const { created_at: _dropped, ...missingCreatedAt } = event;
-    for (const body of [JSON.stringify(missingCreatedAt), '{"event_id": not json', JSON.stringify({ ...event, api_version: '2025/01/01' })]) {
+    for (const body of [
+      JSON.stringify(missingCreatedAt),
+      '{"event_id": not json',
+      JSON.stringify({ ...event, api_version: '2025/01/01' }),
+    ]) {
       const answer = await post(urlA, body, signFor(body, { id: event.event_id, secrets: [NEW_SECRET] }));
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.text)).toMatchObject({ code: 'malformed_event', status: 400 });
     }
-    const answer = await post(urlA, JSON.stringify(missingCreatedAt), signFor(JSON.stringify(missingCreatedAt), { id: event.event_id, secrets: [NEW_SECRET] }));
+    const answer = await post(
+      urlA,
+      JSON.stringify(missingCreatedAt),
+      signFor(JSON.stringify(missingCreatedAt), { id: event.event_id, secrets: [NEW_SECRET] }),
+    );
     expect(JSON.parse(answer.text).errors).toEqual([expect.objectContaining({ path: 'created_at' })]);
     expect(await rendezvousExists(event.request_id)).toBe(false);
   });
@@ -230,7 +269,11 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
     expect((await deliver(urlA, event, [NEW_SECRET])).status).toBe(202);
     expect(routed[routed.length - 1]).toBe('parked');
     const parked = await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe();
-    expect([parked.type, parked.status.name, parked.memo?.subscriber]).toEqual(['webhookRouteWorkflow', 'RUNNING', undefined]);
+    expect([parked.type, parked.status.name, parked.memo?.subscriber]).toEqual([
+      'webhookRouteWorkflow',
+      'RUNNING',
+      undefined,
+    ]);
 
     const subscriber = await startSubscriber([event.request_id], { subscribe: true });
     const state = (await subscriber.result()) as SubscriberState;
@@ -247,7 +290,11 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
 
   it('two bridges receiving the same event at once, before the subscription: parked once, reaches the state once', async () => {
     const event = makeEvent();
-    const answers = await Promise.all([deliver(urlA, event, [NEW_SECRET]), deliver(urlB, event, [NEW_SECRET]), deliver(urlA, event, [OLD_SECRET])]);
+    const answers = await Promise.all([
+      deliver(urlA, event, [NEW_SECRET]),
+      deliver(urlB, event, [NEW_SECRET]),
+      deliver(urlA, event, [OLD_SECRET]),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
     const subscriber = await startSubscriber([event.request_id], { subscribe: true, stayOpen: true });
     const summary = await routeResult(event.request_id);
@@ -289,9 +336,13 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
     const forged = makeEvent();
     expect((await deliver(urlA, forged, ['whsec_forger'])).status).toBe(401);
 
-    const accepted = logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((l) => l.event_id === event.event_id);
+    const accepted = logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((l) => l.event_id === event.event_id);
     expect(accepted).toMatchObject({ request_id: event.request_id, outcome: 'accepted' });
-    const rejected = logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((l) => l.webhook_id === forged.event_id);
+    const rejected = logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((l) => l.webhook_id === forged.event_id);
     expect(rejected).toMatchObject({ outcome: 'rejected', reason: 'signature_mismatch' });
     const all = logs.join('\n');
     for (const secret of SECRETS) expect(all).not.toContain(secret);

@@ -26,14 +26,16 @@ let bundle: WorkflowBundleWithSourceMap;
 let dir: string;
 
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./bridge.workflows'), logger: quietBundlerLogger() });
+  bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./bridge.workflows'),
+    logger: quietBundlerLogger(),
+  });
   dir = mkdtempSync(join(tmpdir(), 'reelflow-bridge-outage-'));
 });
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
 
 const makeWorker = (env: TestWorkflowEnvironment) =>
   Worker.create({

@@ -34,7 +34,9 @@ export interface SubscriberState {
 export const stopSignal = defineSignal('stop');
 export const subscriberStateQuery = defineQuery<SubscriberState>('subscriberState');
 
-const { subscribeToWebhook, subscribeRoute } = proxyActivities<TestSubscribeActivities>({ startToCloseTimeout: '10 seconds' });
+const { subscribeToWebhook, subscribeRoute } = proxyActivities<TestSubscribeActivities>({
+  startToCloseTimeout: '10 seconds',
+});
 
 /**
  * Stands in for the pipeline (or a legacy job workflow): subscribes to each request id (`true`: the
@@ -51,7 +53,12 @@ export async function testSubscriberWorkflow(
   let stopped = false;
   const take = (event: WebhookEvent) => {
     if (state.events.some((seen) => seen.event_id === event.event_id)) return;
-    state.events.push({ event_id: event.event_id, request_id: event.request_id, event_type: event.event_type, observedAt: Date.now() });
+    state.events.push({
+      event_id: event.event_id,
+      request_id: event.request_id,
+      event_type: event.event_type,
+      observedAt: Date.now(),
+    });
     if (isTerminalEvent(event)) done.add(event.request_id);
   };
   setHandler(jobEventSignal, (event: WebhookEvent) => {

@@ -8,7 +8,16 @@ import { probe } from '../../src/media/ffmpeg';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
-import { bundleReelflowWorkflows, eventually, maybeRecordHistory, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  eventually,
+  maybeRecordHistory,
+  silentWavDataUri,
+  startHarness,
+  startTestBridge,
+  type Harness,
+  type TestBridge,
+} from './workflow-harness';
 import { jsonOf, runCli } from './cli-process';
 
 /**
@@ -29,9 +38,21 @@ function writeThreeStepSpec(name: string): string {
   const spec = {
     name,
     steps: [
-      { id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], prompt: 'cli test', duration: '4', resolution: '480p' } },
-      { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'generate' }, audio_url: 'voice.wav' } },
-      { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'revoice', path: 'videos[0].url' } } },
+      {
+        id: 'generate',
+        model: LONG_FORM,
+        input: { image_urls: ['hero.png'], prompt: 'cli test', duration: '4', resolution: '480p' },
+      },
+      {
+        id: 'revoice',
+        model: 'service-horizon-studio',
+        input: { video_url: { $from: 'generate' }, audio_url: 'voice.wav' },
+      },
+      {
+        id: 'upscale',
+        model: 'service-upscale-video-fast',
+        input: { video_url: { $from: 'revoice', path: 'videos[0].url' } },
+      },
     ],
   };
   const file = path.join(dir, `${name}.json`);
@@ -51,7 +72,10 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'voice.wav'), Buffer.from(silentWavDataUri(2).split(',')[1] ?? '', 'base64'));
   // The worker (this process) and the CLI (child processes) share one media store.
   process.env.REELFLOW_MEDIA_STORE = `file://${path.join(dir, 'media')}`;
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
   // Completions only (the spec's one event kind): a service that sends no failure events, so the early status check is what finds a refused job.
   bridge = await startTestBridge(h.service, env, TASK_QUEUE, { events: [EVENT_TYPES.completed] });
@@ -83,17 +107,29 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(summary.status).toBe('completed');
     expect(summary.steps.map((s: { status: string }) => s.status)).toEqual(['completed', 'completed', 'completed']);
     // Local files travel as media-store references, never as bytes.
-    expect(summary.steps[0].input.image_urls[0]).toMatchObject({ $media: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), type: 'image/png' });
-    expect(summary.steps[1].input.audio_url).toMatchObject({ $media: expect.stringMatching(/^sha256:/), type: 'audio/wav' });
+    expect(summary.steps[0].input.image_urls[0]).toMatchObject({
+      $media: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      type: 'image/png',
+    });
+    expect(summary.steps[1].input.audio_url).toMatchObject({
+      $media: expect.stringMatching(/^sha256:/),
+      type: 'audio/wav',
+    });
     expect(run.stdout).not.toContain('data:');
     expect(summary.ledger.net).toBeGreaterThan(0);
 
     const status = await runCli(['status', 'cli-three', '--json'], cliEnv);
     expect(status.code).toBe(0);
-    expect(jsonOf(status)).toMatchObject({ kind: 'pipeline', workflowId: 'pipeline/cli-three', temporalStatus: 'COMPLETED', progress: { status: 'completed' } });
+    expect(jsonOf(status)).toMatchObject({
+      kind: 'pipeline',
+      workflowId: 'pipeline/cli-three',
+      temporalStatus: 'COMPLETED',
+      progress: { status: 'completed' },
+    });
     const statusText = await runCli(['status', 'pipeline/cli-three'], cliEnv);
     expect(statusText.code).toBe(0);
-    for (const step of ['generate', 'revoice', 'upscale']) expect(statusText.stdout).toMatch(new RegExp(`${step}\\s+completed\\s+\\S+`));
+    for (const step of ['generate', 'revoice', 'upscale'])
+      expect(statusText.stdout).toMatch(new RegExp(`${step}\\s+completed\\s+\\S+`));
 
     const out = path.join(dir, 'out');
     const outputs = await runCli(['outputs', 'pipeline/cli-three', '--to', out, '--json'], cliEnv);
@@ -109,7 +145,10 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
   });
 
   it('run without --json prints progress per step (state, request id, elapsed, credits) and the output URL', async () => {
-    const spec = writeJson('cli-text.json', { name: 'cli-text', steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }] });
+    const spec = writeJson('cli-text.json', {
+      name: 'cli-text',
+      steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }],
+    });
     // The job stays IN_PROGRESS for 15 s, so the follower (one query a second) sees it running even when a
     // loaded machine stretches its second to three (5× margin).
     h.service.service.setFaults({ modelDurationMs: 15_000 });
@@ -143,7 +182,9 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     const text = await runCli(['quote', spec], cliEnv);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`generate\\s+${LONG_FORM}\\s+${longForm} credits\\s+\\(quote\\)`));
-    expect(text.stdout).toMatch(new RegExp(`revoice .* ${revoice} credits\\s+\\(~ estimate; depends on step generate output`));
+    expect(text.stdout).toMatch(
+      new RegExp(`revoice .* ${revoice} credits\\s+\\(~ estimate; depends on step generate output`),
+    );
     expect(text.stdout).toContain(`total: ${longForm + revoice + upscale} credits (includes estimates)`);
     // Quoting spent nothing.
     expect(h.service.service.jobs().length).toBe(jobsBefore);
@@ -163,13 +204,31 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
       const report = jsonOf(cancelled);
       expect(report.temporalStatus).toBe('CANCELLED');
       expect(report.progress.status).toBe('cancelled');
-      expect(report.progress.steps.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'skipped', 'skipped']);
+      expect(report.progress.steps.map((s: { status: string }) => s.status)).toEqual([
+        'cancelled',
+        'skipped',
+        'skipped',
+      ]);
       // At the service: the first step's job was cancelled and its charge refunded in the credit ledger; no other job exists.
       const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('cli-cancel/job/'));
-      expect(jobs.map((j) => [j.idempotencyKey?.includes('cli-cancel/job/generate:'), j.status])).toEqual([[true, 'CANCELLED']]);
+      expect(jobs.map((j) => [j.idempotencyKey?.includes('cli-cancel/job/generate:'), j.status])).toEqual([
+        [true, 'CANCELLED'],
+      ]);
       const job = jobs[0]!;
-      expect(h.service.service.ledger().filter((e) => e.requestId === job.id).map((e) => [e.kind, e.amount])).toEqual([['charge', -job.creditsCharged], ['refund', job.creditsCharged]]);
-      expect(report.progress.ledger).toMatchObject({ charged: job.creditsCharged, refunded: job.creditsCharged, net: 0 });
+      expect(
+        h.service.service
+          .ledger()
+          .filter((e) => e.requestId === job.id)
+          .map((e) => [e.kind, e.amount]),
+      ).toEqual([
+        ['charge', -job.creditsCharged],
+        ['refund', job.creditsCharged],
+      ]);
+      expect(report.progress.ledger).toMatchObject({
+        charged: job.creditsCharged,
+        refunded: job.creditsCharged,
+        net: 0,
+      });
       const status = await runCli(['status', 'pipeline/cli-cancel'], cliEnv);
       expect(status.stdout).toContain('pipeline/cli-cancel: cancelled');
     } finally {
@@ -177,7 +236,7 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     }
   });
 
-  it('budget, retry and cancel --step send the operator updates; refusals exit 2 with the validator\'s reason', async () => {
+  it("budget, retry and cancel --step send the operator updates; refusals exit 2 with the validator's reason", async () => {
     h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 120_000 } });
     try {
       const file = writeThreeStepSpec('cli-operator');
@@ -189,22 +248,44 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
       }, 'the generate step to be submitted');
       const low = await runCli(['budget', 'pipeline/cli-operator', '400'], cliEnv);
       // Code and stderr together, so a failure shows what the CLI said.
-      expect({ code: low.code, stderr: low.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('raiseBudget refused by pipeline/cli-operator: credits: 400 does not raise the current budget of 500 credits') });
+      expect({ code: low.code, stderr: low.stderr }).toEqual({
+        code: 2,
+        stderr: expect.stringContaining(
+          'raiseBudget refused by pipeline/cli-operator: credits: 400 does not raise the current budget of 500 credits',
+        ),
+      });
       const raised = await runCli(['budget', 'cli-operator', '900', '--json'], cliEnv);
       expect({ code: raised.code, stderr: raised.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
       expect(jsonOf(raised).message).toMatch(/^budget raised from 500 to 900 credits/);
       const retry = await runCli(['retry', 'pipeline/cli-operator', 'generate'], cliEnv);
-      expect({ code: retry.code, stderr: retry.stderr }).toEqual({ code: 2, stderr: expect.stringContaining('retryStep refused by pipeline/cli-operator: step: generate is running (waiting), not waiting to resubmit') });
-      const cancelled = await runCli(['cancel', 'pipeline/cli-operator', '--step', 'generate', '--reason', 'cli test', '--json'], cliEnv);
+      expect({ code: retry.code, stderr: retry.stderr }).toEqual({
+        code: 2,
+        stderr: expect.stringContaining(
+          'retryStep refused by pipeline/cli-operator: step: generate is running (waiting), not waiting to resubmit',
+        ),
+      });
+      const cancelled = await runCli(
+        ['cancel', 'pipeline/cli-operator', '--step', 'generate', '--reason', 'cli test', '--json'],
+        cliEnv,
+      );
       expect({ code: cancelled.code, stderr: cancelled.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
       const report = jsonOf(cancelled);
       expect(report.progress.status).toBe('cancelled');
       expect(report.progress.budgetCredits).toBe(900);
-      expect(report.progress.steps.map((s: { status: string }) => s.status)).toEqual(['cancelled', 'skipped', 'skipped']);
+      expect(report.progress.steps.map((s: { status: string }) => s.status)).toEqual([
+        'cancelled',
+        'skipped',
+        'skipped',
+      ]);
       expect(report.progress.steps[0].error).toBe('cancelled by an operator: cli test');
       // A closed pipeline takes no update.
       const late = await runCli(['cancel', 'pipeline/cli-operator', '--step', 'upscale'], cliEnv);
-      expect({ code: late.code, stderr: late.stderr }).toEqual({ code: 1, stderr: expect.stringContaining('pipeline/cli-operator has closed (failed); cancelStep applies to running pipelines only') });
+      expect({ code: late.code, stderr: late.stderr }).toEqual({
+        code: 1,
+        stderr: expect.stringContaining(
+          'pipeline/cli-operator has closed (failed); cancelStep applies to running pipelines only',
+        ),
+      });
     } finally {
       h.service.service.setFaults({ modelDurationMs: 0 });
     }
@@ -215,7 +296,11 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
       name: 'cli-invalid',
       steps: [
         { id: 'generate', model: LONG_FORM, input: { image_urls: [PIXEL_PNG], duration: '7' } },
-        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'later' }, audio_url: 'missing.wav' } },
+        {
+          id: 'revoice',
+          model: 'service-horizon-studio',
+          input: { video_url: { $from: 'later' }, audio_url: 'missing.wav' },
+        },
       ],
     });
     const result = await runCli(['run', spec], cliEnv);
@@ -226,7 +311,11 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
       name: 'cli-invalid',
       steps: [
         { id: 'generate', model: LONG_FORM, input: { image_urls: [PIXEL_PNG], duration: '7' } },
-        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'later' }, audio_url: PIXEL_PNG } },
+        {
+          id: 'revoice',
+          model: 'service-horizon-studio',
+          input: { video_url: { $from: 'later' }, audio_url: PIXEL_PNG },
+        },
       ],
     });
     const second = await runCli(['run', fixed], cliEnv);
@@ -238,7 +327,11 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
   });
 
   it('status, cancel and outputs of an unknown id exit 4 and say which ids were tried', async () => {
-    for (const command of [['status', 'nope'], ['cancel', 'pipeline/nope'], ['outputs', 'nope', '--to', path.join(dir, 'x')]]) {
+    for (const command of [
+      ['status', 'nope'],
+      ['cancel', 'pipeline/nope'],
+      ['outputs', 'nope', '--to', path.join(dir, 'x')],
+    ]) {
       const result = await runCli(command, cliEnv);
       expect(result.code).toBe(4);
       expect(result.stderr).toContain('no pipeline or batch with id');
@@ -257,7 +350,13 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     const result = await runCli(['batch', manifest, '--concurrency', '2', '--json'], cliEnv);
     expect(result.code).toBe(1);
     const progress = jsonOf(result);
-    expect(progress).toMatchObject({ workflowId: 'batch/cli-batch', status: 'completed', total: 2, completed: 1, failed: 1 });
+    expect(progress).toMatchObject({
+      workflowId: 'batch/cli-batch',
+      status: 'completed',
+      total: 2,
+      completed: 1,
+      failed: 1,
+    });
     const byName = (results: Array<{ name: string; status: string }>) => results.map((r) => [r.name, r.status]).sort();
     expect(byName(progress.results)).toEqual([
       ['cli-batch-a', 'completed'],
@@ -276,12 +375,15 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(status.stdout).toMatch(/\[#+\] 2\/2 {2}completed 1 {2}failed 1/);
   });
 
-  it('a pipeline the account cannot pay for exits 1 with the service\'s reason and a hint; nothing is charged', async () => {
+  it("a pipeline the account cannot pay for exits 1 with the service's reason and a hint; nothing is charged", async () => {
     // A second service and worker on the same dev server: an account holding less than one job's price.
     const price = LONG_FORM_PRICES['4']['480p standard'];
     const poor = await startHarness(env, bundle, `${TASK_QUEUE}-poor`, { credits: price - 1 });
     try {
-      const spec = writeJson('cli-poor.json', { name: 'cli-poor', steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }] });
+      const spec = writeJson('cli-poor.json', {
+        name: 'cli-poor',
+        steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4' } }],
+      });
       const poorEnv = { ...cliEnv, REELFLOW_TASK_QUEUE: poor.taskQueue, REELFLOW_SERVICE_URL: poor.service.url };
       const run = await runCli(['run', spec], poorEnv);
       expect(run.code).toBe(1);
@@ -301,16 +403,28 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     const spec = writeJson('cli-unresolvable.json', {
       name: 'cli-unresolvable',
       steps: [
-        { id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png', 'https://reelflow-example.invalid/product.png'], duration: '4' } },
-        { id: 'revoice', model: 'service-horizon-studio', input: { video_url: { $from: 'generate' }, audio_url: 'https://voice.reelflow-example.invalid/voice.wav' } },
+        {
+          id: 'generate',
+          model: LONG_FORM,
+          input: { image_urls: ['hero.png', 'https://reelflow-example.invalid/product.png'], duration: '4' },
+        },
+        {
+          id: 'revoice',
+          model: 'service-horizon-studio',
+          input: { video_url: { $from: 'generate' }, audio_url: 'https://voice.reelflow-example.invalid/voice.wav' },
+        },
       ],
     });
     const jobsBefore = h.service.service.jobs().length;
     const balanceBefore = h.service.service.balance();
     const run = await runCli(['run', spec], cliEnv);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('steps.0.input.image_urls.1: host reelflow-example.invalid does not resolve (ENOTFOUND)');
-    expect(run.stdout).toContain('steps.1.input.audio_url: host voice.reelflow-example.invalid does not resolve (ENOTFOUND)');
+    expect(run.stdout).toContain(
+      'steps.0.input.image_urls.1: host reelflow-example.invalid does not resolve (ENOTFOUND)',
+    );
+    expect(run.stdout).toContain(
+      'steps.1.input.audio_url: host voice.reelflow-example.invalid does not resolve (ENOTFOUND)',
+    );
     expect(run.stdout).toMatch(/pipeline\/cli-unresolvable: failed/);
     // Nothing reached the service's queue, nothing was charged, and no fallback poll was waited for.
     expect(h.service.service.jobs()).toHaveLength(jobsBefore);
@@ -321,7 +435,11 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     // preflight in the history, whatever the load (no wall-clock bound).
     expect(description.status.name).toBe('FAILED');
     const history = await handle.fetchHistory();
-    expect((history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []).filter((name) => name !== 'preflightJob')).toEqual([]);
+    expect(
+      (history.events ?? [])
+        .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])
+        .filter((name) => name !== 'preflightJob'),
+    ).toEqual([]);
     const status = jsonOf(await runCli(['status', 'cli-unresolvable', '--json'], cliEnv));
     expect(status.progress.steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'failed']);
     expect(status.progress.ledger).toEqual({ quoted: 0, charged: 0, refunded: 0, net: 0 });
@@ -335,16 +453,36 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
 
   it('a job the service fails after acceptance shows its error.code and error.message in `reelflow status` after the early status check (no failure events)', async () => {
     // The bridge is registered for completions only, as with a service that sends no failure events.
-    const spec = writeJson('cli-refused.json', { name: 'cli-refused', steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: ['https://reelflow-example.invalid/hero.png'], duration: '4' } }] });
+    const spec = writeJson('cli-refused.json', {
+      name: 'cli-refused',
+      steps: [
+        {
+          id: 'generate',
+          model: LONG_FORM,
+          input: { image_urls: ['https://reelflow-example.invalid/hero.png'], duration: '4' },
+        },
+      ],
+    });
     const early = 2;
-    const run = await runCli(['run', spec, '--no-preflight', '--detach'], { ...cliEnv, REELFLOW_EARLY_STATUS_CHECK_SECONDS: String(early) });
+    const run = await runCli(['run', spec, '--no-preflight', '--detach'], {
+      ...cliEnv,
+      REELFLOW_EARLY_STATUS_CHECK_SECONDS: String(early),
+    });
     expect(run.code).toBe(0);
-    const shown = await eventually(async () => {
-      const status = await runCli(['status', 'cli-refused'], cliEnv);
-      return /input_refused/.test(status.stdout) ? status.stdout : undefined;
-    }, 'the service reason in reelflow status', 60_000);
-    expect(shown).toMatch(/attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve \(ENOTFOUND\)/);
-    expect(shown).toMatch(/error: .*the service said input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/);
+    const shown = await eventually(
+      async () => {
+        const status = await runCli(['status', 'cli-refused'], cliEnv);
+        return /input_refused/.test(status.stdout) ? status.stdout : undefined;
+      },
+      'the service reason in reelflow status',
+      60_000,
+    );
+    expect(shown).toMatch(
+      /attempt 1 \S+ FAILED: input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve \(ENOTFOUND\)/,
+    );
+    expect(shown).toMatch(
+      /error: .*the service said input_refused: image_urls\.0: host reelflow-example\.invalid does not resolve/,
+    );
     const summary = jsonOf(await runCli(['status', 'cli-refused', '--json'], cliEnv)).progress;
     const step = summary.steps[0];
     // Learned by the one early check (a poll, counted), not by waiting for the first paced poll at 180 s:
@@ -352,8 +490,17 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(step.polls).toBe(1);
     expect(step.pollOffsetsSeconds[0]).toBeGreaterThanOrEqual(early);
     expect(step.pollOffsetsSeconds[0]).toBeLessThan(180 / 5);
-    expect(step.attemptLog[0]).toMatchObject({ outcome: 'FAILED', learnedBy: 'poll', serviceError: { code: 'input_refused', message: 'image_urls.0: host reelflow-example.invalid does not resolve (ENOTFOUND)' } });
-    expect(summary.error).toContain('input_refused: image_urls.0: host reelflow-example.invalid does not resolve (ENOTFOUND)');
+    expect(step.attemptLog[0]).toMatchObject({
+      outcome: 'FAILED',
+      learnedBy: 'poll',
+      serviceError: {
+        code: 'input_refused',
+        message: 'image_urls.0: host reelflow-example.invalid does not resolve (ENOTFOUND)',
+      },
+    });
+    expect(summary.error).toContain(
+      'input_refused: image_urls.0: host reelflow-example.invalid does not resolve (ENOTFOUND)',
+    );
     // Submit answered → reason known, in workflow time: the early check's delay and one poll (5× margin to the paced poll).
     expect(step.finishedAt - step.submittedAt).toBeLessThan((180 / 5) * 1000);
     await maybeRecordHistory(env.client.workflow.getHandle('pipeline/cli-refused'), 'pipeline-early-check-failed');

@@ -19,7 +19,16 @@ beforeAll(async () => {
   spec = path.join(dir, 'spec.json');
   fs.writeFileSync(
     spec,
-    JSON.stringify({ name: 'err', steps: [{ id: 'g', model: 'service-video-cinema-long-form-from-references', input: { image_urls: ['https://example.com/a.png'] } }] }),
+    JSON.stringify({
+      name: 'err',
+      steps: [
+        {
+          id: 'g',
+          model: 'service-video-cinema-long-form-from-references',
+          input: { image_urls: ['https://example.com/a.png'] },
+        },
+      ],
+    }),
   );
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,13 +64,21 @@ describe('reelflow CLI error paths', () => {
     [['quote', 'SPEC'], { REELFLOW_SERVICE_URL: 'ftp://example.com' }, 'REELFLOW_SERVICE_URL'],
     [['quote', 'SPEC'], { REELFLOW_SERVICE_URL: 'http://127.0.0.1:9' }, 'REELFLOW_API_KEY'],
   ])('a configuration error exits 2 naming the variable (%j %j)', async (args, env, variable) => {
-    const result = await runCli(args.map((a) => (a === 'SPEC' ? spec : a)), env);
+    const result = await runCli(
+      args.map((a) => (a === 'SPEC' ? spec : a)),
+      env,
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`configuration error: ${variable}:`);
   });
 
   it('usage errors exit 2: invalid option values, missing arguments, unknown commands', async () => {
-    for (const args of [['service', '--port', '99999', '--data-dir', dir], ['batch', 'm.json', '--concurrency', '0'], ['run'], ['frobnicate']]) {
+    for (const args of [
+      ['service', '--port', '99999', '--data-dir', dir],
+      ['batch', 'm.json', '--concurrency', '0'],
+      ['run'],
+      ['frobnicate'],
+    ]) {
       const result = await runCli(args);
       expect([args, result.code]).toEqual([args, 2]);
     }

@@ -3,7 +3,15 @@ import { SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_KEYS, WORKFLOW_TYPES } from '../../
 import { RECOVERY_MEMO_KEY, type RecoveryMemo } from '../../src/workflows/recovery-types';
 import type { OrphanReport } from '../../src/cli/lib/orphans';
 import { startDevServer } from '../helpers/temporal';
-import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, waitForStatus, waitUntil, type TestService } from '../helpers/local-service';
+import {
+  LONG_FORM,
+  PIXEL_PNG,
+  TEST_API_KEY,
+  startTestService,
+  waitForStatus,
+  waitUntil,
+  type TestService,
+} from '../helpers/local-service';
 import { jsonOf, runCli } from './cli-process';
 
 /**
@@ -20,13 +28,19 @@ const TASK_QUEUE = 'cli-orphans-no-worker';
 const input = { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' };
 
 async function submit(key: string): Promise<string> {
-  const response = await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input, headers: { 'idempotency-key': key } });
+  const response = await svc.call('POST', `/v1/queue/${LONG_FORM}`, {
+    body: input,
+    headers: { 'idempotency-key': key },
+  });
   expect(response.status).toBe(202);
   return String(response.body.request_id);
 }
 
 beforeAll(async () => {
-  [env, svc] = await Promise.all([startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }), startTestService({ credits: 10_000 })]);
+  [env, svc] = await Promise.all([
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+    startTestService({ credits: 10_000 }),
+  ]);
   svc.service.setFaults({ modelDurationMs: 0 });
   cliEnv = { TEMPORAL_ADDRESS: env.address, REELFLOW_SERVICE_URL: svc.url, REELFLOW_API_KEY: TEST_API_KEY };
 }, 120_000);
@@ -43,15 +57,27 @@ test('lists charged jobs no pipeline claims, abandoned jobs and unresolved ambig
   const unclaimed = await submit('orphans:unclaimed');
   // The ambiguous submit: the job exists and is billed, the answer never came back.
   svc.service.setFaults({ dropSubmitResponseRate: 1 });
-  await expect(svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input, headers: { 'idempotency-key': 'orphans:ambiguous' } })).rejects.toThrow();
+  await expect(
+    svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input, headers: { 'idempotency-key': 'orphans:ambiguous' } }),
+  ).rejects.toThrow();
   svc.service.setFaults({ dropSubmitResponseRate: 0 });
   await waitUntil(() => svc.service.jobs().some((j) => j.idempotencyKey === 'orphans:ambiguous'));
   const ambiguousJob = svc.service.jobs().find((j) => j.idempotencyKey === 'orphans:ambiguous')!.id;
   for (const id of [claimed, unclaimed]) await waitForStatus(svc.url, id, (s) => s === 'COMPLETED');
 
   const recovery: RecoveryMemo = {
-    abandoned: [{ step: 'upscale', requestId: abandoned, idempotencyKey: 'orphans:abandoned', reason: 'poll answered 401; cancel refused', at: new Date().toISOString() }],
-    ambiguous: [{ step: 'generate', idempotencyKey: 'orphans:ambiguous', since: new Date().toISOString(), state: 'waiting' }],
+    abandoned: [
+      {
+        step: 'upscale',
+        requestId: abandoned,
+        idempotencyKey: 'orphans:abandoned',
+        reason: 'poll answered 401; cancel refused',
+        at: new Date().toISOString(),
+      },
+    ],
+    ambiguous: [
+      { step: 'generate', idempotencyKey: 'orphans:ambiguous', since: new Date().toISOString(), state: 'waiting' },
+    ],
   };
   await env.client.workflow.start(WORKFLOW_TYPES.pipeline, {
     taskQueue: TASK_QUEUE,
@@ -67,11 +93,16 @@ test('lists charged jobs no pipeline claims, abandoned jobs and unresolved ambig
     args: [],
     memo: { summary: { steps: [{ id: 'generate', requestIds: [memoClaimed] }] } },
   });
-  await waitUntil(async () => {
-    let n = 0;
-    for await (const execution of env.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.pipeline}'` })) if (execution.workflowId.startsWith('pipeline/orphans-')) n += 1;
-    return n === 2;
-  }, 30_000, 'both pipelines in visibility');
+  await waitUntil(
+    async () => {
+      let n = 0;
+      for await (const execution of env.client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPES.pipeline}'` }))
+        if (execution.workflowId.startsWith('pipeline/orphans-')) n += 1;
+      return n === 2;
+    },
+    30_000,
+    'both pipelines in visibility',
+  );
 
   const result = await runCli(['orphans', '--since', '1h', '--json'], cliEnv);
   expect(result.code).toBe(1);
@@ -85,10 +116,22 @@ test('lists charged jobs no pipeline claims, abandoned jobs and unresolved ambig
   expect(unclaimedRow).toMatchObject({ state: 'COMPLETED', credits_charged: 80, credits_refunded: 0, credits_net: 80 });
   expect(unclaimedRow.outputs).toHaveLength(1);
   expect(unclaimedRow.outputs[0]).toMatch(new RegExp(`^${svc.url}/files/${unclaimed}/`));
-  expect(byId.get(abandoned)?.abandoned_by).toEqual({ workflow_id: 'pipeline/orphans-a', step: 'upscale', reason: 'poll answered 401; cancel refused' });
+  expect(byId.get(abandoned)?.abandoned_by).toEqual({
+    workflow_id: 'pipeline/orphans-a',
+    step: 'upscale',
+    reason: 'poll answered 401; cancel refused',
+  });
   expect(byId.get(ambiguousJob)?.idempotency_key).toBe('orphans:ambiguous');
   expect(report.orphaned_credits).toBe(3 * 80);
-  expect(report.ambiguous).toEqual([expect.objectContaining({ workflow_id: 'pipeline/orphans-a', step: 'generate', idempotency_key: 'orphans:ambiguous', state: 'waiting', request_id: ambiguousJob })]);
+  expect(report.ambiguous).toEqual([
+    expect.objectContaining({
+      workflow_id: 'pipeline/orphans-a',
+      step: 'generate',
+      idempotency_key: 'orphans:ambiguous',
+      state: 'waiting',
+      request_id: ambiguousJob,
+    }),
+  ]);
 
   const text = await runCli(['orphans'], cliEnv);
   expect(text.code).toBe(1);

@@ -9,7 +9,14 @@ import { archiveOutput } from '../../src/media/archive';
 import { ArchiveError, MediaResolutionError } from '../../src/media/errors';
 import { mediaAddress } from '../../src/media/reference';
 import { createMediaResolver } from '../../src/media/resolve-input';
-import { createFileStore, hashFile, MediaStoreError, putMediaBytes, putMediaFile, type MediaStore } from '../../src/media/store';
+import {
+  createFileStore,
+  hashFile,
+  MediaStoreError,
+  putMediaBytes,
+  putMediaFile,
+  type MediaStore,
+} from '../../src/media/store';
 import { startMinio, type TestMinio } from '../helpers/minio';
 
 /**
@@ -46,7 +53,12 @@ beforeAll(async () => {
       res.destroy();
       return;
     }
-    res.writeHead(200, { 'content-type': item.lie === 'type' ? 'text/html' : item.type, 'content-length': String(item.body.length) }).end(item.body);
+    res
+      .writeHead(200, {
+        'content-type': item.lie === 'type' ? 'text/html' : item.type,
+        'content-length': String(item.body.length),
+      })
+      .end(item.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -137,7 +149,9 @@ describe('S3 backend on MinIO', () => {
     const resolver = createMediaResolver({ store: s3Store, urlLifetimeSeconds: 600 });
     const { input, resolved } = await resolver.resolve({ image_urls: [ref, 'https://example.com/a.png'] });
     const [signed, plain] = input.image_urls as string[];
-    expect(signed).toMatch(new RegExp(`^${minio.endpoint}/${minio.bucket}/media/objects/${ref.$media.slice(7)}\\?.*X-Amz-Expires=600`));
+    expect(signed).toMatch(
+      new RegExp(`^${minio.endpoint}/${minio.bucket}/media/objects/${ref.$media.slice(7)}\\?.*X-Amz-Expires=600`),
+    );
     expect(plain).toBe('https://example.com/a.png');
     expect(resolved.map((r) => r.as)).toEqual(['signed-url']);
   });
@@ -147,8 +161,16 @@ describe('resolving archived outputs', () => {
   it('uses the service URL while it is served and the archived copy once it is gone', async () => {
     const body = randomBytes(4000);
     served.set('/files/r1/out.mp4', { type: 'video/mp4', body });
-    const archived = await archiveOutput({ url: `${origin}/files/r1/out.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' }, { store: fileStore, pipeline: 'pipe-f', serviceOrigin: origin });
-    expect(archived).toMatchObject({ $media: mediaAddress(createHash('sha256').update(body).digest('hex')), bytes: 4000, type: 'video/mp4', url: `${origin}/files/r1/out.mp4` });
+    const archived = await archiveOutput(
+      { url: `${origin}/files/r1/out.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' },
+      { store: fileStore, pipeline: 'pipe-f', serviceOrigin: origin },
+    );
+    expect(archived).toMatchObject({
+      $media: mediaAddress(createHash('sha256').update(body).digest('hex')),
+      bytes: 4000,
+      type: 'video/mp4',
+      url: `${origin}/files/r1/out.mp4`,
+    });
     expect((await fileStore.referrers(archived.$media.slice(7))).map((r) => r.pipeline)).toEqual(['pipe-f']);
     const resolver = createMediaResolver({ store: fileStore, urlLifetimeSeconds: 60, serviceOrigin: origin });
     const { $media, type, bytes, url } = archived;
@@ -162,7 +184,12 @@ describe('resolving archived outputs', () => {
 
   it('names the field when a reference is neither served nor stored', async () => {
     const resolver = createMediaResolver({ store: fileStore, urlLifetimeSeconds: 60, serviceOrigin: origin });
-    const missing = { $media: mediaAddress('a'.repeat(64)), type: 'video/mp4', bytes: 10, url: `${origin}/files/none/x.mp4` };
+    const missing = {
+      $media: mediaAddress('a'.repeat(64)),
+      type: 'video/mp4',
+      bytes: 10,
+      url: `${origin}/files/none/x.mp4`,
+    };
     const failure = await resolver.resolve({ video_url: missing }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(MediaResolutionError);
     expect((failure as MediaResolutionError).field).toBe('video_url');
@@ -171,9 +198,17 @@ describe('resolving archived outputs', () => {
 
   it('refuses an output whose type or length differs from what the service reported', async () => {
     served.set('/files/r2/typed.mp4', { type: 'video/mp4', body: randomBytes(100), lie: 'type' });
-    await expect(archiveOutput({ url: `${origin}/files/r2/typed.mp4`, file_name: 'typed.mp4', content_type: 'video/mp4' }, { store: fileStore, pipeline: 'p', serviceOrigin: origin })).rejects.toThrow(/reported video\/mp4 but serves text\/html/);
+    await expect(
+      archiveOutput(
+        { url: `${origin}/files/r2/typed.mp4`, file_name: 'typed.mp4', content_type: 'video/mp4' },
+        { store: fileStore, pipeline: 'p', serviceOrigin: origin },
+      ),
+    ).rejects.toThrow(/reported video\/mp4 but serves text\/html/);
     served.set('/files/r2/short.mp4', { type: 'video/mp4', body: randomBytes(100), lie: 'short' });
-    const short = await archiveOutput({ url: `${origin}/files/r2/short.mp4`, file_name: 'short.mp4', content_type: 'video/mp4' }, { store: fileStore, pipeline: 'p', serviceOrigin: origin }).catch((e: unknown) => e);
+    const short = await archiveOutput(
+      { url: `${origin}/files/r2/short.mp4`, file_name: 'short.mp4', content_type: 'video/mp4' },
+      { store: fileStore, pipeline: 'p', serviceOrigin: origin },
+    ).catch((e: unknown) => e);
     expect(short).toBeInstanceOf(ArchiveError);
     expect((short as ArchiveError).retryable).toBe(true);
   });

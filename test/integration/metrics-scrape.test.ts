@@ -27,7 +27,6 @@ let bridge: RunningBridge;
 let workerMetrics: MetricsServer;
 let sdkAddress: string;
 
-
 async function scrape(url: string): Promise<string> {
   const response = await request(url);
   expect(response.statusCode).toBe(200);
@@ -42,7 +41,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
     if (line.startsWith('#') || !line.startsWith(name)) continue;
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    const found = Object.fromEntries(
+      [...(match[3] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
     if (Object.entries(labels).every(([k, v]) => found[k] === v)) total += Number(match[4]);
   }
   return total;
@@ -52,8 +53,14 @@ beforeAll(async () => {
   // jest-setup installed a runtime without metrics; nothing uses it yet, so replace it with one that exports.
   await Runtime.instance().shutdown();
   sdkAddress = `127.0.0.1:${await freePort()}`;
-  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { metrics: { prometheus: { bindAddress: sdkAddress } } } });
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    telemetryOptions: { metrics: { prometheus: { bindAddress: sdkAddress } } },
+  });
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { allowPrivateWebhooks: true });
   workerMetrics = await startMetricsServer({ port: 0, appendFrom: [`http://${sdkAddress}/metrics`] });
 }, 120_000);
@@ -66,7 +73,11 @@ afterAll(async () => {
 });
 
 it('counts deliveries, signal latency, verification failures, service calls, credits and job outcomes as a pipeline runs', async () => {
-  ({ bridge } = await startRegisteredBridge({ serviceUrl: h.service.url, temporalAddress: env.address, taskQueue: TASK_QUEUE }));
+  ({ bridge } = await startRegisteredBridge({
+    serviceUrl: h.service.url,
+    temporalAddress: env.address,
+    taskQueue: TASK_QUEUE,
+  }));
   const bridgeMetricsUrl = bridge.url.replace(/\/webhooks$/, '/metrics');
 
   const bridgeBefore = await scrape(bridgeMetricsUrl);
@@ -75,7 +86,11 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
   const latency0 = sample(bridgeBefore, 'reelflow_bridge_signal_latency_seconds_count');
   const submits0 = sample(workerBefore, 'reelflow_service_calls_total', { kind: 'submit', outcome: 'ok' });
 
-  const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'metrics-scrape', { allowedOrigins: [h.service.url] });
+  const spec = threeStepPipeline(
+    { imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' },
+    'metrics-scrape',
+    { allowedOrigins: [h.service.url] },
+  );
   const handle = await env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(spec.name),
@@ -89,7 +104,12 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
   const forged = await request(bridge.url, {
     method: 'POST',
     body: '{}',
-    headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': 'evt_forged',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': 'v1,AAAA',
+    },
   });
   await forged.body.text();
   expect(forged.statusCode).toBe(401);
@@ -98,9 +118,13 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
   expect(bridgeAfter).toContain('# TYPE reelflow_bridge_deliveries_total counter');
   expect(bridgeAfter).toContain('# TYPE reelflow_bridge_signal_latency_seconds histogram');
   // Three jobs, three completion events, each handed to Temporal (the service may retry, never fewer).
-  expect(sample(bridgeAfter, 'reelflow_bridge_deliveries_total', { outcome: 'accepted' }) - accepted0).toBeGreaterThanOrEqual(3);
+  expect(
+    sample(bridgeAfter, 'reelflow_bridge_deliveries_total', { outcome: 'accepted' }) - accepted0,
+  ).toBeGreaterThanOrEqual(3);
   expect(sample(bridgeAfter, 'reelflow_bridge_signal_latency_seconds_count') - latency0).toBeGreaterThanOrEqual(3);
-  expect(sample(bridgeAfter, 'reelflow_bridge_signal_latency_seconds_bucket', { le: '+Inf' })).toBe(sample(bridgeAfter, 'reelflow_bridge_signal_latency_seconds_count'));
+  expect(sample(bridgeAfter, 'reelflow_bridge_signal_latency_seconds_bucket', { le: '+Inf' })).toBe(
+    sample(bridgeAfter, 'reelflow_bridge_signal_latency_seconds_count'),
+  );
   expect(sample(bridgeAfter, 'reelflow_bridge_verification_failures_total')).toBeGreaterThanOrEqual(1);
   expect(sample(bridgeAfter, 'reelflow_bridge_deliveries_total', { outcome: 'rejected' })).toBeGreaterThanOrEqual(1);
 
@@ -110,7 +134,11 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
   expect(sample(workerAfter, 'reelflow_service_calls_total', { kind: 'submit', outcome: 'ok' }) - submits0).toBe(3);
   // The SDK exporter's metrics are on the same scrape: Temporal's own, and the job workflow's counters.
   expect(sample(workerAfter, 'temporal_workflow_completed')).toBeGreaterThanOrEqual(4);
-  for (const model of ['service-video-cinema-long-form-from-references', 'service-horizon-studio', 'service-upscale-video-fast']) {
+  for (const model of [
+    'service-video-cinema-long-form-from-references',
+    'service-horizon-studio',
+    'service-upscale-video-fast',
+  ]) {
     expect(sample(workerAfter, 'reelflow_jobs_submitted_total', { model })).toBe(1);
     expect(sample(workerAfter, 'reelflow_jobs', { model, outcome: 'completed' })).toBe(1);
   }

@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { createPreflightActivities, type PreflightFailureDetails, type PreflightOptions } from '../../src/activities/preflight';
+import {
+  createPreflightActivities,
+  type PreflightFailureDetails,
+  type PreflightOptions,
+} from '../../src/activities/preflight';
 import { FAILURE_TYPES } from '../../src/contract/failure-types';
 import { runFfmpeg } from '../../src/media/ffmpeg';
 import { dnsTable } from '../helpers/dns-table';
@@ -67,10 +71,17 @@ function options(extra: Partial<PreflightOptions> = {}): PreflightOptions {
 }
 
 /** Runs the activity and returns the failure it threw (or fails the test). */
-async function refusal(model: Parameters<ReturnType<typeof createPreflightActivities>['preflightJob']>[0], input: Record<string, unknown>, extra: Partial<PreflightOptions> = {}) {
+async function refusal(
+  model: Parameters<ReturnType<typeof createPreflightActivities>['preflightJob']>[0],
+  input: Record<string, unknown>,
+  extra: Partial<PreflightOptions> = {},
+) {
   const error = await createPreflightActivities(options(extra))
     .preflightJob(model, input)
-    .then(() => undefined, (e: unknown) => e);
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(ApplicationFailure);
   return error as ApplicationFailure;
 }
@@ -79,7 +90,19 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-preflight-'));
   // An 11-minute clip (tiny frames, 1 fps) with its index at the front, as a streaming server has it.
   const long = path.join(dir, 'long.mp4');
-  await runFfmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=64x64:rate=1:duration=660', '-c:v', 'libx264', '-preset', 'ultrafast', '-movflags', '+faststart', long]);
+  await runFfmpeg([
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc2=size=64x64:rate=1:duration=660',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-movflags',
+    '+faststart',
+    long,
+  ]);
   longClip = fs.readFileSync(long);
   server = serve((name) => files[name]?.() ?? null);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -109,11 +132,16 @@ describe('preflight activity', () => {
   });
 
   it('refuses a host that does not resolve, naming the field and the reason, and keeps checking the rest', async () => {
-    const failure = await refusal(LONG_FORM, { image_urls: [`${base}/hero.png?type=image/png`, 'https://example.com/reelflow/product.png'], prompt: 'x' });
+    const failure = await refusal(LONG_FORM, {
+      image_urls: [`${base}/hero.png?type=image/png`, 'https://example.com/reelflow/product.png'],
+      prompt: 'x',
+    });
     expect(failure.type).toBe(FAILURE_TYPES.preflightRefused);
     expect(failure.nonRetryable).toBe(true);
     const details = failure.details?.[0] as PreflightFailureDetails;
-    expect(details.problems).toEqual([{ path: 'image_urls.1', message: 'host example.com does not resolve (ENOTFOUND)' }]);
+    expect(details.problems).toEqual([
+      { path: 'image_urls.1', message: 'host example.com does not resolve (ENOTFOUND)' },
+    ]);
     expect(details.checks.map((c) => c.path)).toEqual(['image_urls.0']);
     expect(failure.message).toContain('image_urls.1: host example.com does not resolve (ENOTFOUND)');
   });
@@ -134,31 +162,63 @@ describe('preflight activity', () => {
   it('refuses a re-voicing clip over 10 minutes (ffprobe of the first bytes) and a file over the size limit', async () => {
     // Only the first 32 KiB are read: the clip is longer than that, its index is at the front.
     expect(longClip.length).toBeGreaterThan(4 * 32 * 1024);
-    const long = await refusal('service-horizon-studio', { video_url: `${base}/long.mp4?type=video/mp4`, audio_url: silentWavDataUri(1) }, { clipHeadBytes: 32 * 1024 });
-    expect((long.details?.[0] as PreflightFailureDetails).problems).toEqual([{ path: 'video_url', message: expect.stringMatching(/^is a 66\d\.\d s clip, longer than the 10 minutes re-voicing accepts$/) }]);
-    const huge = await refusal('service-upscale-video-fast', { video_url: `${base}/clip.mp4?type=video/mp4&total=999999999999` });
-    expect((huge.details?.[0] as PreflightFailureDetails).problems[0]?.message).toMatch(/^is 999999999999 bytes, more than the \d+ an input file may have$/);
+    const long = await refusal(
+      'service-horizon-studio',
+      { video_url: `${base}/long.mp4?type=video/mp4`, audio_url: silentWavDataUri(1) },
+      { clipHeadBytes: 32 * 1024 },
+    );
+    expect((long.details?.[0] as PreflightFailureDetails).problems).toEqual([
+      {
+        path: 'video_url',
+        message: expect.stringMatching(/^is a 66\d\.\d s clip, longer than the 10 minutes re-voicing accepts$/),
+      },
+    ]);
+    const huge = await refusal('service-upscale-video-fast', {
+      video_url: `${base}/clip.mp4?type=video/mp4&total=999999999999`,
+    });
+    expect((huge.details?.[0] as PreflightFailureDetails).problems[0]?.message).toMatch(
+      /^is 999999999999 bytes, more than the \d+ an input file may have$/,
+    );
   });
 
   it('checks data URIs (type and clip length) without any request, and servers that ignore Range', async () => {
     requests.length = 0;
     const clip = `data:video/mp4;base64,${fs.readFileSync(path.join(EXAMPLES, 'clip.mp4')).toString('base64')}`;
-    const report = await createPreflightActivities(options()).preflightJob('service-horizon-studio', { video_url: clip, audio_url: silentWavDataUri(1) });
-    expect(report.checks.map((c) => [c.source, c.contentType])).toEqual([['data-uri', 'audio/wav'], ['data-uri', 'video/mp4']]);
+    const report = await createPreflightActivities(options()).preflightJob('service-horizon-studio', {
+      video_url: clip,
+      audio_url: silentWavDataUri(1),
+    });
+    expect(report.checks.map((c) => [c.source, c.contentType])).toEqual([
+      ['data-uri', 'audio/wav'],
+      ['data-uri', 'video/mp4'],
+    ]);
     expect(report.checks[1]?.durationSeconds).toBeCloseTo(4, 0);
     expect(requests).toEqual([]);
     const wrong = await refusal(LONG_FORM, { image_urls: [silentWavDataUri(1)] });
-    expect((wrong.details?.[0] as PreflightFailureDetails).problems).toEqual([{ path: 'image_urls.0', message: 'is audio/wav, not an image file' }]);
-    const plain = await createPreflightActivities(options()).preflightJob('service-upscale-video-fast', { video_url: `${base}/clip.mp4?type=video/mp4&norange=1` });
+    expect((wrong.details?.[0] as PreflightFailureDetails).problems).toEqual([
+      { path: 'image_urls.0', message: 'is audio/wav, not an image file' },
+    ]);
+    const plain = await createPreflightActivities(options()).preflightJob('service-upscale-video-fast', {
+      video_url: `${base}/clip.mp4?type=video/mp4&norange=1`,
+    });
     expect(plain.checks[0]?.size).toBe(fs.statSync(path.join(EXAMPLES, 'clip.mp4')).size);
   });
 
   it('reads the configured service’s own http output URLs, and only those, with private addresses allowed', async () => {
     const own = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const strict: Partial<PreflightOptions> = { rules: {} };
-    const refused = await refusal('service-upscale-video-fast', { video_url: `${own}/clip.mp4?type=video/mp4` }, strict);
-    expect((refused.details?.[0] as PreflightFailureDetails).problems[0]?.message).toMatch(/scheme http is not allowed/);
-    const report = await createPreflightActivities(options({ ...strict, trustedOrigins: [own] })).preflightJob('service-upscale-video-fast', { video_url: `${own}/clip.mp4?type=video/mp4` });
+    const refused = await refusal(
+      'service-upscale-video-fast',
+      { video_url: `${own}/clip.mp4?type=video/mp4` },
+      strict,
+    );
+    expect((refused.details?.[0] as PreflightFailureDetails).problems[0]?.message).toMatch(
+      /scheme http is not allowed/,
+    );
+    const report = await createPreflightActivities(options({ ...strict, trustedOrigins: [own] })).preflightJob(
+      'service-upscale-video-fast',
+      { video_url: `${own}/clip.mp4?type=video/mp4` },
+    );
     expect(report.checks[0]?.contentType).toBe('video/mp4');
   });
 
@@ -169,6 +229,8 @@ describe('preflight activity', () => {
     expect(busy.message).toContain('video_url: answered HTTP 503');
     const references = { owns: (v: string) => v.startsWith('sha256:'), stat: async () => null };
     const missing = await refusal('service-upscale-video-fast', { video_url: 'sha256:abc' }, { references });
-    expect((missing.details?.[0] as PreflightFailureDetails).problems).toEqual([{ path: 'video_url', message: 'reference sha256:abc is not in the media store' }]);
+    expect((missing.details?.[0] as PreflightFailureDetails).problems).toEqual([
+      { path: 'video_url', message: 'reference sha256:abc is not in the media store' },
+    ]);
   });
 });

@@ -36,7 +36,12 @@ async function render(model: string, input: Record<string, unknown>): Promise<Jo
   return (await svc.call('GET', `/v1/queue/requests/${id}`)).body as JobResult;
 }
 
-function step(id: string, status: StepSummary['status'], result?: JobResult, extra: Partial<StepSummary> = {}): StepSummary {
+function step(
+  id: string,
+  status: StepSummary['status'],
+  result?: JobResult,
+  extra: Partial<StepSummary> = {},
+): StepSummary {
   return {
     id,
     model: LONG_FORM as StepSummary['model'],
@@ -55,11 +60,20 @@ function step(id: string, status: StepSummary['status'], result?: JobResult, ext
 
 function options(): CollectOptions {
   const workDir = fs.mkdtempSync(path.join(work, 'scratch-'));
-  return { workDir, serviceOrigin: new URL(svc.url).origin, embedLimitBytes: 64 * 1024 * 1024, mediaDir: path.join(work, 'media'), pageDir: work };
+  return {
+    workDir,
+    serviceOrigin: new URL(svc.url).origin,
+    embedLimitBytes: 64 * 1024 * 1024,
+    mediaDir: path.join(work, 'media'),
+    pageDir: work,
+  };
 }
 
 /** Every <video> of the page: its duration once metadata loaded (or the error), and what the page expects. */
-async function videoDurations(url: string, width = 1280): Promise<Array<{ duration: number | string; expected: number; label: string | null }>> {
+async function videoDurations(
+  url: string,
+  width = 1280,
+): Promise<Array<{ duration: number | string; expected: number; label: string | null }>> {
   const page = await (browser as Browser).newPage({ viewport: { width, height: 900 } });
   try {
     await page.goto(url);
@@ -69,10 +83,21 @@ async function videoDurations(url: string, width = 1280): Promise<Array<{ durati
           (v) =>
             new Promise<{ duration: number | string; expected: number; label: string | null }>((resolve) => {
               const video = v as HTMLVideoElement;
-              const done = () => resolve({ duration: video.duration, expected: Number(video.dataset.expectedDuration), label: video.getAttribute('aria-label') });
+              const done = () =>
+                resolve({
+                  duration: video.duration,
+                  expected: Number(video.dataset.expectedDuration),
+                  label: video.getAttribute('aria-label'),
+                });
               if (video.readyState >= 1) done();
               video.addEventListener('loadedmetadata', done);
-              video.addEventListener('error', () => resolve({ duration: `error ${video.error?.code}`, expected: Number(video.dataset.expectedDuration), label: null }));
+              video.addEventListener('error', () =>
+                resolve({
+                  duration: `error ${video.error?.code}`,
+                  expected: Number(video.dataset.expectedDuration),
+                  label: null,
+                }),
+              );
               video.load();
             }),
         ),
@@ -87,7 +112,12 @@ beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-report-'));
   svc = await startTestService();
   results.four = await render(LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' });
-  results.five = await render(LONG_FORM, { image_urls: [PIXEL_PNG], duration: '5', resolution: '480p', aspect_ratio: '1:1' });
+  results.five = await render(LONG_FORM, {
+    image_urls: [PIXEL_PNG],
+    duration: '5',
+    resolution: '480p',
+    aspect_ratio: '1:1',
+  });
   const found = await browserOrReason();
   browser = found.browser;
   skipReason = found.reason;
@@ -117,7 +147,11 @@ describe('reelflow report pages', () => {
       outputs: { generate: results.four as JobResult, square: results.five as JobResult },
       error: 'pipeline report-test failed at step upscale',
     };
-    const report = await collectPipelineReport(summary, { workflowId: 'pipeline/report-test', startedAt: new Date(t0), closedAt: new Date(t0 + 21_000) }, options());
+    const report = await collectPipelineReport(
+      summary,
+      { workflowId: 'pipeline/report-test', startedAt: new Date(t0), closedAt: new Date(t0 + 21_000) },
+      options(),
+    );
     const [generate, square, upscale] = report.steps;
     expect(generate?.videos[0]).toMatchObject({ width: 854, height: 480, videoCodec: 'h264' });
     expect(generate?.videos[0]?.durationSeconds).toBeCloseTo(4, 1);
@@ -147,8 +181,8 @@ describe('reelflow report pages', () => {
       expect(typeof video.duration).toBe('number');
       expect(Math.abs((video.duration as number) - video.expected)).toBeLessThan(0.1);
     }
-    expect((durations[0]?.duration as number)).toBeCloseTo(4, 0);
-    expect((durations[1]?.duration as number)).toBeCloseTo(5, 0);
+    expect(durations[0]?.duration as number).toBeCloseTo(4, 0);
+    expect(durations[1]?.duration as number).toBeCloseTo(5, 0);
 
     // Phone width: nothing wider than the screen, every poster has alt text, the page is keyboard-reachable.
     const page = await browser.newPage({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 1 });
@@ -159,7 +193,10 @@ describe('reelflow report pages', () => {
     await page.goto(`file://${file}`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     const alts = await page.$$eval('video img', (imgs) => imgs.map((i) => i.getAttribute('alt') ?? ''));
-    expect(alts).toEqual([expect.stringMatching(/^Poster frame of step generate output 1 at 1\.0 s$/), expect.stringMatching(/^Poster frame of step square/)]);
+    expect(alts).toEqual([
+      expect.stringMatching(/^Poster frame of step generate output 1 at 1\.0 s$/),
+      expect.stringMatching(/^Poster frame of step square/),
+    ]);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.screenshot({ path: path.join(SHOTS, 'report-pipeline-phone.png'), fullPage: false });
@@ -210,9 +247,25 @@ describe('reelflow report pages', () => {
       runs: 1,
       status: 'completed',
       results: [
-        { name: 'a', workflowId: 'pipeline/a', status: 'completed', ledger: { quoted: 100, charged: 100, refunded: 0, net: 100 } },
-        { name: 'b', workflowId: 'pipeline/b', status: 'completed', ledger: { quoted: 100, charged: 100, refunded: 0, net: 100 } },
-        { name: 'c', workflowId: 'pipeline/c', status: 'failed', ledger: { quoted: 100, charged: 100, refunded: 100, net: 0 }, error: 'step generate failed' },
+        {
+          name: 'a',
+          workflowId: 'pipeline/a',
+          status: 'completed',
+          ledger: { quoted: 100, charged: 100, refunded: 0, net: 100 },
+        },
+        {
+          name: 'b',
+          workflowId: 'pipeline/b',
+          status: 'completed',
+          ledger: { quoted: 100, charged: 100, refunded: 0, net: 100 },
+        },
+        {
+          name: 'c',
+          workflowId: 'pipeline/c',
+          status: 'failed',
+          ledger: { quoted: 100, charged: 100, refunded: 100, net: 0 },
+          error: 'step generate failed',
+        },
       ],
     };
     const pipeline = (name: string, result?: JobResult): PipelineSummary => ({
@@ -224,12 +277,21 @@ describe('reelflow report pages', () => {
       steps: [step('generate', result ? 'completed' : 'failed', result)],
       outputs: result ? { generate: result } : {},
     });
-    const report = await collectBatchReport(progress, 'batch/nightly', [
-      { result: progress.results[0]!, summary: pipeline('a', results.four) },
-      { result: progress.results[1]!, summary: pipeline('b', results.five) },
-      { result: progress.results[2]!, summary: pipeline('c') },
-    ], options());
-    expect(report.totals).toMatchObject({ items: 3, byState: { completed: 2, failed: 1 }, credits: { net: 200, charged: 300, refunded: 100 } });
+    const report = await collectBatchReport(
+      progress,
+      'batch/nightly',
+      [
+        { result: progress.results[0]!, summary: pipeline('a', results.four) },
+        { result: progress.results[1]!, summary: pipeline('b', results.five) },
+        { result: progress.results[2]!, summary: pipeline('c') },
+      ],
+      options(),
+    );
+    expect(report.totals).toMatchObject({
+      items: 3,
+      byState: { completed: 2, failed: 1 },
+      credits: { net: 200, charged: 300, refunded: 100 },
+    });
     expect(report.totals.videoSeconds).toBeCloseTo(9, 0);
     const file = path.join(work, 'batch.html');
     fs.writeFileSync(file, renderReport(report));
@@ -240,7 +302,10 @@ describe('reelflow report pages', () => {
 
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
     await page.goto(`file://${file}`);
-    const visible = () => page.$$eval('.gallery > li', (cards) => cards.filter((c) => !(c as HTMLElement).hidden).map((c) => c.getAttribute('data-state')));
+    const visible = () =>
+      page.$$eval('.gallery > li', (cards) =>
+        cards.filter((c) => !(c as HTMLElement).hidden).map((c) => c.getAttribute('data-state')),
+      );
     expect(await visible()).toEqual(['completed', 'completed', 'failed']);
     // Keyboard only: focus the "failed" filter and press Enter.
     await page.focus('button[data-filter="failed"]');

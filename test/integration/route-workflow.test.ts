@@ -7,7 +7,12 @@ import { rendezvousWorkflowId, subscribeSignal } from '../../src/workflows/defin
 import type { RendezvousSummary } from '../../src/workflows/webhook-rendezvous';
 import type { RouteSummary } from '../../src/workflows/webhook-route';
 import { makeEvent, quietBundlerLogger, testSubscriberActivities } from './bridge-fixtures';
-import { stopSignal, subscriberStateQuery, type SubscriberState, type TestSubscribeActivities } from './bridge.workflows';
+import {
+  stopSignal,
+  subscriberStateQuery,
+  type SubscriberState,
+  type TestSubscribeActivities,
+} from './bridge.workflows';
 
 /**
  * The route workflow's own guarantees (and the legacy rendezvous' that running executions still rely
@@ -33,14 +38,32 @@ let expiring: TestSubscribeActivities;
 const routed: RouteDelivery[] = [];
 
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./bridge.workflows'), logger: quietBundlerLogger() });
+  bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./bridge.workflows'),
+    logger: quietBundlerLogger(),
+  });
   env = await startDevServer();
   const activities = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: LONG_TTL_MS, graceMs: 500 });
   expiring = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: TTL_MS, graceMs: 500 });
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: bundle, activities });
+  worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowBundle: bundle,
+    activities,
+  });
   workerRun = worker.run();
-  sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: { ttlMs: LONG_TTL_MS }, onRouted: (how) => routed.push(how) });
-  expiringSink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: { ttlMs: TTL_MS }, onRouted: (how) => routed.push(how) });
+  sink = createTemporalSink({
+    client: env.client,
+    taskQueue: TASK_QUEUE,
+    rendezvous: { ttlMs: LONG_TTL_MS },
+    onRouted: (how) => routed.push(how),
+  });
+  expiringSink = createTemporalSink({
+    client: env.client,
+    taskQueue: TASK_QUEUE,
+    rendezvous: { ttlMs: TTL_MS },
+    onRouted: (how) => routed.push(how),
+  });
 });
 
 afterAll(async () => {
@@ -57,7 +80,8 @@ async function eventually(probe: () => Promise<boolean>): Promise<void> {
   throw new Error('timed out');
 }
 
-const route = (requestId: string) => env.client.workflow.getHandle<() => Promise<RouteSummary>>(rendezvousWorkflowId(requestId));
+const route = (requestId: string) =>
+  env.client.workflow.getHandle<() => Promise<RouteSummary>>(rendezvousWorkflowId(requestId));
 
 function startSubscriber(requestIds: string[], options: { subscribe: boolean | 'legacy'; stayOpen?: boolean }) {
   return env.client.workflow.start('testSubscriberWorkflow', {
@@ -82,11 +106,26 @@ describe('webhook route workflow', () => {
 
   it('the subscriber started first: the route closes at once and every event goes straight to the subscriber', async () => {
     const requestId = `req-${randomUUID()}`;
-    const progress = makeEvent({ request_id: requestId, event_type: 'generation.progress', data: { status: 'IN_PROGRESS' } });
+    const progress = makeEvent({
+      request_id: requestId,
+      event_type: 'generation.progress',
+      data: { status: 'IN_PROGRESS' },
+    });
     const done = makeEvent({ request_id: requestId });
     const subscriber = await startSubscriber([requestId], { subscribe: true });
-    await eventually(() => route(requestId).describe().then((d) => d.memo?.subscriber === subscriber.workflowId, () => false));
-    expect(await route(requestId).result()).toMatchObject({ endedBecause: 'handed_over', subscriber: subscriber.workflowId, events: [] });
+    await eventually(() =>
+      route(requestId)
+        .describe()
+        .then(
+          (d) => d.memo?.subscriber === subscriber.workflowId,
+          () => false,
+        ),
+    );
+    expect(await route(requestId).result()).toMatchObject({
+      endedBecause: 'handed_over',
+      subscriber: subscriber.workflowId,
+      events: [],
+    });
     await sink.deliver(progress);
     await sink.deliver(done);
     expect(routed.slice(-2)).toEqual(['direct', 'direct']);
@@ -96,8 +135,18 @@ describe('webhook route workflow', () => {
 
   it('non-terminal and terminal events that came first are handed over with the subscription, in order', async () => {
     const requestId = `req-${randomUUID()}`;
-    const progress = makeEvent({ request_id: requestId, event_type: 'generation.progress', data: { status: 'IN_PROGRESS' } });
-    const failed = makeEvent({ request_id: requestId, event_type: 'generation.failed', status: 'ERROR', data: null, error: { code: 'x', message: 'y' } });
+    const progress = makeEvent({
+      request_id: requestId,
+      event_type: 'generation.progress',
+      data: { status: 'IN_PROGRESS' },
+    });
+    const failed = makeEvent({
+      request_id: requestId,
+      event_type: 'generation.failed',
+      status: 'ERROR',
+      data: null,
+      error: { code: 'x', message: 'y' },
+    });
     await sink.deliver(progress);
     await sink.deliver(failed);
     await sink.deliver(failed);
@@ -122,16 +171,30 @@ describe('webhook route workflow', () => {
     const event = makeEvent();
     await sink.deliver(event);
     await route(event.request_id).signal(subscribeSignal, { workflowId: 'no-such-workflow' });
-    expect(await route(event.request_id).result()).toMatchObject({ endedBecause: 'subscriber_gone', subscriber: 'no-such-workflow' });
+    expect(await route(event.request_id).result()).toMatchObject({
+      endedBecause: 'subscriber_gone',
+      subscriber: 'no-such-workflow',
+    });
   });
 
   it('a legacy job subscribed by signal gets events parked before it, forwarded by signal; later ones go straight to it', async () => {
     const requestId = `req-${randomUUID()}`;
-    const progress = makeEvent({ request_id: requestId, event_type: 'generation.progress', data: { status: 'IN_PROGRESS' } });
+    const progress = makeEvent({
+      request_id: requestId,
+      event_type: 'generation.progress',
+      data: { status: 'IN_PROGRESS' },
+    });
     const done = makeEvent({ request_id: requestId });
     await sink.deliver(progress);
     const subscriber = await startSubscriber([requestId], { subscribe: 'legacy', stayOpen: true });
-    await eventually(() => route(requestId).describe().then((d) => d.status.name === 'COMPLETED', () => false));
+    await eventually(() =>
+      route(requestId)
+        .describe()
+        .then(
+          (d) => d.status.name === 'COMPLETED',
+          () => false,
+        ),
+    );
     await sink.deliver(done);
     expect(routed[routed.length - 1]).toBe('direct');
     await subscriber.signal(stopSignal);
@@ -145,17 +208,29 @@ describe('legacy rendezvous (running executions of the previous code)', () => {
   it('still ends by itself when a subscription never receives an event', async () => {
     const requestId = `req-${randomUUID()}`;
     await expiring.subscribeToWebhook(requestId, `subscriber/${randomUUID()}`);
-    const summary = (await env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result()) as RendezvousSummary;
+    const summary = (await env.client.workflow
+      .getHandle(rendezvousWorkflowId(requestId))
+      .result()) as RendezvousSummary;
     expect(summary.endedBecause).toBe('expired_subscribed');
   });
 
   it('receives deliveries from the new bridge while it runs and forwards them once', async () => {
     const event = makeEvent();
     const subscriber = await startSubscriber([event.request_id], { subscribe: 'legacy', stayOpen: true });
-    await eventually(() => env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe().then(() => true, () => false));
+    await eventually(() =>
+      env.client.workflow
+        .getHandle(rendezvousWorkflowId(event.request_id))
+        .describe()
+        .then(
+          () => true,
+          () => false,
+        ),
+    );
     await sink.deliver(event);
     await sink.deliver(event);
-    const summary = (await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).result()) as RendezvousSummary;
+    const summary = (await env.client.workflow
+      .getHandle(rendezvousWorkflowId(event.request_id))
+      .result()) as RendezvousSummary;
     expect(summary.forwarded[subscriber.workflowId]).toEqual([event.event_id]);
     expect(summary.duplicatesIgnored).toBe(1);
     expect((await subscriber.query(subscriberStateQuery)).received).toBe(1);

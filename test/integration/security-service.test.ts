@@ -78,14 +78,20 @@ describe('SSRF: every class is refused, and no connection is made', () => {
     const submitted: string[] = [];
     const accepted: string[] = [];
     for (const [label, url] of ssrfTargets()) {
-      const response = await service.call('POST', `/v1/queue/${LONG_FORM}`, { body: { image_urls: [PIXEL_PNG, url], duration: '4', resolution: '480p' } });
+      const response = await service.call('POST', `/v1/queue/${LONG_FORM}`, {
+        body: { image_urls: [PIXEL_PNG, url], duration: '4', resolution: '480p' },
+      });
       if (response.status === 422) continue;
       if (response.status === 202) submitted.push(response.body.request_id as string);
       else accepted.push(`${label} (${url}) → ${response.status}`);
     }
     expect(accepted).toEqual([]);
     // Jobs that got past validation must end FAILED (input refused) and refunded.
-    await waitUntil(() => service.service.jobs().every((j) => j.status !== 'IN_QUEUE' && j.status !== 'IN_PROGRESS'), 60_000, 'jobs to settle');
+    await waitUntil(
+      () => service.service.jobs().every((j) => j.status !== 'IN_QUEUE' && j.status !== 'IN_PROGRESS'),
+      60_000,
+      'jobs to settle',
+    );
     const jobs = service.service.jobs().filter((j) => submitted.includes(j.id));
     expect(jobs.filter((j) => j.status === 'COMPLETED')).toEqual([]);
     expect(jobs).toHaveLength(submitted.length);
@@ -113,7 +119,11 @@ describe('API keys: revoked and malformed keys are refused', () => {
     ] as const) {
       const withKey = await service.call(method, path, { key, ...(body ? { body } : {}) });
       expect(withKey.status).toBe(401);
-      const bearer = await service.call(method, path, { key: null, headers: { authorization: `Bearer ${key}` }, ...(body ? { body } : {}) });
+      const bearer = await service.call(method, path, {
+        key: null,
+        headers: { authorization: `Bearer ${key}` },
+        ...(body ? { body } : {}),
+      });
       expect(bearer.status).toBe(401);
     }
     expect(service.service.jobs()).toHaveLength(jobsBefore);
@@ -141,7 +151,10 @@ describe('API keys: revoked and malformed keys are refused', () => {
     ];
     const accepted: string[] = [];
     for (const header of headers) {
-      const response = await api(service.url, 'GET', '/v1/account/keys', { key: null, headers: header === null ? {} : { authorization: header } });
+      const response = await api(service.url, 'GET', '/v1/account/keys', {
+        key: null,
+        headers: header === null ? {} : { authorization: header },
+      });
       if (response.status !== 401) accepted.push(`${header?.slice(0, 40) ?? '(none)'} → ${response.status}`);
     }
     expect(accepted).toEqual([]);

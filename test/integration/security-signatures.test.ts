@@ -51,81 +51,154 @@ function otherHexDigit(c: string): string {
 
 /** Mutations, each of which changes signed content or the signature. Returns a label and the delivery. */
 const MUTATORS: Array<[string, (d: Delivery, event: WebhookEvent) => Delivery]> = [
-  ['body: flip a byte', (d) => {
-    const body = Buffer.from(d.body);
-    const i = int(body.length);
-    body[i] = body[i]! ^ (1 + int(255));
-    return { ...d, body };
-  }],
-  ['body: insert a byte', (d) => {
-    const i = int(d.body.length + 1);
-    return { ...d, body: Buffer.concat([d.body.subarray(0, i), Buffer.from([int(256)]), d.body.subarray(i)]) };
-  }],
-  ['body: delete a byte', (d) => {
-    const i = int(d.body.length);
-    return { ...d, body: Buffer.concat([d.body.subarray(0, i), d.body.subarray(i + 1)]) };
-  }],
+  [
+    'body: flip a byte',
+    (d) => {
+      const body = Buffer.from(d.body);
+      const i = int(body.length);
+      body[i] = body[i]! ^ (1 + int(255));
+      return { ...d, body };
+    },
+  ],
+  [
+    'body: insert a byte',
+    (d) => {
+      const i = int(d.body.length + 1);
+      return { ...d, body: Buffer.concat([d.body.subarray(0, i), Buffer.from([int(256)]), d.body.subarray(i)]) };
+    },
+  ],
+  [
+    'body: delete a byte',
+    (d) => {
+      const i = int(d.body.length);
+      return { ...d, body: Buffer.concat([d.body.subarray(0, i), d.body.subarray(i + 1)]) };
+    },
+  ],
   ['body: truncate', (d) => ({ ...d, body: d.body.subarray(0, int(d.body.length)) })],
-  ['body: trailing whitespace', (d) => ({ ...d, body: Buffer.concat([d.body, Buffer.from(pick([' ', '\n', '\t', '\r\n']))]) })],
-  ['body: same event re-serialised with another field value', (d, event) => {
-    const changed = pick([
-      { ...event, request_id: `${event.request_id}x` },
-      { ...event, status: 'ERROR' as const },
-      { ...event, event_type: 'generation.failed' },
-      { ...event, data: { ...event.data, videos: [{ url: 'https://attacker.example/evil.mp4', file_name: 'evil.mp4', content_type: 'video/mp4' }] } },
-    ]);
-    return { ...d, body: Buffer.from(JSON.stringify(changed)) };
-  }],
-  ['body: pretty-printed (same JSON, other bytes)', (d, event) => ({ ...d, body: Buffer.from(JSON.stringify(event, null, 1)) })],
-  ['id: change a character', (d) => {
-    const id = d.headers[WEBHOOK_HEADERS.id]!;
-    const i = int(id.length);
-    const c = id[i] === 'a' ? 'b' : 'a';
-    return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.id]: id.slice(0, i) + c + id.slice(i + 1) } };
-  }],
-  ['id: another event id', (d) => ({ ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.id]: `evt-${randomBytes(8).toString('hex')}` } })],
-  ['timestamp: shifted within tolerance', (d) => {
-    const ts = Number(d.headers[WEBHOOK_HEADERS.timestamp]);
-    return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.timestamp]: String(ts + pick([-1, 1]) * (1 + int(60))) } };
-  }],
-  ['timestamp: not a number', (d) => ({ ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.timestamp]: pick(['abc', '-5', '1e9', '', '0x10', '12.5']) } })],
-  ['signature: change one hex digit', (d) => {
-    const sig = d.headers[WEBHOOK_HEADERS.signature]!;
-    // Mutate every entry (both secrets sign), so no untouched valid entry remains.
-    const mutated = sig
-      .split(' ')
-      .map((entry) => {
-        const i = 3 + int(entry.length - 3);
-        return entry.slice(0, i) + otherHexDigit(entry[i]!) + entry.slice(i + 1);
-      })
-      .join(' ');
-    return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: mutated } };
-  }],
-  ['signature: truncated', (d) => {
-    const entries = d.headers[WEBHOOK_HEADERS.signature]!.split(' ').map((e) => e.slice(0, 3 + int(e.length - 3)));
-    return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: entries.join(' ') } };
-  }],
-  ['signature: other scheme prefix', (d) => {
-    const prefix = pick(['v0=', 'v2=', 'V1=', '', 'v1:', 'sha256=']);
-    const entries = d.headers[WEBHOOK_HEADERS.signature]!.split(' ').map((e) => prefix + e.slice(3));
-    return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: entries.join(' ') } };
-  }],
-  ['signature: signed with a wrong secret', (d) => {
-    const wrong = signFor(d.body, { id: d.headers[WEBHOOK_HEADERS.id]!, secrets: [`whsec_${randomBytes(12).toString('hex')}`], timestamp: Number(d.headers[WEBHOOK_HEADERS.timestamp]) });
-    return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: wrong[WEBHOOK_HEADERS.signature]! } };
-  }],
-  ['signature: from another delivery', (d) => {
-    const other = signed(makeEvent());
-    return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: other.headers[WEBHOOK_HEADERS.signature]! } };
-  }],
-  ['signature: random hex', (d) => ({ ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: `v1=${randomBytes(32).toString('hex')}` } })],
-  ['header removed', (d) => {
-    const name = pick([WEBHOOK_HEADERS.id, WEBHOOK_HEADERS.timestamp, WEBHOOK_HEADERS.signature]);
-    const headers = { ...d.headers };
-    delete headers[name];
-    return { ...d, headers };
-  }],
-  ['replay: correctly signed but outside the tolerance', (_d, event) => signed(event, nowSeconds() + pick([-1, 1]) * (400 + int(100_000)))],
+  [
+    'body: trailing whitespace',
+    (d) => ({ ...d, body: Buffer.concat([d.body, Buffer.from(pick([' ', '\n', '\t', '\r\n']))]) }),
+  ],
+  [
+    'body: same event re-serialised with another field value',
+    (d, event) => {
+      const changed = pick([
+        { ...event, request_id: `${event.request_id}x` },
+        { ...event, status: 'ERROR' as const },
+        { ...event, event_type: 'generation.failed' },
+        {
+          ...event,
+          data: {
+            ...event.data,
+            videos: [{ url: 'https://attacker.example/evil.mp4', file_name: 'evil.mp4', content_type: 'video/mp4' }],
+          },
+        },
+      ]);
+      return { ...d, body: Buffer.from(JSON.stringify(changed)) };
+    },
+  ],
+  [
+    'body: pretty-printed (same JSON, other bytes)',
+    (d, event) => ({ ...d, body: Buffer.from(JSON.stringify(event, null, 1)) }),
+  ],
+  [
+    'id: change a character',
+    (d) => {
+      const id = d.headers[WEBHOOK_HEADERS.id]!;
+      const i = int(id.length);
+      const c = id[i] === 'a' ? 'b' : 'a';
+      return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.id]: id.slice(0, i) + c + id.slice(i + 1) } };
+    },
+  ],
+  [
+    'id: another event id',
+    (d) => ({ ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.id]: `evt-${randomBytes(8).toString('hex')}` } }),
+  ],
+  [
+    'timestamp: shifted within tolerance',
+    (d) => {
+      const ts = Number(d.headers[WEBHOOK_HEADERS.timestamp]);
+      return {
+        ...d,
+        headers: { ...d.headers, [WEBHOOK_HEADERS.timestamp]: String(ts + pick([-1, 1]) * (1 + int(60))) },
+      };
+    },
+  ],
+  [
+    'timestamp: not a number',
+    (d) => ({
+      ...d,
+      headers: { ...d.headers, [WEBHOOK_HEADERS.timestamp]: pick(['abc', '-5', '1e9', '', '0x10', '12.5']) },
+    }),
+  ],
+  [
+    'signature: change one hex digit',
+    (d) => {
+      const sig = d.headers[WEBHOOK_HEADERS.signature]!;
+      // Mutate every entry (both secrets sign), so no untouched valid entry remains.
+      const mutated = sig
+        .split(' ')
+        .map((entry) => {
+          const i = 3 + int(entry.length - 3);
+          return entry.slice(0, i) + otherHexDigit(entry[i]!) + entry.slice(i + 1);
+        })
+        .join(' ');
+      return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: mutated } };
+    },
+  ],
+  [
+    'signature: truncated',
+    (d) => {
+      const entries = d.headers[WEBHOOK_HEADERS.signature]!.split(' ').map((e) => e.slice(0, 3 + int(e.length - 3)));
+      return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: entries.join(' ') } };
+    },
+  ],
+  [
+    'signature: other scheme prefix',
+    (d) => {
+      const prefix = pick(['v0=', 'v2=', 'V1=', '', 'v1:', 'sha256=']);
+      const entries = d.headers[WEBHOOK_HEADERS.signature]!.split(' ').map((e) => prefix + e.slice(3));
+      return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: entries.join(' ') } };
+    },
+  ],
+  [
+    'signature: signed with a wrong secret',
+    (d) => {
+      const wrong = signFor(d.body, {
+        id: d.headers[WEBHOOK_HEADERS.id]!,
+        secrets: [`whsec_${randomBytes(12).toString('hex')}`],
+        timestamp: Number(d.headers[WEBHOOK_HEADERS.timestamp]),
+      });
+      return { ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: wrong[WEBHOOK_HEADERS.signature]! } };
+    },
+  ],
+  [
+    'signature: from another delivery',
+    (d) => {
+      const other = signed(makeEvent());
+      return {
+        ...d,
+        headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: other.headers[WEBHOOK_HEADERS.signature]! },
+      };
+    },
+  ],
+  [
+    'signature: random hex',
+    (d) => ({ ...d, headers: { ...d.headers, [WEBHOOK_HEADERS.signature]: `v1=${randomBytes(32).toString('hex')}` } }),
+  ],
+  [
+    'header removed',
+    (d) => {
+      const name = pick([WEBHOOK_HEADERS.id, WEBHOOK_HEADERS.timestamp, WEBHOOK_HEADERS.signature]);
+      const headers = { ...d.headers };
+      delete headers[name];
+      return { ...d, headers };
+    },
+  ],
+  [
+    'replay: correctly signed but outside the tolerance',
+    (_d, event) => signed(event, nowSeconds() + pick([-1, 1]) * (400 + int(100_000))),
+  ],
 ];
 
 let app: FastifyInstance;

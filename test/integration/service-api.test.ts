@@ -1,12 +1,35 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { JOB_STATES, LOCAL_PER_SECOND_RATES, LONG_FORM_DURATIONS, LONG_FORM_PRICES, PROBLEM_CODES, PROCESSING_SPEEDS, RESOLUTIONS, generationRequestSchema, problemSchema, resultSchema, statusResponseSchema } from '../../src/contract';
+import {
+  JOB_STATES,
+  LOCAL_PER_SECOND_RATES,
+  LONG_FORM_DURATIONS,
+  LONG_FORM_PRICES,
+  PROBLEM_CODES,
+  PROCESSING_SPEEDS,
+  RESOLUTIONS,
+  generationRequestSchema,
+  problemSchema,
+  resultSchema,
+  statusResponseSchema,
+} from '../../src/contract';
 import { startLocalService } from '../../src/local-service';
 import { loadServiceConfig } from '../../src/config';
 import { runFfmpeg } from '../../src/media/ffmpeg';
 import { canTransition } from '../../src/local-service/queue/transitions';
-import { LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY, api, startTestService, waitForStatus, waitUntil, type ApiResponse, type TestService } from '../helpers/local-service';
+import {
+  LONG_FORM,
+  PIXEL_PNG,
+  TEST_ADMIN_KEY,
+  TEST_API_KEY,
+  api,
+  startTestService,
+  waitForStatus,
+  waitUntil,
+  type ApiResponse,
+  type TestService,
+} from '../helpers/local-service';
 
 /** The local service's HTTP API, driven over real HTTP on loopback with real ffmpeg renders. */
 
@@ -37,24 +60,37 @@ afterAll(async () => {
   await svc?.close();
 });
 afterEach(async () => {
-  svc.service.setFaults({ modelDurationMs: 0, failureRate: 0, submitErrorRate: 0, dropSubmitResponseRate: 0, responseDelayMs: 0 });
+  svc.service.setFaults({
+    modelDurationMs: 0,
+    failureRate: 0,
+    submitErrorRate: 0,
+    dropSubmitResponseRate: 0,
+    responseDelayMs: 0,
+  });
   // A failed test must not leave long jobs holding the model's slots for the next one.
   for (const job of svc.service.jobs()) {
-    if (job.status === 'IN_QUEUE' || job.status === 'IN_PROGRESS') await svc.call('POST', `/v1/queue/requests/${job.id}/cancel`);
+    if (job.status === 'IN_QUEUE' || job.status === 'IN_PROGRESS')
+      await svc.call('POST', `/v1/queue/requests/${job.id}/cancel`);
   }
 });
 
 describe('authentication', () => {
   test('Key and Bearer schemes, case-insensitive, are accepted', async () => {
     for (const scheme of ['Key', 'key', 'KEY', 'Bearer', 'bearer', 'BeArEr']) {
-      const response = await svc.call('GET', '/v1/account/balance', { key: null, headers: { authorization: `${scheme} ${TEST_API_KEY}` } });
+      const response = await svc.call('GET', '/v1/account/balance', {
+        key: null,
+        headers: { authorization: `${scheme} ${TEST_API_KEY}` },
+      });
       expect(response.status).toBe(200);
     }
   });
 
   test('missing, malformed and unknown keys get 401 problem documents', async () => {
     expectProblem(await svc.call('GET', '/v1/account/balance', { key: null }), 'unauthorized');
-    expectProblem(await svc.call('GET', '/v1/account/balance', { key: null, headers: { authorization: `Basic ${TEST_API_KEY}` } }), 'unauthorized');
+    expectProblem(
+      await svc.call('GET', '/v1/account/balance', { key: null, headers: { authorization: `Basic ${TEST_API_KEY}` } }),
+      'unauthorized',
+    );
     expectProblem(await svc.call('GET', '/v1/account/balance', { key: 'not-a-real-key-123' }), 'unauthorized');
   });
 
@@ -115,7 +151,9 @@ describe('submit, status, result', () => {
     svc.service.setFaults({ modelDurationMs: 60_000 });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await submit()).body.request_id);
-    const statuses = await Promise.all(ids.map(async (id) => (await svc.call('GET', `/v1/queue/requests/${id}/status`)).body));
+    const statuses = await Promise.all(
+      ids.map(async (id) => (await svc.call('GET', `/v1/queue/requests/${id}/status`)).body),
+    );
     expect(statuses.map((s) => s.status)).toEqual(['IN_PROGRESS', 'IN_PROGRESS', 'IN_QUEUE', 'IN_QUEUE']);
     expect(statuses.map((s) => s.queue_position)).toEqual([null, null, 0, 1]);
     for (const id of ids) expect((await svc.call('POST', `/v1/queue/requests/${id}/cancel`)).status).toBe(202);
@@ -140,10 +178,19 @@ describe('submit, status, result', () => {
   });
 
   test('a non-JSON body is 415 and an oversized body is 413', async () => {
-    expectProblem(await svc.call('POST', `/v1/queue/${LONG_FORM}`, { rawBody: 'x', headers: { 'content-type': 'text/plain' } }), 'unsupported_media_type');
-    const withCharset = await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expectProblem(
+      await svc.call('POST', `/v1/queue/${LONG_FORM}`, { rawBody: 'x', headers: { 'content-type': 'text/plain' } }),
+      'unsupported_media_type',
+    );
+    const withCharset = await svc.call('POST', `/v1/queue/${LONG_FORM}`, {
+      body: input,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(withCharset.status).toBe(202);
-    const emptyJsonCancel = await svc.call('POST', `/v1/queue/requests/${withCharset.body.request_id}/cancel`, { rawBody: '', headers: { 'content-type': 'application/json' } });
+    const emptyJsonCancel = await svc.call('POST', `/v1/queue/requests/${withCharset.body.request_id}/cancel`, {
+      rawBody: '',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(emptyJsonCancel.status).toBe(202);
     const huge = JSON.stringify({ image_urls: [`data:image/png;base64,${'A'.repeat(51 * 1024 * 1024)}`] });
     expectProblem(await svc.call('POST', `/v1/queue/${LONG_FORM}`, { rawBody: huge }), 'payload_too_large');
@@ -177,7 +224,11 @@ describe('cancel', () => {
     await svc.call('POST', `/v1/queue/requests/${ids[1]}/cancel`);
     expect(await balance()).toBe(before);
     const ledger = (await svc.call('GET', '/v1/account/ledger')).body;
-    expect(ledger.entries.filter((e: { request_id: string }) => e.request_id === running).map((e: { amount: number }) => e.amount)).toEqual([-80, 80]);
+    expect(
+      ledger.entries
+        .filter((e: { request_id: string }) => e.request_id === running)
+        .map((e: { amount: number }) => e.amount),
+    ).toEqual([-80, 80]);
   });
 
   test('a completed job refuses cancel (409) and keeps its charge', async () => {
@@ -245,10 +296,18 @@ describe('quote', () => {
           calls.push(
             (async () => {
               const response = await svc.call('POST', '/v1/pricing/quote', {
-                body: { model: LONG_FORM, input: { image_urls: [PIXEL_PNG], duration, resolution, processing_speed: speed } },
+                body: {
+                  model: LONG_FORM,
+                  input: { image_urls: [PIXEL_PNG], duration, resolution, processing_speed: speed },
+                },
               });
               expect(response.status).toBe(200);
-              expect(response.body).toEqual({ model: LONG_FORM, credits: LONG_FORM_PRICES[duration][`${resolution} ${speed}`], pricing_unit: 'per-request', billed_seconds: null });
+              expect(response.body).toEqual({
+                model: LONG_FORM,
+                credits: LONG_FORM_PRICES[duration][`${resolution} ${speed}`],
+                pricing_unit: 'per-request',
+                billed_seconds: null,
+              });
             })(),
           );
     await Promise.all(calls);
@@ -256,20 +315,37 @@ describe('quote', () => {
   });
 
   test('a bad quote request is 422 with paths', async () => {
-    const response = await svc.call('POST', '/v1/pricing/quote', { body: { model: LONG_FORM, input: { duration: '4' } } });
+    const response = await svc.call('POST', '/v1/pricing/quote', {
+      body: { model: LONG_FORM, input: { duration: '4' } },
+    });
     expectProblem(response, 'validation_failed');
     expect(response.body.errors.map((e: { path: string }) => e.path)).toContain('input.image_urls');
-    expectProblem(await svc.call('POST', '/v1/pricing/quote', { body: { model: 'nope', input: {} } }), 'validation_failed');
+    expectProblem(
+      await svc.call('POST', '/v1/pricing/quote', { body: { model: 'nope', input: {} } }),
+      'validation_failed',
+    );
   });
 });
 
 describe('fault injection', () => {
   test('faults are read and set through the admin endpoint; bad values are 422', async () => {
-    const set = await svc.call('PUT', '/v1/admin/faults', { body: { responseDelayMs: 5, modelDurationMs: { [LONG_FORM]: 10 } }, key: TEST_ADMIN_KEY });
+    const set = await svc.call('PUT', '/v1/admin/faults', {
+      body: { responseDelayMs: 5, modelDurationMs: { [LONG_FORM]: 10 } },
+      key: TEST_ADMIN_KEY,
+    });
     expect(set.status).toBe(200);
-    expect((await svc.call('GET', '/v1/admin/faults', { key: TEST_ADMIN_KEY })).body).toMatchObject({ responseDelayMs: 5, modelDurationMs: { [LONG_FORM]: 10 } });
-    expectProblem(await svc.call('PUT', '/v1/admin/faults', { body: { failureRate: 2 }, key: TEST_ADMIN_KEY }), 'validation_failed');
-    expectProblem(await svc.call('PUT', '/v1/admin/faults', { body: { nope: true }, key: TEST_ADMIN_KEY }), 'validation_failed');
+    expect((await svc.call('GET', '/v1/admin/faults', { key: TEST_ADMIN_KEY })).body).toMatchObject({
+      responseDelayMs: 5,
+      modelDurationMs: { [LONG_FORM]: 10 },
+    });
+    expectProblem(
+      await svc.call('PUT', '/v1/admin/faults', { body: { failureRate: 2 }, key: TEST_ADMIN_KEY }),
+      'validation_failed',
+    );
+    expectProblem(
+      await svc.call('PUT', '/v1/admin/faults', { body: { nope: true }, key: TEST_ADMIN_KEY }),
+      'validation_failed',
+    );
   });
 
   test('injected 429 and 503 on submit carry Retry-After and create no job', async () => {
@@ -296,7 +372,10 @@ describe('fault injection', () => {
   });
 
   test('the service reports every fault it injected, with the request and key it hit (admin only)', async () => {
-    const seen = () => svc.call('GET', '/v1/admin/faults/injected', { key: TEST_ADMIN_KEY }).then((r) => r.body.faults as Array<Record<string, unknown>>);
+    const seen = () =>
+      svc
+        .call('GET', '/v1/admin/faults/injected', { key: TEST_ADMIN_KEY })
+        .then((r) => r.body.faults as Array<Record<string, unknown>>);
     const before = (await seen()).length;
     svc.service.setFaults({ submitErrorRate: 1, submitErrorStatus: 503 });
     expectProblem(await submit(input, { 'idempotency-key': 'reported-503' }), 'service_unavailable');
@@ -310,8 +389,16 @@ describe('fault injection', () => {
     const faults = (await seen()).slice(before);
     expect(faults).toEqual([
       expect.objectContaining({ kind: 'submit_error', status: 503, requestId: null, idempotencyKey: 'reported-503' }),
-      expect.objectContaining({ kind: 'submit_answer_dropped', requestId: dropped?.id, idempotencyKey: 'reported-drop' }),
-      expect.objectContaining({ kind: 'job_failed', requestId: failing.body.request_id, idempotencyKey: 'reported-fail' }),
+      expect.objectContaining({
+        kind: 'submit_answer_dropped',
+        requestId: dropped?.id,
+        idempotencyKey: 'reported-drop',
+      }),
+      expect.objectContaining({
+        kind: 'job_failed',
+        requestId: failing.body.request_id,
+        idempotencyKey: 'reported-fail',
+      }),
     ]);
     expect(svc.service.injectedFaults().slice(before)).toEqual(faults);
     expect((await svc.call('GET', '/v1/admin/faults/injected', { key: TEST_API_KEY })).status).toBe(403);
@@ -328,19 +415,49 @@ describe('fault injection', () => {
 });
 
 describe('per-second quotes', () => {
-  test('are priced on the probed length of the clip, for a data URI and for the service\'s own output URL', async () => {
+  test("are priced on the probed length of the clip, for a data URI and for the service's own output URL", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-clip-'));
     try {
       const clip = path.join(dir, 'clip.mp4');
-      await runFfmpeg(['-y', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=24', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '3', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', clip]);
+      await runFfmpeg([
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        'testsrc=size=64x64:rate=24',
+        '-f',
+        'lavfi',
+        '-i',
+        'sine=frequency=440:sample_rate=48000',
+        '-t',
+        '3',
+        '-c:v',
+        'libx264',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-shortest',
+        clip,
+      ]);
       const clipUri = `data:video/mp4;base64,${fs.readFileSync(clip).toString('base64')}`;
-      const quote = async (model: string, quoteInput: Record<string, unknown>) => (await svc.call('POST', '/v1/pricing/quote', { body: { model, input: quoteInput } })).body;
+      const quote = async (model: string, quoteInput: Record<string, unknown>) =>
+        (await svc.call('POST', '/v1/pricing/quote', { body: { model, input: quoteInput } })).body;
 
       const upscale = LOCAL_PER_SECOND_RATES['service-upscale-video-fast'];
       const horizon = LOCAL_PER_SECOND_RATES['service-horizon-studio'];
-      expect(await quote('service-upscale-video-fast', { video_url: clipUri })).toEqual({ model: 'service-upscale-video-fast', credits: upscale.standard * 3, pricing_unit: 'per-output-second', billed_seconds: expect.closeTo(3, 1) });
-      expect((await quote('service-upscale-video-fast', { video_url: clipUri, processing_speed: 'ultra-fast' })).credits).toBe(upscale['ultra-fast'] * 3);
-      expect((await quote('service-horizon-studio', { video_url: clipUri, audio_url: clipUri })).credits).toBe(horizon.standard * 3);
+      expect(await quote('service-upscale-video-fast', { video_url: clipUri })).toEqual({
+        model: 'service-upscale-video-fast',
+        credits: upscale.standard * 3,
+        pricing_unit: 'per-output-second',
+        billed_seconds: expect.closeTo(3, 1),
+      });
+      expect(
+        (await quote('service-upscale-video-fast', { video_url: clipUri, processing_speed: 'ultra-fast' })).credits,
+      ).toBe(upscale['ultra-fast'] * 3);
+      expect((await quote('service-horizon-studio', { video_url: clipUri, audio_url: clipUri })).credits).toBe(
+        horizon.standard * 3,
+      );
 
       // A 4 s long-form output, fed back by its own (http, loopback) URL, bills 4 seconds.
       const id = (await submit()).body.request_id;
@@ -362,12 +479,22 @@ describe('per-second quotes', () => {
 
 describe('state machine and configuration', () => {
   test('the transition table allows exactly the documented moves', () => {
-    const allowed = JOB_STATES.flatMap((from) => JOB_STATES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`));
-    expect(allowed.sort()).toEqual(['IN_PROGRESS->CANCELLED', 'IN_PROGRESS->COMPLETED', 'IN_PROGRESS->FAILED', 'IN_QUEUE->CANCELLED', 'IN_QUEUE->IN_PROGRESS']);
+    const allowed = JOB_STATES.flatMap((from) =>
+      JOB_STATES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`),
+    );
+    expect(allowed.sort()).toEqual([
+      'IN_PROGRESS->CANCELLED',
+      'IN_PROGRESS->COMPLETED',
+      'IN_PROGRESS->FAILED',
+      'IN_QUEUE->CANCELLED',
+      'IN_QUEUE->IN_PROGRESS',
+    ]);
   });
 
   test('bad options stop the start with every bad field named', async () => {
-    await expect(startLocalService({ dataDir: '', port: -1, concurrencyPerModel: 0 })).rejects.toThrow(/dataDir[\s\S]*port|port[\s\S]*dataDir/);
+    await expect(startLocalService({ dataDir: '', port: -1, concurrencyPerModel: 0 })).rejects.toThrow(
+      /dataDir[\s\S]*port|port[\s\S]*dataDir/,
+    );
     await expect(startTestService({ faults: { failureRate: 3 } })).rejects.toThrow();
   });
 

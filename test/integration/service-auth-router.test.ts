@@ -1,6 +1,14 @@
 import * as net from 'node:net';
 import { DEFAULT_FAULTS, type RegisteredRoute } from '../../src/local-service';
-import { LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY, api, startTestService, type TestService } from '../helpers/local-service';
+import {
+  LONG_FORM,
+  PIXEL_PNG,
+  TEST_ADMIN_KEY,
+  TEST_API_KEY,
+  api,
+  startTestService,
+  type TestService,
+} from '../helpers/local-service';
 
 /**
  * Authentication cannot be spelled around. Every route fastify registered (read from the app, so a
@@ -25,7 +33,13 @@ interface RawAnswer {
 }
 
 /** One HTTP/1.1 request with the request target sent verbatim. */
-function rawRequest(port: number, method: string, target: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> {
+function rawRequest(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -35,7 +49,8 @@ function rawRequest(port: number, method: string, target: string, headers: Recor
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('latin1');
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
-      if (!status?.[1]) return reject(new Error(`no HTTP answer to ${method} ${target}: ${JSON.stringify(text.slice(0, 200))}`));
+      if (!status?.[1])
+        return reject(new Error(`no HTTP answer to ${method} ${target}: ${JSON.stringify(text.slice(0, 200))}`));
       const head = text.split('\r\n\r\n')[0] ?? '';
       const type = /^content-type:\s*(.*)$/im.exec(head);
       resolve({ status: Number(status[1]), contentType: type?.[1]?.trim() ?? '' });
@@ -125,18 +140,28 @@ interface Finding {
   status: number;
 }
 
-async function sweep(routes: RegisteredRoute[], headers: Record<string, string>, allowed: (route: RegisteredRoute, status: number) => boolean): Promise<{ findings: Finding[]; requests: number }> {
-  const cases = routes.flatMap((route) => spellings(fill(route.url), svc.service.port).map((target) => ({ route, target })));
+async function sweep(
+  routes: RegisteredRoute[],
+  headers: Record<string, string>,
+  allowed: (route: RegisteredRoute, status: number) => boolean,
+): Promise<{ findings: Finding[]; requests: number }> {
+  const cases = routes.flatMap((route) =>
+    spellings(fill(route.url), svc.service.port).map((target) => ({ route, target })),
+  );
   const findings: Finding[] = [];
   // A few at a time: enough to be quick, few enough not to crowd a shared machine.
   for (let i = 0; i < cases.length; i += 16) {
     const batch = cases.slice(i, i + 16);
-    const answers = await Promise.all(batch.map(({ route, target }) => rawRequest(svc.service.port, route.method, target, headers, bodyFor(route))));
+    const answers = await Promise.all(
+      batch.map(({ route, target }) => rawRequest(svc.service.port, route.method, target, headers, bodyFor(route))),
+    );
     answers.forEach((answer, j) => {
       const c = batch[j]!;
-      if (!allowed(c.route, answer.status)) findings.push({ route: `${c.route.method} ${c.route.url}`, target: c.target, status: answer.status });
+      if (!allowed(c.route, answer.status))
+        findings.push({ route: `${c.route.method} ${c.route.url}`, target: c.target, status: answer.status });
       // Whatever the spelling, a 404 is a problem document.
-      if (answer.status === 404 && c.route.method !== 'HEAD') expect(answer.contentType).toMatch(/^application\/problem\+json/);
+      if (answer.status === 404 && c.route.method !== 'HEAD')
+        expect(answer.contentType).toMatch(/^application\/problem\+json/);
     });
   }
   return { findings, requests: cases.length };
@@ -144,7 +169,13 @@ async function sweep(routes: RegisteredRoute[], headers: Record<string, string>,
 
 function books() {
   const s = svc.service;
-  return { balance: s.balance(), faults: s.faults(), counters: s.counters(), jobs: s.jobs().length, ledger: s.ledger().length };
+  return {
+    balance: s.balance(),
+    faults: s.faults(),
+    counters: s.counters(),
+    jobs: s.jobs().length,
+    ledger: s.ledger().length,
+  };
 }
 
 test('the route table comes from fastify and covers the API, the admin routes and the public files route', () => {
@@ -168,9 +199,13 @@ test('no spelling of any route answers 2xx or runs a handler without a key', asy
   const keysBefore = (await api(svc.url, 'GET', '/v1/account/keys')).body.keys.length;
   const routes = svc.service.routes();
   // Without a key a protected route is 401 and an unknown spelling 404; 400 is a URL the parser refuses.
-  const { findings, requests } = await sweep(routes, {}, (route, status) => (route.access === 'public' ? status === 404 || status === 400 : [400, 401, 404].includes(status)));
+  const { findings, requests } = await sweep(routes, {}, (route, status) =>
+    route.access === 'public' ? status === 404 || status === 400 : [400, 401, 404].includes(status),
+  );
   expect(findings).toEqual([]);
-  const bad = await sweep(routes, { authorization: 'Key not-a-real-key-000' }, (route, status) => (route.access === 'public' ? status === 404 || status === 400 : [400, 401, 404].includes(status)));
+  const bad = await sweep(routes, { authorization: 'Key not-a-real-key-000' }, (route, status) =>
+    route.access === 'public' ? status === 404 || status === 400 : [400, 401, 404].includes(status),
+  );
   expect(bad.findings).toEqual([]);
   expect(requests).toBeGreaterThan(routes.length * 40);
   expect(books()).toEqual(before);
@@ -186,7 +221,9 @@ test('an integration key performs no admin action under any spelling', async () 
   const before = books();
   const admin = svc.service.routes().filter((r) => r.access === 'admin');
   expect(admin.length).toBeGreaterThanOrEqual(3);
-  const { findings } = await sweep(admin, { authorization: `Key ${TEST_API_KEY}` }, (_route, status) => [400, 403, 404].includes(status));
+  const { findings } = await sweep(admin, { authorization: `Key ${TEST_API_KEY}` }, (_route, status) =>
+    [400, 403, 404].includes(status),
+  );
   expect(findings).toEqual([]);
   expect(books()).toEqual(before);
   expect(svc.service.faults()).toEqual(DEFAULT_FAULTS);

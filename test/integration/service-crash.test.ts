@@ -57,7 +57,10 @@ async function burst(url: string, stop: { now: boolean }, round: number): Promis
           // One job in six renders (ffmpeg, a completion, webhooks); the others fail fast on an
           // input nobody serves (a transition and a refund), so renders do not crowd the test.
           const image = pick === 0 ? PIXEL_PNG : UNSERVED_IMAGE;
-          const response = await api(url, 'POST', `/v1/queue/${LONG_FORM}`, { body: { image_urls: [image] }, ...(key ? { headers: { 'idempotency-key': key } } : {}) });
+          const response = await api(url, 'POST', `/v1/queue/${LONG_FORM}`, {
+            body: { image_urls: [image] },
+            ...(key ? { headers: { 'idempotency-key': key } } : {}),
+          });
           if (response.status === 202) {
             acked.jobs.set(response.body.request_id, { key, image });
             fresh.jobs.add(response.body.request_id);
@@ -86,7 +89,10 @@ const fresh = { jobs: new Set<string>(), keys: new Set<string>() };
 async function verify(url: string): Promise<void> {
   const missing: string[] = [];
   // Every acknowledged job was charged: the ledger lists them all in one answer.
-  const ledger = (await api(url, 'GET', '/v1/account/ledger')).body.entries as { kind: string; request_id: string | null }[];
+  const ledger = (await api(url, 'GET', '/v1/account/ledger')).body.entries as {
+    kind: string;
+    request_id: string | null;
+  }[];
   const charged = new Set(ledger.filter((e) => e.kind === 'charge').map((e) => e.request_id));
   for (const id of acked.jobs.keys()) if (!charged.has(id)) missing.push(`job ${id} (no charge in the ledger)`);
   const keys = (await api(url, 'GET', '/v1/account/keys')).body.keys as { id: string; revoked_at: string | null }[];
@@ -98,8 +104,12 @@ async function verify(url: string): Promise<void> {
     const { key, image } = acked.jobs.get(id)!;
     if (key) {
       // The key still names that job: a replay returns it rather than creating another.
-      const replay = await api(url, 'POST', `/v1/queue/${LONG_FORM}`, { body: { image_urls: [image] }, headers: { 'idempotency-key': key } });
-      if (replay.body?.request_id !== id) missing.push(`idempotency key ${key}: ${replay.status} ${replay.body?.request_id}`);
+      const replay = await api(url, 'POST', `/v1/queue/${LONG_FORM}`, {
+        body: { image_urls: [image] },
+        headers: { 'idempotency-key': key },
+      });
+      if (replay.body?.request_id !== id)
+        missing.push(`idempotency key ${key}: ${replay.status} ${replay.body?.request_id}`);
     }
   }
   for (const id of fresh.keys) {
@@ -108,7 +118,9 @@ async function verify(url: string): Promise<void> {
   }
   fresh.jobs.clear();
   fresh.keys.clear();
-  const listed = new Set<string>(((await api(url, 'GET', '/v1/webhooks/endpoints')).body.endpoints as { id: string }[]).map((e) => e.id));
+  const listed = new Set<string>(
+    ((await api(url, 'GET', '/v1/webhooks/endpoints')).body.endpoints as { id: string }[]).map((e) => e.id),
+  );
   for (const id of acked.endpoints) if (!listed.has(id)) missing.push(`endpoint ${id}`);
   for (const id of acked.deletedEndpoints) if (listed.has(id)) missing.push(`deleted endpoint ${id} is back`);
   expect(missing).toEqual([]);

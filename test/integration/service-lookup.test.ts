@@ -15,7 +15,9 @@ afterAll(async () => {
 
 test('a key whose submit answer was dropped is found by the lookup, with its credits; the ledger names its charge', async () => {
   svc.service.setFaults({ dropSubmitResponseRate: 1 });
-  await expect(svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input, headers: { 'idempotency-key': 'lookup-1' } })).rejects.toThrow();
+  await expect(
+    svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input, headers: { 'idempotency-key': 'lookup-1' } }),
+  ).rejects.toThrow();
   svc.service.setFaults({ dropSubmitResponseRate: 0 });
   await waitUntil(() => svc.service.jobs().some((j) => j.idempotencyKey === 'lookup-1'));
   const job = svc.service.jobs().find((j) => j.idempotencyKey === 'lookup-1')!;
@@ -26,11 +28,19 @@ test('a key whose submit answer was dropped is found by the lookup, with its cre
   expect(found.body.requests).toHaveLength(1);
   const entry = found.body.requests[0];
   expect(generationRequestSchema.parse(entry).request_id).toBe(job.id);
-  expect(entry).toMatchObject({ idempotency_key: 'lookup-1', credits_charged: job.creditsCharged, credits_refunded: 0 });
+  expect(entry).toMatchObject({
+    idempotency_key: 'lookup-1',
+    credits_charged: job.creditsCharged,
+    credits_refunded: 0,
+  });
   expect(Number.isNaN(Date.parse(entry.submitted_at))).toBe(false);
 
   const ledger = await svc.call('GET', '/v1/account/ledger');
-  expect(ledger.body.entries).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'charge', request_id: job.id, amount: -job.creditsCharged })]));
+  expect(ledger.body.entries).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ kind: 'charge', request_id: job.id, amount: -job.creditsCharged }),
+    ]),
+  );
 });
 
 test('an unknown key finds nothing; a missing key is a 422 naming the parameter', async () => {

@@ -6,7 +6,14 @@ import { runFfmpeg } from '../../src/media/ffmpeg';
 import { QuoteLimiter } from '../../src/local-service/http/quote-limiter';
 import { ServiceProblem } from '../../src/local-service/http/errors';
 import { createFfmpegModelRunner } from '../../src/local-service/media/runner';
-import { LONG_FORM, PIXEL_PNG, startTestService, waitForStatus, waitUntil, type TestService } from '../helpers/local-service';
+import {
+  LONG_FORM,
+  PIXEL_PNG,
+  startTestService,
+  waitForStatus,
+  waitUntil,
+  type TestService,
+} from '../helpers/local-service';
 
 /**
  * The price is measured on the bytes that are rendered: an input server that swaps a short clip
@@ -34,7 +41,21 @@ afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
 
 async function clip(name: string, seconds: number): Promise<Buffer> {
   const file = path.join(workDir, name);
-  await runFfmpeg(['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=96x64:rate=10', '-t', String(seconds), '-c:v', 'libx264', '-pix_fmt', 'yuv420p', file]);
+  await runFfmpeg([
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=96x64:rate=10',
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    file,
+  ]);
   return fs.readFileSync(file);
 }
 
@@ -48,7 +69,11 @@ test('a clip swapped after its first download is priced and rendered from the sa
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   // Plain http on loopback needs the local-use switch (the contract asks https of real inputs).
   const clipUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/clip.mp4`;
-  const runner = createFfmpegModelRunner({ allowPrivate: true, ownOrigin: 'http://127.0.0.1:1', ownFilesDir: path.join(workDir, 'files') });
+  const runner = createFfmpegModelRunner({
+    allowPrivate: true,
+    ownOrigin: 'http://127.0.0.1:1',
+    ownFilesDir: path.join(workDir, 'files'),
+  });
   const keep = path.join(workDir, 'inputs', 'job-1');
   const seconds = await runner.billedSeconds('service-upscale-video-fast', { video_url: clipUrl }, keep);
   expect(seconds).toBeCloseTo(1, 0);
@@ -84,9 +109,15 @@ test('a submit keeps the priced clip for its render and drops it with the finish
   await waitForStatus(svc.url, id, (s) => s === 'COMPLETED' || s === 'FAILED');
   expect(svc.service.jobs().find((j) => j.id === id)?.status).toBe('COMPLETED');
   const charge = svc.service.ledger().find((e) => e.requestId === id && e.kind === 'charge')!;
-  const quote = await svc.call('POST', '/v1/pricing/quote', { body: { model: 'service-upscale-video-fast', input: { video_url: data } } });
+  const quote = await svc.call('POST', '/v1/pricing/quote', {
+    body: { model: 'service-upscale-video-fast', input: { video_url: data } },
+  });
   expect(-charge.amount).toBe(quote.body.credits);
-  await waitUntil(() => !fs.existsSync(path.join(svc!.dataDir, 'inputs', id)), 5_000, 'the inputs of the finished job to go');
+  await waitUntil(
+    () => !fs.existsSync(path.join(svc!.dataDir, 'inputs', id)),
+    5_000,
+    'the inputs of the finished job to go',
+  );
   expect(fs.readdirSync(path.join(svc.dataDir, 'inputs'))).toEqual([]);
 });
 

@@ -29,7 +29,19 @@ let processes: ServiceProcess[] = [];
 let hook: WebhookReceiver | null = null;
 
 function args(): string[] {
-  return ['--port', '0', '--data-dir', dataDir, '--api-key', TEST_API_KEY, '--admin-key', TEST_ADMIN_KEY, '--credits', '1000', '--allow-private-webhooks'];
+  return [
+    '--port',
+    '0',
+    '--data-dir',
+    dataDir,
+    '--api-key',
+    TEST_API_KEY,
+    '--admin-key',
+    TEST_ADMIN_KEY,
+    '--credits',
+    '1000',
+    '--allow-private-webhooks',
+  ];
 }
 
 beforeEach(() => {
@@ -69,7 +81,8 @@ test('SIGKILL during jobs and during a retry schedule: nothing is lost and the l
 
   await api(first.url, 'PUT', '/v1/admin/faults', { body: { modelDurationMs: 120_000 }, key: TEST_ADMIN_KEY });
   const ids: string[] = [];
-  for (let i = 0; i < 3; i++) ids.push((await api(first.url, 'POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id);
+  for (let i = 0; i < 3; i++)
+    ids.push((await api(first.url, 'POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id);
   const [running1, running2, queued] = ids as [string, string, string];
   await waitForStatus(first.url, running2, (s) => s === 'IN_PROGRESS');
   expect((await api(first.url, 'GET', `/v1/queue/requests/${queued}/status`)).body.status).toBe('IN_QUEUE');
@@ -101,8 +114,11 @@ test('SIGKILL during jobs and during a retry schedule: nothing is lost and the l
   // The first attempt after the restart was due its delay after the last one before the kill (stored on disk), never sooner.
   const resumed = attempts[beforeKill]!;
   expect(resumed.at).toBeGreaterThanOrEqual(killedAt);
-  expect(resumed.at - attempts[beforeKill - 1]!.at).toBeGreaterThanOrEqual(LIMITS.webhookRetryDelaysSeconds[beforeKill - 1]! * 1000 - 50);
-  for (const attempt of attempts) expect(verify({ headers: attempt.headers, body: attempt.body, secrets: endpoint.secret }).ok).toBe(true);
+  expect(resumed.at - attempts[beforeKill - 1]!.at).toBeGreaterThanOrEqual(
+    LIMITS.webhookRetryDelaysSeconds[beforeKill - 1]! * 1000 - 50,
+  );
+  for (const attempt of attempts)
+    expect(verify({ headers: attempt.headers, body: attempt.body, secrets: endpoint.secret }).ok).toBe(true);
 
   // The ledger balances: seed − charges + refunds = balance, and only the two completed jobs cost.
   const ledger = (await api(second.url, 'GET', '/v1/account/ledger')).body;
@@ -110,7 +126,11 @@ test('SIGKILL during jobs and during a retry schedule: nothing is lost and the l
   expect(sum).toBe(ledger.credits);
   expect(ledger.credits).toBe(1000 - 2 * 80);
   for (const id of [running1, running2]) {
-    expect(ledger.entries.filter((e: { request_id: string }) => e.request_id === id).map((e: { kind: string; amount: number }) => [e.kind, e.amount])).toEqual([
+    expect(
+      ledger.entries
+        .filter((e: { request_id: string }) => e.request_id === id)
+        .map((e: { kind: string; amount: number }) => [e.kind, e.amount]),
+    ).toEqual([
       ['charge', -80],
       ['refund', 80],
     ]);

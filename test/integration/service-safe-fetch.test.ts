@@ -3,17 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  checkWebhookUrl,
-  safeFetch,
-  SafeFetchError,
-  type AddressRuleOptions,
-  type LookupFn,
-} from '../../src/net';
+import { checkWebhookUrl, safeFetch, SafeFetchError, type AddressRuleOptions, type LookupFn } from '../../src/net';
 import { dnsTable } from '../helpers/dns-table';
 import { runFfmpeg } from '../../src/media/ffmpeg';
 import { createFfmpegModelRunner, MediaError } from '../../src/local-service/media/runner';
-
 
 interface Seen {
   method: string;
@@ -78,10 +71,39 @@ function chain(bases: string[], final: string): string {
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'reelflow-safe-fetch-'));
-  await runFfmpeg(['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=1', '-frames:v', '1', join(workDir, 'in.png')]);
   await runFfmpeg([
-    '-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=10', '-f', 'lavfi', '-i', 'sine=frequency=440',
-    '-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', join(workDir, 'clip.mp4'),
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x120:rate=1',
+    '-frames:v',
+    '1',
+    join(workDir, 'in.png'),
+  ]);
+  await runFfmpeg([
+    '-v',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=64x48:rate=10',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440',
+    '-t',
+    '2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    join(workDir, 'clip.mp4'),
   ]);
   png = await readFile(join(workDir, 'in.png'));
   clip = await readFile(join(workDir, 'clip.mp4'));
@@ -135,7 +157,11 @@ async function fetchError(promise: Promise<unknown>): Promise<SafeFetchError> {
 describe('safeFetch', () => {
   it('connects to the validated address only, keeping the host name in the request', async () => {
     const lookup = names();
-    const result = await safeFetch(`${base('cdn.example')}/ok`, { ...loopbackAsPublic(lookup), maxBytes: 100, timeoutMs: 10_000 });
+    const result = await safeFetch(`${base('cdn.example')}/ok`, {
+      ...loopbackAsPublic(lookup),
+      maxBytes: 100,
+      timeoutMs: 10_000,
+    });
     expect(result.body.toString()).toBe('hello');
     expect(result.contentType).toBe('text/plain');
     expect(seen.at(-1)?.host).toBe(`cdn.example:${port}`);
@@ -152,7 +178,11 @@ describe('safeFetch', () => {
       const address = answers[Math.min(calls.length - 1, 1)] as string;
       return [{ address, family: 4 }];
     };
-    const result = await safeFetch(`${base('rebind.example')}/ok`, { ...loopbackAsPublic(rebinding), maxBytes: 100, timeoutMs: 10_000 });
+    const result = await safeFetch(`${base('rebind.example')}/ok`, {
+      ...loopbackAsPublic(rebinding),
+      maxBytes: 100,
+      timeoutMs: 10_000,
+    });
     expect(result.body.toString()).toBe('hello');
     expect(calls).toEqual(['rebind.example']);
   });
@@ -165,20 +195,29 @@ describe('safeFetch', () => {
   });
 
   it('gives up at the deadline', async () => {
-    const error = await fetchError(safeFetch(`${base('cdn.example')}/slow`, { ...loopbackAsPublic(names()), maxBytes: 100, timeoutMs: 300 }));
+    const error = await fetchError(
+      safeFetch(`${base('cdn.example')}/slow`, { ...loopbackAsPublic(names()), maxBytes: 100, timeoutMs: 300 }),
+    );
     expect(error.code).toBe('timeout');
   });
 
   it('stops when the caller aborts, with the abort reason', async () => {
     const controller = new AbortController();
-    const pending = safeFetch(`${base('cdn.example')}/slow`, { ...loopbackAsPublic(names()), maxBytes: 100, timeoutMs: 60_000, signal: controller.signal });
+    const pending = safeFetch(`${base('cdn.example')}/slow`, {
+      ...loopbackAsPublic(names()),
+      maxBytes: 100,
+      timeoutMs: 60_000,
+      signal: controller.signal,
+    });
     const reason = new Error('job cancelled');
     setImmediate(() => controller.abort(reason));
     await expect(pending).rejects.toBe(reason);
   });
 
   it('reports an HTTP error status', async () => {
-    const error = await fetchError(safeFetch(`${base('cdn.example')}/missing`, { ...loopbackAsPublic(names()), maxBytes: 100, timeoutMs: 10_000 }));
+    const error = await fetchError(
+      safeFetch(`${base('cdn.example')}/missing`, { ...loopbackAsPublic(names()), maxBytes: 100, timeoutMs: 10_000 }),
+    );
     expect(error).toMatchObject({ code: 'http_status', status: 404 });
   });
 
@@ -192,13 +231,20 @@ describe('safeFetch', () => {
   });
 
   it('refuses a 4th redirect', async () => {
-    const url = chain([base('hop1.example'), base('hop2.example'), base('hop3.example'), base('hop4.example')], `${base('cdn.example')}/ok`);
+    const url = chain(
+      [base('hop1.example'), base('hop2.example'), base('hop3.example'), base('hop4.example')],
+      `${base('cdn.example')}/ok`,
+    );
     const error = await fetchError(safeFetch(url, { ...loopbackAsPublic(names()), maxBytes: 100, timeoutMs: 10_000 }));
     expect(error.code).toBe('too_many_redirects');
   });
 
   it.each([
-    ['a name that resolves to a private address', 'http://internal.example/secret', /redirect 1 refused: .*10\.0\.0\.8, a private address/],
+    [
+      'a name that resolves to a private address',
+      'http://internal.example/secret',
+      /redirect 1 refused: .*10\.0\.0\.8, a private address/,
+    ],
     ['a metadata address', 'http://169.254.169.254/latest/meta-data/', /redirect 1 refused: .*metadata/],
     ['an IPv4-mapped private address', 'http://[::ffff:10.0.0.8]/', /redirect 1 refused: .*private/],
     ['credentials', 'http://user:pw@cdn.example/ok', /redirect 1 refused: .*credentials/],
@@ -206,7 +252,11 @@ describe('safeFetch', () => {
   ])('refuses a redirect to %s without connecting to it', async (_name, target, reason) => {
     const before = seen.length;
     const error = await fetchError(
-      safeFetch(`${base('hop1.example')}/redir?next=${encodeURIComponent(target)}`, { ...loopbackAsPublic(names()), maxBytes: 100, timeoutMs: 10_000 }),
+      safeFetch(`${base('hop1.example')}/redir?next=${encodeURIComponent(target)}`, {
+        ...loopbackAsPublic(names()),
+        maxBytes: 100,
+        timeoutMs: 10_000,
+      }),
     );
     expect(error.code).toBe('refused');
     expect(error.message).toMatch(reason);
@@ -214,19 +264,32 @@ describe('safeFetch', () => {
   });
 
   it('refuses loopback and http under the default rules', async () => {
-    const error = await fetchError(safeFetch(`http://127.0.0.1:${port}/ok`, { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000 }));
+    const error = await fetchError(
+      safeFetch(`http://127.0.0.1:${port}/ok`, { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000 }),
+    );
     expect(error.code).toBe('refused');
     expect(error.message).toMatch(/scheme http/);
-    const https = await fetchError(safeFetch('https://127.0.0.1/ok', { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000 }));
+    const https = await fetchError(
+      safeFetch('https://127.0.0.1/ok', { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000 }),
+    );
     expect(https.message).toMatch(/loopback/);
-    const named = await fetchError(safeFetch('https://localhost/ok', { allowPrivate: false, maxBytes: 100, timeoutMs: 10_000, lookup: dnsTable({ localhost: ['127.0.0.1', '::1'] }) }));
+    const named = await fetchError(
+      safeFetch('https://localhost/ok', {
+        allowPrivate: false,
+        maxBytes: 100,
+        timeoutMs: 10_000,
+        lookup: dnsTable({ localhost: ['127.0.0.1', '::1'] }),
+      }),
+    );
     expect(named.message).toMatch(/host localhost resolves to 127\.0\.0\.1, a loopback address/);
   });
 
   it('allowPrivate reaches loopback but still refuses a redirect to cloud metadata', async () => {
     const dev = { allowPrivate: true, maxBytes: 100, timeoutMs: 10_000 };
     await expect(safeFetch(`http://127.0.0.1:${port}/ok`, dev)).resolves.toMatchObject({ status: 200 });
-    const error = await fetchError(safeFetch(`http://127.0.0.1:${port}/redir?next=${encodeURIComponent('http://169.254.169.254/')}`, dev));
+    const error = await fetchError(
+      safeFetch(`http://127.0.0.1:${port}/redir?next=${encodeURIComponent('http://169.254.169.254/')}`, dev),
+    );
     expect(error.message).toMatch(/metadata/);
   });
 });
@@ -234,16 +297,27 @@ describe('safeFetch', () => {
 describe('checkWebhookUrl with a real redirect chain on loopback', () => {
   it('accepts a chain of 3 redirects through allowed hosts', async () => {
     const lookup = names();
-    const url = chain([base('hop1.example'), base('hop2.example'), base('hop3.example')], `${base('cdn.example')}/hook`);
+    const url = chain(
+      [base('hop1.example'), base('hop2.example'), base('hop3.example')],
+      `${base('cdn.example')}/hook`,
+    );
     await expect(checkWebhookUrl(url, loopbackAsPublic(lookup))).resolves.toEqual({ ok: true });
     expect(lookup.calls).toEqual(['hop1.example', 'hop2.example', 'hop3.example', 'cdn.example']);
   });
 
   it('refuses a chain whose third hop lands on a private address', async () => {
     const before = seen.length;
-    const url = chain([base('hop1.example'), base('hop2.example'), base('hop3.example')], 'http://internal.example/hook');
+    const url = chain(
+      [base('hop1.example'), base('hop2.example'), base('hop3.example')],
+      'http://internal.example/hook',
+    );
     const result = await checkWebhookUrl(url, loopbackAsPublic(names()));
-    expect(result).toEqual({ ok: false, reason: expect.stringMatching(/^redirect 3 to http:\/\/internal\.example\/hook refused: .*10\.0\.0\.8, a private address/) });
+    expect(result).toEqual({
+      ok: false,
+      reason: expect.stringMatching(
+        /^redirect 3 to http:\/\/internal\.example\/hook refused: .*10\.0\.0\.8, a private address/,
+      ),
+    });
     // The three redirecting hops were probed with HEAD; the private one never was.
     expect(seen.slice(before).map((s) => [s.method, s.host])).toEqual([
       ['HEAD', `hop1.example:${port}`],
@@ -253,15 +327,28 @@ describe('checkWebhookUrl with a real redirect chain on loopback', () => {
   });
 
   it('refuses a third hop on a private IP literal, IPv4-mapped or not', async () => {
-    for (const target of ['http://192.168.1.20/hook', 'http://[::ffff:192.168.1.20]/hook', 'http://169.254.169.254/hook']) {
+    for (const target of [
+      'http://192.168.1.20/hook',
+      'http://[::ffff:192.168.1.20]/hook',
+      'http://169.254.169.254/hook',
+    ]) {
       const url = chain([base('hop1.example'), base('hop2.example'), base('hop3.example')], target);
-      await expect(checkWebhookUrl(url, loopbackAsPublic(names()))).resolves.toMatchObject({ ok: false, reason: expect.stringMatching(/^redirect 3 /) });
+      await expect(checkWebhookUrl(url, loopbackAsPublic(names()))).resolves.toMatchObject({
+        ok: false,
+        reason: expect.stringMatching(/^redirect 3 /),
+      });
     }
   });
 
   it('refuses more than 3 redirects', async () => {
-    const url = chain([base('hop1.example'), base('hop2.example'), base('hop3.example'), base('hop4.example')], `${base('cdn.example')}/hook`);
-    await expect(checkWebhookUrl(url, loopbackAsPublic(names()))).resolves.toEqual({ ok: false, reason: 'more than 3 redirects' });
+    const url = chain(
+      [base('hop1.example'), base('hop2.example'), base('hop3.example'), base('hop4.example')],
+      `${base('cdn.example')}/hook`,
+    );
+    await expect(checkWebhookUrl(url, loopbackAsPublic(names()))).resolves.toEqual({
+      ok: false,
+      reason: 'more than 3 redirects',
+    });
   });
 
   it('falls back to GET when HEAD is refused, and validates that redirect too', async () => {
@@ -272,8 +359,12 @@ describe('checkWebhookUrl with a real redirect chain on loopback', () => {
 
   it('under allowPrivate accepts loopback hops but never a metadata hop', async () => {
     const local = `http://127.0.0.1:${port}`;
-    await expect(checkWebhookUrl(chain([local, local], `${local}/hook`), { allowPrivate: true })).resolves.toEqual({ ok: true });
-    await expect(checkWebhookUrl(chain([local, local], 'http://169.254.169.254/hook'), { allowPrivate: true })).resolves.toMatchObject({
+    await expect(checkWebhookUrl(chain([local, local], `${local}/hook`), { allowPrivate: true })).resolves.toEqual({
+      ok: true,
+    });
+    await expect(
+      checkWebhookUrl(chain([local, local], 'http://169.254.169.254/hook'), { allowPrivate: true }),
+    ).resolves.toMatchObject({
       ok: false,
       reason: expect.stringMatching(/redirect 2 .*metadata/),
     });
@@ -284,7 +375,9 @@ describe('checkWebhookUrl with a real redirect chain on loopback', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await expect(checkWebhookUrl(`http://127.0.0.1:${closedPort}/hook`, { allowPrivate: true })).resolves.toEqual({ ok: true });
+    await expect(checkWebhookUrl(`http://127.0.0.1:${closedPort}/hook`, { allowPrivate: true })).resolves.toEqual({
+      ok: true,
+    });
   });
 });
 
@@ -306,7 +399,11 @@ describe('model runner input fetching', () => {
         })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MediaError);
-      expect(error).toMatchObject({ code: 'input_refused', path: 'image_urls.1', message: expect.stringMatching(/scheme http|loopback/) });
+      expect(error).toMatchObject({
+        code: 'input_refused',
+        path: 'image_urls.1',
+        message: expect.stringMatching(/scheme http|loopback/),
+      });
     }
     expect(seen.length).toBe(before);
   });
@@ -324,8 +421,16 @@ describe('model runner input fetching', () => {
         })
         .catch((e: unknown) => e);
     // The data URI is over the limit too: it is the first field to fail.
-    await expect(render(`http://127.0.0.1:${port}/image.png`)).resolves.toMatchObject({ code: 'input_refused', path: 'image_urls.0' });
-    const roomy = createFfmpegModelRunner({ allowPrivate: true, ownOrigin, ownFilesDir: workDir, maxInputBytes: 1_000_000 });
+    await expect(render(`http://127.0.0.1:${port}/image.png`)).resolves.toMatchObject({
+      code: 'input_refused',
+      path: 'image_urls.0',
+    });
+    const roomy = createFfmpegModelRunner({
+      allowPrivate: true,
+      ownOrigin,
+      ownFilesDir: workDir,
+      maxInputBytes: 1_000_000,
+    });
     const missing = await roomy
       .render({
         model: 'service-video-cinema-long-form-from-references',
@@ -336,8 +441,15 @@ describe('model runner input fetching', () => {
       })
       .catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'input_fetch_failed', path: 'image_urls.0' });
-    const tooBig = createFfmpegModelRunner({ allowPrivate: true, ownOrigin, ownFilesDir: workDir, maxInputBytes: png.length - 1 });
-    await expect(tooBig.billedSeconds('service-upscale-video-fast', { video_url: `http://127.0.0.1:${port}/image.png` })).rejects.toMatchObject({
+    const tooBig = createFfmpegModelRunner({
+      allowPrivate: true,
+      ownOrigin,
+      ownFilesDir: workDir,
+      maxInputBytes: png.length - 1,
+    });
+    await expect(
+      tooBig.billedSeconds('service-upscale-video-fast', { video_url: `http://127.0.0.1:${port}/image.png` }),
+    ).rejects.toMatchObject({
       code: 'input_refused',
       path: 'video_url',
     });
@@ -353,7 +465,10 @@ describe('model runner input fetching', () => {
       signal: signal(),
     });
     expect(result.outputSeconds).toBeCloseTo(4, 1);
-    const seconds = await runner.billedSeconds('service-horizon-studio', { video_url: `http://127.0.0.1:${port}/clip.mp4`, audio_url: 'data:audio/wav;base64,' });
+    const seconds = await runner.billedSeconds('service-horizon-studio', {
+      video_url: `http://127.0.0.1:${port}/clip.mp4`,
+      audio_url: 'data:audio/wav;base64,',
+    });
     expect(seconds).toBeCloseTo(2, 1);
   });
 });

@@ -3,7 +3,16 @@ import * as path from 'node:path';
 import { LOCAL_PER_SECOND_RATES, pricePerSecond } from '../../src/contract/pricing';
 import { probe } from '../../src/media/ffmpeg';
 import { startLocalService } from '../../src/local-service';
-import { api, LONG_FORM, TEST_ADMIN_KEY, PIXEL_PNG, startTestService, tempDataDir, waitForStatus, type TestService } from '../helpers/local-service';
+import {
+  api,
+  LONG_FORM,
+  TEST_ADMIN_KEY,
+  PIXEL_PNG,
+  startTestService,
+  tempDataDir,
+  waitForStatus,
+  type TestService,
+} from '../helpers/local-service';
 import { silentWavDataUri } from './workflow-harness';
 
 /** The stub render mode (`--render stub`, a benchmarking aid) and the service's own clocks. */
@@ -21,7 +30,10 @@ describe('local service, stub render mode', () => {
     fs.rmSync(fixtures, { recursive: true, force: true });
   });
 
-  async function runJob(model: string, input: Record<string, unknown>): Promise<{ id: string; url: string; file: string }> {
+  async function runJob(
+    model: string,
+    input: Record<string, unknown>,
+  ): Promise<{ id: string; url: string; file: string }> {
     const submitted = await svc.call('POST', `/v1/queue/${model}`, { body: input });
     expect(submitted.status).toBe(202);
     const id = String(submitted.body.request_id);
@@ -34,31 +46,60 @@ describe('local service, stub render mode', () => {
   }
 
   test('a chain completes with real, playable clips of the size each model makes, after the hold, and the clocks say when', async () => {
-    const generated = await runJob(LONG_FORM, { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p', aspect_ratio: '16:9' });
-    const revoiced = await runJob('service-horizon-studio', { video_url: generated.url, audio_url: silentWavDataUri(1, 8000) });
+    const generated = await runJob(LONG_FORM, {
+      image_urls: [PIXEL_PNG],
+      duration: '4',
+      resolution: '480p',
+      aspect_ratio: '16:9',
+    });
+    const revoiced = await runJob('service-horizon-studio', {
+      video_url: generated.url,
+      audio_url: silentWavDataUri(1, 8000),
+    });
     const upscaled = await runJob('service-upscale-video-fast', { video_url: revoiced.url });
 
-    for (const [job, width, height] of [[generated, 854, 480], [revoiced, 854, 480], [upscaled, 1708, 960]] as const) {
+    for (const [job, width, height] of [
+      [generated, 854, 480],
+      [revoiced, 854, 480],
+      [upscaled, 1708, 960],
+    ] as const) {
       const probed = await probe(job.file);
       const video = probed.streams.find((s) => s.codecType === 'video');
-      expect({ width: video?.width, height: video?.height, audio: probed.streams.some((s) => s.codecType === 'audio') }).toEqual({ width, height, audio: true });
+      expect({
+        width: video?.width,
+        height: video?.height,
+        audio: probed.streams.some((s) => s.codecType === 'audio'),
+      }).toEqual({ width, height, audio: true });
       expect(probed.duration).toBeGreaterThan(3.9);
       expect(probed.duration).toBeLessThan(4.2);
     }
     // Fixtures are rendered once and kept: three jobs, two sizes.
-    expect(fs.readdirSync(fixtures).filter((f) => f.endsWith('.mp4')).sort()).toEqual(['stub-1708x960-4s.mp4', 'stub-854x480-4s.mp4']);
+    expect(
+      fs
+        .readdirSync(fixtures)
+        .filter((f) => f.endsWith('.mp4'))
+        .sort(),
+    ).toEqual(['stub-1708x960-4s.mp4', 'stub-854x480-4s.mp4']);
 
     const clocks = await svc.call('GET', '/v1/admin/jobs', { key: TEST_ADMIN_KEY });
     expect(clocks.status).toBe(200);
-    const byId = new Map<string, Record<string, number | string | null>>(clocks.body.jobs.map((j: { id: string }) => [j.id, j]));
+    const byId = new Map<string, Record<string, number | string | null>>(
+      clocks.body.jobs.map((j: { id: string }) => [j.id, j]),
+    );
     for (const job of [generated, revoiced, upscaled]) {
       const c = byId.get(job.id)!;
-      const [received, submitted, started, completed] = [c.receivedAt, c.submittedAt, c.startedAt, c.completedAt].map(Number);
+      const [received, submitted, started, completed] = [c.receivedAt, c.submittedAt, c.startedAt, c.completedAt].map(
+        Number,
+      );
       expect(received).toBeLessThanOrEqual(submitted!);
       expect(submitted).toBeLessThanOrEqual(started!);
       expect(completed! - started!).toBeGreaterThanOrEqual(HOLD_MS - 5);
     }
-    expect([byId.get(generated.id)!.inputRequestId, byId.get(revoiced.id)!.inputRequestId, byId.get(upscaled.id)!.inputRequestId]).toEqual([null, generated.id, revoiced.id]);
+    expect([
+      byId.get(generated.id)!.inputRequestId,
+      byId.get(revoiced.id)!.inputRequestId,
+      byId.get(upscaled.id)!.inputRequestId,
+    ]).toEqual([null, generated.id, revoiced.id]);
     expect(clocks.body.counters.submits).toBe(3);
     // Per-second models are billed by the stub clip's known length (4 s), exactly as a probe would.
     const charged = (id: string) => svc.service.jobs().find((j) => j.id === id)!.creditsCharged;

@@ -2,7 +2,16 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_VERSION, LIMITS, webhookEventSchema } from '../../src/contract';
 import { verify } from '../../src/contract/signature';
-import { LONG_FORM, PIXEL_PNG, startReceiver, startTestService, waitForStatus, waitUntil, type TestService, type WebhookReceiver } from '../helpers/local-service';
+import {
+  LONG_FORM,
+  PIXEL_PNG,
+  startReceiver,
+  startTestService,
+  waitForStatus,
+  waitUntil,
+  type TestService,
+  type WebhookReceiver,
+} from '../helpers/local-service';
 
 /** Signed webhook deliveries to receivers on loopback, checked with the contract's `verify`. */
 
@@ -68,18 +77,31 @@ test('a completed job is delivered once to every endpoint, signed, with every fi
   const id = await runJob(svc);
   await waitUntil(() => a.received.length === 1 && b.received.length === 1, 20_000, 'deliveries');
 
-  for (const [hook, endpoint] of [[a, endpointA], [b, endpointB]] as const) {
+  for (const [hook, endpoint] of [
+    [a, endpointA],
+    [b, endpointB],
+  ] as const) {
     const delivery = hook.received[0]!;
-    expect(verify({ headers: delivery.headers, body: delivery.body, secrets: endpoint.secret })).toMatchObject({ ok: true });
+    expect(verify({ headers: delivery.headers, body: delivery.body, secrets: endpoint.secret })).toMatchObject({
+      ok: true,
+    });
     const event = webhookEventSchema.parse(JSON.parse(delivery.body.toString('utf8')));
-    expect(event).toMatchObject({ event_type: 'generation.completed', api_version: API_VERSION, request_id: id, status: 'OK', error: null });
+    expect(event).toMatchObject({
+      event_type: 'generation.completed',
+      api_version: API_VERSION,
+      request_id: id,
+      status: 'OK',
+      error: null,
+    });
     expect(delivery.headers['service-webhook-id']).toBe(event.event_id);
     expect(delivery.headers['service-webhook-event-type']).toBe('generation.completed');
     const result = (await svc.call('GET', `/v1/queue/requests/${id}`)).body;
     expect(event.data).toEqual({ ...result, gateway_request_id: id, output_count: result.videos.length });
   }
   // The other endpoint's secret does not verify: each endpoint signs with its own.
-  expect(verify({ headers: a.received[0]!.headers, body: a.received[0]!.body, secrets: endpointB.secret }).ok).toBe(false);
+  expect(verify({ headers: a.received[0]!.headers, body: a.received[0]!.body, secrets: endpointB.secret }).ok).toBe(
+    false,
+  );
 });
 
 test('408, 425, 429 and 5xx are retried with the same event_id; 400, 401, 404 and 410 are not', async () => {
@@ -97,14 +119,27 @@ test('408, 425, 429 and 5xx are retried with the same event_id; 400, 401, 404 an
     expect(hook.received[1]!.body.equals(hook.received[0]!.body)).toBe(true);
   }
   // The service's own record says the permanent ones are settled after one attempt: no retry is scheduled.
-  await waitUntil(() => svc.service.deliveries().filter((d) => d.state === 'failed').length === permanent.length, 20_000, 'permanent failures');
+  await waitUntil(
+    () => svc.service.deliveries().filter((d) => d.state === 'failed').length === permanent.length,
+    20_000,
+    'permanent failures',
+  );
   const failed = svc.service.deliveries().filter((d) => d.state === 'failed');
   expect(failed.map((d) => d.attempts)).toEqual(permanent.map(() => 1));
   expect(failed.map((d) => d.nextAttemptAt)).toEqual(permanent.map(() => null));
   expect(permanentHooks.map((h) => h.received.length)).toEqual(permanent.map(() => 1));
   // A receiver has its POST a moment before the service journals the answer.
-  await waitUntil(() => svc.service.deliveries().filter((d) => d.state === 'delivered').length === retried.length, 20_000, 'delivered records');
-  expect(svc.service.deliveries().filter((d) => d.state === 'delivered').map((d) => d.attempts)).toEqual(retried.map(() => 2));
+  await waitUntil(
+    () => svc.service.deliveries().filter((d) => d.state === 'delivered').length === retried.length,
+    20_000,
+    'delivered records',
+  );
+  expect(
+    svc.service
+      .deliveries()
+      .filter((d) => d.state === 'delivered')
+      .map((d) => d.attempts),
+  ).toEqual(retried.map(() => 2));
 });
 
 test('rotation: deliveries carry two v1= entries during the grace period, old and new secret both verify', async () => {
@@ -138,7 +173,9 @@ test('rotation with a grace period: the old secret still verifies within it, and
   const svc = await service();
   const hook = await receiver();
   const endpoint = await register(svc, hook.url);
-  const rotated = await svc.call('POST', `/v1/webhooks/endpoints/${endpoint.id}/rotate`, { body: { grace_seconds: GRACE_SECONDS } });
+  const rotated = await svc.call('POST', `/v1/webhooks/endpoints/${endpoint.id}/rotate`, {
+    body: { grace_seconds: GRACE_SECONDS },
+  });
   expect(rotated.status).toBe(200);
   // The service's clock read the rotation before this one did: the grace ends before `graceEndsBy`.
   const graceEndsBy = Date.now() + GRACE_SECONDS * 1000;
@@ -178,10 +215,22 @@ test('failed and cancelled jobs emit events only when the flag is on', async () 
   const cancelled = (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id;
   await svc.call('POST', `/v1/queue/requests/${cancelled}/cancel`);
   await waitUntil(() => hook.received.length === 2, 20_000, 'cancelled event');
-  const [failedEvent, cancelledEvent] = hook.received.map((d) => webhookEventSchema.parse(JSON.parse(d.body.toString('utf8'))));
-  expect(failedEvent).toMatchObject({ event_type: 'generation.failed', request_id: failed, status: 'ERROR', error: { code: 'generation_failed' } });
+  const [failedEvent, cancelledEvent] = hook.received.map((d) =>
+    webhookEventSchema.parse(JSON.parse(d.body.toString('utf8'))),
+  );
+  expect(failedEvent).toMatchObject({
+    event_type: 'generation.failed',
+    request_id: failed,
+    status: 'ERROR',
+    error: { code: 'generation_failed' },
+  });
   expect(failedEvent!.data).toMatchObject({ status: 'FAILED', output_count: 0, gateway_request_id: failed });
-  expect(cancelledEvent).toMatchObject({ event_type: 'generation.cancelled', request_id: cancelled, status: 'CANCELLED', error: { code: 'cancelled' } });
+  expect(cancelledEvent).toMatchObject({
+    event_type: 'generation.cancelled',
+    request_id: cancelled,
+    status: 'CANCELLED',
+    error: { code: 'cancelled' },
+  });
   expect(cancelledEvent!.data).toMatchObject({ status: 'CANCELLED', output_count: 0, gateway_request_id: cancelled });
 });
 
@@ -189,10 +238,15 @@ test('an endpoint registered with events [completed, failed, cancelled] receives
   const svc = await service({ faults: { failureRate: 1 } });
   const all = await receiver();
   const completionsOnly = await receiver();
-  const created = await svc.call('POST', '/v1/webhooks/endpoints', { body: { url: all.url, events: ['generation.completed', 'generation.failed', 'generation.cancelled'] } });
+  const created = await svc.call('POST', '/v1/webhooks/endpoints', {
+    body: { url: all.url, events: ['generation.completed', 'generation.failed', 'generation.cancelled'] },
+  });
   expect(created.status).toBe(201);
   await register(svc, completionsOnly.url);
-  const listed = (await svc.call('GET', '/v1/webhooks/endpoints')).body.endpoints as Array<{ url: string; events: string[] }>;
+  const listed = (await svc.call('GET', '/v1/webhooks/endpoints')).body.endpoints as Array<{
+    url: string;
+    events: string[];
+  }>;
   expect(Object.fromEntries(listed.map((e) => [e.url, e.events]))).toEqual({
     [all.url]: ['generation.completed', 'generation.failed', 'generation.cancelled'],
     [completionsOnly.url]: ['generation.completed'],
@@ -200,14 +254,27 @@ test('an endpoint registered with events [completed, failed, cancelled] receives
   const failed = (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id;
   await waitForStatus(svc.url, failed, (s) => s === 'FAILED');
   await waitUntil(() => all.received.length === 1, 20_000, 'failed event at the subscribed endpoint');
-  expect(JSON.parse(all.received[0]!.body.toString('utf8'))).toMatchObject({ event_type: 'generation.failed', request_id: failed, error: { code: 'generation_failed', message: expect.any(String) } });
+  expect(JSON.parse(all.received[0]!.body.toString('utf8'))).toMatchObject({
+    event_type: 'generation.failed',
+    request_id: failed,
+    error: { code: 'generation_failed', message: expect.any(String) },
+  });
   svc.service.setFaults({ failureRate: 0 });
   const completed = await runJob(svc);
-  await waitUntil(() => completionsOnly.received.length === 1 && all.received.length === 2, 20_000, 'completion at both');
+  await waitUntil(
+    () => completionsOnly.received.length === 1 && all.received.length === 2,
+    20_000,
+    'completion at both',
+  );
   expect(JSON.parse(completionsOnly.received[0]!.body.toString('utf8')).request_id).toBe(completed);
   for (const bad of [['generation.started'], [], ['generation.failed', 'generation.failed']]) {
     const refused = await svc.call('POST', '/v1/webhooks/endpoints', { body: { url: all.url, events: bad } });
-    expect({ bad, status: refused.status, code: refused.body.code, path: refused.body.errors?.[0]?.path }).toEqual({ bad, status: 422, code: 'validation_failed', path: expect.stringMatching(/^events/) });
+    expect({ bad, status: refused.status, code: refused.body.code, path: refused.body.errors?.[0]?.path }).toEqual({
+      bad,
+      status: 422,
+      code: 'validation_failed',
+      path: expect.stringMatching(/^events/),
+    });
   }
 });
 
@@ -254,7 +321,12 @@ test(`a receiver that always fails gets exactly ${LIMITS.webhookMaxAttempts} att
   expect(log.slice(1).map((a, i) => (a.dueAt - log[i]!.endedAt) / 1000)).toEqual(LIMITS.webhookRetryDelaysSeconds);
   expect(log.map((a) => a.nextAttemptAt)).toEqual([...log.slice(1).map((a) => a.dueAt), null]);
   for (const attempt of log) expect(attempt.sentAt).toBeGreaterThanOrEqual(attempt.dueAt);
-  expect(svc.service.deliveries()[0]).toMatchObject({ attempts: 6, state: 'failed', nextAttemptAt: null, lastStatus: 500 });
+  expect(svc.service.deliveries()[0]).toMatchObject({
+    attempts: 6,
+    state: 'failed',
+    nextAttemptAt: null,
+    lastStatus: 500,
+  });
 }, 120_000);
 
 test('reordering: each delivery waits a random extra time, so later events overtake earlier ones', async () => {
@@ -263,7 +335,10 @@ test('reordering: each delivery waits a random extra time, so later events overt
   const hook = await receiver();
   await register(svc, hook.url);
   const ids = await Promise.all(
-    Array.from({ length: 16 }, async () => (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id as string),
+    Array.from(
+      { length: 16 },
+      async () => (await svc.call('POST', `/v1/queue/${LONG_FORM}`, { body: input })).body.request_id as string,
+    ),
   );
   await waitUntil(() => hook.received.length === ids.length, 120_000, 'every delivery');
   // The waits as the service scheduled them (its journal), not as a loaded machine happened to deliver them.
@@ -278,7 +353,9 @@ test('reordering: each delivery waits a random extra time, so later events overt
   expect(Math.max(...waits) - Math.min(...waits)).toBeGreaterThan(300);
   // Later events overtake earlier ones: the order the service sent them is not the order its jobs ended.
   const completedAt = new Map(svc.service.jobs().map((j) => [j.id, j.completedAt!]));
-  const bySending = [...deliveries].sort((a, b) => a.attemptLog![0]!.sentAt - b.attemptLog![0]!.sentAt).map((d) => d.requestId);
+  const bySending = [...deliveries]
+    .sort((a, b) => a.attemptLog![0]!.sentAt - b.attemptLog![0]!.sentAt)
+    .map((d) => d.requestId);
   const byCompletion = [...ids].sort((a, b) => completedAt.get(a)! - completedAt.get(b)!);
   expect(bySending).not.toEqual(byCompletion);
 }, 180_000);

@@ -26,6 +26,13 @@ afterAll(async () => {
 
 it("a dev server that exits while starting fails with its log's words in the message, not only the file's path", async () => {
   const uiPort = (occupied.address() as AddressInfo).port;
-  const start = startTemporalDevServer({ dbFile: join(dir, 'temporal.db'), logFile: join(dir, 'temporal.log'), port: await freePort(), uiPort });
-  await expect(start).rejects.toThrow(/exited with code \d+; see .*temporal\.log, which ends:\n.*UI port .*address already in use/s);
+  const start = startTemporalDevServer({
+    dbFile: join(dir, 'temporal.db'),
+    logFile: join(dir, 'temporal.log'),
+    port: await freePort(),
+    uiPort,
+  });
+  await expect(start).rejects.toThrow(
+    /exited with code \d+; see .*temporal\.log, which ends:\n.*UI port .*address already in use/s,
+  );
 });

@@ -5,7 +5,10 @@ import { startDevServer, startTimeSkippingServer } from '../helpers/temporal';
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./temporal-smoke.workflows'), logger: quietLogger() });
+  bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./temporal-smoke.workflows'),
+    logger: quietLogger(),
+  });
 });
 
 function quietLogger() {
@@ -21,7 +24,11 @@ async function runOnce(env: TestWorkflowEnvironment): Promise<string> {
     activities: { greet: async (name: string) => `hello ${name}` },
   });
   return worker.runUntil(
-    env.client.workflow.execute('smokeWorkflow', { taskQueue: 'smoke', workflowId: `smoke-${Date.now()}`, args: ['reelflow', 60 * 60 * 1000] }),
+    env.client.workflow.execute('smokeWorkflow', {
+      taskQueue: 'smoke',
+      workflowId: `smoke-${Date.now()}`,
+      args: ['reelflow', 60 * 60 * 1000],
+    }),
   );
 }
 
@@ -50,7 +57,11 @@ describe('a real Temporal server', () => {
         activities: { greet: async (name: string) => `hi ${name}` },
       });
       const result = await worker.runUntil(
-        env.client.workflow.execute('smokeWorkflow', { taskQueue: 'smoke-dev', workflowId: `smoke-dev-${Date.now()}`, args: ['dev', 10] }),
+        env.client.workflow.execute('smokeWorkflow', {
+          taskQueue: 'smoke-dev',
+          workflowId: `smoke-dev-${Date.now()}`,
+          args: ['dev', 10],
+        }),
       );
       expect(result).toBe('hi dev');
     } finally {

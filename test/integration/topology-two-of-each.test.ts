@@ -48,7 +48,11 @@ async function startWorker(bundlePath: string): Promise<void> {
   // The production path: the bundle and tuning come from the environment, as in docker-compose.yml.
   // Its own connection, as a separate worker process has (the SDK refuses two workers of one queue on one connection).
   const connection = await NativeConnection.connect({ address: env.address });
-  const { workflowBundle, ...tuning } = workerOptionsFromEnv({ REELFLOW_WORKFLOW_BUNDLE: bundlePath, REELFLOW_MAX_CONCURRENT_ACTIVITIES: '20', REELFLOW_SHUTDOWN_GRACE_SECONDS: '10' });
+  const { workflowBundle, ...tuning } = workerOptionsFromEnv({
+    REELFLOW_WORKFLOW_BUNDLE: bundlePath,
+    REELFLOW_MAX_CONCURRENT_ACTIVITIES: '20',
+    REELFLOW_SHUTDOWN_GRACE_SECONDS: '10',
+  });
   const worker = await createReelflowWorker({
     connection,
     client: env.client,
@@ -73,7 +77,9 @@ async function stopWorker(index: number): Promise<void> {
 }
 
 function startPipeline(name: string) {
-  const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, name, { allowedOrigins: [service.url] });
+  const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, name, {
+    allowedOrigins: [service.url],
+  });
   return env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(name),
@@ -94,7 +100,12 @@ beforeAll(async () => {
   const registered = await service.call('POST', '/v1/webhooks/endpoints', { body: { url: proxy.url } });
   expect(registered.status).toBe(201);
   for (let i = 0; i < 2; i += 1) {
-    const config = loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret), TEMPORAL_ADDRESS: env.address, REELFLOW_BRIDGE_PORT: '0', REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE });
+    const config = loadBridgeConfig({
+      REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
+      TEMPORAL_ADDRESS: env.address,
+      REELFLOW_BRIDGE_PORT: '0',
+      REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
+    });
     bridges.push(await startBridgeServer(config, { logger: pino({ level: 'silent' }) }));
   }
   await startWorker(bundlePath);

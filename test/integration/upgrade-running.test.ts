@@ -8,7 +8,12 @@ import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, type TestService 
 import { createServiceClient } from '../../src/client/service-client';
 import { createReelflowWorker } from '../../src/workers/worker';
 import { from, pipeline } from '../../src/spec';
-import { SEARCH_ATTRIBUTE_KEYS, jobWorkflowId, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
+import {
+  SEARCH_ATTRIBUTE_KEYS,
+  jobWorkflowId,
+  pipelineWorkflowId,
+  rendezvousWorkflowId,
+} from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, eventually, startTestBridge } from './workflow-harness';
 
@@ -26,7 +31,11 @@ const TASK_QUEUE = 'upgrade-running';
 
 /** The previous release's workflow bundle (as its worker ran it). */
 function previousBundle(): { code: string } {
-  return { code: zlib.gunzipSync(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'workflow-bundle-v1.js.gz'))).toString() };
+  return {
+    code: zlib
+      .gunzipSync(fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'workflow-bundle-v1.js.gz')))
+      .toString(),
+  };
 }
 
 beforeAll(async () => {
@@ -48,26 +57,64 @@ it('a pipeline started on the previous code, mid-step at the switch, completes o
     .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
     .step('upscale', 'service-upscale-video-fast', { video_url: from('generate') })
     .build();
-  const old = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: TASK_QUEUE, service: client, workflowBundle: previousBundle() });
+  const old = await createReelflowWorker({
+    connection: env.nativeConnection,
+    client: env.client,
+    taskQueue: TASK_QUEUE,
+    service: client,
+    workflowBundle: previousBundle(),
+  });
   const bridge = await startTestBridge(service, env, TASK_QUEUE);
   try {
     // Previous release: the pipeline starts its first child job workflow, which submits and subscribes.
     const handle = await old.runUntil(async () => {
-      const started = await env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId: pipelineWorkflowId(spec.name), args: [{ spec }] });
-      const job = await eventually(() => service.service.jobs().find((j) => j.status === 'IN_PROGRESS'), 'the first job running');
-      await eventually(() => env.client.workflow.getHandle(rendezvousWorkflowId(job.id)).describe().then((d) => d.type === 'webhookRendezvousWorkflow', () => false), 'the job subscribed');
+      const started = await env.client.workflow.start('pipelineWorkflow', {
+        taskQueue: TASK_QUEUE,
+        workflowId: pipelineWorkflowId(spec.name),
+        args: [{ spec }],
+      });
+      const job = await eventually(
+        () => service.service.jobs().find((j) => j.status === 'IN_PROGRESS'),
+        'the first job running',
+      );
+      await eventually(
+        () =>
+          env.client.workflow
+            .getHandle(rendezvousWorkflowId(job.id))
+            .describe()
+            .then(
+              (d) => d.type === 'webhookRendezvousWorkflow',
+              () => false,
+            ),
+        'the job subscribed',
+      );
       return started;
     });
     expect(service.service.jobs()).toHaveLength(1);
 
     // New release: the running job workflow learns its outcome through its rendezvous (the new bridge
     // still delivers to it); the legacy pipeline then starts its second step as a child job workflow.
-    const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: TASK_QUEUE, service: client, workflowBundle: newBundle });
+    const worker = await createReelflowWorker({
+      connection: env.nativeConnection,
+      client: env.client,
+      taskQueue: TASK_QUEUE,
+      service: client,
+      workflowBundle: newBundle,
+    });
     const { summary, fresh } = await worker.runUntil(async () => {
       const result = (await handle.result()) as PipelineSummary;
-      const after = pipeline('started-after').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
-      const freshHandle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId: pipelineWorkflowId(after.name), args: [{ spec: after }] });
-      return { summary: result, fresh: { handle: freshHandle, result: (await freshHandle.result()) as PipelineSummary } };
+      const after = pipeline('started-after')
+        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+        .build();
+      const freshHandle = await env.client.workflow.start('pipelineWorkflow', {
+        taskQueue: TASK_QUEUE,
+        workflowId: pipelineWorkflowId(after.name),
+        args: [{ spec: after }],
+      });
+      return {
+        summary: result,
+        fresh: { handle: freshHandle, result: (await freshHandle.result()) as PipelineSummary },
+      };
     });
     expect(summary.status).toBe('completed');
     expect(summary.steps.map((s) => [s.id, s.status, s.polls])).toEqual([
@@ -76,7 +123,9 @@ it('a pipeline started on the previous code, mid-step at the switch, completes o
     ]);
     expect(service.service.jobs()).toHaveLength(3);
     const history = await handle.fetchHistory();
-    const children = (history.events ?? []).flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    const children = (history.events ?? []).flatMap(
+      (e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? [],
+    );
     expect(children).toEqual([jobWorkflowId('started-before', 'generate'), jobWorkflowId('started-before', 'upscale')]);
     expect((history.events ?? []).some((e) => e.markerRecordedEventAttributes)).toBe(false);
     const upscale = await env.client.workflow.getHandle(jobWorkflowId('started-before', 'upscale')).describe();
@@ -86,7 +135,9 @@ it('a pipeline started on the previous code, mid-step at the switch, completes o
     expect(fresh.result.status).toBe('completed');
     const freshHistory = await fresh.handle.fetchHistory();
     expect((freshHistory.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
-    const route = await env.client.workflow.getHandle(rendezvousWorkflowId(fresh.result.steps[0]?.requestIds[0] as string)).describe();
+    const route = await env.client.workflow
+      .getHandle(rendezvousWorkflowId(fresh.result.steps[0]?.requestIds[0] as string))
+      .describe();
     expect([route.type, route.memo?.subscriber]).toEqual(['webhookRouteWorkflow', fresh.handle.workflowId]);
   } finally {
     await bridge.stop();

@@ -22,7 +22,10 @@ let bridge: RunningBridge;
 const TASK_QUEUE = 'webhook-path-test';
 
 beforeAll(async () => {
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { allowPrivateWebhooks: true });
 }, 120_000);
 
@@ -33,11 +36,19 @@ afterAll(async () => {
 });
 
 it('completes a three-step pipeline from the service’s own signed webhooks, with zero status polls', async () => {
-  ({ bridge } = await startRegisteredBridge({ serviceUrl: h.service.url, temporalAddress: env.address, taskQueue: TASK_QUEUE }));
+  ({ bridge } = await startRegisteredBridge({
+    serviceUrl: h.service.url,
+    temporalAddress: env.address,
+    taskQueue: TASK_QUEUE,
+  }));
 
-  const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'webhook-path', {
-    allowedOrigins: [h.service.url],
-  });
+  const spec = threeStepPipeline(
+    { imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' },
+    'webhook-path',
+    {
+      allowedOrigins: [h.service.url],
+    },
+  );
   const handle = await env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(spec.name),
@@ -71,7 +82,16 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
   const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
   // Preflight of the steps with literal inputs (generate's image, revoice's voice track), then one submit per step.
-  expect(activities).toEqual(['preflightJob', 'preflightJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
+  expect(activities).toEqual([
+    'preflightJob',
+    'preflightJob',
+    'submitAndSubscribe',
+    'quoteJob',
+    'submitAndSubscribe',
+    'quoteJob',
+    'submitAndSubscribe',
+    'quoteJob',
+  ]);
   // Every completion reached the bridge as a real signed delivery and was signalled to the pipeline itself:
   // each request's route named the pipeline and closed holding nothing.
   const deliveries = h.service.service.deliveries();
@@ -81,6 +101,10 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
     expect(deliveries.some((d) => d.requestId === job.id && d.state === 'delivered')).toBe(true);
     const route = env.client.workflow.getHandle(rendezvousWorkflowId(job.id));
     expect((await route.describe()).type).toBe('webhookRouteWorkflow');
-    expect(await route.result()).toMatchObject({ endedBecause: 'handed_over', subscriber: handle.workflowId, events: [] });
+    expect(await route.result()).toMatchObject({
+      endedBecause: 'handed_over',
+      subscriber: handle.workflowId,
+      events: [],
+    });
   }
 });

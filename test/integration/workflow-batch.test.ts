@@ -6,7 +6,15 @@ import { pipeline, type PipelineSpec } from '../../src/spec';
 import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId } from '../../src/workflows/definitions';
 import type { BatchProgress, BatchWorkflowInput } from '../../src/workflows/batch-types';
 import { WorkflowFailedError } from '@temporalio/client';
-import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  eventually,
+  maybeRecordHistory,
+  startHarness,
+  startTestBridge,
+  type Harness,
+  type TestBridge,
+} from './workflow-harness';
 
 let bundle: WorkflowBundleWithSourceMap;
 let env: TestWorkflowEnvironment;
@@ -15,7 +23,10 @@ let bridge: TestBridge;
 const TASK_QUEUE = 'workflow-batch-test';
 
 beforeAll(async () => {
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 4 });
   bridge = await startTestBridge(h.service, env, TASK_QUEUE);
 }, 120_000);
@@ -32,8 +43,15 @@ function item(name: string, budget?: number): PipelineSpec {
   return (budget === undefined ? builder : builder.budget(budget)).build();
 }
 
-async function runBatch(input: BatchWorkflowInput, record: string): Promise<{ result: BatchProgress; maxRunning: number }> {
-  const handle = await env.client.workflow.start('batchWorkflow', { taskQueue: TASK_QUEUE, workflowId: batchWorkflowId(input.name), args: [input] });
+async function runBatch(
+  input: BatchWorkflowInput,
+  record: string,
+): Promise<{ result: BatchProgress; maxRunning: number }> {
+  const handle = await env.client.workflow.start('batchWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: batchWorkflowId(input.name),
+    args: [input],
+  });
   let maxRunning = 0;
   let done = false;
   const result = handle.result().finally(() => (done = true));
@@ -68,7 +86,10 @@ describe('batch workflow', () => {
     const submitsBefore = h.service.service.counters().submits;
     // Each render holds its job in flight for 3 s, so items started together overlap at the service (which runs 4 at once).
     h.service.service.setFaults({ modelDurationMs: 3_000 });
-    const first = await runBatch({ name: 'nightly', items: manifest, concurrency: 2, itemsPerRun: 2 }, 'batch-first').finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
+    const first = await runBatch(
+      { name: 'nightly', items: manifest, concurrency: 2, itemsPerRun: 2 },
+      'batch-first',
+    ).finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
     expect(first.maxRunning).toBeGreaterThan(0);
     expect(first.maxRunning).toBeLessThanOrEqual(2);
     // The bound as the service saw it: never more than 2 of the batch's jobs in flight (created, not yet terminal).
@@ -76,17 +97,31 @@ describe('batch workflow', () => {
     expect(batchJobs).toHaveLength(4);
     expect(maxInFlight(batchJobs)).toBeLessThanOrEqual(2);
     expect(first.result.runs).toBe(3);
-    expect(first.result).toMatchObject({ total: 5, toRun: 5, completed: 4, failed: 1, cancelled: 0, status: 'completed' });
+    expect(first.result).toMatchObject({
+      total: 5,
+      toRun: 5,
+      completed: 4,
+      failed: 1,
+      cancelled: 0,
+      status: 'completed',
+    });
     const failed = first.result.results.find((r) => r.name === 'batch-c');
     expect(failed?.status).toBe('failed');
     expect(failed?.error).toMatch(/exceeds the remaining budget of 10/);
-    expect(first.result.results.filter((r) => r.status === 'completed').every((r) => r.finalOutputUrl?.startsWith(`${h.service.url}/files/`))).toBe(true);
+    expect(
+      first.result.results
+        .filter((r) => r.status === 'completed')
+        .every((r) => r.finalOutputUrl?.startsWith(`${h.service.url}/files/`)),
+    ).toBe(true);
     expect(h.service.service.counters().submits - submitsBefore).toBe(4);
 
     // Re-run after fixing the failed item's budget: only that item runs again.
     const fixed = manifest.map((spec) => (spec.name === 'batch-c' ? item('batch-c', 500) : spec));
     const rerunSubmitsBefore = h.service.service.counters().submits;
-    const rerun = await runBatch({ name: 'nightly-rerun', items: fixed, concurrency: 2, rerunOf: first.result.results }, 'batch-rerun');
+    const rerun = await runBatch(
+      { name: 'nightly-rerun', items: fixed, concurrency: 2, rerunOf: first.result.results },
+      'batch-rerun',
+    );
     expect(rerun.result).toMatchObject({ total: 5, toRun: 1, completed: 5, failed: 0 });
     expect(h.service.service.counters().submits - rerunSubmitsBefore).toBe(1);
     const carried = rerun.result.results.filter((r) => r.name !== 'batch-c');
@@ -97,7 +132,9 @@ describe('batch workflow', () => {
     // Six items in one run (no continue-as-new in between), two at a time; each render holds its job 3 s.
     h.service.service.setFaults({ modelDurationMs: 3_000 });
     const items = ['bound-1', 'bound-2', 'bound-3', 'bound-4', 'bound-5', 'bound-6'].map((name) => item(name));
-    const run = await runBatch({ name: 'bounded', items, concurrency: 2 }, 'batch-bounded').finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
+    const run = await runBatch({ name: 'bounded', items, concurrency: 2 }, 'batch-bounded').finally(() =>
+      h.service.service.setFaults({ modelDurationMs: 0 }),
+    );
     expect(run.result).toMatchObject({ total: 6, completed: 6, failed: 0, runs: 1 });
     const jobs = h.service.service.jobs().filter((j) => /bound-\d\/job\//.test(j.idempotencyKey ?? ''));
     expect(jobs).toHaveLength(6);
@@ -108,16 +145,37 @@ describe('batch workflow', () => {
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {
     h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 600_000 } });
     try {
-      const input: BatchWorkflowInput = { name: 'cancel-me', items: [item('cb-1'), item('cb-2'), item('cb-3')], concurrency: 1 };
-      const handle = await env.client.workflow.start('batchWorkflow', { taskQueue: TASK_QUEUE, workflowId: batchWorkflowId(input.name), args: [input] });
-      const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('cb-1/job/generate') && j.status === 'IN_PROGRESS'), 'first job running');
+      const input: BatchWorkflowInput = {
+        name: 'cancel-me',
+        items: [item('cb-1'), item('cb-2'), item('cb-3')],
+        concurrency: 1,
+      };
+      const handle = await env.client.workflow.start('batchWorkflow', {
+        taskQueue: TASK_QUEUE,
+        workflowId: batchWorkflowId(input.name),
+        args: [input],
+      });
+      const job = await eventually(
+        () =>
+          h.service.service
+            .jobs()
+            .find((j) => j.idempotencyKey?.includes('cb-1/job/generate') && j.status === 'IN_PROGRESS'),
+        'first job running',
+      );
       await handle.cancel();
-      const error = await handle.result().then(() => null, (e: unknown) => e);
+      const error = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
       const progress = await handle.query(batchProgressQuery);
       await maybeRecordHistory(handle, 'batch-cancel');
       expect(progress.status).toBe('cancelled');
-      expect(progress.results.map((r) => [r.name, r.status])).toEqual([['cb-1', 'cancelled'], ['cb-2', 'skipped'], ['cb-3', 'skipped']]);
+      expect(progress.results.map((r) => [r.name, r.status])).toEqual([
+        ['cb-1', 'cancelled'],
+        ['cb-2', 'skipped'],
+        ['cb-3', 'skipped'],
+      ]);
       expect(h.service.service.jobs().find((j) => j.id === job.id)?.status).toBe('CANCELLED');
       expect(h.service.service.jobs().filter((j) => /cb-[23]\/job/.test(j.idempotencyKey ?? ''))).toHaveLength(0);
     } finally {

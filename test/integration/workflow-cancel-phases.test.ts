@@ -8,13 +8,28 @@ import { createActivities, type ReelflowActivities } from '../../src/activities'
 import { createServiceClient } from '../../src/client/service-client';
 import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
 import { subscribeToRoute } from '../../src/bridge/route-client';
-import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId, jobWorkflowId, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
+import {
+  SEARCH_ATTRIBUTE_KEYS,
+  batchProgressQuery,
+  batchWorkflowId,
+  jobWorkflowId,
+  pipelineProgressQuery,
+  pipelineWorkflowId,
+} from '../../src/workflows/definitions';
 import type { BatchWorkflowInput } from '../../src/workflows/batch-types';
 import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { jsonOf, runCli } from './cli-process';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { EVENT_TYPES } from '../../src/contract';
-import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  eventually,
+  maybeRecordHistory,
+  startHarness,
+  startTestBridge,
+  type Harness,
+  type TestBridge,
+} from './workflow-harness';
 
 /**
  * Cancel at every phase (the queued and completed-too-late phases are also in
@@ -35,7 +50,10 @@ const QUEUE = 'workflow-cancel-phases';
 const gates: Partial<Record<'quote' | 'submit' | 'preflight' | 'archive', Promise<void>>> = {};
 
 beforeAll(async () => {
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
   // The harness runs the service; this file's worker (with gates) runs on its own queue.
   h = await startHarness(env, bundle, `${QUEUE}-unused`, { concurrencyPerModel: 1 });
   // Completions only: these tests learn a cancel's end from the cancel answer or a wind-down poll, as with a service that sends no cancel events.
@@ -53,7 +71,10 @@ async function gatedWorker(): Promise<Worker> {
   const real = createActivities({
     client: honoured,
     subscribe: createSubscribeActivity(env.client, QUEUE),
-    routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber) },
+    routes: {
+      subscribe: (requestId, subscriber) =>
+        subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber),
+    },
   });
   /** The real activity, run once the test has opened its gate (if one is set). */
   const gated =
@@ -79,15 +100,28 @@ function gate(): { promise: Promise<void>; open(): void } {
   return { promise, open };
 }
 
-async function cancelled(name: string, whileIn: (summary: PipelineSummary) => boolean, spec = pipeline(name).step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build()) {
+async function cancelled(
+  name: string,
+  whileIn: (summary: PipelineSummary) => boolean,
+  spec = pipeline(name)
+    .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+    .build(),
+) {
   const worker = await gatedWorker();
   return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: QUEUE, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, defaultPacing: { firstPollSeconds: 1, factor: 2, capSeconds: 2 } }] });
+    const handle = await env.client.workflow.start('pipelineWorkflow', {
+      taskQueue: QUEUE,
+      workflowId: pipelineWorkflowId(spec.name),
+      args: [{ spec, defaultPacing: { firstPollSeconds: 1, factor: 2, capSeconds: 2 } }],
+    });
     await eventually(async () => whileIn(await handle.query(pipelineProgressQuery)), `${name} in the phase`);
     await handle.cancel();
     for (const g of Object.keys(gates) as Array<keyof typeof gates>) delete gates[g];
     opened.forEach((o) => o());
-    const error = await handle.result().then(() => null, (e: unknown) => e);
+    const error = await handle.result().then(
+      () => null,
+      (e: unknown) => e,
+    );
     await maybeRecordHistory(handle, `pipeline-${name}`);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
@@ -113,7 +147,10 @@ function expectRefundedAtService(name: string, count: number, status: 'CANCELLED
   const ledger = h.service.service.ledger();
   for (const job of jobs) {
     const entries = ledger.filter((e) => e.requestId === job.id).map((e) => [e.kind, e.amount]);
-    expect(entries).toEqual([['charge', -job.creditsCharged], ['refund', job.creditsCharged]]);
+    expect(entries).toEqual([
+      ['charge', -job.creditsCharged],
+      ['refund', job.creditsCharged],
+    ]);
     expect(job.creditsRefunded).toBe(job.creditsCharged);
   }
   return jobs;
@@ -128,7 +165,10 @@ const LONG_RENDER = { modelDurationMs: { [LONG_FORM]: 600_000 } };
 
 it('cancelled while quoting (a step with a budget): nothing is submitted', async () => {
   hold('quote');
-  const spec = pipeline('cancel-quoting').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).budget(500).build();
+  const spec = pipeline('cancel-quoting')
+    .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+    .budget(500)
+    .build();
   const summary = await cancelled('cancel-quoting', (s) => s.steps[0]?.phase === 'quoting', spec);
   expect(summary.status).toBe('cancelled');
   expect(summary.steps[0]).toMatchObject({ status: 'cancelled', requestIds: [], attempts: 0 });
@@ -143,7 +183,12 @@ it('cancelled while the submit is in flight: the submit completes, its job is ca
   try {
     const summary = await cancelled('cancel-submitting', (s) => s.steps[0]?.phase === 'submitting');
     const jobs = expectRefundedAtService('cancel-submitting', 1);
-    expect(summary.steps[0]).toMatchObject({ status: 'cancelled', requestIds: [jobs[0]?.id], charged: 80, refunded: 80 });
+    expect(summary.steps[0]).toMatchObject({
+      status: 'cancelled',
+      requestIds: [jobs[0]?.id],
+      charged: 80,
+      refunded: 80,
+    });
     expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
   } finally {
     h.service.service.setFaults({ modelDurationMs: 0 });
@@ -153,7 +198,9 @@ it('cancelled while the submit is in flight: the submit completes, its job is ca
 it('cancelled while backing off before a resubmit: no second job', async () => {
   h.service.service.setFaults({ failureRate: 1 });
   try {
-    const spec = pipeline('cancel-backoff').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { maxResubmits: 3 }).build();
+    const spec = pipeline('cancel-backoff')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { maxResubmits: 3 })
+      .build();
     const summary = await cancelled('cancel-backoff', (s) => s.steps[0]?.phase === 'backing-off', spec);
     // The one job failed (refunded by the service), the resubmit never happened.
     expectRefundedAtService('cancel-backoff', 1, 'FAILED');
@@ -176,7 +223,10 @@ it('cancelled before the submit (while its inputs are checked): nothing reaches 
 it('cancelled while waiting for a running job: the job is cancelled at the service and refunded', async () => {
   h.service.service.setFaults(LONG_RENDER);
   try {
-    const summary = await cancelled('cancel-waiting', (s) => s.steps[0]?.phase === 'waiting' && jobsOf('cancel-waiting')[0]?.status === 'IN_PROGRESS');
+    const summary = await cancelled(
+      'cancel-waiting',
+      (s) => s.steps[0]?.phase === 'waiting' && jobsOf('cancel-waiting')[0]?.status === 'IN_PROGRESS',
+    );
     const [job] = expectRefundedAtService('cancel-waiting', 1);
     expect(summary.steps[0]).toMatchObject({ status: 'cancelled', requestIds: [job?.id], charged: 80, refunded: 80 });
     expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
@@ -187,21 +237,41 @@ it('cancelled while waiting for a running job: the job is cancelled at the servi
 
 it('cancelled between steps: the first step stays paid, the second is never submitted', async () => {
   hold('archive');
-  const spec = { ...pipeline('cancel-between').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).step('again', LONG_FORM, { image_urls: [PIXEL_PNG] }).build(), archive: 'always' as const };
-  const summary = await cancelled('cancel-between', (s) => s.steps[0]?.status === 'completed' && s.steps[1]?.status === 'pending', spec);
+  const spec = {
+    ...pipeline('cancel-between')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .step('again', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .build(),
+    archive: 'always' as const,
+  };
+  const summary = await cancelled(
+    'cancel-between',
+    (s) => s.steps[0]?.status === 'completed' && s.steps[1]?.status === 'pending',
+    spec,
+  );
   expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'skipped']);
   const jobs = jobsOf('cancel-between');
-  expect(jobs.map((j) => [j.idempotencyKey?.includes('/job/generate:'), j.status, j.creditsRefunded])).toEqual([[true, 'COMPLETED', 0]]);
+  expect(jobs.map((j) => [j.idempotencyKey?.includes('/job/generate:'), j.status, j.creditsRefunded])).toEqual([
+    [true, 'COMPLETED', 0],
+  ]);
   expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 0, net: 80 });
 });
 
 it('cancelled while the service winds the job down (an asynchronous cancel): polled until CANCELLED, then refunded', async () => {
   h.service.service.setFaults({ ...LONG_RENDER, cancelDelayMs: 2_500 });
   try {
-    const summary = await cancelled('cancel-winddown', (s) => s.steps[0]?.phase === 'waiting' && jobsOf('cancel-winddown')[0]?.status === 'IN_PROGRESS');
+    const summary = await cancelled(
+      'cancel-winddown',
+      (s) => s.steps[0]?.phase === 'waiting' && jobsOf('cancel-winddown')[0]?.status === 'IN_PROGRESS',
+    );
     const [job] = expectRefundedAtService('cancel-winddown', 1);
     // The cancel was answered with the live state: the service journalled the delayed cancel.
-    expect(h.service.service.injectedFaults().filter((f) => f.requestId === job?.id).map((f) => f.kind)).toEqual(['cancel_delayed']);
+    expect(
+      h.service.service
+        .injectedFaults()
+        .filter((f) => f.requestId === job?.id)
+        .map((f) => f.kind),
+    ).toEqual(['cancel_delayed']);
     const attempt = summary.steps[0]?.attemptLog?.[0];
     // Learned by a wind-down poll (no cancel event is sent), and the pipeline closed only after the service's cancel took effect.
     expect(attempt).toMatchObject({ outcome: 'CANCELLED', learnedBy: 'poll', charged: 80, refunded: 80 });
@@ -218,10 +288,22 @@ it('terminated: the job keeps running (terminate runs no cleanup) until `reelflo
   const worker = await gatedWorker();
   try {
     await worker.runUntil(async () => {
-      const spec = pipeline('cancel-terminated').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
-      const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: QUEUE, workflowId: pipelineWorkflowId(spec.name), args: [{ spec }] });
-      const job = await eventually(() => jobsOf('cancel-terminated').find((j) => j.status === 'IN_PROGRESS'), 'running job');
-      await eventually(async () => (await handle.query(pipelineProgressQuery)).steps[0]?.phase === 'waiting', 'pipeline waiting');
+      const spec = pipeline('cancel-terminated')
+        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+        .build();
+      const handle = await env.client.workflow.start('pipelineWorkflow', {
+        taskQueue: QUEUE,
+        workflowId: pipelineWorkflowId(spec.name),
+        args: [{ spec }],
+      });
+      const job = await eventually(
+        () => jobsOf('cancel-terminated').find((j) => j.status === 'IN_PROGRESS'),
+        'running job',
+      );
+      await eventually(
+        async () => (await handle.query(pipelineProgressQuery)).steps[0]?.phase === 'waiting',
+        'pipeline waiting',
+      );
       await handle.terminate('test: terminate');
       // What terminate alone does: nothing at the service.
       expect(jobsOf('cancel-terminated').map((j) => j.status)).toEqual(['IN_PROGRESS']);
@@ -248,24 +330,44 @@ it("cancelling a batch cancels every child pipeline's job at the service (refund
   const worker = await gatedWorker();
   try {
     await worker.runUntil(async () => {
-      const items = ['bc-1', 'bc-2', 'bc-3'].map((name) => pipeline(name).step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build());
+      const items = ['bc-1', 'bc-2', 'bc-3'].map((name) =>
+        pipeline(name)
+          .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+          .build(),
+      );
       const input: BatchWorkflowInput = { name: 'cancel-batch-all', items, concurrency: 2 };
-      const handle = await env.client.workflow.start('batchWorkflow', { taskQueue: QUEUE, workflowId: batchWorkflowId(input.name), args: [input] });
+      const handle = await env.client.workflow.start('batchWorkflow', {
+        taskQueue: QUEUE,
+        workflowId: batchWorkflowId(input.name),
+        args: [input],
+      });
       // Two children in flight: one job rendering, the other queued behind it (one render per model).
       await eventually(() => jobsOf('bc-1').length + jobsOf('bc-2').length === 2, 'both children submitted');
       await handle.cancel();
-      const error = await handle.result().then(() => null, (e: unknown) => e);
+      const error = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
       const progress = await handle.query(batchProgressQuery);
       await maybeRecordHistory(handle, 'batch-cancel-all');
       // Results are in the order the children ended.
-      expect(progress.results.map((r) => [r.name, r.status]).sort()).toEqual([['bc-1', 'cancelled'], ['bc-2', 'cancelled'], ['bc-3', 'skipped']]);
+      expect(progress.results.map((r) => [r.name, r.status]).sort()).toEqual([
+        ['bc-1', 'cancelled'],
+        ['bc-2', 'cancelled'],
+        ['bc-3', 'skipped'],
+      ]);
       expectRefundedAtService('bc-1', 1);
       expectRefundedAtService('bc-2', 1);
       expectNothingAtService('bc-3');
       // Each child pipeline's own ledger (the batch's results carry none for a cancelled item).
       for (const r of progress.results.filter((r) => r.status === 'cancelled')) {
-        expect((await env.client.workflow.getHandle(r.workflowId).query(pipelineProgressQuery)).ledger).toEqual({ quoted: 80, charged: 80, refunded: 80, net: 0 });
+        expect((await env.client.workflow.getHandle(r.workflowId).query(pipelineProgressQuery)).ledger).toEqual({
+          quoted: 80,
+          charged: 80,
+          refunded: 80,
+          net: 0,
+        });
       }
     });
   } finally {
@@ -281,7 +383,14 @@ it('legacy job workflow: a webhook event carrying the result is used without fet
     const handle = await env.client.workflow.start('jobWorkflow', {
       taskQueue: QUEUE,
       workflowId: jobWorkflowId('legacy-events', 'generate'),
-      args: [{ pipeline: 'legacy-events', step: 'generate', model: LONG_FORM, input: { image_urls: [PIXEL_PNG] } } satisfies JobWorkflowInput],
+      args: [
+        {
+          pipeline: 'legacy-events',
+          step: 'generate',
+          model: LONG_FORM,
+          input: { image_urls: [PIXEL_PNG] },
+        } satisfies JobWorkflowInput,
+      ],
     });
     const outcome = (await handle.result()) as JobOutcome;
     await maybeRecordHistory(handle, 'job-result-from-event');

@@ -35,7 +35,11 @@ export function bundleReelflowWorkflows(): Promise<WorkflowBundleWithSourceMap> 
 export { silentWavDataUri } from '../helpers/inputs';
 
 /** Builds the `generation.completed` event the service would send, from the fetched result. */
-export async function completionEvent(client: ServiceClient, requestId: string, eventId = `evt_test_${requestId}`): Promise<WebhookEvent> {
+export async function completionEvent(
+  client: ServiceClient,
+  requestId: string,
+  eventId = `evt_test_${requestId}`,
+): Promise<WebhookEvent> {
   const result = await client.result(requestId);
   return {
     event_id: eventId,
@@ -92,11 +96,24 @@ export async function startTestBridge(
   return {
     url: bridge.url,
     endpointId,
-    deliveredFor: (requestId) => service.service.deliveries().some((d) => d.requestId === requestId && d.endpointId === endpointId && d.state === 'delivered'),
+    deliveredFor: (requestId) =>
+      service.service
+        .deliveries()
+        .some((d) => d.requestId === requestId && d.endpointId === endpointId && d.state === 'delivered'),
     deliver: async (event) => {
       const body = JSON.stringify(event);
-      const headers = signedHeaders({ id: event.event_id, timestamp: Math.floor(Date.now() / 1000), body, secrets: [secret], eventType: event.event_type });
-      const response = await request(bridge.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      const headers = signedHeaders({
+        id: event.event_id,
+        timestamp: Math.floor(Date.now() / 1000),
+        body,
+        secrets: [secret],
+        eventType: event.event_type,
+      });
+      const response = await request(bridge.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
       await response.body.dump();
       return response.statusCode;
     },
@@ -164,7 +181,11 @@ export async function startHarness(
 }
 
 /** Waits for `predicate`, checking every 50 ms (a condition, not a timing assertion). */
-export async function eventually<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

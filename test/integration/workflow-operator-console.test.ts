@@ -3,14 +3,28 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { threeStepPipeline } from '../../src/spec';
-import { SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_KEYS, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
+import {
+  SEARCH_ATTRIBUTES,
+  SEARCH_ATTRIBUTE_KEYS,
+  pipelineProgressQuery,
+  pipelineWorkflowId,
+} from '../../src/workflows/definitions';
 import { cancelStepUpdate, raiseBudgetUpdate, retryStepUpdate } from '../../src/workflows/operator-updates';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
 import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
 import { pipelineStartOptions } from '../../src/workflows/ui-text';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
-import { bundleReelflowWorkflows, eventually, maybeRecordHistory, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  eventually,
+  maybeRecordHistory,
+  silentWavDataUri,
+  startHarness,
+  startTestBridge,
+  type Harness,
+  type TestBridge,
+} from './workflow-harness';
 
 /**
  * The operator console on a real dev server with the real local service: the static summary and
@@ -26,7 +40,10 @@ let bridge: TestBridge;
 const TASK_QUEUE = 'operator-console-test';
 
 beforeAll(async () => {
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
   bridge = await startTestBridge(h.service, env, TASK_QUEUE);
 }, 120_000);
@@ -65,9 +82,19 @@ describe('operator console', () => {
   it('explains itself and takes validated updates; a cancel of the running step stops its job', async () => {
     // The re-voicing step runs 60 s at the service, so it is surely running when the cancel comes.
     h.service.service.setFaults({ modelDurationMs: { 'service-horizon-studio': 60_000 } });
-    const spec = { ...threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'console-cancel', { allowedOrigins: [h.service.url] }), budgetCredits: 500 };
+    const spec = {
+      ...threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'console-cancel', {
+        allowedOrigins: [h.service.url],
+      }),
+      budgetCredits: 500,
+    };
     const input: PipelineWorkflowInput = { spec, uriRules: { allowedOrigins: [h.service.url] } };
-    const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId: pipelineWorkflowId(spec.name), args: [input], ...pipelineStartOptions(spec) });
+    const handle = await env.client.workflow.start('pipelineWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId: pipelineWorkflowId(spec.name),
+      args: [input],
+      ...pipelineStartOptions(spec),
+    });
 
     const running = await eventually(async () => {
       const s = await handle.query(pipelineProgressQuery);
@@ -83,21 +110,34 @@ describe('operator console', () => {
     // The live step table.
     const details = await currentDetails(handle);
     expect(details).toContain('| Step | State | Request id | Credits | Elapsed | Output |');
-    expect(details).toMatch(/\| generate \| completed \| `[^`]+` \| 80 \| \d+\.\d s \| \[long-form-[^\]]+\.mp4\]\(http:\/\/127\.0\.0\.1:\d+\/files\//);
+    expect(details).toMatch(
+      /\| generate \| completed \| `[^`]+` \| 80 \| \d+\.\d s \| \[long-form-[^\]]+\.mp4\]\(http:\/\/127\.0\.0\.1:\d+\/files\//,
+    );
     expect(details).toContain(`| revoice | running (waiting) | \`${revoiceRequest}\``);
 
     // Validators refuse with reasons; nothing is written to history for a refused update.
     expect(await refusal(handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'generate' }] }))).toBe(
       'step: generate is completed; only a pending or running step can be cancelled (its output is already paid for and kept)',
     );
-    expect(await refusal(handle.executeUpdate(raiseBudgetUpdate, { args: [{ credits: 50 }] }))).toBe(`credits: a budget of 50 is below the ${running.ledger.net} credits this pipeline has already spent`);
-    expect(await refusal(handle.executeUpdate(retryStepUpdate, { args: [{ step: 'revoice' }] }))).toMatch(/^step: revoice is running \(waiting\), not waiting to resubmit/);
-    expect(await refusal(handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'nope' }] }))).toBe('step: no step "nope" in pipeline console-cancel (steps: generate, revoice, upscale)');
+    expect(await refusal(handle.executeUpdate(raiseBudgetUpdate, { args: [{ credits: 50 }] }))).toBe(
+      `credits: a budget of 50 is below the ${running.ledger.net} credits this pipeline has already spent`,
+    );
+    expect(await refusal(handle.executeUpdate(retryStepUpdate, { args: [{ step: 'revoice' }] }))).toMatch(
+      /^step: revoice is running \(waiting\), not waiting to resubmit/,
+    );
+    expect(await refusal(handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'nope' }] }))).toBe(
+      'step: no step "nope" in pipeline console-cancel (steps: generate, revoice, upscale)',
+    );
     // Issue 16's resolveAmbiguousStep, on a step whose submit was answered (not ambiguous).
-    expect(await refusal(handle.executeUpdate(resolveAmbiguousUpdate, { args: [{ step: 'revoice', action: 'resubmit' }] }))).toBe('step: no ambiguous step is waiting for a decision');
+    expect(
+      await refusal(handle.executeUpdate(resolveAmbiguousUpdate, { args: [{ step: 'revoice', action: 'resubmit' }] })),
+    ).toBe('step: no ambiguous step is waiting for a decision');
 
     // An accepted budget raise shows in the summary and the table's header line.
-    expect(await handle.executeUpdate(raiseBudgetUpdate, { args: [{ credits: 900 }] })).toEqual({ ok: true, message: `budget raised from 500 to 900 credits (${running.ledger.net} spent)` });
+    expect(await handle.executeUpdate(raiseBudgetUpdate, { args: [{ credits: 900 }] })).toEqual({
+      ok: true,
+      message: `budget raised from 500 to 900 credits (${running.ledger.net} spent)`,
+    });
     expect((await handle.query(pipelineProgressQuery)).budgetCredits).toBe(900);
     expect(await currentDetails(handle)).toMatch(/of budget 900/);
 
@@ -111,7 +151,9 @@ describe('operator console', () => {
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const cause = (failure as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('StepCancelled');
-    expect(cause.message).toBe('pipeline console-cancel: step revoice was cancelled by an operator (wrong voice); no later step was started');
+    expect(cause.message).toBe(
+      'pipeline console-cancel: step revoice was cancelled by an operator (wrong voice); no later step was started',
+    );
     const summary = cause.details?.[0] as PipelineSummary;
     expect(summary.status).toBe('cancelled');
     expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'cancelled', 'skipped']);
@@ -125,17 +167,25 @@ describe('operator console', () => {
     // Search attributes for the saved views.
     const attributes = (await handle.describe()).typedSearchAttributes;
     expect(attributes.get(SEARCH_ATTRIBUTES.pipeline)).toBe('console-cancel');
-    expect(attributes.get(SEARCH_ATTRIBUTES.models)).toEqual(['service-video-cinema-long-form-from-references', 'service-horizon-studio', 'service-upscale-video-fast']);
+    expect(attributes.get(SEARCH_ATTRIBUTES.models)).toEqual([
+      'service-video-cinema-long-form-from-references',
+      'service-horizon-studio',
+      'service-upscale-video-fast',
+    ]);
     expect(attributes.get(SEARCH_ATTRIBUTES.overBudget)).toBe(false);
     expect(attributes.get(SEARCH_ATTRIBUTES.status)).toBe('cancelled');
 
     // Every activity and timer says what it is for.
     const summaries = await historySummaries(handle);
-    expect(summaries).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^submit generate · service-video-cinema-long-form-from-references · key …\w{4}$/),
-      expect.stringMatching(new RegExp(`^wait for the webhook of …${revoiceRequest.slice(-4)} \\(next poll in \\d+ s\\)$`)),
-      expect.stringMatching(new RegExp(`^cancel revoice at the service \\(…${revoiceRequest.slice(-4)}\\)$`)),
-    ]));
+    expect(summaries).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^submit generate · service-video-cinema-long-form-from-references · key …\w{4}$/),
+        expect.stringMatching(
+          new RegExp(`^wait for the webhook of …${revoiceRequest.slice(-4)} \\(next poll in \\d+ s\\)$`),
+        ),
+        expect.stringMatching(new RegExp(`^cancel revoice at the service \\(…${revoiceRequest.slice(-4)}\\)$`)),
+      ]),
+    );
     h.service.service.setFaults({ modelDurationMs: 0 });
   });
 });

@@ -23,7 +23,17 @@ import {
 } from '../../src/workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
 import type { RouteSummary } from '../../src/workflows/webhook-route';
-import { bundleReelflowWorkflows, completionEvent, eventually, maybeRecordHistory, silentWavDataUri, startHarness, startTestBridge, type Harness, type TestBridge } from './workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  completionEvent,
+  eventually,
+  maybeRecordHistory,
+  silentWavDataUri,
+  startHarness,
+  startTestBridge,
+  type Harness,
+  type TestBridge,
+} from './workflow-harness';
 
 let bundle: WorkflowBundleWithSourceMap;
 let env: TestWorkflowEnvironment;
@@ -34,7 +44,10 @@ const TASK_QUEUE = 'workflow-pipeline-test';
 const FAST_PACING = { firstPollSeconds: 1, factor: 2, capSeconds: 2 };
 
 beforeAll(async () => {
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS })]);
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 1 });
   bridge = await startTestBridge(h.service, env, TASK_QUEUE);
 }, 120_000);
@@ -77,7 +90,11 @@ async function signalledEventIds(workflowId: string): Promise<string[]> {
 
 describe('pipeline workflow on the dev server with the local service', () => {
   it('runs the three-step chain, each input URL the previous output URL, with zero status polls on the webhook path', async () => {
-    const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'three-step-ok', { allowedOrigins: [h.service.url] });
+    const spec = threeStepPipeline(
+      { imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' },
+      'three-step-ok',
+      { allowedOrigins: [h.service.url] },
+    );
     const statusBefore = h.service.service.counters().statusCalls;
     const summary = await run(async () => {
       const handle = await start({ spec });
@@ -108,17 +125,27 @@ describe('pipeline workflow on the dev server with the local service', () => {
     const description = await env.client.workflow.getHandle(pipelineWorkflowId(spec.name)).describe();
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe('completed');
     expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.creditsSpent)).toBe(charged);
-    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.requestIds)?.sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.requestIds)?.sort()).toEqual(
+      jobs.map((j) => j.id).sort(),
+    );
     expect((description.memo?.summary as { status: string }).status).toBe('completed');
   });
 
   it('resubmits a step that fails once, with a fresh idempotency key, and records the refund', async () => {
     h.service.service.setFaults({ failureRate: 1 });
-    const spec = pipeline('fail-once').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { maxResubmits: 1 }).build();
+    const spec = pipeline('fail-once')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { maxResubmits: 1 })
+      .build();
     const summary = await run(async () => {
       const handle = await start({ spec, defaultPacing: FAST_PACING });
       // The fault is decided when a job starts; once the first one has started, let the next succeed.
-      await eventually(() => h.service.service.jobs().some((j) => j.status !== 'IN_QUEUE' && j.idempotencyKey?.includes('fail-once/job/generate')), 'first attempt started');
+      await eventually(
+        () =>
+          h.service.service
+            .jobs()
+            .some((j) => j.status !== 'IN_QUEUE' && j.idempotencyKey?.includes('fail-once/job/generate')),
+        'first attempt started',
+      );
       h.service.service.setFaults({ failureRate: 0 });
       const result = (await handle.result()) as PipelineSummary;
       await maybeRecordHistory(handle, 'pipeline-fail-once');
@@ -144,14 +171,19 @@ describe('pipeline workflow on the dev server with the local service', () => {
       const error = await run(async () => {
         // No fallback poll within the hour: the failures must come as the service's generation.failed events.
         const handle = await start({ spec, defaultPacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } });
-        const failure = await handle.result().then(() => null, (e: unknown) => e);
+        const failure = await handle.result().then(
+          () => null,
+          (e: unknown) => e,
+        );
         await maybeRecordHistory(handle, 'pipeline-fail-past-policy');
         return failure;
       });
       expect(error).toBeInstanceOf(WorkflowFailedError);
       const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
       expect(cause.type).toBe('StepFailed');
-      expect(cause.message).toMatch(/failed at step generate \[JobFailed\].*failed 2 time\(s\); policy allows 1 resubmit/);
+      expect(cause.message).toMatch(
+        /failed at step generate \[JobFailed\].*failed 2 time\(s\); policy allows 1 resubmit/,
+      );
       const summary = cause.details?.[0] as PipelineSummary;
       expect(summary.steps.map((s) => s.status)).toEqual(['failed', 'skipped']);
       expect(summary.ledger).toEqual({ quoted: 80, charged: 160, refunded: 160, net: 0 });
@@ -173,13 +205,18 @@ describe('pipeline workflow on the dev server with the local service', () => {
     const submitsBefore = h.service.service.counters().submits;
     const error = await run(async () => {
       const handle = await start({ spec, uriRules: { allowedOrigins: [h.service.url] } });
-      const failure = await handle.result().then(() => null, (e: unknown) => e);
+      const failure = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
       await maybeRecordHistory(handle, 'pipeline-over-budget');
       return failure;
     });
     const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('BudgetExceeded');
-    expect(cause.message).toMatch(/stopped before step upscale: .*quote of \d+ credits exceeds the remaining budget of 5; nothing was submitted/);
+    expect(cause.message).toMatch(
+      /stopped before step upscale: .*quote of \d+ credits exceeds the remaining budget of 5; nothing was submitted/,
+    );
     const summary = cause.details?.[0] as PipelineSummary;
     expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'budget-exceeded']);
     expect(summary.steps[1]?.requestIds).toEqual([]);
@@ -187,7 +224,9 @@ describe('pipeline workflow on the dev server with the local service', () => {
     expect(summary.ledger.net).toBe(80);
     // With a budget every step quotes before it submits (the refused one never submits); all in the one workflow.
     const history = await env.client.workflow.getHandle(pipelineWorkflowId('over-budget')).fetchHistory();
-    const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    const activities = (history.events ?? []).flatMap(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+    );
     // Preflight of the literal inputs first (nothing paid), then the quote before each submit (a budget).
     expect(activities).toEqual(['preflightJob', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
     expect((history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
@@ -201,10 +240,17 @@ describe('pipeline workflow on the dev server with the local service', () => {
       .budget(239)
       .build();
     const submitsBefore = h.service.service.counters().submits;
-    const error = await start({ spec }).then((handle) => handle.result().then(() => null, (e: unknown) => e));
+    const error = await start({ spec }).then((handle) =>
+      handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
     const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe('BudgetExceeded');
-    expect(cause.message).toMatch(/stopped before step third: .*quote of 80 credits exceeds the remaining budget of 79; nothing was submitted/);
+    expect(cause.message).toMatch(
+      /stopped before step third: .*quote of 80 credits exceeds the remaining budget of 79; nothing was submitted/,
+    );
     const summary = cause.details?.[0] as PipelineSummary;
     expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'budget-exceeded']);
     // At the service: exactly the two steps that fitted were submitted and charged.
@@ -229,13 +275,31 @@ describe('pipeline workflow on the dev server with the local service', () => {
     const submitsBefore = h.service.service.counters().submits;
     try {
       const running = await start({ spec: twoSteps('cancel-running') });
-      const runningJob = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('cancel-running/job/generate') && j.status === 'IN_PROGRESS'), 'running job');
+      const runningJob = await eventually(
+        () =>
+          h.service.service
+            .jobs()
+            .find((j) => j.idempotencyKey?.includes('cancel-running/job/generate') && j.status === 'IN_PROGRESS'),
+        'running job',
+      );
       const queued = await start({ spec: twoSteps('cancel-queued') });
-      const queuedJob = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('cancel-queued/job/generate') && j.status === 'IN_QUEUE'), 'queued job');
+      const queuedJob = await eventually(
+        () =>
+          h.service.service
+            .jobs()
+            .find((j) => j.idempotencyKey?.includes('cancel-queued/job/generate') && j.status === 'IN_QUEUE'),
+        'queued job',
+      );
       await queued.cancel();
       await running.cancel();
-      for (const [handle, jobId, name] of [[queued, queuedJob.id, 'queued'], [running, runningJob.id, 'running']] as const) {
-        const error = await handle.result().then(() => null, (e: unknown) => e);
+      for (const [handle, jobId, name] of [
+        [queued, queuedJob.id, 'queued'],
+        [running, runningJob.id, 'running'],
+      ] as const) {
+        const error = await handle.result().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(WorkflowFailedError);
         expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
         const summary = await handle.query(pipelineProgressQuery);
@@ -263,9 +327,18 @@ describe('pipeline workflow on the dev server with the local service', () => {
     const submitsBefore = h.service.service.counters().submits;
     try {
       const handle = await start({ spec });
-      const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('cancel-too-late/job/generate') && j.status === 'COMPLETED'), 'completed job');
+      const job = await eventually(
+        () =>
+          h.service.service
+            .jobs()
+            .find((j) => j.idempotencyKey?.includes('cancel-too-late/job/generate') && j.status === 'COMPLETED'),
+        'completed job',
+      );
       await handle.cancel();
-      const error = await handle.result().then(() => null, (e: unknown) => e);
+      const error = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
       const summary = await handle.query(pipelineProgressQuery);
       await maybeRecordHistory(handle, 'pipeline-cancel-too-late');
@@ -281,10 +354,18 @@ describe('pipeline workflow on the dev server with the local service', () => {
 
   it('ignores duplicate, late and unknown-request events; deliveries go straight to the pipeline', async () => {
     bridge.setEnabled(false);
-    const spec = pipeline('events').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    const spec = pipeline('events')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .build();
     try {
       const handle = await start({ spec });
-      const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('events/job/generate') && j.status === 'COMPLETED'), 'completed job');
+      const job = await eventually(
+        () =>
+          h.service.service
+            .jobs()
+            .find((j) => j.idempotencyKey?.includes('events/job/generate') && j.status === 'COMPLETED'),
+        'completed job',
+      );
       const real = await completionEvent(h.sideClient, job.id);
       // While the step waits: an event for a request nobody knows, twice (the second is a duplicate).
       const stranger = { ...real, event_id: 'evt_stranger', request_id: 'req_nobody_knows' };
@@ -314,7 +395,11 @@ describe('pipeline workflow on the dev server with the local service', () => {
       // The stranger's second copy was a duplicate for certain; the real event's second copy only when it reached
       // the pipeline before it closed (after that the bridge answers 202 and nothing happens): count from the history.
       const signalled = await signalledEventIds(pipelineWorkflowId('events'));
-      expect(summary.events).toEqual({ received: 2, duplicates: signalled.length - new Set(signalled).size, ignored: 1 });
+      expect(summary.events).toEqual({
+        received: 2,
+        duplicates: signalled.length - new Set(signalled).size,
+        ignored: 1,
+      });
       expect(summary.events?.duplicates).toBeGreaterThanOrEqual(1);
       expect(summary.steps[0]?.polls).toBe(0);
       expect(summary.steps[0]?.attempts).toBe(1);
@@ -325,7 +410,11 @@ describe('pipeline workflow on the dev server with the local service', () => {
       await maybeRecordHistory(route, 'route-subscriber-first');
       const described = await route.describe();
       expect(described.memo?.subscriber).toBe(pipelineWorkflowId('events'));
-      expect((await route.result()) as RouteSummary).toMatchObject({ endedBecause: 'handed_over', subscriber: pipelineWorkflowId('events'), events: [] });
+      expect((await route.result()) as RouteSummary).toMatchObject({
+        endedBecause: 'handed_over',
+        subscriber: pipelineWorkflowId('events'),
+        events: [],
+      });
       // One workflow for the whole pipeline: no child workflow was started.
       const history = await handle.fetchHistory();
       expect((history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
@@ -336,15 +425,22 @@ describe('pipeline workflow on the dev server with the local service', () => {
 
   it('an ambiguous submit with no operator decision before its deadline fails as AmbiguousSubmission naming the key, without a second job', async () => {
     h.service.service.setFaults({ dropSubmitResponseRate: 1 });
-    const spec = pipeline('ambiguous').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    const spec = pipeline('ambiguous')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .build();
     const submitsBefore = h.service.service.counters().submits;
     try {
       // The harness's client has the default setting (unknown): the step waits for a decision, here 3.6 s.
       const handle = await start({ spec, ambiguousDeadlineHours: 0.001 });
-      const error = await handle.result().then(() => null, (e: unknown) => e);
+      const error = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
       const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
       expect(cause.type).toBe('StepFailed');
-      expect(cause.message).toMatch(/\[AmbiguousSubmission\].*request id is unknown, and no decision within 0.001 h.*Idempotency-Key reelflow:ambiguous\/job\/generate:/);
+      expect(cause.message).toMatch(
+        /\[AmbiguousSubmission\].*request id is unknown, and no decision within 0.001 h.*Idempotency-Key reelflow:ambiguous\/job\/generate:/,
+      );
       const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('ambiguous/job/generate'));
       expect(jobs).toHaveLength(1);
       expect(cause.message).toContain(jobs[0]?.idempotencyKey);
@@ -365,7 +461,10 @@ describe('exactly one job per step', () => {
     const activities = createActivities({
       client: honoured,
       subscribe: createSubscribeActivity(env.client, queue),
-      routes: { subscribe: (requestId, subscriber) => subscribeToRoute({ client: env.client, taskQueue: queue }, requestId, subscriber) },
+      routes: {
+        subscribe: (requestId, subscriber) =>
+          subscribeToRoute({ client: env.client, taskQueue: queue }, requestId, subscriber),
+      },
     });
     let lost = 0;
     let firstJobId: string | undefined;
@@ -387,11 +486,17 @@ describe('exactly one job per step', () => {
         },
       },
     });
-    const spec = pipeline('exactly-once').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    const spec = pipeline('exactly-once')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .build();
     const before = h.service.service.counters();
     try {
       const summary = await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: queue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, defaultPacing: { earlyCheckSeconds: 0 } }] });
+        const handle = await env.client.workflow.start('pipelineWorkflow', {
+          taskQueue: queue,
+          workflowId: pipelineWorkflowId(spec.name),
+          args: [{ spec, defaultPacing: { earlyCheckSeconds: 0 } }],
+        });
         const result = (await handle.result()) as PipelineSummary;
         await maybeRecordHistory(handle, 'pipeline-exactly-once');
         return result;
@@ -435,7 +540,11 @@ describe('the real pipeline fed by the service’s signed deliveries through the
       const ids = summary.steps.flatMap((s) => s.requestIds);
       expect(ids).toHaveLength(2);
       // The service really sent the first step's event twice, and both copies reached the pipeline.
-      await eventually(() => h.service.service.injectedFaults().some((f) => f.kind === 'delivery_duplicated' && f.requestId === ids[0]), 'the first step’s event sent twice');
+      await eventually(
+        () =>
+          h.service.service.injectedFaults().some((f) => f.kind === 'delivery_duplicated' && f.requestId === ids[0]),
+        'the first step’s event sent twice',
+      );
       const signalled = await signalledEventIds(pipelineWorkflowId(spec.name));
       const firstEvent = h.service.service.deliveries().find((d) => d.requestId === ids[0])?.eventId;
       expect(signalled.filter((id) => id === firstEvent)).toHaveLength(2);
@@ -462,7 +571,12 @@ describe('the real pipeline fed by the service’s signed deliveries through the
     const spec = pipeline('reordered')
       .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, fast)
       .step('revoice', 'service-horizon-studio', { video_url: from('generate'), audio_url: silentWavDataUri() }, fast)
-      .step('upscale', 'service-upscale-video-fast', { video_url: from('revoice', 'videos[0].url') }, { pacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } })
+      .step(
+        'upscale',
+        'service-upscale-video-fast',
+        { video_url: from('revoice', 'videos[0].url') },
+        { pacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } },
+      )
       .build();
     const submitsBefore = h.service.service.counters().submits;
     try {
@@ -480,7 +594,9 @@ describe('the real pipeline fed by the service’s signed deliveries through the
       expect(await bridge.deliver(await completionEvent(h.sideClient, revoice!.id, 'evt_reordered_revoice'))).toBe(202);
       expect(await bridge.deliver(await completionEvent(h.sideClient, last.id, 'evt_reordered_upscale'))).toBe(202);
       const summary = (await handle.result()) as PipelineSummary;
-      expect(await bridge.deliver(await completionEvent(h.sideClient, generate!.id, 'evt_reordered_generate'))).toBe(202);
+      expect(await bridge.deliver(await completionEvent(h.sideClient, generate!.id, 'evt_reordered_generate'))).toBe(
+        202,
+      );
       expect(summary.status).toBe('completed');
       expect(summary.steps.map((s) => s.requestIds)).toEqual([[generate!.id], [revoice!.id], [last.id]]);
       expect(summary.steps.map((s) => s.attemptLog?.[0]?.learnedBy)).toEqual(['poll', 'poll', 'webhook']);
@@ -504,13 +620,35 @@ describe('the real pipeline fed by the service’s signed deliveries through the
 describe('answers beside the happy path', () => {
   it('a completed event without a whole result: the step fetches the result from the service, once', async () => {
     bridge.setEnabled(false);
-    const spec = pipeline('partial-event').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }, { pacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } }).build();
+    const spec = pipeline('partial-event')
+      .step(
+        'generate',
+        LONG_FORM,
+        { image_urls: [PIXEL_PNG] },
+        { pacing: { firstPollSeconds: 3600, earlyCheckSeconds: 0 } },
+      )
+      .build();
     try {
       const handle = await start({ spec });
-      const job = await eventually(() => h.service.service.jobs().find((j) => j.idempotencyKey?.includes('partial-event/job/generate') && j.status === 'COMPLETED'), 'completed job');
+      const job = await eventually(
+        () =>
+          h.service.service
+            .jobs()
+            .find((j) => j.idempotencyKey?.includes('partial-event/job/generate') && j.status === 'COMPLETED'),
+        'completed job',
+      );
       const whole = await completionEvent(h.sideClient, job.id, 'evt_partial');
       // Says COMPLETED, but carries no videos: not a whole result.
-      const partial = { ...whole, data: { request_id: job.id, gateway_request_id: job.id, status: 'COMPLETED' as const, model: LONG_FORM, credits_used: job.creditsCharged } };
+      const partial = {
+        ...whole,
+        data: {
+          request_id: job.id,
+          gateway_request_id: job.id,
+          status: 'COMPLETED' as const,
+          model: LONG_FORM,
+          credits_used: job.creditsCharged,
+        },
+      };
       const fetchesBefore = h.calls.result;
       expect(await bridge.deliver(partial)).toBe(202);
       const summary = (await handle.result()) as PipelineSummary;
@@ -521,7 +659,12 @@ describe('answers beside the happy path', () => {
       expect(step.polls).toBe(0);
       expect(step.output).toEqual(await h.sideClient.result(job.id));
       expect(step.output?.videos[0]?.url).toMatch(/\/files\//);
-      expect(summary.ledger).toEqual({ quoted: job.creditsCharged, charged: job.creditsCharged, refunded: 0, net: job.creditsCharged });
+      expect(summary.ledger).toEqual({
+        quoted: job.creditsCharged,
+        charged: job.creditsCharged,
+        refunded: 0,
+        net: job.creditsCharged,
+      });
       expect(h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('partial-event/job/'))).toHaveLength(1);
     } finally {
       bridge.setEnabled(true);
@@ -533,15 +676,37 @@ describe('answers beside the happy path', () => {
     const proxy = await startAnswerProxy(h.service.url);
     proxy.rewrite = ({ method, path }) =>
       method === 'POST' && path.startsWith('/v1/pricing/quote')
-        ? { status: 400, body: { type: 'about:blank', title: 'Bad Request', status: 400, code: 'validation_failed', detail: 'quote refused (test)' } }
+        ? {
+            status: 400,
+            body: {
+              type: 'about:blank',
+              title: 'Bad Request',
+              status: 400,
+              code: 'validation_failed',
+              detail: 'quote refused (test)',
+            },
+          }
         : undefined;
     const client = createServiceClient({ baseUrl: proxy.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
-    const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: queue, service: client, workflowBundle: bundle, preflight: { trustedOrigins: [h.service.url, proxy.url] } });
-    const spec = pipeline('quote-after-submit').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+    const worker = await createReelflowWorker({
+      connection: env.nativeConnection,
+      client: env.client,
+      taskQueue: queue,
+      service: client,
+      workflowBundle: bundle,
+      preflight: { trustedOrigins: [h.service.url, proxy.url] },
+    });
+    const spec = pipeline('quote-after-submit')
+      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .build();
     const submitsBefore = h.service.service.counters().submits;
     try {
       const summary = await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: queue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, defaultPacing: { earlyCheckSeconds: 0 } }] });
+        const handle = await env.client.workflow.start('pipelineWorkflow', {
+          taskQueue: queue,
+          workflowId: pipelineWorkflowId(spec.name),
+          args: [{ spec, defaultPacing: { earlyCheckSeconds: 0 } }],
+        });
         return (await handle.result()) as PipelineSummary;
       });
       // The quote really was asked after the submit, and refused.

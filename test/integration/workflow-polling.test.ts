@@ -8,7 +8,13 @@ import { MODELS, type LongFormInput } from '../../src/contract';
 import { pollOffsetSeconds, pollsWithin, resolvePacing } from '../../src/spec';
 import { jobStateQuery, jobWorkflowId } from '../../src/workflows/definitions';
 import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
-import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startHarness, type Harness } from './workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  eventually,
+  maybeRecordHistory,
+  startHarness,
+  type Harness,
+} from './workflow-harness';
 
 /**
  * The fallback polling path on the time-skipping server: no webhook is ever delivered, so every
@@ -44,12 +50,16 @@ function startJob(step: string, extra: Partial<JobWorkflowInput> = {}) {
 async function startBlocker(): Promise<string> {
   h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 600_000 } });
   const blocker = await h.sideClient.submit(LONG_FORM, INPUT);
-  await eventually(() => h.service.service.jobs().some((j) => j.id === blocker.request_id && j.status === 'IN_PROGRESS'), 'blocker running');
+  await eventually(
+    () => h.service.service.jobs().some((j) => j.id === blocker.request_id && j.status === 'IN_PROGRESS'),
+    'blocker running',
+  );
   h.service.service.setFaults({ modelDurationMs: 0 });
   return blocker.request_id;
 }
 
-const jobFor = (step: string) => h.service.service.jobs().find((j) => j.idempotencyKey?.includes(`polling/job/${step}:`));
+const jobFor = (step: string) =>
+  h.service.service.jobs().find((j) => j.idempotencyKey?.includes(`polling/job/${step}:`));
 
 describe('job workflow, polling fallback (time-skipping server)', () => {
   it('completes without any event, after a number of polls that follows the pacing formula', async () => {
@@ -86,7 +96,10 @@ describe('job workflow, polling fallback (time-skipping server)', () => {
     let outcome: JobOutcome;
     try {
       const handle = await startJob('cancelled-elsewhere');
-      const job = await eventually(() => (jobFor('cancelled-elsewhere')?.status === 'IN_QUEUE' ? jobFor('cancelled-elsewhere') : undefined), 'job queued');
+      const job = await eventually(
+        () => (jobFor('cancelled-elsewhere')?.status === 'IN_QUEUE' ? jobFor('cancelled-elsewhere') : undefined),
+        'job queued',
+      );
       await h.sideClient.cancel(job.id);
       outcome = (await handle.result()) as JobOutcome;
       await maybeRecordHistory(handle, 'job-polling-cancelled');
@@ -104,7 +117,10 @@ describe('job workflow, polling fallback (time-skipping server)', () => {
       const handle = await startJob('failed');
       // Workflow time stands still until the test waits on the result: the first poll sees FAILED.
       await eventually(() => jobFor('failed')?.status === 'FAILED', 'job failed at the service');
-      const error = await handle.result().then(() => null, (e: unknown) => e);
+      const error = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
       await maybeRecordHistory(handle, 'job-polling-failed');
       expect(error).toBeInstanceOf(WorkflowFailedError);
       const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
@@ -123,11 +139,19 @@ describe('job workflow, polling fallback (time-skipping server)', () => {
     h.service.service.setFaults({ failureRate: 1 });
     try {
       const handle = await startJob('resubmitted', { maxResubmits: 1 });
-      const error = await handle.result().then(() => null, (e: unknown) => e);
+      const error = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
       await maybeRecordHistory(handle, 'job-polling-resubmitted');
-      expect(((error as WorkflowFailedError).cause as ApplicationFailure).message).toMatch(/failed 2 time\(s\); policy allows 1 resubmit\(s\)/);
+      expect(((error as WorkflowFailedError).cause as ApplicationFailure).message).toMatch(
+        /failed 2 time\(s\); policy allows 1 resubmit\(s\)/,
+      );
       const jobs = h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('polling/job/resubmitted:'));
-      expect(jobs.map((j) => [j.idempotencyKey?.slice(-2), j.status, j.creditsRefunded])).toEqual([[':1', 'FAILED', 80], [':2', 'FAILED', 80]]);
+      expect(jobs.map((j) => [j.idempotencyKey?.slice(-2), j.status, j.creditsRefunded])).toEqual([
+        [':1', 'FAILED', 80],
+        [':2', 'FAILED', 80],
+      ]);
       const state = await handle.query(jobStateQuery);
       expect(state.attempts.map((a) => a.outcome)).toEqual(['FAILED', 'FAILED']);
     } finally {

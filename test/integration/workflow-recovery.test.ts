@@ -28,7 +28,11 @@ const PACING = { firstPollSeconds: 0.5, factor: 1.5, capSeconds: 1 };
 const input = { image_urls: [PIXEL_PNG], duration: '4' as const, resolution: '480p' as const };
 
 beforeAll(async () => {
-  [bundle, env, svc] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }), startTestService({ credits: 1_000_000 })]);
+  [bundle, env, svc] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+    startTestService({ credits: 1_000_000 }),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -41,10 +45,21 @@ afterEach(() => {
 });
 
 /** Runs `fn` with a worker on its own task queue whose client talks to `baseUrl` under `idempotency`. */
-async function withWorker<T>(queue: string, baseUrl: string, idempotency: IdempotencySetting, fn: () => Promise<T>): Promise<T> {
+async function withWorker<T>(
+  queue: string,
+  baseUrl: string,
+  idempotency: IdempotencySetting,
+  fn: () => Promise<T>,
+): Promise<T> {
   const fast = { maxAttempts: 2, initialDelayMs: 50, maxDelayMs: 200, jitter: 0 };
   const client = createServiceClient({ baseUrl, apiKey: TEST_API_KEY, idempotency, retry: fast, submitRetry: fast });
-  const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: queue, service: client, workflowBundle: bundle });
+  const worker = await createReelflowWorker({
+    connection: env.nativeConnection,
+    client: env.client,
+    taskQueue: queue,
+    service: client,
+    workflowBundle: bundle,
+  });
   try {
     return await worker.runUntil(fn);
   } finally {
@@ -52,17 +67,31 @@ async function withWorker<T>(queue: string, baseUrl: string, idempotency: Idempo
   }
 }
 
-function start(queue: string, spec: ReturnType<ReturnType<typeof pipeline>['build']>, extra: Record<string, unknown> = {}): Promise<WorkflowHandle> {
-  return env.client.workflow.start('pipelineWorkflow', { taskQueue: queue, workflowId: pipelineWorkflowId(spec.name), args: [{ spec, defaultPacing: PACING, submitTimeoutSeconds: 10, ...extra }] });
+function start(
+  queue: string,
+  spec: ReturnType<ReturnType<typeof pipeline>['build']>,
+  extra: Record<string, unknown> = {},
+): Promise<WorkflowHandle> {
+  return env.client.workflow.start('pipelineWorkflow', {
+    taskQueue: queue,
+    workflowId: pipelineWorkflowId(spec.name),
+    args: [{ spec, defaultPacing: PACING, submitTimeoutSeconds: 10, ...extra }],
+  });
 }
 
 /** The pipeline's failure (it must fail) with the summary it carries. */
 async function failureOf(handle: WorkflowHandle): Promise<{ message: string; summary: PipelineSummary }> {
-  const error = await handle.result().then(() => undefined, (e: unknown) => e);
+  const error = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   await maybeRecordHistory(handle, `recovery-${handle.workflowId.replace(/^pipeline\//, '')}`);
   expect(error).toBeInstanceOf(WorkflowFailedError);
   const cause = (error as WorkflowFailedError).cause as { message: string; details?: unknown[] };
-  return { message: cause.message, summary: (cause.details?.[0] as PipelineSummary) ?? (await handle.query(pipelineProgressQuery)) };
+  return {
+    message: cause.message,
+    summary: (cause.details?.[0] as PipelineSummary) ?? (await handle.query(pipelineProgressQuery)),
+  };
 }
 
 const jobsWithKey = (fragment: string) => svc.service.jobs().filter((j) => j.idempotencyKey?.includes(fragment));
@@ -76,7 +105,9 @@ describe('unknown idempotency: an ambiguous step waits for an operator decision'
       const handle = await start(queue, spec);
       const waiting = await eventually(async () => {
         const p = await handle.query(pipelineProgressQuery);
-        return p.recovery?.ambiguous[0]?.state === 'waiting' && p.recovery.ambiguous[0].candidates !== undefined ? p : undefined;
+        return p.recovery?.ambiguous[0]?.state === 'waiting' && p.recovery.ambiguous[0].candidates !== undefined
+          ? p
+          : undefined;
       }, 'the step to wait for a decision');
       svc.service.setFaults({ dropSubmitResponseRate: 0 });
       const record = waiting.recovery!.ambiguous[0]!;
@@ -93,11 +124,18 @@ describe('unknown idempotency: an ambiguous step waits for an operator decision'
         { step: 'generate', action: 'adopt' as const },
         { step: 'generate', action: 'explode' as unknown as 'adopt' },
       ]) {
-        await expect(handle.executeUpdate(resolveAmbiguousUpdate, { args: [bad] })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+        await expect(handle.executeUpdate(resolveAmbiguousUpdate, { args: [bad] })).rejects.toBeInstanceOf(
+          WorkflowUpdateFailedError,
+        );
       }
-      const found = await svc.call('GET', `/v1/queue/requests?idempotency_key=${encodeURIComponent(record.idempotencyKey)}`);
+      const found = await svc.call(
+        'GET',
+        `/v1/queue/requests?idempotency_key=${encodeURIComponent(record.idempotencyKey)}`,
+      );
       const requestId = String(found.body.requests[0].request_id);
-      const answer = await handle.executeUpdate(resolveAmbiguousUpdate, { args: [{ step: 'generate', action: 'adopt', requestId, note: 'found by key' }] });
+      const answer = await handle.executeUpdate(resolveAmbiguousUpdate, {
+        args: [{ step: 'generate', action: 'adopt', requestId, note: 'found by key' }],
+      });
       expect(answer).toMatchObject({ step: 'generate', action: 'adopt', requestId });
       const summary = (await handle.result()) as PipelineSummary;
       await maybeRecordHistory(handle, 'recovery-ambiguous-adopt');
@@ -115,7 +153,10 @@ describe('unknown idempotency: an ambiguous step waits for an operator decision'
       svc.service.setFaults({ dropSubmitResponseRate: 1 });
       const spec = pipeline('ambiguous-give-up').step('generate', LONG_FORM, input).build();
       const handle = await start(queue, spec);
-      await eventually(async () => (await handle.query(pipelineProgressQuery)).recovery?.ambiguous[0]?.state === 'waiting', 'the step to wait');
+      await eventually(
+        async () => (await handle.query(pipelineProgressQuery)).recovery?.ambiguous[0]?.state === 'waiting',
+        'the step to wait',
+      );
       svc.service.setFaults({ dropSubmitResponseRate: 0 });
       await handle.executeUpdate(resolveAmbiguousUpdate, { args: [{ step: 'generate', action: 'give-up' }] });
       const { message, summary } = await failureOf(handle);
@@ -124,12 +165,22 @@ describe('unknown idempotency: an ambiguous step waits for an operator decision'
       const job = jobsWithKey('ambiguous-give-up/job/generate')[0]!;
       const since = new Date(Date.now() - 3_600_000);
       const orphans = createServiceClient({ baseUrl: svc.url, apiKey: TEST_API_KEY });
-      const report = await findOrphans(orphans, await eventually(async () => {
-        const claims = await listPipelineClaims(env.client, since);
-        return claims.some((c) => c.workflowId === handle.workflowId && c.ambiguous.length > 0) ? claims : undefined;
-      }, 'the pipeline in visibility'), since).finally(() => orphans.close());
-      expect(report.orphans.find((o) => o.request_id === job.id)).toMatchObject({ idempotency_key: job.idempotencyKey });
-      expect(report.ambiguous).toEqual(expect.arrayContaining([expect.objectContaining({ workflow_id: handle.workflowId, state: 'given-up', request_id: job.id })]));
+      const report = await findOrphans(
+        orphans,
+        await eventually(async () => {
+          const claims = await listPipelineClaims(env.client, since);
+          return claims.some((c) => c.workflowId === handle.workflowId && c.ambiguous.length > 0) ? claims : undefined;
+        }, 'the pipeline in visibility'),
+        since,
+      ).finally(() => orphans.close());
+      expect(report.orphans.find((o) => o.request_id === job.id)).toMatchObject({
+        idempotency_key: job.idempotencyKey,
+      });
+      expect(report.ambiguous).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ workflow_id: handle.workflowId, state: 'given-up', request_id: job.id }),
+        ]),
+      );
     });
   });
 });
@@ -146,7 +197,19 @@ describe('never abandon an accepted job', () => {
   it('a poll answered 401 mid-wait cancels the job through its cancel_url and records it', async () => {
     const queue = 'recovery-poll-401';
     svc.service.setFaults({ modelDurationMs: 30_000 });
-    proxy.rewrite = ({ method, path }) => (method === 'GET' && path.endsWith('/status') ? { status: 401, body: { type: 'about:blank', title: 'Unauthorized', status: 401, code: 'unauthorized', detail: 'key revoked' } } : undefined);
+    proxy.rewrite = ({ method, path }) =>
+      method === 'GET' && path.endsWith('/status')
+        ? {
+            status: 401,
+            body: {
+              type: 'about:blank',
+              title: 'Unauthorized',
+              status: 401,
+              code: 'unauthorized',
+              detail: 'key revoked',
+            },
+          }
+        : undefined;
     await withWorker(queue, proxy.url, 'honoured', async () => {
       const spec = pipeline('poll-401').step('generate', LONG_FORM, input).build();
       const { message, summary } = await failureOf(await start(queue, spec));
@@ -164,13 +227,19 @@ describe('never abandon an accepted job', () => {
   it('when the cancel is refused too, the job is recorded as abandoned with its request id', async () => {
     const queue = 'recovery-abandon';
     svc.service.setFaults({ modelDurationMs: 2_000 });
-    const unauthorized = { status: 401, body: { type: 'about:blank', title: 'Unauthorized', status: 401, code: 'unauthorized' } };
-    proxy.rewrite = ({ method, path }) => ((method === 'GET' && path.endsWith('/status')) || path.endsWith('/cancel') ? unauthorized : undefined);
+    const unauthorized = {
+      status: 401,
+      body: { type: 'about:blank', title: 'Unauthorized', status: 401, code: 'unauthorized' },
+    };
+    proxy.rewrite = ({ method, path }) =>
+      (method === 'GET' && path.endsWith('/status')) || path.endsWith('/cancel') ? unauthorized : undefined;
     await withWorker(queue, proxy.url, 'honoured', async () => {
       const spec = pipeline('abandon-401').step('generate', LONG_FORM, input).build();
       const { summary } = await failureOf(await start(queue, spec));
       const job = jobsWithKey('abandon-401/job/generate')[0]!;
-      expect(summary.recovery?.abandoned).toEqual([expect.objectContaining({ step: 'generate', requestId: job.id, idempotencyKey: job.idempotencyKey })]);
+      expect(summary.recovery?.abandoned).toEqual([
+        expect.objectContaining({ step: 'generate', requestId: job.id, idempotencyKey: job.idempotencyKey }),
+      ]);
       expect(summary.recovery?.abandoned[0]?.reason).toMatch(/cancelling it failed too/);
       // Billed and shown: the ledger keeps its charge.
       expect(summary.ledger.net).toBe(80);
@@ -200,12 +269,17 @@ describe('never abandon an accepted job', () => {
 
   it('a 202 without a readable request id is recorded as abandoned by its key, and orphans lists the job', async () => {
     const queue = 'recovery-bad-202-no-id';
-    proxy.rewrite = ({ method, path, status }) => (method === 'POST' && path.startsWith('/v1/queue/service-') && status === 202 ? { status: 202, body: { accepted: true } } : undefined);
+    proxy.rewrite = ({ method, path, status }) =>
+      method === 'POST' && path.startsWith('/v1/queue/service-') && status === 202
+        ? { status: 202, body: { accepted: true } }
+        : undefined;
     await withWorker(queue, proxy.url, 'honoured', async () => {
       const spec = pipeline('bad-202-no-id').step('generate', LONG_FORM, input).build();
       const { summary } = await failureOf(await start(queue, spec));
       const job = jobsWithKey('bad-202-no-id/job/generate')[0]!;
-      expect(summary.recovery?.abandoned).toEqual([expect.objectContaining({ step: 'generate', idempotencyKey: job.idempotencyKey })]);
+      expect(summary.recovery?.abandoned).toEqual([
+        expect.objectContaining({ step: 'generate', idempotencyKey: job.idempotencyKey }),
+      ]);
       expect(summary.recovery?.abandoned[0]?.requestId).toBeUndefined();
       // Its charge is in the ledger under a request id no pipeline claims: reelflow orphans lists it.
       const since = new Date(Date.now() - 3_600_000);

@@ -11,7 +11,13 @@ import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { PIXEL_PNG, TEST_API_KEY, startTestService, type TestService } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
 import { jsonOf, runCli } from './cli-process';
-import { bundleReelflowWorkflows, eventually, silentWavDataUri, startTestBridge, type TestBridge } from './workflow-harness';
+import {
+  bundleReelflowWorkflows,
+  eventually,
+  silentWavDataUri,
+  startTestBridge,
+  type TestBridge,
+} from './workflow-harness';
 
 /**
  * Resume, don't repay (issue 16): a three-step pipeline fails at step 3; `reelflow resume` and
@@ -33,7 +39,11 @@ const TASK_QUEUE = 'workflow-resume';
 const PACING = { firstPollSeconds: 0.5, factor: 1.5, capSeconds: 1 };
 
 beforeAll(async () => {
-  [bundle, env, svc] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }), startTestService({ credits: 1_000_000 })]);
+  [bundle, env, svc] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+    startTestService({ credits: 1_000_000 }),
+  ]);
   const client = createServiceClient({ baseUrl: svc.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
   const sideClient = createServiceClient({ baseUrl: svc.url, apiKey: TEST_API_KEY });
   closeClient = async () => {
@@ -42,9 +52,21 @@ beforeAll(async () => {
   };
   // Completion events as the bridge delivers them (runs the CLI starts poll at the models' own pace).
   bridge = await startTestBridge(svc, env, TASK_QUEUE);
-  worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: TASK_QUEUE, service: client, workflowBundle: bundle });
+  worker = await createReelflowWorker({
+    connection: env.nativeConnection,
+    client: env.client,
+    taskQueue: TASK_QUEUE,
+    service: client,
+    workflowBundle: bundle,
+  });
   running = worker.run();
-  cliEnv = { TEMPORAL_ADDRESS: env.address, REELFLOW_TASK_QUEUE: TASK_QUEUE, REELFLOW_SERVICE_URL: svc.url, REELFLOW_API_KEY: TEST_API_KEY, REELFLOW_SERVICE_IDEMPOTENCY: 'honoured' };
+  cliEnv = {
+    TEMPORAL_ADDRESS: env.address,
+    REELFLOW_TASK_QUEUE: TASK_QUEUE,
+    REELFLOW_SERVICE_URL: svc.url,
+    REELFLOW_API_KEY: TEST_API_KEY,
+    REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
+  };
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-resume-'));
 }, 120_000);
 
@@ -57,8 +79,12 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const spec = (name: string) => threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(2), duration: '4' }, name, { allowedOrigins: [svc.url] });
-const jobsOf = (name: string, step: string) => svc.service.jobs().filter((j) => j.idempotencyKey?.startsWith(`reelflow:${name}/job/${step}:`));
+const spec = (name: string) =>
+  threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(2), duration: '4' }, name, {
+    allowedOrigins: [svc.url],
+  });
+const jobsOf = (name: string, step: string) =>
+  svc.service.jobs().filter((j) => j.idempotencyKey?.startsWith(`reelflow:${name}/job/${step}:`));
 
 /** Makes the pipeline's third step fail: every job that starts after its second one is running fails. */
 async function failStepThree(name: string): Promise<void> {
@@ -71,7 +97,11 @@ async function failStepThree(name: string): Promise<void> {
 
 it('reelflow resume after a failure at step 3 submits nothing for steps 1 and 2', async () => {
   const name = 'resume-three';
-  const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId: pipelineWorkflowId(name), args: [{ spec: spec(name), uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING }] });
+  const handle = await env.client.workflow.start('pipelineWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: pipelineWorkflowId(name),
+    args: [{ spec: spec(name), uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING }],
+  });
   await failStepThree(name);
   await handle.result().catch(() => undefined);
   const earlierRunId = (await handle.describe()).runId;
@@ -84,14 +114,22 @@ it('reelflow resume after a failure at step 3 submits nothing for steps 1 and 2'
   // The service's job list: steps 1 and 2 were paid once, step 3 twice (failed and refunded, then completed).
   expect(jobsOf(name, 'generate')).toHaveLength(1);
   expect(jobsOf(name, 'revoice')).toHaveLength(1);
-  expect(jobsOf(name, 'upscale').map((j) => j.status).sort()).toEqual(['COMPLETED', 'FAILED']);
+  expect(
+    jobsOf(name, 'upscale')
+      .map((j) => j.status)
+      .sort(),
+  ).toEqual(['COMPLETED', 'FAILED']);
   expect(svc.service.counters().submits - before.submits).toBe(1);
   expect(summary.steps.map((s) => [s.id, s.status, s.carriedFrom ?? null])).toEqual([
     ['generate', 'completed', earlierRunId],
     ['revoice', 'completed', earlierRunId],
     ['upscale', 'completed', null],
   ]);
-  expect(summary.resumedFrom).toMatchObject({ workflowId: pipelineWorkflowId(name), runId: earlierRunId, carriedSteps: ['generate', 'revoice'] });
+  expect(summary.resumedFrom).toMatchObject({
+    workflowId: pipelineWorkflowId(name),
+    runId: earlierRunId,
+    carriedSteps: ['generate', 'revoice'],
+  });
   // The new run paid only for step 3; the earlier run's ledger is linked, not repeated.
   const upscale = jobsOf(name, 'upscale').find((j) => j.status === 'COMPLETED')!;
   expect(summary.ledger.net).toBe(upscale.creditsCharged);
@@ -106,7 +144,9 @@ it('reelflow batch --rerun-failed resumes the failed item from step 3, submittin
   const first = await env.client.workflow.start('batchWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: 'batch/resume-batch',
-    args: [{ name: 'resume-batch', items: [spec(name)], uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING }],
+    args: [
+      { name: 'resume-batch', items: [spec(name)], uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING },
+    ],
   });
   await failStepThree(name);
   expect((await first.result()).results).toEqual([expect.objectContaining({ name, status: 'failed' })]);
@@ -124,7 +164,11 @@ it('reelflow batch --rerun-failed resumes the failed item from step 3, submittin
 
 it('a resume whose carried output no longer answers refuses and names --fresh', async () => {
   const name = 'resume-gone';
-  const handle = await env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId: pipelineWorkflowId(name), args: [{ spec: spec(name), uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING }] });
+  const handle = await env.client.workflow.start('pipelineWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: pipelineWorkflowId(name),
+    args: [{ spec: spec(name), uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING }],
+  });
   await failStepThree(name);
   await handle.result().catch(() => undefined);
   // The output files of step 1 disappear from the service's file store.

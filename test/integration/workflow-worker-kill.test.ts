@@ -24,7 +24,11 @@ let service: TestService;
 const TASK_QUEUE = 'workflow-worker-kill';
 
 beforeAll(async () => {
-  [bundle, env, service] = await Promise.all([bundleReelflowWorkflows(), startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }), startTestService()]);
+  [bundle, env, service] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+    startTestService(),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -93,7 +97,9 @@ it('a worker killed right after its submit reached the service does not create a
   const bridge = await startTestBridge(service, env, TASK_QUEUE);
   const spawned = spawnWorker(proxy.url);
   const exited = new Promise<void>((resolve) => spawned.child.once('exit', () => resolve()));
-  const spec = pipeline('killed-worker').step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] }).build();
+  const spec = pipeline('killed-worker')
+    .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+    .build();
   const client = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
   try {
     // A short submit timeout bounds how long Temporal waits for the dead worker's attempt.
@@ -102,12 +108,22 @@ it('a worker killed right after its submit reached the service does not create a
       workflowId: pipelineWorkflowId(spec.name),
       args: [{ spec, submitTimeoutSeconds: 3 }],
     });
-    const job = await eventually(() => service.service.jobs()[0], `the submit to reach the service (worker output: ${spawned.output()})`, 90_000);
+    const job = await eventually(
+      () => service.service.jobs()[0],
+      `the submit to reach the service (worker output: ${spawned.output()})`,
+      90_000,
+    );
     spawned.child.kill('SIGKILL');
     await exited;
     expect(service.service.counters()).toMatchObject({ submits: 1, jobsCreated: 1 });
 
-    const worker = await createReelflowWorker({ connection: env.nativeConnection, client: env.client, taskQueue: TASK_QUEUE, service: client, workflowBundle: bundle });
+    const worker = await createReelflowWorker({
+      connection: env.nativeConnection,
+      client: env.client,
+      taskQueue: TASK_QUEUE,
+      service: client,
+      workflowBundle: bundle,
+    });
     const summary = await worker
       .runUntil(async () => {
         const result = (await handle.result()) as PipelineSummary;
@@ -132,9 +148,15 @@ it('a worker killed right after its submit reached the service does not create a
 
 it('the worker entry point shuts down gracefully on SIGTERM', async () => {
   const spawned = spawnWorker(service.url);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => spawned.child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    spawned.child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   try {
-    await eventually(() => /reelflow worker: task queue workflow-worker-kill/.test(spawned.output()), `the worker to start (output: ${spawned.output()})`, 90_000);
+    await eventually(
+      () => /reelflow worker: task queue workflow-worker-kill/.test(spawned.output()),
+      `the worker to start (output: ${spawned.output()})`,
+      90_000,
+    );
     // The API key never appears in what the worker prints.
     expect(spawned.output()).not.toContain(TEST_API_KEY);
     spawned.child.kill('SIGTERM');

@@ -18,23 +18,39 @@ const root = path.join(__dirname, 'histories');
 const folders = ['v1-child-workflows', 'v2-before-preflight', 'current'];
 const files = folders.flatMap((folder) => {
   const dir = path.join(root, folder);
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(folder, f)) : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => path.join(folder, f))
+    : [];
 });
 
 /** Reads one recorded history (base64 protobuf inside JSON, written by maybeRecordHistory). */
 function load(file: string) {
-  const record = JSON.parse(fs.readFileSync(path.join(root, file), 'utf8')) as { workflowId: string; encoding: string; history: string };
+  const record = JSON.parse(fs.readFileSync(path.join(root, file), 'utf8')) as {
+    workflowId: string;
+    encoding: string;
+    history: string;
+  };
   if (record.encoding !== 'protobuf-base64') throw new Error(`${file}: unknown encoding ${record.encoding}`);
-  return { workflowId: `${file}:${record.workflowId}`, history: temporal.api.history.v1.History.decode(Buffer.from(record.history, 'base64')) };
+  return {
+    workflowId: `${file}:${record.workflowId}`,
+    history: temporal.api.history.v1.History.decode(Buffer.from(record.history, 'base64')),
+  };
 }
 
-const typeOf = (file: string) => load(file).history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+const typeOf = (file: string) =>
+  load(file).history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 /** The ids of the patches a history recorded (core_patch markers carry the id as a JSON payload). */
 const patchesOf = (file: string): string[] =>
   (load(file).history.events ?? []).flatMap((e) => {
     const marker = e.markerRecordedEventAttributes;
     if (marker?.markerName !== 'core_patch') return [];
-    return Object.values(marker.details ?? {}).flatMap((payloads) => (payloads.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString()));
+    return Object.values(marker.details ?? {}).flatMap((payloads) =>
+      (payloads.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString()),
+    );
   });
 
 /**
@@ -53,7 +69,9 @@ beforeAll(async () => {
 describe('replay of recorded workflow histories', () => {
   it('has histories of every workflow type of both versions to replay', () => {
     const types = (folder: string) => new Set(files.filter((f) => f.startsWith(folder)).map(typeOf));
-    expect([...types('v1-child-workflows')].sort()).toEqual(expect.arrayContaining(['batchWorkflow', 'jobWorkflow', 'pipelineWorkflow']));
+    expect([...types('v1-child-workflows')].sort()).toEqual(
+      expect.arrayContaining(['batchWorkflow', 'jobWorkflow', 'pipelineWorkflow']),
+    );
     expect([...types('current')].sort()).toEqual(expect.arrayContaining(['pipelineWorkflow', 'webhookRouteWorkflow']));
     // The current pipelines ran the one-workflow path (its patch marker), the old ones did not.
     const patchedIn = (file: string) => patchesOf(file).some((data) => data.includes(ONE_WORKFLOW_PATCH));
@@ -65,17 +83,34 @@ describe('replay of recorded workflow histories', () => {
 
   it('has, for every patch id in src/workflows, a history of its new branch (marker) and of its old one (none)', () => {
     // Every `export const X_PATCH = '...'` of the workflows, so a new patch without histories fails here.
-    const sources = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
-    const patchIds = sources(path.join(__dirname, '..', '..', 'src', 'workflows')).flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/export const \w+_PATCH = '([^']+)'/g)].map((m) => m[1] as string));
+    const sources = (dir: string): string[] =>
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) =>
+          e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+        );
+    const patchIds = sources(path.join(__dirname, '..', '..', 'src', 'workflows')).flatMap((file) =>
+      [...fs.readFileSync(file, 'utf8').matchAll(/export const \w+_PATCH = '([^']+)'/g)].map((m) => m[1] as string),
+    );
     expect(patchIds.length).toBeGreaterThanOrEqual(10);
     // The job.ts patches run in jobWorkflow (the v1 child); the others in the one-workflow pipeline.
     const jobPatches = new Set(['resubmit-backoff', 'result-from-event', 'quote-after-submit']);
     const has = (file: string, id: string) => patchesOf(file).some((data) => data.includes(`"${id}"`));
     const coverage = patchIds.map((id) => {
-      const candidates = files.filter((f) => (jobPatches.has(id) ? typeOf(f) === 'jobWorkflow' : typeOf(f) === 'pipelineWorkflow' && (id === ONE_WORKFLOW_PATCH || has(f, ONE_WORKFLOW_PATCH))));
-      return { id, newBranch: candidates.filter((f) => has(f, id)).length, oldBranch: candidates.filter((f) => !has(f, id)).length };
+      const candidates = files.filter((f) =>
+        jobPatches.has(id)
+          ? typeOf(f) === 'jobWorkflow'
+          : typeOf(f) === 'pipelineWorkflow' && (id === ONE_WORKFLOW_PATCH || has(f, ONE_WORKFLOW_PATCH)),
+      );
+      return {
+        id,
+        newBranch: candidates.filter((f) => has(f, id)).length,
+        oldBranch: candidates.filter((f) => !has(f, id)).length,
+      };
     });
-    const missing = coverage.flatMap((c) => [...(c.newBranch === 0 ? [`${c.id}: new`] : []), ...(c.oldBranch === 0 ? [`${c.id}: old`] : [])]).sort();
+    const missing = coverage
+      .flatMap((c) => [...(c.newBranch === 0 ? [`${c.id}: new`] : []), ...(c.oldBranch === 0 ? [`${c.id}: old`] : [])])
+      .sort();
     // Branches no recorded scenario reaches yet (named, so closing or opening a gap changes this list).
     expect(missing).toEqual(KNOWN_GAPS);
   });
@@ -98,12 +133,21 @@ describe('the production workflow bundle', () => {
     expect(bundle.code).not.toMatch(/node_modules[\\/]zod/);
     const maps = bundle.code.match(/sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)/g) ?? [];
     expect(maps).toHaveLength(1);
-    const map = JSON.parse(Buffer.from((maps[0] as string).split('base64,')[1] as string, 'base64').toString()) as { sources: string[]; mappings: string };
+    const map = JSON.parse(Buffer.from((maps[0] as string).split('base64,')[1] as string, 'base64').toString()) as {
+      sources: string[];
+      mappings: string;
+    };
     expect([map.sources, map.mappings]).toEqual([[], '']);
   });
 
   it('exports workflow functions only from src/workflows/index.ts (the SDK registers every export as a type)', () => {
-    expect(Object.keys(workflows).sort()).toEqual(['batchWorkflow', 'jobWorkflow', 'pipelineWorkflow', 'webhookRendezvousWorkflow', 'webhookRouteWorkflow']);
+    expect(Object.keys(workflows).sort()).toEqual([
+      'batchWorkflow',
+      'jobWorkflow',
+      'pipelineWorkflow',
+      'webhookRendezvousWorkflow',
+      'webhookRouteWorkflow',
+    ]);
     for (const value of Object.values(workflows)) expect(typeof value).toBe('function');
   });
 });

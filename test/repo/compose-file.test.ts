@@ -3,7 +3,14 @@ import * as path from 'node:path';
 import { BRIDGE_VARIABLES, SERVICE_VARIABLES, VARIABLES, WORKER_VARIABLES } from '../../src/config';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { DEPLOY_SCRIPTS, HISTORY_SHARDS } from '../../scripts/cluster/index';
-import { CONFIG_TEMPLATE, DYNAMIC_CONFIG, ROLES, roleArgs, roleEnvironment, type ClusterPorts } from '../../scripts/cluster/roles';
+import {
+  CONFIG_TEMPLATE,
+  DYNAMIC_CONFIG,
+  ROLES,
+  roleArgs,
+  roleEnvironment,
+  type ClusterPorts,
+} from '../../scripts/cluster/roles';
 import { TEMPORAL_SERVER_VERSION } from '../../scripts/cluster/tools';
 
 /**
@@ -58,13 +65,24 @@ function variablesOf(service: Service): readonly string[] {
 describe('docker-compose.yml', () => {
   it('parses to services with Temporal, its UI, PostgreSQL, workers, bridges and a load balancer', () => {
     expect(Object.keys(compose.services)).toEqual(
-      expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal-frontend', 'temporal-ui', 'temporal-init', 'webhooks', 'service']),
+      expect.arrayContaining([
+        'postgresql',
+        'temporal-schema',
+        'temporal-frontend',
+        'temporal-ui',
+        'temporal-init',
+        'webhooks',
+        'service',
+      ]),
     );
   });
 
   it('pins every image to a version (no latest, no bare name)', () => {
     for (const [name, service] of services) {
-      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(/^[a-z0-9./_-]+:[^:]*\d[^:]*$/) });
+      expect({ name, image: service.image }).toEqual({
+        name,
+        image: expect.stringMatching(/^[a-z0-9./_-]+:[^:]*\d[^:]*$/),
+      });
       expect({ name, latest: /:latest$/.test(service.image ?? '') }).toEqual({ name, latest: false });
     }
   });
@@ -75,7 +93,8 @@ describe('docker-compose.yml', () => {
     expect(reelflowServices.length).toBeGreaterThanOrEqual(5);
     for (const [name, service] of reelflowServices) {
       const known = variablesOf(service);
-      for (const variable of Object.keys(service.environment ?? {})) if (!known.includes(variable)) unknown.push(`${name}: ${variable}`);
+      for (const variable of Object.keys(service.environment ?? {}))
+        if (!known.includes(variable)) unknown.push(`${name}: ${variable}`);
     }
     expect(unknown).toEqual([]);
   });
@@ -86,19 +105,31 @@ describe('docker-compose.yml', () => {
       expect({ name, test: service.healthcheck?.test }).toEqual({ name, test: expect.anything() });
     }
     // Only the schema and init containers are one-shot.
-    expect(services.filter(([, s]) => s.restart === 'no').map(([n]) => n).sort()).toEqual(['temporal-init', 'temporal-schema']);
+    expect(
+      services
+        .filter(([, s]) => s.restart === 'no')
+        .map(([n]) => n)
+        .sort(),
+    ).toEqual(['temporal-init', 'temporal-schema']);
   });
 
   it('keeps state on named volumes: PostgreSQL data and the local service data', () => {
     const declared = Object.keys(compose.volumes ?? {});
     expect(compose.services.postgresql?.volumes).toContain('postgres-data:/var/lib/postgresql/data');
-    expect(compose.services.service?.volumes).toContain(`service-data:${compose.services.service?.environment?.REELFLOW_SERVICE_DATA_DIR}`);
+    expect(compose.services.service?.volumes).toContain(
+      `service-data:${compose.services.service?.environment?.REELFLOW_SERVICE_DATA_DIR}`,
+    );
     expect(declared).toEqual(expect.arrayContaining(['postgres-data', 'service-data']));
     // Bind mounts point at files that exist in the repository.
     for (const [name, service] of services) {
       for (const volume of service.volumes ?? []) {
         const source = volume.split(':')[0] ?? '';
-        if (source.startsWith('./')) expect({ name, source, exists: fs.existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
+        if (source.startsWith('./'))
+          expect({ name, source, exists: fs.existsSync(path.join(root, source)) }).toEqual({
+            name,
+            source,
+            exists: true,
+          });
       }
     }
     expect(fs.existsSync(path.join(root, 'deploy/Dockerfile'))).toBe(true);
@@ -142,7 +173,15 @@ describe('docker-compose.yml', () => {
     const script = read((scriptMount ?? '').split(':')[0] ?? '');
     expect(script).toContain('temporal operator namespace create');
     expect(script).toContain('temporal operator search-attribute create');
-    const typeNames: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', KEYWORD_LIST: 'KeywordList', TEXT: 'Text', BOOL: 'Bool', DOUBLE: 'Double', DATETIME: 'Datetime' };
+    const typeNames: Record<string, string> = {
+      KEYWORD: 'Keyword',
+      INT: 'Int',
+      KEYWORD_LIST: 'KeywordList',
+      TEXT: 'Text',
+      BOOL: 'Bool',
+      DOUBLE: 'Double',
+      DATETIME: 'Datetime',
+    };
     const registered = [...script.matchAll(/^register (\S+) (\S+)$/gm)].map((m) => `${m[1]}:${m[2]}`).sort();
     const expected = SEARCH_ATTRIBUTE_KEYS.map((key) => `${key.name}:${typeNames[key.type]}`).sort();
     expect(registered).toEqual(expected);
@@ -152,12 +191,20 @@ describe('docker-compose.yml', () => {
 describe('docker-compose.yml in step with the tested cluster (scripts/cluster/)', () => {
   const roleServices = services.filter(([, s]) => (s.image ?? '').startsWith('temporalio/server:'));
   const roleOf = (s: Service) => (s.command ?? [])[(s.command ?? []).indexOf('--service') + 1];
-  const mountOf = (s: Service, source: string) => (s.volumes ?? []).map((v) => v.split(':')).find(([from]) => from === source)?.[1];
+  const mountOf = (s: Service, source: string) =>
+    (s.volumes ?? []).map((v) => v.split(':')).find(([from]) => from === source)?.[1];
 
   it(`runs the Temporal server version the cluster builds (v${TEMPORAL_SERVER_VERSION}), admin tools of the same version, no auto-setup image`, () => {
     expect(roleServices.length).toBeGreaterThan(0);
-    for (const [name, service] of services.filter(([, s]) => (s.image ?? '').startsWith('temporalio/') && !(s.image ?? '').startsWith('temporalio/ui:'))) {
-      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(new RegExp(`^temporalio/(server|admin-tools):${TEMPORAL_SERVER_VERSION.replace(/\./g, '\\.')}$`)) });
+    for (const [name, service] of services.filter(
+      ([, s]) => (s.image ?? '').startsWith('temporalio/') && !(s.image ?? '').startsWith('temporalio/ui:'),
+    )) {
+      expect({ name, image: service.image }).toEqual({
+        name,
+        image: expect.stringMatching(
+          new RegExp(`^temporalio/(server|admin-tools):${TEMPORAL_SERVER_VERSION.replace(/\./g, '\\.')}$`),
+        ),
+      });
     }
     expect(read('docker-compose.yml')).not.toMatch(/auto-setup/);
   });
@@ -169,7 +216,10 @@ describe('docker-compose.yml in step with the tested cluster (scripts/cluster/)'
       const templateDir = mountOf(service, `./${path.relative(root, path.dirname(CONFIG_TEMPLATE))}`);
       expect({ name, templateDir }).toEqual({ name, templateDir: expect.any(String) });
       const inContainer = `${templateDir}/${path.basename(CONFIG_TEMPLATE)}`;
-      expect({ name, command: service.command }).toEqual({ name, command: roleArgs(role).map((arg) => (arg === CONFIG_TEMPLATE ? inContainer : arg)) });
+      expect({ name, command: service.command }).toEqual({
+        name,
+        command: roleArgs(role).map((arg) => (arg === CONFIG_TEMPLATE ? inContainer : arg)),
+      });
       expect(service.depends_on?.['temporal-schema']?.condition).toBe('service_completed_successfully');
     }
   });
@@ -177,8 +227,14 @@ describe('docker-compose.yml in step with the tested cluster (scripts/cluster/)'
   it('gives every role the same dynamic config file and history shard count as the cluster', () => {
     for (const [name, service] of roleServices) {
       const dynamicDir = mountOf(service, `./${path.relative(root, path.dirname(DYNAMIC_CONFIG))}`);
-      expect({ name, file: service.environment?.DYNAMIC_CONFIG_FILE_PATH }).toEqual({ name, file: `${dynamicDir}/${path.basename(DYNAMIC_CONFIG)}` });
-      expect({ name, shards: Number(service.environment?.NUM_HISTORY_SHARDS) }).toEqual({ name, shards: HISTORY_SHARDS });
+      expect({ name, file: service.environment?.DYNAMIC_CONFIG_FILE_PATH }).toEqual({
+        name,
+        file: `${dynamicDir}/${path.basename(DYNAMIC_CONFIG)}`,
+      });
+      expect({ name, shards: Number(service.environment?.NUM_HISTORY_SHARDS) }).toEqual({
+        name,
+        shards: HISTORY_SHARDS,
+      });
     }
     expect(HISTORY_SHARDS).toBeGreaterThanOrEqual(4);
   });
@@ -187,14 +243,47 @@ describe('docker-compose.yml in step with the tested cluster (scripts/cluster/)'
     const template = fs.readFileSync(CONFIG_TEMPLATE, 'utf8');
     expect(template.split('\n')[0]).toBe('# enable-template');
     const read = new Set([...template.matchAll(/env "([A-Z0-9_]+)"/g)].map((m) => m[1]));
-    const ports = Object.fromEntries(['postgres', 'frontend', 'frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'].map((k, i) => [k, 7000 + i])) as unknown as ClusterPorts;
-    const clusterVariables = Object.keys(roleEnvironment({ server: 'server', ports, historyShards: HISTORY_SHARDS, database: { host: 'h', user: 'u', password: 'p' }, logDir: '/tmp' }));
-    for (const variable of clusterVariables) expect({ variable, read: read.has(variable) }).toEqual({ variable, read: true });
+    const ports = Object.fromEntries(
+      [
+        'postgres',
+        'frontend',
+        'frontendHttp',
+        'frontendMembership',
+        'history',
+        'historyMembership',
+        'matching',
+        'matchingMembership',
+        'worker',
+        'workerMembership',
+      ].map((k, i) => [k, 7000 + i]),
+    ) as unknown as ClusterPorts;
+    const clusterVariables = Object.keys(
+      roleEnvironment({
+        server: 'server',
+        ports,
+        historyShards: HISTORY_SHARDS,
+        database: { host: 'h', user: 'u', password: 'p' },
+        logDir: '/tmp',
+      }),
+    );
+    for (const variable of clusterVariables)
+      expect({ variable, read: read.has(variable) }).toEqual({ variable, read: true });
     for (const [name, service] of roleServices) {
-      for (const variable of Object.keys(service.environment ?? {})) expect({ name, variable, read: read.has(variable) }).toEqual({ name, variable, read: true });
+      for (const variable of Object.keys(service.environment ?? {}))
+        expect({ name, variable, read: read.has(variable) }).toEqual({ name, variable, read: true });
       // What differs between the two is only where things are: database host, ports, bind address.
       const shared = Object.keys(service.environment ?? {}).filter((v) => clusterVariables.includes(v));
-      expect(shared).toEqual(expect.arrayContaining(['NUM_HISTORY_SHARDS', 'POSTGRES_SEEDS', 'DB_PORT', 'POSTGRES_USER', 'POSTGRES_PWD', 'BIND_ON_IP', 'DYNAMIC_CONFIG_FILE_PATH']));
+      expect(shared).toEqual(
+        expect.arrayContaining([
+          'NUM_HISTORY_SHARDS',
+          'POSTGRES_SEEDS',
+          'DB_PORT',
+          'POSTGRES_USER',
+          'POSTGRES_PWD',
+          'BIND_ON_IP',
+          'DYNAMIC_CONFIG_FILE_PATH',
+        ]),
+      );
     }
   });
 

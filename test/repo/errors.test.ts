@@ -16,7 +16,8 @@ const FAILURE_VALUES = new Set<string>(Object.values(FAILURE_TYPES));
 
 /** Error classes whose `code` may be any string, and why. */
 const OPEN_CODES: Record<string, string> = {
-  ServiceProblemError: "the code of the service's problem document (or http_<status>): the service's catalogue decides it, the client passes it on",
+  ServiceProblemError:
+    "the code of the service's problem document (or http_<status>): the service's catalogue decides it, the client passes it on",
 };
 
 const { program, checker, sourceFiles } = srcProgram(ROOT);
@@ -30,7 +31,11 @@ interface ErrorClass {
 }
 
 function extendsError(type: ts.Type): boolean {
-  if (type.getSymbol()?.getName() === 'Error' && !type.getSymbol()?.valueDeclaration?.getSourceFile().fileName.includes(`${path.sep}src${path.sep}`)) return true;
+  if (
+    type.getSymbol()?.getName() === 'Error' &&
+    !type.getSymbol()?.valueDeclaration?.getSourceFile().fileName.includes(`${path.sep}src${path.sep}`)
+  )
+    return true;
   return (type.isClassOrInterface() ? checker.getBaseTypes(type) : []).some(extendsError);
 }
 
@@ -68,7 +73,11 @@ function stringLiterals(): { file: string; line: number; text: string }[] {
   for (const file of sourceFiles) {
     const visit = (node: ts.Node): void => {
       if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) {
-        found.push({ file: rel(file), line: file.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: node.text });
+        found.push({
+          file: rel(file),
+          line: file.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+          text: node.text,
+        });
       }
       ts.forEachChild(node, visit);
     };
@@ -89,9 +98,13 @@ function failureCreations(): { where: string; expression: ts.Expression }[] {
         node.expression.expression.getText() === 'ApplicationFailure'
       ) {
         const options = node.arguments[0];
-        const typeProperty = options && ts.isObjectLiteralExpression(options) ? options.properties.find((p) => p.name?.getText() === 'type') : undefined;
+        const typeProperty =
+          options && ts.isObjectLiteralExpression(options)
+            ? options.properties.find((p) => p.name?.getText() === 'type')
+            : undefined;
         const where = `${rel(file)}:${file.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-        if (typeProperty && ts.isPropertyAssignment(typeProperty)) found.push({ where, expression: typeProperty.initializer });
+        if (typeProperty && ts.isPropertyAssignment(typeProperty))
+          found.push({ where, expression: typeProperty.initializer });
         else found.push({ where, expression: ts.factory.createIdentifier('<no type>') });
       }
       ts.forEachChild(node, visit);
@@ -106,11 +119,15 @@ describe('error convention', () => {
 
   it('finds the error classes of src (the checker sees the sources)', () => {
     expect(program.getSourceFiles().length).toBeGreaterThan(100);
-    expect(classes.map((c) => c.name)).toEqual(expect.arrayContaining(['ReelflowError', 'AmbiguousSubmissionError', 'CliError', 'SafeFetchError']));
+    expect(classes.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['ReelflowError', 'AmbiguousSubmissionError', 'CliError', 'SafeFetchError']),
+    );
   });
 
   it('every error class lives in its folder’s errors.ts', () => {
-    const misplaced = classes.filter((c) => path.posix.basename(c.file) !== 'errors.ts').map((c) => `${c.name} in ${c.file}`);
+    const misplaced = classes
+      .filter((c) => path.posix.basename(c.file) !== 'errors.ts')
+      .map((c) => `${c.name} in ${c.file}`);
     expect(misplaced).toEqual([]);
   });
 

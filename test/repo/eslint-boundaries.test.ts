@@ -21,7 +21,10 @@ beforeAll(() => {
   eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config });
 });
 
-async function lintWorkflow(code: string, filePath = PROBE): Promise<Array<{ ruleId: string | null; message: string }>> {
+async function lintWorkflow(
+  code: string,
+  filePath = PROBE,
+): Promise<Array<{ ruleId: string | null; message: string }>> {
   const [result] = await eslint.lintText(code, { filePath });
   if (!result) throw new Error('ESLint returned no result for the probe');
   // A fatal message (parse error, project-service refusal) has no ruleId; surface it, do not hide it.
@@ -50,7 +53,10 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
     // Lean worker: zod and every schema module stay out of the workflow bundle (types only).
     ['zod', "import { z } from 'zod';\nexport const s = z.string();\n"],
     ['../contract', "import { MODELS } from '../contract';\nexport const m = MODELS;\n"],
-    ['../contract/resources', "import { webhookEventSchema } from '../contract/resources';\nexport const s = webhookEventSchema;\n"],
+    [
+      '../contract/resources',
+      "import { webhookEventSchema } from '../contract/resources';\nexport const s = webhookEventSchema;\n",
+    ],
     ['../contract/models', "import { MODELS } from '../contract/models';\nexport const m = MODELS;\n"],
     ['../spec/spec', "import { validatePipelineSpec } from '../spec/spec';\nexport const v = validatePipelineSpec;\n"],
     ['../spec', "import { resolveReferences } from '../spec';\nexport const r = resolveReferences;\n"],
@@ -107,11 +113,27 @@ describe('lean boundary of the modules workflows import values from (eslint)', (
   const at = (file: string) => path.join(ROOT, file);
   it.each([
     ['src/contract/events.ts', 'zod', "import { z } from 'zod';\nexport const s = z.string();\n"],
-    ['src/contract/events.ts', './resources', "import { resultSchema } from './resources';\nexport const s = resultSchema;\n"],
-    ['src/contract/model-metadata.ts', './models', "import { modelIdSchema } from './models';\nexport const s = modelIdSchema;\n"],
-    ['src/contract/limits.ts', 'node:crypto', "import { createHash } from 'node:crypto';\nexport const h = createHash;\n"],
+    [
+      'src/contract/events.ts',
+      './resources',
+      "import { resultSchema } from './resources';\nexport const s = resultSchema;\n",
+    ],
+    [
+      'src/contract/model-metadata.ts',
+      './models',
+      "import { modelIdSchema } from './models';\nexport const s = modelIdSchema;\n",
+    ],
+    [
+      'src/contract/limits.ts',
+      'node:crypto',
+      "import { createHash } from 'node:crypto';\nexport const h = createHash;\n",
+    ],
     ['src/spec/pacing.ts', '../contract', "import { MODELS } from '../contract';\nexport const m = MODELS;\n"],
-    ['src/spec/references.ts', './spec', "import { pipelineSpecSchema } from './spec';\nexport const s = pipelineSpecSchema;\n"],
+    [
+      'src/spec/references.ts',
+      './spec',
+      "import { pipelineSpecSchema } from './spec';\nexport const s = pipelineSpecSchema;\n",
+    ],
   ])('%s: flags an import of %s', async (file, specifier, code) => {
     const messages = restrictedImportsOf(await lintWorkflow(code, at(file)));
     expect(messages).toHaveLength(1);
@@ -119,7 +141,8 @@ describe('lean boundary of the modules workflows import values from (eslint)', (
   });
 
   it('allows type imports and plain siblings there', async () => {
-    const code = "import type { JobResult } from './resources';\nimport { isTerminalState } from './limits';\nexport type R = JobResult;\nexport const t = isTerminalState;\n";
+    const code =
+      "import type { JobResult } from './resources';\nimport { isTerminalState } from './limits';\nexport type R = JobResult;\nexport const t = isTerminalState;\n";
     expect(restrictedImportsOf(await lintWorkflow(code, at('src/contract/events.ts')))).toEqual([]);
   });
 });
@@ -137,7 +160,10 @@ describe('contract purity boundary (eslint, src/contract/** except signature.ts)
   });
 
   it('allows zod and sibling modules', async () => {
-    const messages = await lintWorkflow("import { z } from 'zod';\nimport { LIMITS } from './limits';\nexport const both = [z, LIMITS];\n", CONTRACT_PROBE);
+    const messages = await lintWorkflow(
+      "import { z } from 'zod';\nimport { LIMITS } from './limits';\nexport const both = [z, LIMITS];\n",
+      CONTRACT_PROBE,
+    );
     expect(messages).toEqual([]);
   });
 });

@@ -24,7 +24,8 @@ async function layerMessages(file: string, code: string): Promise<string[]> {
   return result.messages.filter((m) => m.ruleId === 'import/no-restricted-paths').map((m) => m.message);
 }
 
-const uses = (specifier: string, name: string) => `import { ${name} } from '${specifier}';\nexport const used = ${name};\n`;
+const uses = (specifier: string, name: string) =>
+  `import { ${name} } from '${specifier}';\nexport const used = ${name};\n`;
 
 describe('layer boundaries (import/no-restricted-paths)', () => {
   it.each([

@@ -15,7 +15,11 @@ export function tsFilesUnder(dir: string): string[] {
  * A TypeScript program over src/ alone, with the repository's compiler options, for the convention
  * tests that read the sources with the type checker (built once per test file).
  */
-export function srcProgram(root: string): { program: ts.Program; checker: ts.TypeChecker; sourceFiles: ts.SourceFile[] } {
+export function srcProgram(root: string): {
+  program: ts.Program;
+  checker: ts.TypeChecker;
+  sourceFiles: ts.SourceFile[];
+} {
   const configFile = ts.readConfigFile(path.join(root, 'tsconfig.json'), (file) => ts.sys.readFile(file));
   const { options } = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
   const roots = tsFilesUnder(path.join(root, 'src'));

@@ -23,13 +23,20 @@ describe('tests mirror src/', () => {
     const rows = mirrorReport(ROOT);
     expect(rows.length).toBeGreaterThan(100);
     expect(new Set(rows.map((row) => row.module)).size).toBe(rows.length);
-    expect(rows.find((row) => row.module === 'contract/pricing.ts')).toMatchObject({ status: 'unit-test', detail: 'test/unit/contract/pricing.test.ts' });
+    expect(rows.find((row) => row.module === 'contract/pricing.ts')).toMatchObject({
+      status: 'unit-test',
+      detail: 'test/unit/contract/pricing.test.ts',
+    });
     expect(rows.find((row) => row.module === 'workflows/pipeline.ts')).toMatchObject({ status: 'integration-only' });
     expect(rows.filter((row) => row.status === 'unit-test').length).toBeGreaterThan(20);
   });
 
   it('tells declarations-only modules from modules with code', () => {
-    expect(declarationsOnly("import type { A } from './a';\nexport interface B { a: A }\nexport type C = B;\nexport { d } from './d';\n")).toBe(true);
+    expect(
+      declarationsOnly(
+        "import type { A } from './a';\nexport interface B { a: A }\nexport type C = B;\nexport { d } from './d';\n",
+      ),
+    ).toBe(true);
     expect(declarationsOnly('export const limit = 3;\n')).toBe(false);
     expect(declarationsOnly('export function f(): void {}\n')).toBe(false);
   });

@@ -7,7 +7,15 @@ import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../w
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
 import { resumeInputFor } from '../lib/resume';
-import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pacingFor, uriRulesFor, withTemporal } from '../lib/context';
+import {
+  batchProgress,
+  cliEnv,
+  cliMediaStore,
+  findWorkflow,
+  pacingFor,
+  uriRulesFor,
+  withTemporal,
+} from '../lib/context';
 import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';
 import { followBatch } from '../lib/follow';
@@ -30,7 +38,9 @@ function batchName(explicit: string | undefined, manifestName: string | undefine
 
 /** Exit code of a finished batch: 0 only when every item completed. */
 export function batchExit(progress: BatchProgress): number {
-  return progress.status === 'completed' && progress.results.every((r) => r.status === 'completed') ? EXIT.ok : EXIT.failed;
+  return progress.status === 'completed' && progress.results.every((r) => r.status === 'completed')
+    ? EXIT.ok
+    : EXIT.failed;
 }
 
 /**
@@ -38,7 +48,11 @@ export function batchExit(progress: BatchProgress): number {
  * (closed) is read back and its completed steps carried, outputs verified. An item that never
  * started a pipeline has nothing to carry.
  */
-async function resumesFor(client: Client, previous: BatchItemResult[], serviceUrl: string | undefined): Promise<Record<string, ResumeFrom>> {
+async function resumesFor(
+  client: Client,
+  previous: BatchItemResult[],
+  serviceUrl: string | undefined,
+): Promise<Record<string, ResumeFrom>> {
   const resumes: Record<string, ResumeFrom> = {};
   for (const item of previous) {
     if (item.status === 'completed' || item.status === 'skipped') continue;
@@ -63,68 +77,100 @@ export function registerBatchCommand(program: Command): void {
     .argument('<manifest>', 'manifest file (.json or .csv); paths inside are relative to it')
     .option('--concurrency <n>', 'pipelines in flight at once (default: manifest value or 4)', positiveInt)
     .option('--name <name>', 'batch name; its workflow id is batch/<name> (default: manifest name or file name)')
-    .option('--rerun-failed <batch-id>', 'resume only the items that did not complete in that earlier batch, each from its first incomplete step (completed steps are not paid again)')
-    .option('--fresh', 'with --rerun-failed: run those items from their first step, paying again for steps that had completed', false)
+    .option(
+      '--rerun-failed <batch-id>',
+      'resume only the items that did not complete in that earlier batch, each from its first incomplete step (completed steps are not paid again)',
+    )
+    .option(
+      '--fresh',
+      'with --rerun-failed: run those items from their first step, paying again for steps that had completed',
+      false,
+    )
     .option('--detach', 'only start the batch and print its workflow id', false)
     .option('--json', 'print the final progress as JSON', false)
-    .action(async (manifestFile: string, options: { concurrency?: number; name?: string; rerunFailed?: string; fresh: boolean; detach: boolean; json: boolean }) => {
-      const env = cliEnv();
-      const rules = uriRulesFor(env);
-      const manifest = await loadManifest(manifestFile, rules, { store: cliMediaStore(env).store });
-      await withTemporal(env, async ({ client, settings }) => {
-        let rerunOf: BatchWorkflowInput['rerunOf'];
-        let resumes: BatchWorkflowInput['resumes'];
-        let name = batchName(options.name, manifest.name, manifestFile);
-        if (options.rerunFailed) {
-          const previous = await findWorkflow(client, options.rerunFailed.includes('/') ? options.rerunFailed : `batch/${options.rerunFailed}`);
-          if (previous.kind !== 'batch') throw new CliError(`${previous.workflowId} is not a batch`, EXIT.usage);
-          if (previous.status === 'RUNNING') throw new CliError(`${previous.workflowId} is still running; re-run its failures once it has finished`, EXIT.usage);
-          rerunOf = (await batchProgress(previous.handle)).results;
-          if (!options.name) name = `${previous.workflowId.replace(/^batch\//, '')}-rerun`;
-          const failed = rerunOf.filter((r) => r.status !== 'completed').length;
-          if (!options.fresh) resumes = await resumesFor(client, rerunOf, env.service?.url);
-          const carried = Object.values(resumes ?? {}).reduce((n, r) => n + Object.keys(r.steps).length, 0);
+    .action(
+      async (
+        manifestFile: string,
+        options: {
+          concurrency?: number;
+          name?: string;
+          rerunFailed?: string;
+          fresh: boolean;
+          detach: boolean;
+          json: boolean;
+        },
+      ) => {
+        const env = cliEnv();
+        const rules = uriRulesFor(env);
+        const manifest = await loadManifest(manifestFile, rules, { store: cliMediaStore(env).store });
+        await withTemporal(env, async ({ client, settings }) => {
+          let rerunOf: BatchWorkflowInput['rerunOf'];
+          let resumes: BatchWorkflowInput['resumes'];
+          let name = batchName(options.name, manifest.name, manifestFile);
+          if (options.rerunFailed) {
+            const previous = await findWorkflow(
+              client,
+              options.rerunFailed.includes('/') ? options.rerunFailed : `batch/${options.rerunFailed}`,
+            );
+            if (previous.kind !== 'batch') throw new CliError(`${previous.workflowId} is not a batch`, EXIT.usage);
+            if (previous.status === 'RUNNING')
+              throw new CliError(
+                `${previous.workflowId} is still running; re-run its failures once it has finished`,
+                EXIT.usage,
+              );
+            rerunOf = (await batchProgress(previous.handle)).results;
+            if (!options.name) name = `${previous.workflowId.replace(/^batch\//, '')}-rerun`;
+            const failed = rerunOf.filter((r) => r.status !== 'completed').length;
+            if (!options.fresh) resumes = await resumesFor(client, rerunOf, env.service?.url);
+            const carried = Object.values(resumes ?? {}).reduce((n, r) => n + Object.keys(r.steps).length, 0);
+            say(
+              `re-running ${failed} of ${rerunOf.length} item(s) of ${previous.workflowId} that did not complete` +
+                (options.fresh
+                  ? ' from their first step (--fresh: completed steps are paid again)'
+                  : `, each from its first incomplete step (${carried} completed step(s) carried, not paid again)`),
+              options.json,
+            );
+          }
+          const workflowId = batchWorkflowId(name);
+          const concurrency = options.concurrency ?? manifest.concurrency;
+          const input: BatchWorkflowInput = {
+            name,
+            items: manifest.items,
+            ...(concurrency !== undefined ? { concurrency } : {}),
+            ...(rerunOf ? { rerunOf } : {}),
+            ...(resumes ? { resumes } : {}),
+            ...(rules ? { uriRules: rules } : {}),
+            ...pacingFor(env),
+          };
+          let handle;
+          try {
+            handle = await client.workflow.start(WORKFLOW_TYPES.batch, {
+              taskQueue: settings.taskQueue,
+              workflowId,
+              args: [input],
+              staticSummary: batchSummaryLine(name, manifest.items.length, concurrency ?? 4, rerunOf !== undefined),
+              staticDetails: batchDetails(name, manifest.items),
+            });
+          } catch (error) {
+            if (error instanceof WorkflowExecutionAlreadyStartedError)
+              throw new CliError(`a batch ${workflowId} is already running; pick another --name`, EXIT.usage);
+            throw error;
+          }
+          if (options.detach) {
+            if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId });
+            else say(workflowId);
+            return;
+          }
           say(
-            `re-running ${failed} of ${rerunOf.length} item(s) of ${previous.workflowId} that did not complete` +
-              (options.fresh ? ' from their first step (--fresh: completed steps are paid again)' : `, each from its first incomplete step (${carried} completed step(s) carried, not paid again)`),
+            `started ${workflowId} (${manifest.items.length} pipelines, concurrency ${concurrency ?? 'default'})`,
             options.json,
           );
-        }
-        const workflowId = batchWorkflowId(name);
-        const concurrency = options.concurrency ?? manifest.concurrency;
-        const input: BatchWorkflowInput = {
-          name,
-          items: manifest.items,
-          ...(concurrency !== undefined ? { concurrency } : {}),
-          ...(rerunOf ? { rerunOf } : {}),
-          ...(resumes ? { resumes } : {}),
-          ...(rules ? { uriRules: rules } : {}),
-          ...pacingFor(env),
-        };
-        let handle;
-        try {
-          handle = await client.workflow.start(WORKFLOW_TYPES.batch, {
-            taskQueue: settings.taskQueue,
-            workflowId,
-            args: [input],
-            staticSummary: batchSummaryLine(name, manifest.items.length, concurrency ?? 4, rerunOf !== undefined),
-            staticDetails: batchDetails(name, manifest.items),
-          });
-        } catch (error) {
-          if (error instanceof WorkflowExecutionAlreadyStartedError) throw new CliError(`a batch ${workflowId} is already running; pick another --name`, EXIT.usage);
-          throw error;
-        }
-        if (options.detach) {
-          if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId });
-          else say(workflowId);
-          return;
-        }
-        say(`started ${workflowId} (${manifest.items.length} pipelines, concurrency ${concurrency ?? 'default'})`, options.json);
-        const progress = await followBatch(handle, { quiet: options.json });
-        if (!progress) throw new CliError(`${workflowId} ended without progress`, EXIT.failed);
-        if (options.json) printJson({ workflowId, ...progress });
-        else say(batchLines(progress, workflowId).join('\n'));
-        process.exitCode = batchExit(progress);
-      });
-    });
+          const progress = await followBatch(handle, { quiet: options.json });
+          if (!progress) throw new CliError(`${workflowId} ended without progress`, EXIT.failed);
+          if (options.json) printJson({ workflowId, ...progress });
+          else say(batchLines(progress, workflowId).join('\n'));
+          process.exitCode = batchExit(progress);
+        });
+      },
+    );
 }

@@ -8,14 +8,20 @@ import { runOperatorUpdate } from '../lib/operator';
 export function registerBudgetCommand(program: Command): void {
   program
     .command('budget')
-    .description('Raise the credit budget of a running pipeline (exit 0 raised, 2 refused with the reason, 4 unknown id)')
+    .description(
+      'Raise the credit budget of a running pipeline (exit 0 raised, 2 refused with the reason, 4 unknown id)',
+    )
     .argument('<id>', 'pipeline/<name> or a bare name')
-    .argument('<credits>', 'the new budget in credits: a whole number above the current budget and not below what is spent')
-    .option('--json', 'print the pipeline\'s answer as JSON', false)
+    .argument(
+      '<credits>',
+      'the new budget in credits: a whole number above the current budget and not below what is spent',
+    )
+    .option('--json', "print the pipeline's answer as JSON", false)
     .action(async (id: string, creditsText: string, options: { json: boolean }) => {
       // The validator decides; here only what cannot be a number is refused without asking it.
       const credits = Number(creditsText);
-      if (!/^\d+$/.test(creditsText) || !Number.isSafeInteger(credits)) throw new CliError(`credits: "${creditsText}" is not a whole number of credits`, EXIT.usage);
+      if (!/^\d+$/.test(creditsText) || !Number.isSafeInteger(credits))
+        throw new CliError(`credits: "${creditsText}" is not a whole number of credits`, EXIT.usage);
       await runOperatorUpdate(id, raiseBudgetUpdate, { credits }, options.json);
     });
 }

@@ -6,7 +6,6 @@ import { startLocalStack, type LocalStack } from '../../stack/local-stack';
 import { redact, type StackPorts } from '../../stack/stack-state';
 import { addRenderFlags, renderOptions, type RenderFlags } from '../lib/render-options';
 
-
 interface DevOptions {
   stateDir?: string;
   temporalPort?: number;
@@ -51,7 +50,10 @@ export async function runDev(options: DevOptions): Promise<void> {
   // --state-dir and --auto-ports stand for REELFLOW_STATE_DIR and REELFLOW_DEV_PORTS=auto.
   const settings = loadStackSettings(
     undefined,
-    variableFlags({ stateDir: options.stateDir, autoPorts: options.autoPorts ? 'auto' : undefined }, { stateDir: ['REELFLOW_STATE_DIR', '--state-dir'], autoPorts: ['REELFLOW_DEV_PORTS', '--auto-ports'] }),
+    variableFlags(
+      { stateDir: options.stateDir, autoPorts: options.autoPorts ? 'auto' : undefined },
+      { stateDir: ['REELFLOW_STATE_DIR', '--state-dir'], autoPorts: ['REELFLOW_DEV_PORTS', '--auto-ports'] },
+    ),
   );
   // Read at boot, before anything starts: a bad REELFLOW_MEDIA_* stops `reelflow dev` with exit 2.
   const media = loadMediaSettings(undefined, { stateDir: settings.stateDir });
@@ -95,12 +97,18 @@ const DEV_PORT_FLAGS = [
 export function registerDevCommand(program: Command): void {
   const command = program
     .command('dev')
-    .description('Run the local stack in the foreground until Ctrl-C: Temporal dev server + UI, local service, webhook bridge, worker (state in REELFLOW_STATE_DIR or .reelflow)')
+    .description(
+      'Run the local stack in the foreground until Ctrl-C: Temporal dev server + UI, local service, webhook bridge, worker (state in REELFLOW_STATE_DIR or .reelflow)',
+    )
     .option('--state-dir <dir>', 'persistent state (default REELFLOW_STATE_DIR or .reelflow)');
-  for (const [flag, what, fallback] of DEV_PORT_FLAGS) command.option(`${flag} <port>`, `${what} (default: stored, else ${fallback})`, port);
+  for (const [flag, what, fallback] of DEV_PORT_FLAGS)
+    command.option(`${flag} <port>`, `${what} (default: stored, else ${fallback})`, port);
   command.option('--auto-ports', 'first start of a state directory: pick free ports (also REELFLOW_DEV_PORTS=auto)');
   addRenderFlags(command)
-    .addHelpText('after', '\nPorts chosen on the first start are stored in <state-dir>/stack.json and reused, so output URLs and the\nregistered webhook URL stay valid. A second `reelflow dev` or `npm run demo` on the same state directory\nreuses the running stack.')
+    .addHelpText(
+      'after',
+      '\nPorts chosen on the first start are stored in <state-dir>/stack.json and reused, so output URLs and the\nregistered webhook URL stay valid. A second `reelflow dev` or `npm run demo` on the same state directory\nreuses the running stack.',
+    )
     .action(async (options: DevOptions) => {
       await runDev(options);
     });

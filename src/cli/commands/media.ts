@@ -14,7 +14,9 @@ function duration(text: string): number {
 
 /** `reelflow media gc`: remove store objects no pipeline references any more (dry run by default). */
 export function registerMediaCommand(program: Command): void {
-  const media = program.command('media').description('The media store (REELFLOW_MEDIA_STORE): inputs put there by run/batch, archived outputs');
+  const media = program
+    .command('media')
+    .description('The media store (REELFLOW_MEDIA_STORE): inputs put there by run/batch, archived outputs');
   media
     .command('gc')
     .description(
@@ -34,18 +36,29 @@ export function registerMediaCommand(program: Command): void {
             if (description.status.name === 'RUNNING') return { state: 'running' };
             return { state: 'closed', closedAt: description.closeTime ?? new Date(0) };
           } catch (error) {
-            if (error instanceof WorkflowNotFoundError || (error as { name?: string }).name === 'WorkflowNotFoundError') return { state: 'unknown' };
+            if (error instanceof WorkflowNotFoundError || (error as { name?: string }).name === 'WorkflowNotFoundError')
+              return { state: 'unknown' };
             throw error;
           }
         };
-        const report = await collectGarbage({ store, olderThanSeconds: options.olderThan, pipelineState, apply: options.apply });
+        const report = await collectGarbage({
+          store,
+          olderThanSeconds: options.olderThan,
+          pipelineState,
+          apply: options.apply,
+        });
         if (options.json) {
           printJson({ store: store.location, ...report });
           return;
         }
         const verb = report.applied ? 'removed' : 'would remove';
-        for (const object of report.removed) say(`${verb} sha256:${object.sha256} ${object.type} ${object.bytes} bytes (referrers: ${object.referrers.join(', ') || 'none'})`);
-        say(`${store.location}: ${report.examined} objects, ${report.kept} kept, ${verb} ${report.removed.length} (${report.bytesRemoved} bytes)${report.applied ? '' : '; dry run, --apply deletes'}`);
+        for (const object of report.removed)
+          say(
+            `${verb} sha256:${object.sha256} ${object.type} ${object.bytes} bytes (referrers: ${object.referrers.join(', ') || 'none'})`,
+          );
+        say(
+          `${store.location}: ${report.examined} objects, ${report.kept} kept, ${verb} ${report.removed.length} (${report.bytesRemoved} bytes)${report.applied ? '' : '; dry run, --apply deletes'}`,
+        );
       });
     });
 }

@@ -14,12 +14,18 @@ import { cliServiceClient, serviceCliError } from '../lib/service-client';
 export function registerOrphansCommand(program: Command): void {
   program
     .command('orphans')
-    .description('List charged jobs no pipeline claims, with state, credits and outputs (exit 0 none, 1 some, 3 unreachable)')
+    .description(
+      'List charged jobs no pipeline claims, with state, credits and outputs (exit 0 none, 1 some, 3 unreachable)',
+    )
     .option('--since <duration>', 'how far back to read the ledger: 30m, 24h, 7d', '24h')
     .option('--json', 'print the report as JSON', false)
     .action(async (options: { since: string; json: boolean }) => {
       const sinceMs = parseSince(options.since);
-      if (sinceMs === null) throw new CliError(`--since: must be a duration such as 30m, 24h or 7d (got ${JSON.stringify(options.since)})`, EXIT.usage);
+      if (sinceMs === null)
+        throw new CliError(
+          `--since: must be a duration such as 30m, 24h or 7d (got ${JSON.stringify(options.since)})`,
+          EXIT.usage,
+        );
       const env = cliEnvWithService();
       const since = new Date(Date.now() - sinceMs);
       const service = cliServiceClient(env.service);

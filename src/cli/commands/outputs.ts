@@ -40,7 +40,12 @@ function extensionOf(url: string, contentType: string | null): string {
  * checked again), except that the configured service's own origin may be private/http (a local
  * service on loopback).
  */
-export async function downloadOutputs(summary: PipelineSummary, dir: string, serviceUrl: string | undefined, store?: MediaStore): Promise<DownloadedOutput[]> {
+export async function downloadOutputs(
+  summary: PipelineSummary,
+  dir: string,
+  serviceUrl: string | undefined,
+  store?: MediaStore,
+): Promise<DownloadedOutput[]> {
   fs.mkdirSync(dir, { recursive: true });
   const serviceOrigin = serviceUrl ? new URL(serviceUrl).origin : null;
   const files: DownloadedOutput[] = [];
@@ -57,7 +62,8 @@ export async function downloadOutputs(summary: PipelineSummary, dir: string, ser
           continue;
         } catch (error) {
           fs.rmSync(file, { force: true });
-          if (error instanceof MediaStoreError && error.code === 'integrity') throw new CliError(error.message, EXIT.failed);
+          if (error instanceof MediaStoreError && error.code === 'integrity')
+            throw new CliError(error.message, EXIT.failed);
           if (!(error instanceof MediaStoreError && error.code === 'not_found')) throw error;
           // Not (any more) in the store: try the service URL below.
         }
@@ -65,15 +71,24 @@ export async function downloadOutputs(summary: PipelineSummary, dir: string, ser
       const own = serviceOrigin !== null && new URL(video.url).origin === serviceOrigin;
       const partial = path.join(dir, `${step.id}-${index + 1}.part`);
       try {
-        const meta = await safeDownload(video.url, partial, { allowPrivate: own, maxBytes: MAX_OUTPUT_BYTES, timeoutMs: DOWNLOAD_TIMEOUT_MS });
+        const meta = await safeDownload(video.url, partial, {
+          allowPrivate: own,
+          maxBytes: MAX_OUTPUT_BYTES,
+          timeoutMs: DOWNLOAD_TIMEOUT_MS,
+        });
         const file = path.join(dir, `${step.id}-${index + 1}${extensionOf(meta.url, meta.contentType)}`);
         fs.renameSync(partial, file);
         files.push({ step: step.id, url: video.url, file, bytes: meta.size, from: 'service' });
       } catch (error) {
         if (error instanceof SafeFetchError) {
           const exit = error.code === 'network' || error.code === 'timeout' ? EXIT.unavailable : EXIT.failed;
-          const hint = copy ? '' : ' (the output was not archived: set `"archive": "always"` or `"on-expiry-risk"` in the spec to keep copies)';
-          throw new CliError(`cannot download the output of step ${step.id} (${video.url}): ${error.message}${hint}`, exit);
+          const hint = copy
+            ? ''
+            : ' (the output was not archived: set `"archive": "always"` or `"on-expiry-risk"` in the spec to keep copies)';
+          throw new CliError(
+            `cannot download the output of step ${step.id} (${video.url}): ${error.message}${hint}`,
+            exit,
+          );
         }
         throw error;
       }
@@ -86,7 +101,9 @@ export async function downloadOutputs(summary: PipelineSummary, dir: string, ser
 export function registerOutputsCommand(program: Command): void {
   program
     .command('outputs')
-    .description('Download the output videos of a pipeline into a directory, from the media-store archive where archived, else from the service (exit 0 done, 1 pipeline not completed, 4 unknown id)')
+    .description(
+      'Download the output videos of a pipeline into a directory, from the media-store archive where archived, else from the service (exit 0 done, 1 pipeline not completed, 4 unknown id)',
+    )
     .argument('<id>', 'pipeline workflow id (pipeline/<name>) or its name')
     .requiredOption('--to <dir>', 'directory to write the files into (created if missing)')
     .option('--json', 'print the downloaded files as JSON', false)
@@ -94,14 +111,30 @@ export function registerOutputsCommand(program: Command): void {
       const env = cliEnv();
       await withTemporal(env, async ({ client }) => {
         const found = await findWorkflow(client, id);
-        if (found.kind !== 'pipeline') throw new CliError(`${found.workflowId} is a batch; download each pipeline's outputs by its id (see \`reelflow status ${found.workflowId}\`)`, EXIT.usage);
+        if (found.kind !== 'pipeline')
+          throw new CliError(
+            `${found.workflowId} is a batch; download each pipeline's outputs by its id (see \`reelflow status ${found.workflowId}\`)`,
+            EXIT.usage,
+          );
         const summary = await pipelineSummary(found.handle);
         if (summary.status !== 'completed') {
-          throw new CliError(`${found.workflowId} is ${summary.status}, not completed; outputs are downloaded from completed pipelines`, EXIT.failed);
+          throw new CliError(
+            `${found.workflowId} is ${summary.status}, not completed; outputs are downloaded from completed pipelines`,
+            EXIT.failed,
+          );
         }
-        const files = await downloadOutputs(summary, path.resolve(options.to), env.service?.url, cliMediaStore(env).store);
+        const files = await downloadOutputs(
+          summary,
+          path.resolve(options.to),
+          env.service?.url,
+          cliMediaStore(env).store,
+        );
         if (options.json) printJson({ workflowId: found.workflowId, files });
-        else for (const f of files) say(`${f.step}: ${f.file} (${f.bytes} bytes) from ${f.from === 'archive' ? `the archive (${f.media})` : f.url}`);
+        else
+          for (const f of files)
+            say(
+              `${f.step}: ${f.file} (${f.bytes} bytes) from ${f.from === 'archive' ? `the archive (${f.media})` : f.url}`,
+            );
       });
     });
 }

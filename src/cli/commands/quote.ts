@@ -24,7 +24,12 @@ export function registerQuoteCommand(program: Command): void {
       const resolver = createMediaResolver({ ...media, serviceOrigin: service.url });
       const client = cliServiceClient(service);
       try {
-        const quote = await quotePipeline(spec, client, service.url, async (input) => (await resolver.resolve(input)).input).catch((error: unknown) => {
+        const quote = await quotePipeline(
+          spec,
+          client,
+          service.url,
+          async (input) => (await resolver.resolve(input)).input,
+        ).catch((error: unknown) => {
           throw serviceCliError(error, service, 'the quote');
         });
         if (options.json) {
@@ -35,10 +40,14 @@ export function registerQuoteCommand(program: Command): void {
         for (const s of quote.steps) {
           const credits = s.credits === null ? 'unknown' : `${s.credits}`;
           const basis = s.basis === 'estimate' ? '~ estimate' : s.basis;
-          say(`  ${s.step.padEnd(12)} ${s.model.padEnd(48)} ${credits.padStart(8)} credits  (${basis}${s.note ? `; ${s.note}` : ''})`);
+          say(
+            `  ${s.step.padEnd(12)} ${s.model.padEnd(48)} ${credits.padStart(8)} credits  (${basis}${s.note ? `; ${s.note}` : ''})`,
+          );
         }
         const qualifier = quote.incomplete ? ' + unknown steps' : quote.exact ? '' : ' (includes estimates)';
-        say(`  total: ${quote.total} credits${qualifier}${quote.budgetCredits !== null ? `; budget ${quote.budgetCredits}` : ''}`);
+        say(
+          `  total: ${quote.total} credits${qualifier}${quote.budgetCredits !== null ? `; budget ${quote.budgetCredits}` : ''}`,
+        );
       } finally {
         await client.close();
       }

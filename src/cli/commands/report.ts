@@ -4,7 +4,12 @@ import * as path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { collectBatchReport, collectPipelineReport, type BatchItemInput, type CollectOptions } from '../../report/collect';
+import {
+  collectBatchReport,
+  collectPipelineReport,
+  type BatchItemInput,
+  type CollectOptions,
+} from '../../report/collect';
 import { renderReport } from '../../report/render';
 import type { Report } from '../../report/model';
 import { pipelineWorkflowId } from '../../workflows/definitions';
@@ -50,12 +55,23 @@ async function facts(handle: WorkflowHandle): Promise<{ startedAt: Date | null; 
 }
 
 /** Every item of a batch: finished ones with their result, running ones by name, each with its pipeline's summary. */
-async function batchItems(client: Client, results: BatchItemResult[], running: string[], link: (id: string) => string | undefined): Promise<BatchItemInput[]> {
-  const all: BatchItemResult[] = [...results, ...running.map((name): BatchItemResult => ({ name, workflowId: pipelineWorkflowId(name), status: 'skipped' }))];
+async function batchItems(
+  client: Client,
+  results: BatchItemResult[],
+  running: string[],
+  link: (id: string) => string | undefined,
+): Promise<BatchItemInput[]> {
+  const all: BatchItemResult[] = [
+    ...results,
+    ...running.map((name): BatchItemResult => ({ name, workflowId: pipelineWorkflowId(name), status: 'skipped' })),
+  ];
   const items: BatchItemInput[] = [];
   for (const result of all) {
     const ui = link(result.workflowId);
-    const summary = result.status === 'skipped' && !running.includes(result.name) ? null : await pipelineSummary(client.workflow.getHandle(result.workflowId)).catch(() => null);
+    const summary =
+      result.status === 'skipped' && !running.includes(result.name)
+        ? null
+        : await pipelineSummary(client.workflow.getHandle(result.workflowId)).catch(() => null);
     items.push({ result, summary, ...(ui ? { temporalUiUrl: ui } : {}) });
   }
   return items;
@@ -65,11 +81,22 @@ async function batchItems(client: Client, results: BatchItemResult[], running: s
 export function registerReportCommand(program: Command): void {
   program
     .command('report')
-    .description('Write one self-contained HTML page for a pipeline (players, poster frames, ffprobe facts, credits, timings, request ids) or a batch (gallery with state filters and totals)')
+    .description(
+      'Write one self-contained HTML page for a pipeline (players, poster frames, ffprobe facts, credits, timings, request ids) or a batch (gallery with state filters and totals)',
+    )
     .argument('<id>', 'pipeline/<name>, batch/<name>, or a bare name')
     .option('--out <file>', 'the HTML file to write (default: <name>.report.html in the current directory)')
-    .option('--embed-limit-mb <n>', `videos up to this total size go inside the page; larger sets are written to <file>-media/ beside it`, megabytes, DEFAULT_EMBED_LIMIT_MB)
-    .option('--temporal-ui <url>', 'Temporal UI address, to link each pipeline to its page (e.g. the URL `reelflow dev` prints)', uiUrl)
+    .option(
+      '--embed-limit-mb <n>',
+      `videos up to this total size go inside the page; larger sets are written to <file>-media/ beside it`,
+      megabytes,
+      DEFAULT_EMBED_LIMIT_MB,
+    )
+    .option(
+      '--temporal-ui <url>',
+      'Temporal UI address, to link each pipeline to its page (e.g. the URL `reelflow dev` prints)',
+      uiUrl,
+    )
     .option('--json', 'print {file, kind, workflowId, videos, problems} as JSON', false)
     .action(async (id: string, options: ReportOptions) => {
       const env = cliEnv();
@@ -78,7 +105,8 @@ export function registerReportCommand(program: Command): void {
         const name = found.workflowId.replace(/^(pipeline|batch)\//, '');
         const file = path.resolve(options.out ?? `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.report.html`);
         const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-report-'));
-        const link = (workflowId: string) => (options.temporalUi ? temporalUiLink(options.temporalUi, settings.namespace, workflowId) : undefined);
+        const link = (workflowId: string) =>
+          options.temporalUi ? temporalUiLink(options.temporalUi, settings.namespace, workflowId) : undefined;
         const collect: CollectOptions = {
           workDir,
           serviceOrigin: env.service ? new URL(env.service.url).origin : null,
@@ -93,10 +121,19 @@ export function registerReportCommand(program: Command): void {
           if (found.kind === 'pipeline') {
             const summary = await pipelineSummary(found.handle);
             const ui = link(found.workflowId);
-            report = await collectPipelineReport(summary, { workflowId: found.workflowId, ...(await facts(found.handle)), ...(ui ? { temporalUiUrl: ui } : {}) }, collect);
+            report = await collectPipelineReport(
+              summary,
+              { workflowId: found.workflowId, ...(await facts(found.handle)), ...(ui ? { temporalUiUrl: ui } : {}) },
+              collect,
+            );
           } else {
             const progress = await batchProgress(found.handle);
-            report = await collectBatchReport(progress, found.workflowId, await batchItems(client, progress.results, progress.running, link), collect);
+            report = await collectBatchReport(
+              progress,
+              found.workflowId,
+              await batchItems(client, progress.results, progress.running, link),
+              collect,
+            );
           }
         } finally {
           fs.rmSync(workDir, { recursive: true, force: true });
@@ -105,12 +142,17 @@ export function registerReportCommand(program: Command): void {
         // Written whole, then renamed: a reader never sees half a page.
         fs.writeFileSync(`${file}.part`, renderReport(report));
         fs.renameSync(`${file}.part`, file);
-        const videos = report.kind === 'pipeline' ? report.steps.flatMap((s) => s.videos) : report.items.flatMap((i) => (i.finalVideo ? [i.finalVideo] : []));
+        const videos =
+          report.kind === 'pipeline'
+            ? report.steps.flatMap((s) => s.videos)
+            : report.items.flatMap((i) => (i.finalVideo ? [i.finalVideo] : []));
         const problems = videos.filter((v) => v.problem).map((v) => `${v.url}: ${v.problem}`);
         if (options.json) {
           printJson({ file, kind: report.kind, workflowId: found.workflowId, videos: videos.length, problems });
         } else {
-          say(`report of ${found.workflowId}: ${file} (${videos.length} video${videos.length === 1 ? '' : 's'}${videos.some((v) => v.src && !v.src.startsWith('data:')) ? `, media in ${collect.mediaDir}` : ', media embedded'})`);
+          say(
+            `report of ${found.workflowId}: ${file} (${videos.length} video${videos.length === 1 ? '' : 's'}${videos.some((v) => v.src && !v.src.startsWith('data:')) ? `, media in ${collect.mediaDir}` : ', media embedded'})`,
+          );
           for (const problem of problems) say(`  problem: ${problem}`);
         }
       });

@@ -17,11 +17,13 @@ import { earlierRun, resumeFromRun } from '../lib/resume';
 export function registerResumeCommand(program: Command): void {
   const command = program
     .command('resume')
-    .description('Start a new run of a failed or cancelled pipeline from its first incomplete step, reusing (verified) outputs of completed steps (exit 0 completed, 1 failed/cancelled, 4 unknown id)')
+    .description(
+      'Start a new run of a failed or cancelled pipeline from its first incomplete step, reusing (verified) outputs of completed steps (exit 0 completed, 1 failed/cancelled, 4 unknown id)',
+    )
     .argument('<pipeline>', 'workflow id pipeline/<name> or the bare name')
     .option('--fresh', 'run every step again, paying again for steps that had completed', false);
-  followFlags(command, 'the new run and print its ids')
-    .action(async (id: string, options: { fresh: boolean; detach: boolean; json: boolean }) => {
+  followFlags(command, 'the new run and print its ids').action(
+    async (id: string, options: { fresh: boolean; detach: boolean; json: boolean }) => {
       const env = cliEnv();
       const workflowId = id.startsWith('pipeline/') ? id : pipelineWorkflowId(id);
       await withTemporal(env, async ({ client, settings }) => {
@@ -29,7 +31,8 @@ export function registerResumeCommand(program: Command): void {
         try {
           earlier = await earlierRun(client.workflow.getHandle(workflowId));
         } catch (error) {
-          if ((error as { name?: string }).name === 'WorkflowNotFoundError') throw new CliError(`no pipeline ${workflowId}`, EXIT.notFound);
+          if ((error as { name?: string }).name === 'WorkflowNotFoundError')
+            throw new CliError(`no pipeline ${workflowId}`, EXIT.notFound);
           throw error;
         }
         if (earlier.status === 'COMPLETED' && !options.fresh) {
@@ -39,10 +42,16 @@ export function registerResumeCommand(program: Command): void {
         }
         const { resume: _previous, ...base } = earlier.input;
         void _previous;
-        const input: PipelineWorkflowInput = options.fresh ? base : { ...base, resume: await resumeFromRun(earlier, env.service?.url) };
+        const input: PipelineWorkflowInput = options.fresh
+          ? base
+          : { ...base, resume: await resumeFromRun(earlier, env.service?.url) };
         const carried = Object.keys(input.resume?.steps ?? {});
         const startedAt = Date.now();
-        const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input] });
+        const handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, {
+          taskQueue: settings.taskQueue,
+          workflowId,
+          args: [input],
+        });
         const from = earlier.summary.steps.find((s) => !carried.includes(s.id))?.id ?? '(none)';
         say(
           options.fresh
@@ -50,10 +59,15 @@ export function registerResumeCommand(program: Command): void {
             : `resuming ${workflowId} from step ${from} in run ${handle.firstExecutionRunId}; carried from run ${earlier.runId}: ${carried.join(', ') || 'nothing'}`,
           options.json,
         );
-        const summary = await detachOrFollow(handle, { ...options, startedAt, detachedIds: { resumedFrom: earlier.runId, carried } });
+        const summary = await detachOrFollow(handle, {
+          ...options,
+          startedAt,
+          detachedIds: { resumedFrom: earlier.runId, carried },
+        });
         if (!summary) return;
         if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId, ...summary });
         process.exitCode = exitFor(summary.status);
       });
-    });
+    },
+  );
 }

@@ -13,7 +13,8 @@ import { loadSpecFile } from '../lib/spec-files';
 
 /** Hint printed under a failure a person can act on. */
 export function hintFor(error: string | undefined): string | undefined {
-  if (error && /insufficient[_ ]credits/i.test(error)) return 'hint: the account has too few credits; top it up (local service: POST /v1/admin/credits with its --admin-key; `reelflow dev` keeps one in .reelflow/secrets/admin-key) and run again';
+  if (error && /insufficient[_ ]credits/i.test(error))
+    return 'hint: the account has too few credits; top it up (local service: POST /v1/admin/credits with its --admin-key; `reelflow dev` keeps one in .reelflow/secrets/admin-key) and run again';
   return undefined;
 }
 
@@ -21,24 +22,45 @@ export function hintFor(error: string | undefined): string | undefined {
 export function registerRunCommand(program: Command): void {
   const command = program
     .command('run')
-    .description('Start a pipeline from a spec file and follow it to the end (exit 0 completed, 1 failed/cancelled, 2 invalid spec, 3 unreachable)')
-    .argument('<spec>', 'pipeline spec (JSON); local file paths in *_url(s) fields go into the media store (REELFLOW_MEDIA_STORE)');
+    .description(
+      'Start a pipeline from a spec file and follow it to the end (exit 0 completed, 1 failed/cancelled, 2 invalid spec, 3 unreachable)',
+    )
+    .argument(
+      '<spec>',
+      'pipeline spec (JSON); local file paths in *_url(s) fields go into the media store (REELFLOW_MEDIA_STORE)',
+    );
   followFlags(command, 'the pipeline and print its workflow id')
-    .option('--no-preflight', 'do not check the inputs before paying (see docs/preflight.md); per step: "preflight": false')
+    .option(
+      '--no-preflight',
+      'do not check the inputs before paying (see docs/preflight.md); per step: "preflight": false',
+    )
     .action(async (specFile: string, options: { detach: boolean; json: boolean; preflight: boolean }) => {
       const env = cliEnv();
       const rules = uriRulesFor(env);
       const spec = await loadSpecFile(specFile, rules, { store: cliMediaStore(env).store });
       await withTemporal(env, async ({ client, settings }) => {
         const workflowId = pipelineWorkflowId(spec.name);
-        const input: PipelineWorkflowInput = { spec, ...(rules ? { uriRules: rules } : {}), ...pacingFor(env), ...(options.preflight ? {} : { preflight: false }) };
+        const input: PipelineWorkflowInput = {
+          spec,
+          ...(rules ? { uriRules: rules } : {}),
+          ...pacingFor(env),
+          ...(options.preflight ? {} : { preflight: false }),
+        };
         const startedAt = Date.now();
         let handle;
         try {
-          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, { taskQueue: settings.taskQueue, workflowId, args: [input], ...pipelineStartOptions(spec) });
+          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, {
+            taskQueue: settings.taskQueue,
+            workflowId,
+            args: [input],
+            ...pipelineStartOptions(spec),
+          });
         } catch (error) {
           if (error instanceof WorkflowExecutionAlreadyStartedError) {
-            throw new CliError(`a pipeline named "${spec.name}" is already running (${workflowId}); follow it with \`reelflow status ${workflowId}\` or rename the spec`, EXIT.usage);
+            throw new CliError(
+              `a pipeline named "${spec.name}" is already running (${workflowId}); follow it with \`reelflow status ${workflowId}\` or rename the spec`,
+              EXIT.usage,
+            );
           }
           throw error;
         }

@@ -27,18 +27,28 @@ interface ServiceFlags extends RenderFlags {
 export function registerServiceCommand(program: Command): void {
   const command = program
     .command('service')
-    .description('Run the local service (queue, credits, ffmpeg models, signed webhooks) in the foreground until SIGINT/SIGTERM; each flag stands for a REELFLOW_SERVICE_* variable (docs/configuration.md)')
+    .description(
+      'Run the local service (queue, credits, ffmpeg models, signed webhooks) in the foreground until SIGINT/SIGTERM; each flag stands for a REELFLOW_SERVICE_* variable (docs/configuration.md)',
+    )
     .option('--data-dir <dir>', 'directory for durable state and output files (required, or REELFLOW_SERVICE_DATA_DIR)')
     .option('--port <port>', 'port to listen on (0 picks a free one; default 0)', portOption)
     .option('--host <host>', 'address to bind (default 127.0.0.1)')
     .option('--api-key <key>', 'API key to accept (repeatable); stored hashed', collect, [])
-    .addOption(new Option('--admin-key <key>', 'admin credential: enables the admin routes (fault injection, credit grants, job clocks), which accept it and no API key (or REELFLOW_SERVICE_ADMIN_KEY)'))
+    .addOption(
+      new Option(
+        '--admin-key <key>',
+        'admin credential: enables the admin routes (fault injection, credit grants, job clocks), which accept it and no API key (or REELFLOW_SERVICE_ADMIN_KEY)',
+      ),
+    )
     .option('--credits <n>', 'credit balance of a fresh data directory (default 100000)')
     .option('--allow-private-webhooks', 'allow private/loopback/http webhook and input URLs (local use only)')
     .option('--public-url <url>', 'base URL clients see (default http://<host>:<port>)')
     .option('--concurrency <n>', 'jobs running at once per model, 1-64 (default 2)')
     .option('--emit-failure-events', 'also send generation.failed and generation.cancelled events')
-    .option('--quotes-per-minute <n>', 'quotes each API key may make per minute, also its burst (default 120, burst 30)')
+    .option(
+      '--quotes-per-minute <n>',
+      'quotes each API key may make per minute, also its burst (default 120, burst 30)',
+    )
     .option('--log', 'log requests and webhook attempts as JSON (keys and secrets are never logged)');
   addRenderFlags(command).action(async (options: ServiceFlags) => {
     const flags = variableFlags(options, {

@@ -13,7 +13,12 @@ export function registerStatusCommand(program: Command): void {
     const { progress, lines } = await progressOf(found);
     if (options.json) {
       // Inline media (a small data URI the user gave) is described, never printed.
-      printJson({ kind: found.kind, workflowId: found.workflowId, temporalStatus: found.status, progress: withoutInlineMedia(progress) });
+      printJson({
+        kind: found.kind,
+        workflowId: found.workflowId,
+        temporalStatus: found.status,
+        progress: withoutInlineMedia(progress),
+      });
       return;
     }
     say(lines.join('\n'));

@@ -24,7 +24,9 @@ export function cliEnvWithService(): ReelflowEnv & { service: ServiceSettings } 
 
 /** Pacing defaults every pipeline started here gets from the environment (the early status check). */
 export function pacingFor(env: ReelflowEnv): { defaultPacing: { earlyCheckSeconds: number } } | Record<string, never> {
-  return env.earlyStatusCheckSeconds !== undefined ? { defaultPacing: { earlyCheckSeconds: env.earlyStatusCheckSeconds } } : {};
+  return env.earlyStatusCheckSeconds !== undefined
+    ? { defaultPacing: { earlyCheckSeconds: env.earlyStatusCheckSeconds } }
+    : {};
 }
 
 /** URI rules for specs sent to the configured service: its own output URLs are valid inputs. */
@@ -67,11 +69,15 @@ export async function findWorkflow(client: Client, id: string): Promise<FoundWor
       if (!kind) throw new CliError(`${workflowId} is a ${type}, not a reelflow pipeline or batch`, EXIT.notFound);
       return { kind, workflowId, handle, status: description.status.name };
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError || (error as { name?: string }).name === 'WorkflowNotFoundError') continue;
+      if (error instanceof WorkflowNotFoundError || (error as { name?: string }).name === 'WorkflowNotFoundError')
+        continue;
       throw error;
     }
   }
-  throw new CliError(`no pipeline or batch with id ${id} (tried ${candidates.join(', ')}); list them in the Temporal UI`, EXIT.notFound);
+  throw new CliError(
+    `no pipeline or batch with id ${id} (tried ${candidates.join(', ')}); list them in the Temporal UI`,
+    EXIT.notFound,
+  );
 }
 
 /**
@@ -95,7 +101,10 @@ async function queryOrResult<T>(handle: WorkflowHandle, query: QueryDefinition<T
     try {
       return (await handle.result()) as T;
     } catch {
-      throw new CliError(`cannot read the progress of ${handle.workflowId}: ${(queryError as Error).message} (is a reelflow worker running?)`, EXIT.unavailable);
+      throw new CliError(
+        `cannot read the progress of ${handle.workflowId}: ${(queryError as Error).message} (is a reelflow worker running?)`,
+        EXIT.unavailable,
+      );
     }
   }
 }
@@ -124,7 +133,9 @@ export function registerWorkflowCommand<O extends { json: boolean }>(
 }
 
 /** The progress of a found pipeline or batch, and its lines for a person. */
-export async function progressOf(found: FoundWorkflow): Promise<{ progress: PipelineSummary | BatchProgress; lines: string[] }> {
+export async function progressOf(
+  found: FoundWorkflow,
+): Promise<{ progress: PipelineSummary | BatchProgress; lines: string[] }> {
   if (found.kind === 'pipeline') {
     const progress = await pipelineSummary(found.handle);
     return { progress, lines: pipelineLines(progress, found.workflowId) };

@@ -33,7 +33,12 @@ function outcome(handle: WorkflowHandle): { done: () => boolean; promise: Promis
  * Queries a workflow for progress every FOLLOW_INTERVAL_MS (and once more after it ended), showing
  * each answer, until it ends. Returns its result when `isFinal` recognises it, else the last answer.
  */
-async function followUntilEnd<T>(handle: WorkflowHandle, read: () => Promise<T>, show: (progress: T) => void, isFinal: (result: unknown) => boolean): Promise<T | undefined> {
+async function followUntilEnd<T>(
+  handle: WorkflowHandle,
+  read: () => Promise<T>,
+  show: (progress: T) => void,
+  isFinal: (result: unknown) => boolean,
+): Promise<T | undefined> {
   const end = outcome(handle);
   let last: T | undefined;
   for (;;) {
@@ -51,13 +56,17 @@ async function followUntilEnd<T>(handle: WorkflowHandle, read: () => Promise<T>,
   return isFinal(result) ? (result as T) : last;
 }
 
-const hasKeys = (value: unknown, ...keys: string[]) => !!value && typeof value === 'object' && keys.every((key) => key in value);
+const hasKeys = (value: unknown, ...keys: string[]) =>
+  !!value && typeof value === 'object' && keys.every((key) => key in value);
 
 /**
  * Follows a pipeline to its end, printing the steps whenever something changes (state, request id,
  * credits), with the elapsed time per step as seen from here. Returns the final summary.
  */
-export async function followPipeline(handle: WorkflowHandle, options: { quiet: boolean; startedAt?: number }): Promise<PipelineSummary | undefined> {
+export async function followPipeline(
+  handle: WorkflowHandle,
+  options: { quiet: boolean; startedAt?: number },
+): Promise<PipelineSummary | undefined> {
   const startedAt = options.startedAt ?? Date.now();
   const stepStart: Record<string, number> = {};
   const stepElapsed: Record<string, number> = {};
@@ -68,7 +77,8 @@ export async function followPipeline(handle: WorkflowHandle, options: { quiet: b
     for (const step of last.steps) {
       if (step.status === 'running' && stepStart[step.id] === undefined) stepStart[step.id] = now;
       const begun = stepStart[step.id];
-      if (begun !== undefined) stepElapsed[step.id] = step.status === 'running' ? now - begun : (stepElapsed[step.id] ?? now - begun);
+      if (begun !== undefined)
+        stepElapsed[step.id] = step.status === 'running' ? now - begun : (stepElapsed[step.id] ?? now - begun);
     }
     const key = progressKey(last);
     if (key !== lastKey && !options.quiet) {
@@ -81,11 +91,19 @@ export async function followPipeline(handle: WorkflowHandle, options: { quiet: b
       lastPrinted = now;
     }
   };
-  return followUntilEnd(handle, () => handle.query(pipelineProgressQuery), show, (result) => hasKeys(result, 'steps', 'ledger'));
+  return followUntilEnd(
+    handle,
+    () => handle.query(pipelineProgressQuery),
+    show,
+    (result) => hasKeys(result, 'steps', 'ledger'),
+  );
 }
 
 /** Follows a batch to its end with a progress bar (one line per change). */
-export async function followBatch(handle: WorkflowHandle, options: { quiet: boolean }): Promise<BatchProgress | undefined> {
+export async function followBatch(
+  handle: WorkflowHandle,
+  options: { quiet: boolean },
+): Promise<BatchProgress | undefined> {
   let lastLine = '';
   const show = (last: BatchProgress): void => {
     if (options.quiet) return;
@@ -93,7 +111,12 @@ export async function followBatch(handle: WorkflowHandle, options: { quiet: bool
     if (line !== lastLine) say(line);
     lastLine = line;
   };
-  return followUntilEnd(handle, () => handle.query(batchProgressQuery), show, (result) => hasKeys(result, 'results', 'total'));
+  return followUntilEnd(
+    handle,
+    () => handle.query(batchProgressQuery),
+    show,
+    (result) => hasKeys(result, 'results', 'total'),
+  );
 }
 
 /**
@@ -103,7 +126,13 @@ export async function followBatch(handle: WorkflowHandle, options: { quiet: bool
  */
 export async function detachOrFollow(
   handle: WorkflowHandleWithFirstExecutionRunId,
-  options: { detach: boolean; json: boolean; startedAt: number; followingNote?: string; detachedIds?: Record<string, unknown> },
+  options: {
+    detach: boolean;
+    json: boolean;
+    startedAt: number;
+    followingNote?: string;
+    detachedIds?: Record<string, unknown>;
+  },
 ): Promise<PipelineSummary | undefined> {
   const { workflowId } = handle;
   if (options.detach) {

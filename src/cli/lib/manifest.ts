@@ -62,13 +62,16 @@ export function parseCsv(text: string): string[][] {
 /** Rows of a CSV manifest as `{spec, name?}` records; errors name the line and column. */
 export function csvManifestRows(text: string): Array<{ spec: string; name?: string; line: number }> {
   const [header, ...rows] = parseCsv(text);
-  if (!header) throw new CliError('CSV manifest: empty (expected a header row with the columns spec[,name])', EXIT.usage);
+  if (!header)
+    throw new CliError('CSV manifest: empty (expected a header row with the columns spec[,name])', EXIT.usage);
   const columns = header.map((h) => h.toLowerCase());
   const specAt = columns.indexOf('spec');
   const nameAt = columns.indexOf('name');
-  if (specAt < 0) throw new CliError(`CSV manifest: the header must have a "spec" column (got ${header.join(',')})`, EXIT.usage);
+  if (specAt < 0)
+    throw new CliError(`CSV manifest: the header must have a "spec" column (got ${header.join(',')})`, EXIT.usage);
   const unknown = columns.filter((c) => c !== 'spec' && c !== 'name');
-  if (unknown.length > 0) throw new CliError(`CSV manifest: unknown column(s) ${unknown.join(', ')} (allowed: spec, name)`, EXIT.usage);
+  if (unknown.length > 0)
+    throw new CliError(`CSV manifest: unknown column(s) ${unknown.join(', ')} (allowed: spec, name)`, EXIT.usage);
   return rows.map((cells, index) => {
     const line = index + 2;
     const spec = cells[specAt] ?? '';
@@ -78,7 +81,14 @@ export function csvManifestRows(text: string): Array<{ spec: string; name?: stri
   });
 }
 
-function loadItem(item: unknown, label: string, baseDir: string, rules: UriRules | undefined, media: SpecMedia, nameOverride?: string): Promise<PipelineSpec> {
+function loadItem(
+  item: unknown,
+  label: string,
+  baseDir: string,
+  rules: UriRules | undefined,
+  media: SpecMedia,
+  nameOverride?: string,
+): Promise<PipelineSpec> {
   if (typeof item === 'string') {
     const file = path.resolve(baseDir, item);
     const raw = readJsonFile(file);
@@ -106,21 +116,34 @@ export async function loadManifest(file: string, rules: UriRules | undefined, me
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (error) {
-      throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.usage);
+      throw new CliError(
+        `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        EXIT.usage,
+      );
     }
-    manifest = { items: await inOrder(csvManifestRows(text), (row) => loadItem(row.spec, `${file} line ${row.line}`, baseDir, rules, media, row.name)) };
+    manifest = {
+      items: await inOrder(csvManifestRows(text), (row) =>
+        loadItem(row.spec, `${file} line ${row.line}`, baseDir, rules, media, row.name),
+      ),
+    };
   } else {
     const raw = readJsonFile(file);
     const body = Array.isArray(raw) ? { items: raw } : (raw as Record<string, unknown> | null);
     if (!body || typeof body !== 'object' || !Array.isArray(body.items)) {
-      throw new CliError(`${file}: a manifest is an array of items or an object with "items" (spec file paths or inline specs)`, EXIT.usage);
+      throw new CliError(
+        `${file}: a manifest is an array of items or an object with "items" (spec file paths or inline specs)`,
+        EXIT.usage,
+      );
     }
-    if (body.name !== undefined && typeof body.name !== 'string') throw new CliError(`${file}: name: must be a string`, EXIT.usage);
+    if (body.name !== undefined && typeof body.name !== 'string')
+      throw new CliError(`${file}: name: must be a string`, EXIT.usage);
     if (body.concurrency !== undefined && !(Number.isInteger(body.concurrency) && (body.concurrency as number) >= 1)) {
       throw new CliError(`${file}: concurrency: must be a whole number ≥ 1`, EXIT.usage);
     }
     manifest = {
-      items: await inOrder(body.items as unknown[], (item, index) => loadItem(item, `${file} items.${index}`, baseDir, rules, media)),
+      items: await inOrder(body.items as unknown[], (item, index) =>
+        loadItem(item, `${file} items.${index}`, baseDir, rules, media),
+      ),
       ...(typeof body.name === 'string' ? { name: body.name } : {}),
       ...(typeof body.concurrency === 'number' ? { concurrency: body.concurrency } : {}),
     };
@@ -128,7 +151,11 @@ export async function loadManifest(file: string, rules: UriRules | undefined, me
   if (manifest.items.length === 0) throw new CliError(`${file}: the manifest has no items`, EXIT.usage);
   const seen = new Set<string>();
   for (const spec of manifest.items) {
-    if (seen.has(spec.name)) throw new CliError(`${file}: two items are named "${spec.name}" (names must be unique; set a name column/field)`, EXIT.usage);
+    if (seen.has(spec.name))
+      throw new CliError(
+        `${file}: two items are named "${spec.name}" (names must be unique; set a name column/field)`,
+        EXIT.usage,
+      );
     seen.add(spec.name);
   }
   guardPayload(manifest.items, `batch manifest ${file}`);

@@ -12,9 +12,21 @@ import { printJson, say } from './output';
  * pipeline that has closed, or a worker without the update (a pipeline started before it
  * existed), is said as such.
  */
-export async function sendOperatorUpdate<T>(found: FoundWorkflow, update: UpdateDefinition<OperatorAnswer, [T]>, arg: T): Promise<OperatorAnswer> {
-  if (found.kind !== 'pipeline') throw new CliError(`${found.workflowId} is a batch; send ${update.name} to one of its pipelines (see \`reelflow status ${found.workflowId}\`)`, EXIT.usage);
-  if (found.status !== 'RUNNING') throw new CliError(`${found.workflowId} has closed (${found.status.toLowerCase()}); ${update.name} applies to running pipelines only`, EXIT.failed);
+export async function sendOperatorUpdate<T>(
+  found: FoundWorkflow,
+  update: UpdateDefinition<OperatorAnswer, [T]>,
+  arg: T,
+): Promise<OperatorAnswer> {
+  if (found.kind !== 'pipeline')
+    throw new CliError(
+      `${found.workflowId} is a batch; send ${update.name} to one of its pipelines (see \`reelflow status ${found.workflowId}\`)`,
+      EXIT.usage,
+    );
+  if (found.status !== 'RUNNING')
+    throw new CliError(
+      `${found.workflowId} has closed (${found.status.toLowerCase()}); ${update.name} applies to running pipelines only`,
+      EXIT.failed,
+    );
   try {
     return (await (found.handle as WorkflowHandle).executeUpdate(update.name, { args: [arg] })) as OperatorAnswer;
   } catch (error) {
@@ -24,14 +36,22 @@ export async function sendOperatorUpdate<T>(found: FoundWorkflow, update: Update
     }
     const message = error instanceof Error ? error.message : String(error);
     if (/unknown update|update handler|not found.*update/i.test(message)) {
-      throw new CliError(`${found.workflowId} does not take ${update.name} (started by an older reelflow): ${message}`, EXIT.usage);
+      throw new CliError(
+        `${found.workflowId} does not take ${update.name} (started by an older reelflow): ${message}`,
+        EXIT.usage,
+      );
     }
     throw error;
   }
 }
 
 /** `reelflow budget|retry …`: sends `update` with `arg` to the pipeline `id` and prints its answer. */
-export async function runOperatorUpdate<T>(id: string, update: UpdateDefinition<OperatorAnswer, [T]>, arg: T, json: boolean): Promise<void> {
+export async function runOperatorUpdate<T>(
+  id: string,
+  update: UpdateDefinition<OperatorAnswer, [T]>,
+  arg: T,
+  json: boolean,
+): Promise<void> {
   await withTemporal(cliEnv(), async ({ client }) => {
     const found = await findWorkflow(client, id);
     const answer = await sendOperatorUpdate(found, update, arg);

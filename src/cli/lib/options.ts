@@ -16,7 +16,10 @@ export function portOption(text: string): number {
  * Unset options are left out, so the variable (or its default) applies; `true` switches become "true",
  * repeated options are joined with commas.
  */
-export function variableFlags<O extends object>(options: O, map: { [K in keyof O]?: readonly [VariableName, string] }): Flags {
+export function variableFlags<O extends object>(
+  options: O,
+  map: { [K in keyof O]?: readonly [VariableName, string] },
+): Flags {
   const flags: Flags = {};
   for (const [key, entry] of Object.entries(map) as [keyof O & string, readonly [VariableName, string] | undefined][]) {
     const value = options[key];

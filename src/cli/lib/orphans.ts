@@ -2,7 +2,12 @@ import type { Client } from '@temporalio/client';
 import type { AccountLedger } from '../../contract';
 import type { ServiceClient } from '../../client/types';
 import { SEARCH_ATTRIBUTES, WORKFLOW_TYPES } from '../../workflows/definitions';
-import { RECOVERY_MEMO_KEY, type AbandonedJob, type AmbiguousSubmit, type RecoveryMemo } from '../../workflows/recovery-types';
+import {
+  RECOVERY_MEMO_KEY,
+  type AbandonedJob,
+  type AmbiguousSubmit,
+  type RecoveryMemo,
+} from '../../workflows/recovery-types';
 
 /** What one pipeline claims: the request ids it recorded, and what it abandoned or could not learn. */
 export interface PipelineClaims {
@@ -55,7 +60,10 @@ export interface OrphanReport {
 }
 
 /** Credits per request id from ledger entries at or after `since`. */
-export function chargedJobs(ledger: AccountLedger, since: Date): Map<string, { charged: number; refunded: number; chargedAt: string }> {
+export function chargedJobs(
+  ledger: AccountLedger,
+  since: Date,
+): Map<string, { charged: number; refunded: number; chargedAt: string }> {
   const jobs = new Map<string, { charged: number; refunded: number; chargedAt: string }>();
   for (const entry of ledger.entries) {
     if (!entry.request_id) continue;
@@ -78,7 +86,9 @@ export async function listPipelineClaims(client: Client, since: Date): Promise<P
   const query = `WorkflowType = '${WORKFLOW_TYPES.pipeline}' AND (ExecutionStatus = 'Running' OR CloseTime >= '${since.toISOString()}')`;
   const claims: PipelineClaims[] = [];
   for await (const execution of client.workflow.list({ query })) {
-    const memo = (execution.memo ?? {}) as { summary?: { steps?: Array<{ requestIds?: string[] }> } } & Partial<Record<typeof RECOVERY_MEMO_KEY, RecoveryMemo>>;
+    const memo = (execution.memo ?? {}) as { summary?: { steps?: Array<{ requestIds?: string[] }> } } & Partial<
+      Record<typeof RECOVERY_MEMO_KEY, RecoveryMemo>
+    >;
     const fromAttribute = execution.typedSearchAttributes.get(SEARCH_ATTRIBUTES.requestIds) ?? [];
     const fromMemo = memo.summary?.steps?.flatMap((s) => s.requestIds ?? []) ?? [];
     const recovery = memo[RECOVERY_MEMO_KEY];
@@ -96,12 +106,18 @@ export async function listPipelineClaims(client: Client, since: Date): Promise<P
  * Compares the ledger with the pipelines' claims: every charged job no pipeline claims, and every
  * job a pipeline recorded as abandoned, with its state, credits and outputs read from the service.
  */
-export async function findOrphans(service: ServiceClient, claims: PipelineClaims[], since: Date, now: Date = new Date()): Promise<OrphanReport> {
+export async function findOrphans(
+  service: ServiceClient,
+  claims: PipelineClaims[],
+  since: Date,
+  now: Date = new Date(),
+): Promise<OrphanReport> {
   const ledger = await service.ledger();
   const charged = chargedJobs(ledger, since);
   const abandoned = new Map<string, { workflow_id: string; step: string; reason: string }>();
   for (const pipeline of claims) {
-    for (const a of pipeline.abandoned) if (a.requestId) abandoned.set(a.requestId, { workflow_id: pipeline.workflowId, step: a.step, reason: a.reason });
+    for (const a of pipeline.abandoned)
+      if (a.requestId) abandoned.set(a.requestId, { workflow_id: pipeline.workflowId, step: a.step, reason: a.reason });
   }
   const claimed = new Set(claims.flatMap((c) => c.requestIds).filter((id) => !abandoned.has(id)));
 
@@ -113,7 +129,14 @@ export async function findOrphans(service: ServiceClient, claims: PipelineClaims
       const found = await service.lookupKey(a.idempotencyKey).catch(() => null);
       const requestId = found?.requests[0]?.request_id ?? null;
       if (requestId) keyOf.set(requestId, a.idempotencyKey);
-      ambiguous.push({ workflow_id: pipeline.workflowId, step: a.step, idempotency_key: a.idempotencyKey, state: a.state, since: a.since, request_id: requestId });
+      ambiguous.push({
+        workflow_id: pipeline.workflowId,
+        step: a.step,
+        idempotency_key: a.idempotencyKey,
+        state: a.state,
+        since: a.since,
+        request_id: requestId,
+      });
     }
   }
 
@@ -168,15 +191,23 @@ export function orphanLines(report: OrphanReport): string[] {
       `(${report.charged_jobs} charged job(s) in the ledger, ${report.claimed_jobs} claimed by ${report.pipelines_checked} pipeline(s))`,
   ];
   for (const o of report.orphans) {
-    const why = o.abandoned_by ? `abandoned by ${o.abandoned_by.workflow_id} step ${o.abandoned_by.step}: ${o.abandoned_by.reason}` : o.idempotency_key ? `Idempotency-Key ${o.idempotency_key}` : 'claimed by no pipeline';
-    lines.push(`  ${o.request_id}  ${o.state.padEnd(11)} ${String(o.credits_net).padStart(5)} credits (charged ${o.credits_charged}, refunded ${o.credits_refunded})  ${o.charged_at}  ${why}`);
+    const why = o.abandoned_by
+      ? `abandoned by ${o.abandoned_by.workflow_id} step ${o.abandoned_by.step}: ${o.abandoned_by.reason}`
+      : o.idempotency_key
+        ? `Idempotency-Key ${o.idempotency_key}`
+        : 'claimed by no pipeline';
+    lines.push(
+      `  ${o.request_id}  ${o.state.padEnd(11)} ${String(o.credits_net).padStart(5)} credits (charged ${o.credits_charged}, refunded ${o.credits_refunded})  ${o.charged_at}  ${why}`,
+    );
     for (const url of o.outputs) lines.push(`      output ${url}`);
     if (o.error) lines.push(`      could not read its state: ${o.error}`);
   }
   if (report.ambiguous.length) {
     lines.push(`ambiguous submits not resolved: ${report.ambiguous.length}`);
     for (const a of report.ambiguous) {
-      lines.push(`  ${a.workflow_id} step ${a.step} (${a.state} since ${a.since}) Idempotency-Key ${a.idempotency_key} → ${a.request_id ?? 'no job found by key (or the service cannot look keys up)'}`);
+      lines.push(
+        `  ${a.workflow_id} step ${a.step} (${a.state} since ${a.since}) Idempotency-Key ${a.idempotency_key} → ${a.request_id ?? 'no job found by key (or the service cannot look keys up)'}`,
+      );
     }
   }
   return lines;

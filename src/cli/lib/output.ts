@@ -27,7 +27,12 @@ export { formatElapsed } from './step-view';
 export function stepLines(step: StepSummary, now: number = Date.now(), observedMs?: number): string[] {
   const view = step as StepView;
   const request = step.requestIds.at(-1) ?? view.attemptLog?.at(-1)?.requestId ?? '-';
-  const credits = step.charged > 0 ? `${step.charged - step.refunded} credits${step.refunded ? ` (refunded ${step.refunded})` : ''}` : step.quoted ? `quoted ${step.quoted}` : '';
+  const credits =
+    step.charged > 0
+      ? `${step.charged - step.refunded} credits${step.refunded ? ` (refunded ${step.refunded})` : ''}`
+      : step.quoted
+        ? `quoted ${step.quoted}`
+        : '';
   const elapsedMs = stepElapsedMs(view, now) ?? observedMs;
   const elapsed = elapsedMs === undefined ? '' : formatElapsed(elapsedMs);
   const note = waitingNote(view, now);
@@ -42,7 +47,13 @@ export function stepLine(step: StepSummary, elapsedMs?: number): string {
 }
 
 /** The whole pipeline as lines (header, steps, ledger). */
-export function pipelineLines(summary: PipelineSummary, workflowId: string, elapsedMs?: number, stepElapsedMs: Record<string, number> = {}, now: number = Date.now()): string[] {
+export function pipelineLines(
+  summary: PipelineSummary,
+  workflowId: string,
+  elapsedMs?: number,
+  stepElapsedMs: Record<string, number> = {},
+  now: number = Date.now(),
+): string[] {
   const elapsed = elapsedMs === undefined ? '' : `  elapsed ${formatElapsed(elapsedMs)}`;
   const { ledger } = summary;
   return [
@@ -60,7 +71,15 @@ export function progressKey(summary: PipelineSummary): string {
     summary.currentStep,
     summary.steps.map((s) => {
       const view = s as StepView;
-      return [s.status, view.phase, s.requestIds.length, s.charged, s.refunded, view.attemptLog?.map((r) => r.outcome ?? ''), view.nextPollAt];
+      return [
+        s.status,
+        view.phase,
+        s.requestIds.length,
+        s.charged,
+        s.refunded,
+        view.attemptLog?.map((r) => r.outcome ?? ''),
+        view.nextPollAt,
+      ];
     }),
   ]);
 }
@@ -87,6 +106,9 @@ export function batchLines(progress: BatchProgress, workflowId: string): string[
   return [
     `${workflowId}: ${progress.status}`,
     batchBar(progress),
-    ...progress.results.map((r) => `  ${r.name.padEnd(24)} ${r.status.padEnd(10)} ${r.ledger ? `net ${r.ledger.net} credits` : ''}${r.error ? `  ${r.error}` : ''}`),
+    ...progress.results.map(
+      (r) =>
+        `  ${r.name.padEnd(24)} ${r.status.padEnd(10)} ${r.ledger ? `net ${r.ledger.net} credits` : ''}${r.error ? `  ${r.error}` : ''}`,
+    ),
   ];
 }

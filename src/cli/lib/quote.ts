@@ -1,4 +1,14 @@
-import { DEFAULTS, LOCAL_PER_SECOND_RATES, MODELS, priceLongForm, pricePerSecond, type LongFormInput, type ModelId, type ModelInputs, type ProcessingSpeed } from '../../contract';
+import {
+  DEFAULTS,
+  LOCAL_PER_SECOND_RATES,
+  MODELS,
+  priceLongForm,
+  pricePerSecond,
+  type LongFormInput,
+  type ModelId,
+  type ModelInputs,
+  type ProcessingSpeed,
+} from '../../contract';
 import type { ServiceClient } from '../../client/types';
 import { forEachReference } from '../../spec/references';
 import type { PipelineSpec } from '../../spec/spec';
@@ -70,7 +80,10 @@ export async function quotePipeline(
     const base = { step: step.id, model: step.model, dependsOn };
     if (dependsOn === null) {
       const quote = await client.quote(step.model, (await resolveMedia(step.input)) as ModelInputs[typeof step.model]);
-      const length = step.model === 'service-video-cinema-long-form-from-references' ? Number(priceInputDuration(step.input)) : (quote.billed_seconds ?? null);
+      const length =
+        step.model === 'service-video-cinema-long-form-from-references'
+          ? Number(priceInputDuration(step.input))
+          : (quote.billed_seconds ?? null);
       seconds.set(step.id, length);
       steps.push({ ...base, credits: quote.credits, basis: 'quote', seconds: length });
     } else if (MODELS[step.model].pricingUnit === 'per-request') {
@@ -81,12 +94,28 @@ export async function quotePipeline(
     } else {
       const length = seconds.get(dependsOn) ?? null;
       seconds.set(step.id, length);
-      const rates = LOCAL_PER_SECOND_RATES[step.model as keyof typeof LOCAL_PER_SECOND_RATES] as Record<ProcessingSpeed, number> | undefined;
+      const rates = LOCAL_PER_SECOND_RATES[step.model as keyof typeof LOCAL_PER_SECOND_RATES] as
+        Record<ProcessingSpeed, number> | undefined;
       if (local && length !== null && rates) {
-        steps.push({ ...base, credits: pricePerSecond(rates[speedOf(step.input)], length), basis: 'estimate', seconds: length, note: `depends on step ${dependsOn} output (~${length} s at the local service's rate)` });
+        steps.push({
+          ...base,
+          credits: pricePerSecond(rates[speedOf(step.input)], length),
+          basis: 'estimate',
+          seconds: length,
+          note: `depends on step ${dependsOn} output (~${length} s at the local service's rate)`,
+        });
       } else {
-        const why = length === null ? 'its length is not known before it exists' : 'this service prices per second only through its quote endpoint';
-        steps.push({ ...base, credits: null, basis: 'unknown', seconds: length, note: `depends on step ${dependsOn} output; ${why}` });
+        const why =
+          length === null
+            ? 'its length is not known before it exists'
+            : 'this service prices per second only through its quote endpoint';
+        steps.push({
+          ...base,
+          credits: null,
+          basis: 'unknown',
+          seconds: length,
+          note: `depends on step ${dependsOn} output; ${why}`,
+        });
       }
     }
   }

@@ -22,7 +22,11 @@ export interface EarlierRun {
 /** The input and summary of the latest run of `handle` (which must have closed). */
 export async function earlierRun(handle: WorkflowHandle): Promise<EarlierRun> {
   const description = await handle.describe();
-  if (description.status.name === 'RUNNING') throw new CliError(`${handle.workflowId} is still running; resume it once it has failed or been cancelled`, EXIT.usage);
+  if (description.status.name === 'RUNNING')
+    throw new CliError(
+      `${handle.workflowId} is still running; resume it once it has failed or been cancelled`,
+      EXIT.usage,
+    );
   const history = await handle.fetchHistory();
   const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   if (!payload) throw new CliError(`cannot read the input of ${handle.workflowId} from its history`, EXIT.failed);
@@ -69,13 +73,23 @@ export async function resumeFromRun(earlier: EarlierRun, serviceUrl: string | un
       }
     }
     const before = carriedBefore[step.id];
-    steps[step.id] = before ?? { output, requestIds: step.requestIds, charged: step.charged, refunded: step.refunded, paidInRunId: earlier.runId };
+    steps[step.id] = before ?? {
+      output,
+      requestIds: step.requestIds,
+      charged: step.charged,
+      refunded: step.refunded,
+      paidInRunId: earlier.runId,
+    };
   }
   return { workflowId: earlier.workflowId, runId: earlier.runId, ledger: earlier.summary.ledger, steps };
 }
 
 /** Looks up the closed pipeline `pipeline/<name>` and builds its resume input. */
-export async function resumeInputFor(client: Client, workflowId: string, serviceUrl: string | undefined): Promise<{ earlier: EarlierRun; resume: ResumeFrom }> {
+export async function resumeInputFor(
+  client: Client,
+  workflowId: string,
+  serviceUrl: string | undefined,
+): Promise<{ earlier: EarlierRun; resume: ResumeFrom }> {
   const earlier = await earlierRun(client.workflow.getHandle(workflowId));
   return { earlier, resume: await resumeFromRun(earlier, serviceUrl) };
 }

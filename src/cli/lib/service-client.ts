@@ -9,7 +9,14 @@ import { EXIT } from './exit';
 export function cliServiceClient(settings: ServiceSettings): ServiceClient & { close(): Promise<void> } {
   // One quick retry: a person is waiting, and a down service should say so promptly.
   const retry = { maxAttempts: 2, initialDelayMs: 200, maxDelayMs: 500 };
-  return createServiceClient({ baseUrl: settings.url, apiKey: settings.apiKey, timeoutMs: 60_000, retry, submitRetry: retry, idempotency: settings.idempotency });
+  return createServiceClient({
+    baseUrl: settings.url,
+    apiKey: settings.apiKey,
+    timeoutMs: 60_000,
+    retry,
+    submitRetry: retry,
+    idempotency: settings.idempotency,
+  });
 }
 
 /** Turns a client error into a message a person can act on, with the CLI's exit code. */
@@ -22,13 +29,22 @@ export function serviceCliError(error: unknown, settings: ServiceSettings, what:
   }
   if (error instanceof ServiceProblemError) {
     if (error.status === 401 || error.status === 403) {
-      return new CliError(`the service at ${settings.url} refused REELFLOW_API_KEY (${error.code}): ${error.message}`, EXIT.usage);
+      return new CliError(
+        `the service at ${settings.url} refused REELFLOW_API_KEY (${error.code}): ${error.message}`,
+        EXIT.usage,
+      );
     }
     if (error.code === 'insufficient_credits' || error.status === 402) {
-      return new CliError(`insufficient credits (${what}): ${error.message}; top up the account and try again`, EXIT.failed);
+      return new CliError(
+        `insufficient credits (${what}): ${error.message}; top up the account and try again`,
+        EXIT.failed,
+      );
     }
     const fields = error.fieldErrors.map((e) => `\n  ${e.path}: ${e.message}`).join('');
-    return new CliError(`the service refused ${what} (${error.code}): ${error.message}${fields}`, error.status === 422 || error.status === 400 ? EXIT.usage : EXIT.failed);
+    return new CliError(
+      `the service refused ${what} (${error.code}): ${error.message}${fields}`,
+      error.status === 422 || error.status === 400 ? EXIT.usage : EXIT.failed,
+    );
   }
   return error;
 }

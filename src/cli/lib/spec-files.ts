@@ -54,7 +54,10 @@ export function readJsonFile(file: string): unknown {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, EXIT.usage);
+    throw new CliError(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      EXIT.usage,
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -63,7 +66,8 @@ export function readJsonFile(file: string): unknown {
   }
 }
 
-const DATA_URI = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)(?:;[a-z0-9-]+=[^;,]+)*;base64,([A-Za-z0-9+/]*={0,2})$/i;
+const DATA_URI =
+  /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)(?:;[a-z0-9-]+=[^;,]+)*;base64,([A-Za-z0-9+/]*={0,2})$/i;
 
 /** Every string in a URL field of a step's input, with its location and a setter. */
 function urlFieldValues(spec: unknown): { value: string; at: (string | number)[]; set: (value: unknown) => void }[] {
@@ -75,10 +79,12 @@ function urlFieldValues(spec: unknown): { value: string; at: (string | number)[]
     const record = input as Record<string, unknown>;
     for (const [key, value] of Object.entries(record)) {
       if (!isUrlField(key)) continue;
-      if (typeof value === 'string') found.push({ value, at: ['steps', index, 'input', key], set: (v) => (record[key] = v) });
+      if (typeof value === 'string')
+        found.push({ value, at: ['steps', index, 'input', key], set: (v) => (record[key] = v) });
       else if (Array.isArray(value)) {
         value.forEach((item, i) => {
-          if (typeof item === 'string') found.push({ value: item, at: ['steps', index, 'input', key, i], set: (v) => (value[i] = v) });
+          if (typeof item === 'string')
+            found.push({ value: item, at: ['steps', index, 'input', key, i], set: (v) => (value[i] = v) });
         });
       }
     }
@@ -98,7 +104,12 @@ function pipelineNameOf(spec: unknown): string | undefined {
  * type) with their paths; nothing is half-replaced when there are errors (files are content-addressed,
  * so storing one twice is harmless).
  */
-export async function storeLocalMedia(spec: unknown, baseDir: string, media: SpecMedia, inlineMax: number = MEDIA_LIMITS.inlineDataUriMaxChars): Promise<FieldError[]> {
+export async function storeLocalMedia(
+  spec: unknown,
+  baseDir: string,
+  media: SpecMedia,
+  inlineMax: number = MEDIA_LIMITS.inlineDataUriMaxChars,
+): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   const pipeline = pipelineNameOf(spec);
   const fields = urlFieldValues(spec);
@@ -122,11 +133,17 @@ export async function storeLocalMedia(spec: unknown, baseDir: string, media: Spe
       continue;
     }
     if (!mime) {
-      errors.push({ path: where, message: `local file ${file}: unknown media type (use one of ${Object.keys(MIME_BY_EXTENSION).join(' ')})` });
+      errors.push({
+        path: where,
+        message: `local file ${file}: unknown media type (use one of ${Object.keys(MIME_BY_EXTENSION).join(' ')})`,
+      });
       continue;
     }
     if (stat.size > MEDIA_LIMITS.maxObjectBytes) {
-      errors.push({ path: where, message: `local file ${file} is ${stat.size} bytes, more than the ${MEDIA_LIMITS.maxObjectBytes} a media object may have` });
+      errors.push({
+        path: where,
+        message: `local file ${file} is ${stat.size} bytes, more than the ${MEDIA_LIMITS.maxObjectBytes} a media object may have`,
+      });
       continue;
     }
     replacements.push({ set: field.set, ref: await putMediaFile(media.store, file, mime, pipeline) });
@@ -139,15 +156,24 @@ export async function storeLocalMedia(spec: unknown, baseDir: string, media: Spe
     if (field.value.length <= inlineMax && jsonBytes(spec) <= MEDIA_LIMITS.payloadBudgetBytes) break;
     const match = DATA_URI.exec(field.value);
     if (!match) continue; // left for validation to name
-    field.set(await putMediaBytes(media.store, Buffer.from(match[2] ?? '', 'base64'), (match[1] ?? '').toLowerCase(), pipeline));
+    field.set(
+      await putMediaBytes(media.store, Buffer.from(match[2] ?? '', 'base64'), (match[1] ?? '').toLowerCase(), pipeline),
+    );
   }
   return errors;
 }
 
 /** Validates an in-memory spec (file paths relative to `baseDir`), storing its media; throws SpecFileError or CliError (size guard). */
-export async function prepareSpec(raw: unknown, label: string, baseDir: string, rules: UriRules | undefined, media: SpecMedia): Promise<PipelineSpec> {
+export async function prepareSpec(
+  raw: unknown,
+  label: string,
+  baseDir: string,
+  rules: UriRules | undefined,
+  media: SpecMedia,
+): Promise<PipelineSpec> {
   // Outputs a later step or the user still needs are archived unless the spec says otherwise.
-  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && !('archive' in raw)) (raw as Record<string, unknown>).archive = DEFAULT_CLI_ARCHIVE;
+  if (typeof raw === 'object' && raw !== null && !Array.isArray(raw) && !('archive' in raw))
+    (raw as Record<string, unknown>).archive = DEFAULT_CLI_ARCHIVE;
   const fileErrors = await storeLocalMedia(raw, baseDir, media);
   if (fileErrors.length > 0) throw new SpecFileError(label, fileErrors);
   const checked = validatePipelineSpec(raw, rules);

@@ -10,7 +10,8 @@ import type { StepSummary } from '../../workflows/pipeline-types';
 /** A step as the CLI reads it (older pipelines lack the optional clock and attempt fields). */
 export type StepView = StepSummary;
 
-const time = (ms: number | undefined): number | undefined => (typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined);
+const time = (ms: number | undefined): number | undefined =>
+  typeof ms === 'number' && Number.isFinite(ms) ? ms : undefined;
 
 /** `12.3s` / `2m05s`. */
 export function formatElapsed(ms: number): string {
@@ -48,7 +49,9 @@ export function failedRequestLines(step: StepView): string[] {
   return (step.attemptLog ?? [])
     .filter((r) => r.outcome === 'FAILED' || (r.outcome === 'CANCELLED' && r.serviceError))
     .map((r) => {
-      const reason = r.serviceError ? `${r.serviceError.code}: ${r.serviceError.message}` : 'no reason given by the service';
+      const reason = r.serviceError
+        ? `${r.serviceError.code}: ${r.serviceError.message}`
+        : 'no reason given by the service';
       return `      attempt ${r.attempt} ${r.requestId ?? '-'} ${r.outcome}: ${reason}`;
     });
 }

@@ -36,8 +36,16 @@ export async function cancelLeftRunning(service: ServiceClient, summary: Pipelin
       done.push({ step: open.step, requestId: open.requestId, status: answer.status });
     } catch (error) {
       // A job already terminal answers cancel_too_late; its state is then read back.
-      const status = await service.status(open.requestId).then((s) => s.status, () => 'UNKNOWN');
-      done.push({ step: open.step, requestId: open.requestId, status, ...(status === 'UNKNOWN' ? { error: error instanceof Error ? error.message : String(error) } : {}) });
+      const status = await service.status(open.requestId).then(
+        (s) => s.status,
+        () => 'UNKNOWN',
+      );
+      done.push({
+        step: open.step,
+        requestId: open.requestId,
+        status,
+        ...(status === 'UNKNOWN' ? { error: error instanceof Error ? error.message : String(error) } : {}),
+      });
     }
   }
   return done;

@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { DECIDED_LIMITS } from '../../contract';
 import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
@@ -41,7 +46,8 @@ export interface RegisteredRoute {
 
 /** Sends a problem document with the right status, content type and Retry-After. */
 export function sendProblem(reply: FastifyReply, problem: ServiceProblem, request?: FastifyRequest): FastifyReply {
-  if (problem.extras.retryAfterSeconds !== undefined) reply.header('retry-after', String(problem.extras.retryAfterSeconds));
+  if (problem.extras.retryAfterSeconds !== undefined)
+    reply.header('retry-after', String(problem.extras.retryAfterSeconds));
   return reply
     .code(problem.status)
     .type('application/problem+json')
@@ -70,15 +76,24 @@ export function buildApp(options: AppOptions): { app: FastifyInstance; routes: R
 
   // JSON only; an empty body is accepted (e.g. a cancel POST) and reads as undefined.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/([a-z0-9.-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (_request, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new ServiceProblem('validation_failed', 'the request body is not valid JSON', { errors: [{ path: '(root)', message: 'is not valid JSON' }] }), undefined);
-    }
-  });
+  app.addContentTypeParser(
+    /^application\/([a-z0-9.-]+\+)?json\s*(;.*)?$/i,
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      const text = String(body);
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        done(
+          new ServiceProblem('validation_failed', 'the request body is not valid JSON', {
+            errors: [{ path: '(root)', message: 'is not valid JSON' }],
+          }),
+          undefined,
+        );
+      }
+    },
+  );
 
   stampReceivedAt(app);
   // Authentication belongs to the matched route (its config), never to a string test of the URL:
@@ -106,19 +121,43 @@ export function buildApp(options: AppOptions): { app: FastifyInstance; routes: R
     if (error instanceof ServiceProblem) return sendProblem(reply, error, request);
     const err = error as { statusCode?: number; code?: string; message?: string };
     if (err.statusCode === 413 || err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendProblem(reply, new ServiceProblem('payload_too_large', `the request body exceeds ${BODY_LIMIT_BYTES} bytes`), request);
+      return sendProblem(
+        reply,
+        new ServiceProblem('payload_too_large', `the request body exceeds ${BODY_LIMIT_BYTES} bytes`),
+        request,
+      );
     }
     if (err.statusCode === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return sendProblem(reply, new ServiceProblem('unsupported_media_type', 'request bodies must be application/json'), request);
+      return sendProblem(
+        reply,
+        new ServiceProblem('unsupported_media_type', 'request bodies must be application/json'),
+        request,
+      );
     }
     if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
-      return sendProblem(reply, new ServiceProblem('validation_failed', err.message ?? 'bad request', { errors: [{ path: '(root)', message: err.message ?? 'bad request' }] }), request);
+      return sendProblem(
+        reply,
+        new ServiceProblem('validation_failed', err.message ?? 'bad request', {
+          errors: [{ path: '(root)', message: err.message ?? 'bad request' }],
+        }),
+        request,
+      );
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, new ServiceProblem('internal_error', 'the service failed to handle the request'), request);
+    return sendProblem(
+      reply,
+      new ServiceProblem('internal_error', 'the service failed to handle the request'),
+      request,
+    );
   });
 
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, new ServiceProblem('not_found', `no route ${request.method} ${request.url.split('?')[0]}`), request));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      new ServiceProblem('not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+      request,
+    ),
+  );
 
   registerQueueRoutes(app, options.context);
   registerLookupRoutes(app, options.context);

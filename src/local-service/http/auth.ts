@@ -24,9 +24,17 @@ const AUTH = /^\s*(key|bearer)\s+(\S+)\s*$/i;
 
 /** The key of an `Authorization` header (`Key <k>` or `Bearer <k>`, scheme case-insensitive), or a 401. */
 export function presentedKey(header: string | undefined): string {
-  if (!header) throw new ServiceProblem('unauthorized', 'missing Authorization header (use "Key <API_KEY>" or "Bearer <API_KEY>")');
+  if (!header)
+    throw new ServiceProblem(
+      'unauthorized',
+      'missing Authorization header (use "Key <API_KEY>" or "Bearer <API_KEY>")',
+    );
   const match = AUTH.exec(header);
-  if (!match?.[2]) throw new ServiceProblem('unauthorized', 'malformed Authorization header (use "Key <API_KEY>" or "Bearer <API_KEY>")');
+  if (!match?.[2])
+    throw new ServiceProblem(
+      'unauthorized',
+      'malformed Authorization header (use "Key <API_KEY>" or "Bearer <API_KEY>")',
+    );
   return match[2];
 }
 
@@ -56,6 +64,7 @@ export function authenticate(state: ServiceState, header: string | undefined): K
 export function authenticateAdmin(state: ServiceState, adminKeyHash: string, header: string | undefined): void {
   const key = presentedKey(header);
   if (sameHash(adminKeyHash, hashKey(key))) return;
-  if (findKey(state, key)) throw new ServiceProblem('forbidden', 'this route needs the admin credential; an integration key cannot use it');
+  if (findKey(state, key))
+    throw new ServiceProblem('forbidden', 'this route needs the admin credential; an integration key cannot use it');
   throw new ServiceProblem('unauthorized', 'invalid admin credential');
 }

@@ -36,10 +36,18 @@ export class QuoteLimiter {
     this.buckets.set(keyId, bucket);
     if (bucket.tokens < 1) {
       const retryAfterSeconds = Math.max(1, Math.ceil(((1 - bucket.tokens) * msPerToken) / 1000));
-      throw new ServiceProblem('rate_limited', `more than ${this.limits.perMinute} quotes per minute with this API key; retry after ${retryAfterSeconds} s`, { retryAfterSeconds });
+      throw new ServiceProblem(
+        'rate_limited',
+        `more than ${this.limits.perMinute} quotes per minute with this API key; retry after ${retryAfterSeconds} s`,
+        { retryAfterSeconds },
+      );
     }
     if (this.running >= this.limits.concurrency) {
-      throw new ServiceProblem('rate_limited', `${this.limits.concurrency} quotes are being priced already; retry shortly`, { retryAfterSeconds: 1 });
+      throw new ServiceProblem(
+        'rate_limited',
+        `${this.limits.concurrency} quotes are being priced already; retry shortly`,
+        { retryAfterSeconds: 1 },
+      );
     }
     bucket.tokens -= 1;
     this.running += 1;

@@ -52,7 +52,8 @@ function fetchEntry(uri: string, field: string): Omit<InputFetchEntry, 'outcome'
   };
 }
 
-const DATA_URI = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)((?:;[a-z0-9-]+=[^;,]+)*);base64,([A-Za-z0-9+/]*={0,2})$/i;
+const DATA_URI =
+  /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)((?:;[a-z0-9-]+=[^;,]+)*);base64,([A-Za-z0-9+/]*={0,2})$/i;
 
 /** File extensions by media type, so ffmpeg picks the right demuxer; unknown types are probed. */
 const EXTENSIONS: Record<string, string> = {
@@ -111,7 +112,8 @@ function ownFile(uri: string, options: InputSourceOptions, path: string): string
   }
   const root = resolve(options.ownFilesDir);
   const file = resolve(root, decoded[0] ?? '', decoded[1] ?? '');
-  if (!file.startsWith(root + sep)) throw new MediaError('input_refused', 'is not a valid output URL of this service', path);
+  if (!file.startsWith(root + sep))
+    throw new MediaError('input_refused', 'is not a valid output URL of this service', path);
   return file;
 }
 

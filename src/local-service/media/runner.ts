@@ -136,7 +136,8 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
           fileName: outputFileName(req.model, req.requestId),
           signal: req.signal,
           fetchInput: async (uri, path, name) =>
-            (await prefetched(req.prefetchedDir, path)) ?? materialiseInput(uri, path, workDir, name, sources, req.signal),
+            (await prefetched(req.prefetchedDir, path)) ??
+            materialiseInput(uri, path, workDir, name, sources, req.signal),
         };
         let file: string;
         switch (req.model) {
@@ -153,7 +154,10 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
             throw new MediaError('render_failed', `unknown model ${String(req.model)}`);
         }
         const probed = await probe(file, { signal: req.signal });
-        return { files: [{ path: file, fileName: basename(file), contentType: 'video/mp4' }], outputSeconds: probed.duration };
+        return {
+          files: [{ path: file, fileName: basename(file), contentType: 'video/mp4' }],
+          outputSeconds: probed.duration,
+        };
       });
     } catch (error) {
       throw toMediaError(error, req.signal);

@@ -1,6 +1,12 @@
 import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withLongFormDefaults, type HorizonStudioInput, type LongFormInput, type ModelId, type UpscaleVideoFastInput } from '../../contract';
+import {
+  withLongFormDefaults,
+  type HorizonStudioInput,
+  type LongFormInput,
+  type ModelId,
+  type UpscaleVideoFastInput,
+} from '../../contract';
 import { runFfmpeg } from '../../media/ffmpeg';
 import { frameSize } from '../../media/frame-size';
 import { AAC, FPS, H264 } from './models/common';
@@ -49,7 +55,10 @@ export function createStubModelRunner(options: StubRunnerOptions): ModelRunner {
   /** The shape of an earlier stub output named by `uri`, or null for anything else. */
   function inputShape(uri: string): ClipShape | null {
     if (!uri.startsWith(ownFiles)) return null;
-    const parts = uri.slice(ownFiles.length).split('/').map((p) => decodeURIComponent(p));
+    const parts = uri
+      .slice(ownFiles.length)
+      .split('/')
+      .map((p) => decodeURIComponent(p));
     return parts.length === 2 ? (shapes.get(parts.join('/')) ?? null) : null;
   }
 
@@ -62,7 +71,9 @@ export function createStubModelRunner(options: StubRunnerOptions): ModelRunner {
     }
     const source = inputShape((input as HorizonStudioInput | UpscaleVideoFastInput).video_url);
     if (!source) return null;
-    return model === 'service-upscale-video-fast' ? { ...source, width: source.width * 2, height: source.height * 2 } : source;
+    return model === 'service-upscale-video-fast'
+      ? { ...source, width: source.width * 2, height: source.height * 2 }
+      : source;
   }
 
   /** The fixture of a shape, rendered once (testsrc2 picture and a tone, H.264 + AAC). */
@@ -77,9 +88,22 @@ export function createStubModelRunner(options: StubRunnerOptions): ModelRunner {
         // Written beside and renamed, so a crash or a parallel service never leaves half a fixture.
         const partial = `${file}.${process.pid}.partial.mp4`;
         await runFfmpeg([
-          '-f', 'lavfi', '-i', `testsrc2=size=${shape.width}x${shape.height}:rate=${FPS}:duration=${shape.seconds}`,
-          '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${shape.seconds}`,
-          '-map', '0:v', '-map', '1:a', ...H264, ...AAC, '-shortest', partial,
+          '-f',
+          'lavfi',
+          '-i',
+          `testsrc2=size=${shape.width}x${shape.height}:rate=${FPS}:duration=${shape.seconds}`,
+          '-f',
+          'lavfi',
+          '-i',
+          `sine=frequency=440:sample_rate=48000:duration=${shape.seconds}`,
+          '-map',
+          '0:v',
+          '-map',
+          '1:a',
+          ...H264,
+          ...AAC,
+          '-shortest',
+          partial,
         ]);
         await rename(partial, file);
         return file;

@@ -12,4 +12,3 @@ export class IllegalTransitionError extends ReelflowError {
     super(`job ${requestId}: ${from} -> ${to} is not an allowed transition`);
   }
 }
-

@@ -64,7 +64,12 @@ export class JobManager {
     const jobs = [...this.state.jobs.values()].sort((a, b) => a.submittedAt - b.submittedAt);
     for (const job of jobs) {
       if (job.status === 'IN_PROGRESS') {
-        this.finish(job.id, 'FAILED', { error: { code: 'service_restarted', message: 'the service restarted while the job was running; credits refunded' } });
+        this.finish(job.id, 'FAILED', {
+          error: {
+            code: 'service_restarted',
+            message: 'the service restarted while the job was running; credits refunded',
+          },
+        });
       }
     }
     for (const job of jobs) if (job.status === 'IN_QUEUE') this.queues.get(job.model)?.push(job.id);
@@ -77,7 +82,11 @@ export class JobManager {
     const job = id ? this.state.jobs.get(id) : undefined;
     if (!job) return null;
     if (job.bodyHash !== bodyHash) {
-      throw new ServiceProblem('idempotency_conflict', `Idempotency-Key was already used with a different request (request_id ${job.id})`, { request_id: job.id });
+      throw new ServiceProblem(
+        'idempotency_conflict',
+        `Idempotency-Key was already used with a different request (request_id ${job.id})`,
+        { request_id: job.id },
+      );
     }
     return job;
   }
@@ -87,12 +96,25 @@ export class JobManager {
    * so check and charge are atomic. The input is written durably before the job's record; files
    * already fetched into the job's input directory (for the price) are what the render uses.
    */
-  create(id: string, model: ModelId, input: ModelInput, credits: number, billedSeconds: number | null, idempotencyKey: string | null, bodyHash: string, receivedAt?: number): JobRecord {
+  create(
+    id: string,
+    model: ModelId,
+    input: ModelInput,
+    credits: number,
+    billedSeconds: number | null,
+    idempotencyKey: string | null,
+    bodyHash: string,
+    receivedAt?: number,
+  ): JobRecord {
     if (this.state.balance < credits) {
-      throw new ServiceProblem('insufficient_credits', `this job costs ${credits} credits; the balance is ${this.state.balance}`, {
-        required_credits: credits,
-        balance: this.state.balance,
-      });
+      throw new ServiceProblem(
+        'insufficient_credits',
+        `this job costs ${credits} credits; the balance is ${this.state.balance}`,
+        {
+          required_credits: credits,
+          balance: this.state.balance,
+        },
+      );
     }
     this.options.inputs.write(id, input);
     const now = Date.now();
@@ -136,12 +158,17 @@ export class JobManager {
     const job = this.state.jobs.get(id);
     if (!job) throw new ServiceProblem('not_found', `no request ${id}`);
     if (!canTransition(job.status, 'CANCELLED')) {
-      throw new ServiceProblem('cancel_too_late', `the job is already ${job.status}`, { job_status: job.status, request_id: id });
+      throw new ServiceProblem('cancel_too_late', `the job is already ${job.status}`, {
+        job_status: job.status,
+        request_id: id,
+      });
     }
     const queue = this.queues.get(job.model);
     const index = queue?.indexOf(id) ?? -1;
     if (queue && index >= 0) queue.splice(index, 1);
-    this.finish(id, 'CANCELLED', { error: { code: 'cancelled', message: 'cancelled by the client; credits refunded' } });
+    this.finish(id, 'CANCELLED', {
+      error: { code: 'cancelled', message: 'cancelled by the client; credits refunded' },
+    });
     this.running.get(id)?.abort.abort();
     return job;
   }
@@ -223,7 +250,9 @@ export class JobManager {
     }
     if (injectFailure) {
       journalFault(this.options.store, { kind: 'job_failed', requestId: job.id, idempotencyKey: job.idempotencyKey });
-      this.finish(job.id, 'FAILED', { error: { code: 'generation_failed', message: 'the generation failed (injected fault); credits refunded' } });
+      this.finish(job.id, 'FAILED', {
+        error: { code: 'generation_failed', message: 'the generation failed (injected fault); credits refunded' },
+      });
       return;
     }
     const current = this.state.jobs.get(job.id) ?? job;
@@ -246,21 +275,39 @@ export class JobManager {
    * Moves a job to a terminal state, refunding FAILED and CANCELLED, with the event's deliveries
    * in the same journal record; then starts them and drops the job's inputs.
    */
-  private finish(id: string, to: 'COMPLETED' | 'FAILED' | 'CANCELLED', extra: { result?: Record<string, unknown>; error?: { code: string; message: string } }): void {
+  private finish(
+    id: string,
+    to: 'COMPLETED' | 'FAILED' | 'CANCELLED',
+    extra: { result?: Record<string, unknown>; error?: { code: string; message: string } },
+  ): void {
     const job = this.state.jobs.get(id);
     if (!job) return;
     if (!canTransition(job.status, to)) throw new IllegalTransitionError(job.id, job.status, to);
     const at = Date.now();
-    const deliveries = this.options.deliveries.prepare({ ...job, status: to, completedAt: at, result: extra.result ?? job.result, error: extra.error ?? job.error });
+    const deliveries = this.options.deliveries.prepare({
+      ...job,
+      status: to,
+      completedAt: at,
+      result: extra.result ?? job.result,
+      error: extra.error ?? job.error,
+    });
     this.transition(job, to, { ...extra, ...(deliveries.length > 0 ? { deliveries } : {}) }, at);
     this.options.deliveries.start(deliveries);
-    void this.options.inputs.remove(id).catch((error: unknown) => this.options.log.warn({ requestId: id, err: error }, 'could not remove the inputs of a finished job'));
+    void this.options.inputs
+      .remove(id)
+      .catch((error: unknown) =>
+        this.options.log.warn({ requestId: id, err: error }, 'could not remove the inputs of a finished job'),
+      );
   }
 
   private transition(
     job: JobRecord,
     to: JobState,
-    extra: { result?: Record<string, unknown>; error?: { code: string; message: string }; deliveries?: DeliveryRecord[] },
+    extra: {
+      result?: Record<string, unknown>;
+      error?: { code: string; message: string };
+      deliveries?: DeliveryRecord[];
+    },
     at = Date.now(),
   ): void {
     if (!canTransition(job.status, to)) throw new IllegalTransitionError(job.id, job.status, to);
@@ -272,7 +319,15 @@ export class JobManager {
       at,
       ...extra,
       ...(refundable
-        ? { refund: { seq: this.state.nextLedgerSeq(), kind: 'refund' as const, amount: job.creditsCharged - job.creditsRefunded, requestId: job.id, at } }
+        ? {
+            refund: {
+              seq: this.state.nextLedgerSeq(),
+              kind: 'refund' as const,
+              amount: job.creditsCharged - job.creditsRefunded,
+              requestId: job.id,
+              at,
+            },
+          }
         : {}),
     });
   }

@@ -29,7 +29,8 @@ export async function priceOf(runner: ModelRunner, model: ModelId, input: ModelI
   if (model === 'service-video-cinema-long-form-from-references') {
     return { credits: priceLongForm(input as LongFormInput), pricingUnit: 'per-request', billedSeconds: null };
   }
-  const speed = (input as { processing_speed?: 'standard' | 'ultra-fast' }).processing_speed ?? DEFAULTS.processingSpeed;
+  const speed =
+    (input as { processing_speed?: 'standard' | 'ultra-fast' }).processing_speed ?? DEFAULTS.processingSpeed;
   let seconds: number;
   try {
     seconds = await runner.billedSeconds(model, input, keepIn);

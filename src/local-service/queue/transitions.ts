@@ -17,4 +17,3 @@ export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
 export function canTransition(from: JobState, to: JobState): boolean {
   return TRANSITIONS[from].includes(to);
 }
-

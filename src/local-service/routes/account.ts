@@ -17,7 +17,13 @@ export function registerAccountRoutes(app: FastifyInstance, context: () => Servi
     const state = context().store.state;
     return {
       credits: state.balance,
-      entries: state.ledger.map((e) => ({ seq: e.seq, kind: e.kind, amount: e.amount, request_id: e.requestId, at: new Date(e.at).toISOString() })),
+      entries: state.ledger.map((e) => ({
+        seq: e.seq,
+        kind: e.kind,
+        amount: e.amount,
+        request_id: e.requestId,
+        at: new Date(e.at).toISOString(),
+      })),
     };
   });
 

@@ -23,7 +23,8 @@ export function registerAdminRoutes(app: FastifyInstance, context: () => Service
     try {
       return context().setFaults(request.body ?? {});
     } catch (error) {
-      if (error instanceof z.ZodError) throw new ServiceProblem('validation_failed', 'invalid fault configuration', { errors: toFieldErrors(error) });
+      if (error instanceof z.ZodError)
+        throw new ServiceProblem('validation_failed', 'invalid fault configuration', { errors: toFieldErrors(error) });
       throw error;
     }
   });
@@ -31,9 +32,19 @@ export function registerAdminRoutes(app: FastifyInstance, context: () => Service
   app.post<{ Body: unknown }>('/v1/admin/credits', admin, async (request) => {
     const ctx = context();
     const parsed = grantSchema.safeParse(request.body ?? {});
-    if (!parsed.success) throw new ServiceProblem('validation_failed', 'invalid credit grant', { errors: toFieldErrors(parsed.error) });
+    if (!parsed.success)
+      throw new ServiceProblem('validation_failed', 'invalid credit grant', { errors: toFieldErrors(parsed.error) });
     const state = ctx.store.state;
-    ctx.store.commit({ t: 'ledger', entry: { seq: state.nextLedgerSeq(), kind: 'grant', amount: parsed.data.credits, requestId: null, at: Date.now() } });
+    ctx.store.commit({
+      t: 'ledger',
+      entry: {
+        seq: state.nextLedgerSeq(),
+        kind: 'grant',
+        amount: parsed.data.credits,
+        requestId: null,
+        at: Date.now(),
+      },
+    });
     return { credits: state.balance };
   });
 }

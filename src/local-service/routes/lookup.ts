@@ -18,7 +18,9 @@ export function registerLookupRoutes(app: FastifyInstance, context: () => Servic
     const key = request.query.idempotency_key;
     if (typeof key !== 'string' || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw new ServiceProblem('validation_failed', 'idempotency_key is required', {
-        errors: [{ path: 'idempotency_key', message: `must be given once, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` }],
+        errors: [
+          { path: 'idempotency_key', message: `must be given once, 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` },
+        ],
       });
     }
     const id = ctx.store.state.idempotency.get(key);

@@ -10,9 +10,15 @@ export function registerPricingRoutes(app: FastifyInstance, context: () => Servi
     const ctx = context();
     ctx.counters.quoteCalls++;
     const parsed = quoteRequestSchema.safeParse(request.body ?? {});
-    if (!parsed.success) throw new ServiceProblem('validation_failed', 'the quote request is invalid', { errors: toFieldErrors(parsed.error) });
+    if (!parsed.success)
+      throw new ServiceProblem('validation_failed', 'the quote request is invalid', {
+        errors: toFieldErrors(parsed.error),
+      });
     const { model, input } = parsed.data;
-    const validation = validateModelInput(model, input, { allowedOrigins: [ctx.publicUrl], allowPlainHttp: ctx.allowPrivateWebhooks });
+    const validation = validateModelInput(model, input, {
+      allowedOrigins: [ctx.publicUrl],
+      allowPlainHttp: ctx.allowPrivateWebhooks,
+    });
     if (!validation.ok) {
       throw new ServiceProblem('validation_failed', `the input of ${model} is invalid`, {
         errors: validation.errors.map((e) => ({ ...e, path: e.path === '(root)' ? 'input' : `input.${e.path}` })),

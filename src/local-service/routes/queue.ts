@@ -39,7 +39,12 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     if (chance(faults.submitErrorRate)) {
       const status = faults.submitErrorStatus;
       const key = request.headers['idempotency-key'];
-      journalFault(ctx.store, { kind: 'submit_error', requestId: null, idempotencyKey: typeof key === 'string' && key.length > 0 ? key : null, status });
+      journalFault(ctx.store, {
+        kind: 'submit_error',
+        requestId: null,
+        idempotencyKey: typeof key === 'string' && key.length > 0 ? key : null,
+        status,
+      });
       const code = status === 429 ? 'rate_limited' : status === 503 ? 'service_unavailable' : 'internal_error';
       throw new ServiceProblem(code, `injected ${status} on submit (fault injection); no job was created`, {
         ...(status === 500 ? {} : { retryAfterSeconds: faults.submitRetryAfterSeconds }),
@@ -49,7 +54,10 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     const modelCheck = validateModelId(request.params.model);
     if (!modelCheck.ok) throw new ServiceProblem('not_found', `unknown model ${request.params.model}`);
     const model: ModelId = modelCheck.value;
-    const validation = validateModelInput(model, request.body ?? {}, { allowedOrigins: [ctx.publicUrl], allowPlainHttp: ctx.allowPrivateWebhooks });
+    const validation = validateModelInput(model, request.body ?? {}, {
+      allowedOrigins: [ctx.publicUrl],
+      allowPlainHttp: ctx.allowPrivateWebhooks,
+    });
     if (!validation.ok) {
       throw new ServiceProblem('validation_failed', `the input of ${model} is invalid`, { errors: validation.errors });
     }
@@ -76,7 +84,16 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
         await ctx.inputs.remove(id);
         return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
       }
-      job = ctx.jobs.create(id, model, validation.value, price.credits, price.billedSeconds, idempotencyKey, bodyHash, request.receivedAt);
+      job = ctx.jobs.create(
+        id,
+        model,
+        validation.value,
+        price.credits,
+        price.billedSeconds,
+        idempotencyKey,
+        bodyHash,
+        request.receivedAt,
+      );
     } catch (error) {
       await ctx.inputs.remove(id);
       throw error;
@@ -111,11 +128,15 @@ export function registerQueueRoutes(app: FastifyInstance, context: () => Service
     const job = findJob(ctx, request.params.id);
     if (job.status !== 'COMPLETED' || !job.result) {
       // Also for FAILED and CANCELLED: there is no result, and `job_status` says why.
-      throw new ServiceProblem('result_not_ready', `the job is ${job.status}; a result exists only once it is COMPLETED`, {
-        job_status: job.status,
-        request_id: job.id,
-        ...(job.error ? { error: job.error } : {}),
-      });
+      throw new ServiceProblem(
+        'result_not_ready',
+        `the job is ${job.status}; a result exists only once it is COMPLETED`,
+        {
+          job_status: job.status,
+          request_id: job.id,
+          ...(job.error ? { error: job.error } : {}),
+        },
+      );
     }
     return job.result;
   });

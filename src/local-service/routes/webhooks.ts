@@ -16,7 +16,16 @@ const createSchema = z.strictObject({
     .optional(),
 });
 
-const rotateSchema = z.strictObject({ grace_seconds: z.number().int().min(0).max(7 * 86_400).optional() }).optional();
+const rotateSchema = z
+  .strictObject({
+    grace_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400)
+      .optional(),
+  })
+  .optional();
 
 /** A new signing secret (`whsec_` + 32 random bytes, base64url). */
 export function newSigningSecret(): string {
@@ -24,7 +33,12 @@ export function newSigningSecret(): string {
 }
 
 function publicView(endpoint: EndpointRecord): Record<string, unknown> {
-  return { id: endpoint.id, url: endpoint.url, events: endpointEvents(endpoint), created_at: new Date(endpoint.createdAt).toISOString() };
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpointEvents(endpoint),
+    created_at: new Date(endpoint.createdAt).toISOString(),
+  };
 }
 
 function findEndpoint(ctx: ServiceContext, id: string): EndpointRecord {
@@ -38,10 +52,15 @@ export function registerWebhookRoutes(app: FastifyInstance, context: () => Servi
   app.post<{ Body: unknown }>('/v1/webhooks/endpoints', async (request, reply) => {
     const ctx = context();
     const parsed = createSchema.safeParse(request.body ?? {});
-    if (!parsed.success) throw new ServiceProblem('validation_failed', 'invalid webhook endpoint', { errors: toFieldErrors(parsed.error) });
+    if (!parsed.success)
+      throw new ServiceProblem('validation_failed', 'invalid webhook endpoint', {
+        errors: toFieldErrors(parsed.error),
+      });
     const check = await ctx.checkWebhookUrl(parsed.data.url, { allowPrivate: ctx.allowPrivateWebhooks });
     if (!check.ok) {
-      throw new ServiceProblem('webhook_url_refused', `the webhook URL is refused: ${check.reason}`, { errors: [{ path: 'url', message: check.reason }] });
+      throw new ServiceProblem('webhook_url_refused', `the webhook URL is refused: ${check.reason}`, {
+        errors: [{ path: 'url', message: check.reason }],
+      });
     }
     const endpoint: EndpointRecord = {
       id: `we_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
@@ -56,7 +75,9 @@ export function registerWebhookRoutes(app: FastifyInstance, context: () => Servi
     return reply.code(201).send({ ...publicView(endpoint), secret: endpoint.secret });
   });
 
-  app.get('/v1/webhooks/endpoints', async () => ({ endpoints: [...context().store.state.endpoints.values()].map(publicView) }));
+  app.get('/v1/webhooks/endpoints', async () => ({
+    endpoints: [...context().store.state.endpoints.values()].map(publicView),
+  }));
 
   app.delete<{ Params: { id: string } }>('/v1/webhooks/endpoints/:id', async (request, reply) => {
     const ctx = context();
@@ -70,11 +91,24 @@ export function registerWebhookRoutes(app: FastifyInstance, context: () => Servi
     const ctx = context();
     const endpoint = findEndpoint(ctx, request.params.id);
     const parsed = rotateSchema.safeParse(request.body);
-    if (!parsed.success) throw new ServiceProblem('validation_failed', 'invalid rotation request', { errors: toFieldErrors(parsed.error) });
+    if (!parsed.success)
+      throw new ServiceProblem('validation_failed', 'invalid rotation request', {
+        errors: toFieldErrors(parsed.error),
+      });
     const graceSeconds = parsed.data?.grace_seconds ?? ctx.secretGraceSeconds;
     const previousSecretExpiresAt = Date.now() + graceSeconds * 1000;
     const secret = newSigningSecret();
-    ctx.store.commit({ t: 'endpoint.rotated', id: endpoint.id, secret, previousSecret: endpoint.secret, previousSecretExpiresAt });
-    return { ...publicView(endpoint), secret, previous_secret_expires_at: new Date(previousSecretExpiresAt).toISOString() };
+    ctx.store.commit({
+      t: 'endpoint.rotated',
+      id: endpoint.id,
+      secret,
+      previousSecret: endpoint.secret,
+      previousSecretExpiresAt,
+    });
+    return {
+      ...publicView(endpoint),
+      secret,
+      previous_secret_expires_at: new Date(previousSecretExpiresAt).toISOString(),
+    };
   });
 }

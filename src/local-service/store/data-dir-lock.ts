@@ -67,7 +67,12 @@ function tryCreate(file: string): boolean {
     throw error;
   }
   try {
-    const holder: LockHolder = { pid: process.pid, startTime: startTimeOf(process.pid), host: os.hostname(), startedAt: new Date().toISOString() };
+    const holder: LockHolder = {
+      pid: process.pid,
+      startTime: startTimeOf(process.pid),
+      host: os.hostname(),
+      startedAt: new Date().toISOString(),
+    };
     fs.writeFileSync(fd, JSON.stringify(holder));
     fs.fsyncSync(fd);
   } finally {
@@ -86,7 +91,8 @@ function breakStale(dir: string, file: string, staleRaw: string): boolean {
   if (!tryCreate(breaker)) {
     const other = readHolder(breaker);
     // A breaker left by a crash mid-break: its owner is gone; remove it and let the caller retry.
-    if (other && (other.holder ? !isAlive(other.holder, breaker) : other.ageMs > FRESH_MS)) fs.rmSync(breaker, { force: true });
+    if (other && (other.holder ? !isAlive(other.holder, breaker) : other.ageMs > FRESH_MS))
+      fs.rmSync(breaker, { force: true });
     return false;
   }
   try {
@@ -125,7 +131,8 @@ export function lockDataDir(dir: string): () => void {
     }
     const current = readHolder(file);
     if (!current) continue;
-    if (current.holder ? isAlive(current.holder, file) : current.ageMs < FRESH_MS) throw new DataDirLockedError(dir, current.holder);
+    if (current.holder ? isAlive(current.holder, file) : current.ageMs < FRESH_MS)
+      throw new DataDirLockedError(dir, current.holder);
     if (!breakStale(dir, file, current.raw)) pause(10);
   }
   throw new DataDirLockedError(dir, readHolder(file)?.holder ?? null);

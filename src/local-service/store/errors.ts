@@ -22,7 +22,9 @@ export class DataDirLockedError extends ReelflowError {
 export class JournalCorruptError extends ReelflowError {
   readonly code = 'journal_corrupt';
   constructor(file: string, line: number, offset: number) {
-    super(`${file}: line ${line} (byte ${offset}) is not a valid journal entry; refusing to start on damaged state (later records exist, so it is not a torn last write)`);
+    super(
+      `${file}: line ${line} (byte ${offset}) is not a valid journal entry; refusing to start on damaged state (later records exist, so it is not a torn last write)`,
+    );
   }
 }
 
@@ -30,4 +32,3 @@ export class JournalCorruptError extends ReelflowError {
 export class JournalWriteError extends ReelflowError {
   readonly code = 'journal_write_failed';
 }
-

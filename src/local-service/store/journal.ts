@@ -43,7 +43,9 @@ export class Journal {
       line += 1;
       const text = data.toString('utf8', offset, stop);
       // Zero bytes after a crash are a filesystem extending the file before its data landed.
-      const last = end < 0 || data.subarray(end + 1).every((b) => b === 0x0a || b === 0x20 || b === 0x0d || b === 0x09 || b === 0x00);
+      const last =
+        end < 0 ||
+        data.subarray(end + 1).every((b) => b === 0x0a || b === 0x20 || b === 0x0d || b === 0x09 || b === 0x00);
       let entry: JournalEntry | null = null;
       if (end >= 0 && text.trim() !== '') {
         try {

@@ -39,7 +39,8 @@ export class InputStore {
 
   /** Removes the inputs of every job `keep` does not name (terminal, or never created: a crash before its record). */
   sweep(keep: (id: string) => boolean): void {
-    for (const name of fs.readdirSync(this.root)) if (!keep(name)) fs.rmSync(path.join(this.root, name), { recursive: true, force: true });
+    for (const name of fs.readdirSync(this.root))
+      if (!keep(name)) fs.rmSync(path.join(this.root, name), { recursive: true, force: true });
   }
 }
 

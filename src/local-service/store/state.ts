@@ -1,4 +1,13 @@
-import type { DeliveryRecord, EndpointRecord, InjectedFaultRecord, JobRecord, JournalEntry, KeyRecord, LedgerEntry, SnapshotState } from './records';
+import type {
+  DeliveryRecord,
+  EndpointRecord,
+  InjectedFaultRecord,
+  JobRecord,
+  JournalEntry,
+  KeyRecord,
+  LedgerEntry,
+  SnapshotState,
+} from './records';
 
 /** Sets `fields` on the record `id` of `records` (a journal entry for a record that is gone changes nothing). */
 function patch<T extends object>(records: Map<string, T>, id: string, fields: Partial<T>): void {
@@ -71,7 +80,11 @@ export class ServiceState {
         this.endpoints.set(entry.endpoint.id, { ...entry.endpoint });
         return;
       case 'endpoint.rotated':
-        patch(this.endpoints, entry.id, { secret: entry.secret, previousSecret: entry.previousSecret, previousSecretExpiresAt: entry.previousSecretExpiresAt });
+        patch(this.endpoints, entry.id, {
+          secret: entry.secret,
+          previousSecret: entry.previousSecret,
+          previousSecretExpiresAt: entry.previousSecretExpiresAt,
+        });
         return;
       case 'endpoint.deleted':
         this.endpoints.delete(entry.id);
@@ -87,9 +100,24 @@ export class ServiceState {
         return;
       case 'delivery.attempted': {
         const delivery = this.deliveries.get(entry.id);
-        patch(this.deliveries, entry.id, { attempts: entry.attempts, state: entry.state, nextAttemptAt: entry.nextAttemptAt, lastStatus: entry.lastStatus, lastError: entry.lastError });
+        patch(this.deliveries, entry.id, {
+          attempts: entry.attempts,
+          state: entry.state,
+          nextAttemptAt: entry.nextAttemptAt,
+          lastStatus: entry.lastStatus,
+          lastError: entry.lastError,
+        });
         if (delivery && entry.dueAt !== undefined && entry.sentAt !== undefined && entry.endedAt !== undefined) {
-          delivery.attemptLog = [...(delivery.attemptLog ?? []), { dueAt: entry.dueAt, sentAt: entry.sentAt, endedAt: entry.endedAt, status: entry.lastStatus, nextAttemptAt: entry.nextAttemptAt }];
+          delivery.attemptLog = [
+            ...(delivery.attemptLog ?? []),
+            {
+              dueAt: entry.dueAt,
+              sentAt: entry.sentAt,
+              endedAt: entry.endedAt,
+              status: entry.lastStatus,
+              nextAttemptAt: entry.nextAttemptAt,
+            },
+          ];
         }
         return;
       }

@@ -42,7 +42,9 @@ export class Store {
   commit(entry: JournalEntry): void {
     this.journal.append(entry);
     this.state.apply(entry);
-    if (this.journal.bytes > Math.max(this.options.compactAtBytes ?? DEFAULT_COMPACT_AT_BYTES, 2 * this.snapshotBytes)) {
+    if (
+      this.journal.bytes > Math.max(this.options.compactAtBytes ?? DEFAULT_COMPACT_AT_BYTES, 2 * this.snapshotBytes)
+    ) {
       try {
         this.compact();
       } catch (error) {

@@ -76,7 +76,9 @@ export class WebhookDispatcher {
     return endpoints.map((endpoint) => {
       const dropped = chance(faults.dropDeliveryRate);
       // Reordering: a random extra wait lets a later event's delivery overtake this one.
-      const reorderDelay = faults.reorderDeliveries ? Math.floor(Math.random() * Math.max(faults.deliveryDelayMs, 1000)) : 0;
+      const reorderDelay = faults.reorderDeliveries
+        ? Math.floor(Math.random() * Math.max(faults.deliveryDelayMs, 1000))
+        : 0;
       return {
         id: `dlv_${randomUUID()}`,
         eventId: event.eventId,
@@ -122,7 +124,9 @@ export class WebhookDispatcher {
       if (delivery.nextAttemptAt !== null && Date.now() < delivery.nextAttemptAt) return this.schedule(delivery);
       const abort = new AbortController();
       const done = this.attempt(delivery.id, abort.signal)
-        .catch((error: unknown) => this.options.log.warn({ deliveryId: delivery.id, err: error }, 'webhook attempt could not be recorded'))
+        .catch((error: unknown) =>
+          this.options.log.warn({ deliveryId: delivery.id, err: error }, 'webhook attempt could not be recorded'),
+        )
         .finally(() => this.inFlight.delete(delivery.id));
       this.inFlight.set(delivery.id, { abort, done });
     }, wait);
@@ -165,24 +169,56 @@ export class WebhookDispatcher {
     }
     const lastStatus = outcome.status;
     const lastError = outcome.kind === 'ok' ? null : (outcome.error ?? `HTTP ${outcome.status}`);
-    this.options.store.commit({ t: 'delivery.attempted', id, attempts, state, nextAttemptAt, lastStatus, lastError, dueAt, sentAt, endedAt });
-    this.options.log.info({ deliveryId: id, eventId: delivery.eventId, attempt: attempts, status: lastStatus, state }, 'webhook attempt');
+    this.options.store.commit({
+      t: 'delivery.attempted',
+      id,
+      attempts,
+      state,
+      nextAttemptAt,
+      lastStatus,
+      lastError,
+      dueAt,
+      sentAt,
+      endedAt,
+    });
+    this.options.log.info(
+      { deliveryId: id, eventId: delivery.eventId, attempt: attempts, status: lastStatus, state },
+      'webhook attempt',
+    );
     const updated = this.state.deliveries.get(id);
     if (!updated) return;
     if (state === 'pending') this.schedule(updated);
     else if (state === 'delivered' && updated.duplicate) {
       // Duplicate-delivery fault: the same event (same event_id and body) goes out once more.
       await this.send(endpoint.url, updated, body, secrets, signal);
-      if (!signal.aborted && !this.closed) journalFault(this.options.store, { kind: 'delivery_duplicated', requestId: updated.requestId, idempotencyKey: null, eventId: updated.eventId });
+      if (!signal.aborted && !this.closed)
+        journalFault(this.options.store, {
+          kind: 'delivery_duplicated',
+          requestId: updated.requestId,
+          idempotencyKey: null,
+          eventId: updated.eventId,
+        });
     }
     if (state !== 'pending') this.forgetBodies([updated]);
   }
 
   /** One attempt: validate, connect to the validated address, follow up to 3 redirects (each validated). */
-  private async send(url: string, delivery: DeliveryRecord, body: string, secrets: string[], signal: AbortSignal): Promise<AttemptOutcome> {
+  private async send(
+    url: string,
+    delivery: DeliveryRecord,
+    body: string,
+    secrets: string[],
+    signal: AbortSignal,
+  ): Promise<AttemptOutcome> {
     const headers = {
       'content-type': 'application/json',
-      ...signedHeaders({ id: delivery.eventId, timestamp: Math.floor(Date.now() / 1000), body, secrets, eventType: delivery.eventType }),
+      ...signedHeaders({
+        id: delivery.eventId,
+        timestamp: Math.floor(Date.now() / 1000),
+        body,
+        secrets,
+        eventType: delivery.eventType,
+      }),
     };
     const timeoutMs = this.options.attemptTimeoutMs ?? LIMITS.webhookHandlerBudgetSeconds * 1000;
     const budget = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
@@ -196,7 +232,13 @@ export class WebhookDispatcher {
           if (check.dnsFailure) return { kind: 'retry', status: null, error: `${hop}${check.reason}` };
           return { kind: 'permanent', status: null, error: `${hop}refused: ${check.reason}` };
         }
-        const response = await pinnedRequest(check.url, check.address, { method: 'POST', headers, body, signal: budget, timeouts });
+        const response = await pinnedRequest(check.url, check.address, {
+          method: 'POST',
+          headers,
+          body,
+          signal: budget,
+          timeouts,
+        });
         const status = response.statusCode;
         const location = headerValue(response.headers.location);
         await response.close();
@@ -216,7 +258,11 @@ export class WebhookDispatcher {
         return { kind, status, error: `${hop}HTTP ${status}` };
       }
     } catch (error) {
-      return { kind: 'retry', status: null, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+      return {
+        kind: 'retry',
+        status: null,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      };
     }
   }
 

@@ -22,7 +22,11 @@ export function createFileStore(rootDir: string): MediaStore {
   async function stat_(sha256: string): Promise<StoredObject | null> {
     assertDigest(sha256);
     try {
-      const meta = JSON.parse(await readFile(metaPath(sha256), 'utf8')) as { type: string; bytes: number; createdAt: string };
+      const meta = JSON.parse(await readFile(metaPath(sha256), 'utf8')) as {
+        type: string;
+        bytes: number;
+        createdAt: string;
+      };
       return { sha256, type: meta.type, bytes: meta.bytes, createdAt: new Date(meta.createdAt) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
@@ -43,10 +47,16 @@ export function createFileStore(rootDir: string): MediaStore {
         // The copy is what is kept: check it, not the source, against the address.
         const copied = await hashFile(temp);
         if (copied.sha256 !== sha256 || copied.bytes !== bytes) {
-          throw new MediaStoreError('integrity', `${file} does not hash to sha256:${sha256} (${bytes} bytes); it changed while being stored`);
+          throw new MediaStoreError(
+            'integrity',
+            `${file} does not hash to sha256:${sha256} (${bytes} bytes); it changed while being stored`,
+          );
         }
         await rename(temp, target);
-        await writeFile(`${metaPath(sha256)}.tmp`, JSON.stringify({ type, bytes, createdAt: new Date().toISOString() }));
+        await writeFile(
+          `${metaPath(sha256)}.tmp`,
+          JSON.stringify({ type, bytes, createdAt: new Date().toISOString() }),
+        );
         await rename(`${metaPath(sha256)}.tmp`, metaPath(sha256));
       } finally {
         await rm(temp, { force: true });
@@ -54,7 +64,8 @@ export function createFileStore(rootDir: string): MediaStore {
     },
     stat: stat_,
     async read(sha256) {
-      if (!(await stat_(sha256))) throw new MediaStoreError('not_found', `sha256:${sha256} is not in the media store ${root}`);
+      if (!(await stat_(sha256)))
+        throw new MediaStoreError('not_found', `sha256:${sha256} is not in the media store ${root}`);
       return createReadStream(objectPath(sha256)) as Readable;
     },
     async signedUrl() {

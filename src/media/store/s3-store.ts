@@ -25,12 +25,16 @@ export interface S3StoreSettings {
  */
 function loadSdk(): typeof S3 & typeof Presigner {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  return { ...(require('@aws-sdk/client-s3') as typeof S3), ...(require('@aws-sdk/s3-request-presigner') as typeof Presigner) };
+  return {
+    ...(require('@aws-sdk/client-s3') as typeof S3),
+    ...(require('@aws-sdk/s3-request-presigner') as typeof Presigner),
+  };
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 function isNotFound(error: unknown, S3ServiceException: typeof S3.S3ServiceException): boolean {
-  if (error instanceof S3ServiceException) return error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey';
+  if (error instanceof S3ServiceException)
+    return error.$metadata.httpStatusCode === 404 || error.name === 'NotFound' || error.name === 'NoSuchKey';
   return false;
 }
 
@@ -41,7 +45,17 @@ function isNotFound(error: unknown, S3ServiceException: typeof S3.S3ServiceExcep
  * Objects are served to the service through presigned GET URLs.
  */
 export function createS3Store(settings: S3StoreSettings): MediaStore & { client: S3.S3Client } {
-  const { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, getSignedUrl } = loadSdk();
+  const {
+    DeleteObjectCommand,
+    DeleteObjectsCommand,
+    GetObjectCommand,
+    HeadObjectCommand,
+    ListObjectsV2Command,
+    PutObjectCommand,
+    S3Client,
+    S3ServiceException,
+    getSignedUrl,
+  } = loadSdk();
   const client = new S3Client({
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,
@@ -59,7 +73,10 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
     } catch (error) {
       if (error instanceof MediaStoreError) throw error;
       const name = error instanceof Error ? error.name : 'Error';
-      throw new MediaStoreError('unavailable', `S3 ${what} on s3://${Bucket}/${base} failed: ${name}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new MediaStoreError(
+        'unavailable',
+        `S3 ${what} on s3://${Bucket}/${base} failed: ${name}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -82,7 +99,11 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
   async function* keys(prefix: string): AsyncGenerator<{ key: string; at: Date; bytes: number }> {
     let token: string | undefined;
     do {
-      const page = await call('LIST', () => client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) })));
+      const page = await call('LIST', () =>
+        client.send(
+          new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
+        ),
+      );
       for (const item of page.Contents ?? []) {
         if (item.Key) yield { key: item.Key, at: item.LastModified ?? new Date(0), bytes: item.Size ?? 0 };
       }
@@ -97,7 +118,16 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
       if (await head(sha256)) return;
       // The SDK computes a CRC32 of the streamed body, and the server checks it: a corrupted upload fails.
       await call('PUT', () =>
-        client.send(new PutObjectCommand({ Bucket, Key: objectKey(sha256), Body: createReadStream(file), ContentLength: bytes, ContentType: type, Metadata: { sha256 } })),
+        client.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: objectKey(sha256),
+            Body: createReadStream(file),
+            ContentLength: bytes,
+            ContentType: type,
+            Metadata: { sha256 },
+          }),
+        ),
       );
     },
     stat: head,
@@ -107,23 +137,36 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
         const answer = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(sha256) }));
         return answer.Body as Readable;
       } catch (error) {
-        if (isNotFound(error, S3ServiceException)) throw new MediaStoreError('not_found', `sha256:${sha256} is not in the media store s3://${Bucket}/${base}`);
+        if (isNotFound(error, S3ServiceException))
+          throw new MediaStoreError('not_found', `sha256:${sha256} is not in the media store s3://${Bucket}/${base}`);
         return call('GET', () => Promise.reject(error));
       }
     },
     async signedUrl(sha256, lifetimeSeconds) {
       assertDigest(sha256);
-      return getSignedUrl(client, new GetObjectCommand({ Bucket, Key: objectKey(sha256) }), { expiresIn: lifetimeSeconds });
+      return getSignedUrl(client, new GetObjectCommand({ Bucket, Key: objectKey(sha256) }), {
+        expiresIn: lifetimeSeconds,
+      });
     },
     async addReferrer(sha256, pipeline) {
       assertDigest(sha256);
-      await call('PUT', () => client.send(new PutObjectCommand({ Bucket, Key: `${referrerPrefix(sha256)}${referrerKey(pipeline)}`, Body: new Uint8Array(0), ContentLength: 0 })));
+      await call('PUT', () =>
+        client.send(
+          new PutObjectCommand({
+            Bucket,
+            Key: `${referrerPrefix(sha256)}${referrerKey(pipeline)}`,
+            Body: new Uint8Array(0),
+            ContentLength: 0,
+          }),
+        ),
+      );
     },
     async referrers(sha256) {
       assertDigest(sha256);
       const found: Referrer[] = [];
       const prefix = referrerPrefix(sha256);
-      for await (const item of keys(prefix)) found.push({ pipeline: decodeURIComponent(item.key.slice(prefix.length)), at: item.at });
+      for await (const item of keys(prefix))
+        found.push({ pipeline: decodeURIComponent(item.key.slice(prefix.length)), at: item.at });
       return found;
     },
     async *list() {
@@ -140,7 +183,8 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
       await call('DELETE', () => client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(sha256) })));
       const markers: { Key: string }[] = [];
       for await (const item of keys(referrerPrefix(sha256))) markers.push({ Key: item.key });
-      if (markers.length > 0) await call('DELETE', () => client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: markers } })));
+      if (markers.length > 0)
+        await call('DELETE', () => client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: markers } })));
     },
   };
 }

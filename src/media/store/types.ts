@@ -55,5 +55,6 @@ export const HEX_SHA256 = /^[0-9a-f]{64}$/;
 
 /** Throws unless `sha256` is 64 lowercase hex digits (object names never come from elsewhere). */
 export function assertDigest(sha256: string): void {
-  if (!HEX_SHA256.test(sha256)) throw new MediaStoreError('invalid_config', `not a SHA-256 digest: ${sha256.slice(0, 80)}`);
+  if (!HEX_SHA256.test(sha256))
+    throw new MediaStoreError('invalid_config', `not a SHA-256 digest: ${sha256.slice(0, 80)}`);
 }

@@ -42,6 +42,12 @@ export async function cancelOrAbandon(run: StepRun, attempt: StepAttempt, reason
   if (attempt.charged === 0) await run.quote.chargeOf(attempt).catch(() => undefined);
   attempt.abandoned = true;
   attempt.error = `abandoned: ${why}`;
-  run.recovery.abandoned.push({ step: run.stepId, ...(requestId ? { requestId } : {}), idempotencyKey: attempt.idempotencyKey, reason: why, at: new Date().toISOString() });
+  run.recovery.abandoned.push({
+    step: run.stepId,
+    ...(requestId ? { requestId } : {}),
+    idempotencyKey: attempt.idempotencyKey,
+    reason: why,
+    at: new Date().toISOString(),
+  });
   run.changed();
 }

@@ -20,10 +20,15 @@ export const DEFAULT_AMBIGUOUS_DEADLINE_HOURS = 24;
  * know). Returns `resubmit` or `adopted` (attempt.requestId set and checked at the service); throws
  * the non-retryable `AmbiguousSubmission` failure on give-up or when the deadline passes.
  */
-export async function awaitDecision(run: StepRun, attempt: StepAttempt, cause: string): Promise<'resubmit' | 'adopted'> {
-  const record: AmbiguousSubmit = run.recovery.waiting?.idempotencyKey === attempt.idempotencyKey && run.recovery.waiting.state === 'waiting'
-    ? run.recovery.waiting
-    : { step: run.stepId, idempotencyKey: attempt.idempotencyKey, since: new Date().toISOString(), state: 'waiting' };
+export async function awaitDecision(
+  run: StepRun,
+  attempt: StepAttempt,
+  cause: string,
+): Promise<'resubmit' | 'adopted'> {
+  const record: AmbiguousSubmit =
+    run.recovery.waiting?.idempotencyKey === attempt.idempotencyKey && run.recovery.waiting.state === 'waiting'
+      ? run.recovery.waiting
+      : { step: run.stepId, idempotencyKey: attempt.idempotencyKey, since: new Date().toISOString(), state: 'waiting' };
   if (!run.recovery.ambiguous.includes(record)) run.recovery.ambiguous.push(record);
   run.recovery.waiting = record;
   const hours = run.ambiguousDeadlineHours ?? DEFAULT_AMBIGUOUS_DEADLINE_HOURS;
@@ -84,5 +89,10 @@ function fail(run: StepRun, record: AmbiguousSubmit, why: string): never {
     `reelflow orphans lists it by Idempotency-Key ${record.idempotencyKey}`;
   run.row.error = message;
   run.changed();
-  throw ApplicationFailure.create({ type: FAILURE_TYPES.ambiguousSubmission, nonRetryable: true, message, details: [{ idempotencyKey: record.idempotencyKey, step: run.stepId }] });
+  throw ApplicationFailure.create({
+    type: FAILURE_TYPES.ambiguousSubmission,
+    nonRetryable: true,
+    message,
+    details: [{ idempotencyKey: record.idempotencyKey, step: run.stepId }],
+  });
 }

@@ -42,7 +42,8 @@ export function shouldArchive(spec: PipelineSpec, index: number): boolean {
   if (index === spec.steps.length - 1) return true;
   const id = spec.steps[index]?.id;
   let readLater = false;
-  for (const later of spec.steps.slice(index + 1)) forEachReference(later.input, (reference) => (readLater ||= reference.$from === id));
+  for (const later of spec.steps.slice(index + 1))
+    forEachReference(later.input, (reference) => (readLater ||= reference.$from === id));
   return readLater;
 }
 
@@ -56,7 +57,8 @@ export async function archiveStep(spec: PipelineSpec, index: number, row: StepSu
     row.archived = await archiver.archiveOutputs({ pipeline: spec.name, step: row.id, videos: row.output.videos });
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
-    row.archiveError = cause instanceof ApplicationFailure ? cause.message : error instanceof Error ? error.message : String(error);
+    row.archiveError =
+      cause instanceof ApplicationFailure ? cause.message : error instanceof Error ? error.message : String(error);
   }
 }
 

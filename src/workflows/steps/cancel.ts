@@ -30,7 +30,11 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
  * attempt learned its outcome by the cancel), else what `wait` awaits. Shared with the legacy job
  * workflow (job.ts).
  */
-export async function terminalAfterCancel(answer: { status: ServiceJobState }, attempt: Pick<RequestAttempt, 'learnedBy'>, wait: () => Promise<ServiceJobState>): Promise<ServiceJobState> {
+export async function terminalAfterCancel(
+  answer: { status: ServiceJobState },
+  attempt: Pick<RequestAttempt, 'learnedBy'>,
+  wait: () => Promise<ServiceJobState>,
+): Promise<ServiceJobState> {
   if (!isTerminalState(answer.status)) return wait();
   attempt.learnedBy = 'cancel';
   return answer.status;
@@ -44,7 +48,10 @@ export async function terminalAfterCancel(answer: { status: ServiceJobState }, a
 export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<ServiceJobState> {
   run.row.phase = 'cancelling';
   run.changed();
-  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(attempt.requestId as string, attempt.cancelUrl);
+  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(
+    attempt.requestId as string,
+    attempt.cancelUrl,
+  );
   const terminal = await terminalAfterCancel(answer, attempt, () => awaitTerminal(run, attempt, CANCEL_POLL_PACING));
   // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
   await run.quote.chargeOf(attempt);

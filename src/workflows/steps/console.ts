@@ -69,7 +69,10 @@ export class OperatorConsole {
         this.pipelineCancel = args?.reason?.trim() || 'no reason given';
         this.running?.scope.cancel();
         this.publish(summary);
-        return { ok: true, message: `cancelling pipeline ${summary.name}: the step in flight is cancelled at the service; no later step starts` };
+        return {
+          ok: true,
+          message: `cancelling pipeline ${summary.name}: the step in flight is cancelled at the service; no later step starts`,
+        };
       },
       { validator: (args) => checkCancelPipeline(summary, args) },
     );
@@ -82,7 +85,10 @@ export class OperatorConsole {
         // A step still to be checked (or resubmitted) sees the new budget too.
         if (this.running) this.running.run.budgetRemaining = credits - this.running.netBefore;
         this.publish(summary);
-        return { ok: true, message: `budget ${before === null ? 'set' : `raised from ${before}`} to ${credits} credits (${summary.ledger.net} spent)` };
+        return {
+          ok: true,
+          message: `budget ${before === null ? 'set' : `raised from ${before}`} to ${credits} credits (${summary.ledger.net} spent)`,
+        };
       },
       { validator: (args) => void checkRaiseBudget(summary, args) },
     );

@@ -19,7 +19,15 @@ export function foldStep(run: StepRun): void {
  */
 export function recordOutcome(run: StepRun, outcome: string): void {
   foldStep(run);
-  metricMeter.createCounter('reelflow_jobs', 'jobs', 'Job workflows finished, by model and outcome.').add(1, { model: run.model, outcome });
-  if (run.row.charged > 0) metricMeter.createCounter('reelflow_credits_charged', 'credits', 'Credits charged by job workflows, by model.').add(run.row.charged, { model: run.model });
-  if (run.row.refunded > 0) metricMeter.createCounter('reelflow_credits_refunded', 'credits', 'Credits refunded to job workflows, by model.').add(run.row.refunded, { model: run.model });
+  metricMeter
+    .createCounter('reelflow_jobs', 'jobs', 'Job workflows finished, by model and outcome.')
+    .add(1, { model: run.model, outcome });
+  if (run.row.charged > 0)
+    metricMeter
+      .createCounter('reelflow_credits_charged', 'credits', 'Credits charged by job workflows, by model.')
+      .add(run.row.charged, { model: run.model });
+  if (run.row.refunded > 0)
+    metricMeter
+      .createCounter('reelflow_credits_refunded', 'credits', 'Credits refunded to job workflows, by model.')
+      .add(run.row.refunded, { model: run.model });
 }

@@ -28,8 +28,13 @@ function hasLiteralMedia(step: PipelineStep): boolean {
  * with, naming each field (`steps.1.input.audio_url: host … does not resolve`), or null when every
  * input passed. Steps with `preflight: false` are skipped.
  */
-export async function preflightSteps(steps: readonly PipelineStep[], summary: PipelineSummary): Promise<ApplicationFailure | null> {
-  const checked = steps.flatMap((step, index) => (step.preflight !== false && hasLiteralMedia(step) ? [{ step, index }] : []));
+export async function preflightSteps(
+  steps: readonly PipelineStep[],
+  summary: PipelineSummary,
+): Promise<ApplicationFailure | null> {
+  const checked = steps.flatMap((step, index) =>
+    step.preflight !== false && hasLiteralMedia(step) ? [{ step, index }] : [],
+  );
   if (checked.length === 0) return null;
   for (const { index } of checked) (summary.steps[index] as StepSummary).phase = 'preflight';
   const outcomes = await Promise.all(
@@ -46,8 +51,15 @@ export async function preflightSteps(steps: readonly PipelineStep[], summary: Pi
     if (!outcome) continue;
     const row = summary.steps[outcome.index] as StepSummary;
     const cause = outcome.error instanceof ActivityFailure ? outcome.error.cause : undefined;
-    if (!(cause instanceof ApplicationFailure) || (cause.type !== FAILURE_TYPES.preflightRefused && cause.type !== FAILURE_TYPES.preflightUnavailable)) throw outcome.error;
-    const problems = cause.type === FAILURE_TYPES.preflightRefused ? ((cause.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? []) : [];
+    if (
+      !(cause instanceof ApplicationFailure) ||
+      (cause.type !== FAILURE_TYPES.preflightRefused && cause.type !== FAILURE_TYPES.preflightUnavailable)
+    )
+      throw outcome.error;
+    const problems =
+      cause.type === FAILURE_TYPES.preflightRefused
+        ? ((cause.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? [])
+        : [];
     // An input that could not be checked in time (PreflightUnavailable after its retries) stops the step too.
     const found = problems.length > 0 ? problems : [{ path: '(input)', message: cause.message }];
     const located = found.map((p) => ({ path: `steps.${outcome.index}.input.${p.path}`, message: p.message }));

@@ -21,7 +21,10 @@ export function apiWith(summary: string): ReelflowActivities {
  * Idempotency-Key makes safe. `timeoutSeconds` bounds one attempt (a crashed worker's submit is
  * retried after the heartbeat timeout at the latest).
  */
-export function submitActivities(timeoutSeconds = 120, summary?: string): Pick<ReelflowActivities, 'submitAndSubscribe'> {
+export function submitActivities(
+  timeoutSeconds = 120,
+  summary?: string,
+): Pick<ReelflowActivities, 'submitAndSubscribe'> {
   return proxyActivities<ReelflowActivities>({
     ...(summary ? { summary } : {}),
     startToCloseTimeout: `${timeoutSeconds} seconds`,

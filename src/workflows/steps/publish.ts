@@ -1,7 +1,19 @@
-import { ApplicationFailure, CancelledFailure, TemporalFailure, isCancellation, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancelledFailure,
+  TemporalFailure,
+  isCancellation,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { SEARCH_ATTRIBUTES } from '../definitions';
-import { type CreditLedger, type PipelineSummary, type PipelineWorkflowInput, type StepSummary } from '../pipeline-types';
+import {
+  type CreditLedger,
+  type PipelineSummary,
+  type PipelineWorkflowInput,
+  type StepSummary,
+} from '../pipeline-types';
 
 /**
  * How a pipeline shows itself outside: search attributes and memo for the Temporal UI, and the end
@@ -25,7 +37,12 @@ function memoOf(summary: PipelineSummary) {
       status: summary.status,
       currentStep: summary.currentStep,
       ledger: summary.ledger,
-      steps: summary.steps.map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds, error: s.error ?? null })),
+      steps: summary.steps.map((s) => ({
+        id: s.id,
+        status: s.status,
+        requestIds: s.requestIds,
+        error: s.error ?? null,
+      })),
       error: summary.error ?? null,
     },
   };
@@ -68,7 +85,10 @@ export function whenChanged<T>(upsert: (value: T) => void): (value: T) => void {
  * attributes); with `changesOnly` (patch publish-changes) each upsert is skipped when it would repeat
  * the previous one.
  */
-export function publisherFor(input: Pick<PipelineWorkflowInput, 'publishSearchAttributes'>, changesOnly = false): Publish {
+export function publisherFor(
+  input: Pick<PipelineWorkflowInput, 'publishSearchAttributes'>,
+  changesOnly = false,
+): Publish {
   if (!changesOnly) return input.publishSearchAttributes === false ? publishMemo : publishAll;
   const attributes = whenChanged(upsertSearchAttributes);
   const memo = whenChanged(upsertMemo);
@@ -92,7 +112,12 @@ export function sumLedger(steps: readonly StepSummary[]): CreditLedger {
 }
 
 /** Ends the pipeline: steps never started become `skipped`; returns the summary or throws `failure`. */
-export function finish(summary: PipelineSummary, status: PipelineSummary['status'], publish: Publish, failure?: Error): PipelineSummary {
+export function finish(
+  summary: PipelineSummary,
+  status: PipelineSummary['status'],
+  publish: Publish,
+  failure?: Error,
+): PipelineSummary {
   summary.status = status;
   for (const step of summary.steps) if (step.status === 'pending') step.status = 'skipped';
   if (failure && !(failure instanceof CancelledFailure)) summary.error = failure.message;
@@ -130,20 +155,30 @@ export function endAfterStepError(
     row.error = failure.message;
     if (failure.type === FAILURE_TYPES.budgetExceeded) {
       row.status = 'budget-exceeded';
-      return finish(summary, 'failed', publish, ApplicationFailure.create({
-        type: FAILURE_TYPES.budgetExceeded,
-        nonRetryable: true,
-        message: `pipeline ${name} stopped before step ${row.id}: ${failure.message}`,
-        details: [summary],
-      }));
+      return finish(
+        summary,
+        'failed',
+        publish,
+        ApplicationFailure.create({
+          type: FAILURE_TYPES.budgetExceeded,
+          nonRetryable: true,
+          message: `pipeline ${name} stopped before step ${row.id}: ${failure.message}`,
+          details: [summary],
+        }),
+      );
     }
     row.status = 'failed';
-    return finish(summary, 'failed', publish, ApplicationFailure.create({
-      type: FAILURE_TYPES.stepFailed,
-      nonRetryable: true,
-      message: `pipeline ${name} failed at step ${row.id} [${failure.type ?? 'Error'}]: ${failure.message}`,
-      details: [summary],
-    }));
+    return finish(
+      summary,
+      'failed',
+      publish,
+      ApplicationFailure.create({
+        type: FAILURE_TYPES.stepFailed,
+        nonRetryable: true,
+        message: `pipeline ${name} failed at step ${row.id} [${failure.type ?? 'Error'}]: ${failure.message}`,
+        details: [summary],
+      }),
+    );
   }
   if (isCancellation(error)) {
     row.status = 'cancelled';
@@ -151,5 +186,15 @@ export function endAfterStepError(
   }
   row.status = 'failed';
   row.error = error instanceof Error ? error.message : String(error);
-  return finish(summary, 'failed', publish, ApplicationFailure.create({ type: FAILURE_TYPES.stepFailed, nonRetryable: true, message: `pipeline ${name} failed at step ${row.id}: ${row.error}`, details: [summary] }));
+  return finish(
+    summary,
+    'failed',
+    publish,
+    ApplicationFailure.create({
+      type: FAILURE_TYPES.stepFailed,
+      nonRetryable: true,
+      message: `pipeline ${name} failed at step ${row.id}: ${row.error}`,
+      details: [summary],
+    }),
+  );
 }

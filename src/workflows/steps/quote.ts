@@ -23,7 +23,9 @@ export class StepQuote {
 
   /** The quoted credits (one activity call for the whole step). */
   ask(): Promise<number> {
-    return (this.asked ??= CancellationScope.nonCancellable(() => apiWith(ACTIVITY_SUMMARIES.quote(this.stepId, this.model)).quoteJob(this.model, this.input)).then((quote) => {
+    return (this.asked ??= CancellationScope.nonCancellable(() =>
+      apiWith(ACTIVITY_SUMMARIES.quote(this.stepId, this.model)).quoteJob(this.model, this.input),
+    ).then((quote) => {
       this.credits = quote.credits;
       return quote.credits;
     }));
@@ -34,7 +36,8 @@ export class StepQuote {
     try {
       attempt.charged = await this.ask();
     } catch (error) {
-      this.error = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      this.error =
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     }
   }
 }

@@ -1,4 +1,12 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, condition, isCancellation, patched, sleep } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  isCancellation,
+  patched,
+  sleep,
+} from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { TIMER_SUMMARIES } from '../ui-text';
 import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
@@ -32,12 +40,18 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
         run.changed();
         const backoff = resubmitBackoffSeconds(n - 1);
         // The operator console can end the backoff early (`retryStep` update); the timer is the same.
-        if (run.wakeBackoff) await condition(run.wakeBackoff, backoff * 1000, { summary: TIMER_SUMMARIES.backoff(run.stepId, backoff) });
+        if (run.wakeBackoff)
+          await condition(run.wakeBackoff, backoff * 1000, { summary: TIMER_SUMMARIES.backoff(run.stepId, backoff) });
         else await sleep(`${backoff} seconds`);
       }
       // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
       if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');
-      const attempt: StepAttempt = { attempt: n, idempotencyKey: idempotencyKeyFor(run.stepKey, run.firstRunId, n), charged: 0, refunded: 0 };
+      const attempt: StepAttempt = {
+        attempt: n,
+        idempotencyKey: idempotencyKeyFor(run.stepKey, run.firstRunId, n),
+        charged: 0,
+        refunded: 0,
+      };
       run.attempts.push(attempt);
       run.row.phase = 'submitting';
       await submit(run, attempt);
@@ -75,7 +89,17 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
           nonRetryable: true,
           message: `step ${run.stepId} (${run.model}): ${message} (request ids ${run.attempts.map((a) => a.requestId).join(', ')})`,
           // Every request with the service's code and message, for the Temporal UI and scripts.
-          details: [{ step: run.stepId, attempts: run.attempts.map(({ attempt: number, requestId, outcome, serviceError }) => ({ attempt: number, requestId, outcome, serviceError })) }],
+          details: [
+            {
+              step: run.stepId,
+              attempts: run.attempts.map(({ attempt: number, requestId, outcome, serviceError }) => ({
+                attempt: number,
+                requestId,
+                outcome,
+                serviceError,
+              })),
+            },
+          ],
         });
       }
     }

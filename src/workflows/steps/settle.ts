@@ -27,7 +27,10 @@ export async function settle(run: StepRun, attempt: StepAttempt, terminal: Servi
     attempt.resultFrom = 'event';
   } else {
     run.row.phase = 'fetching-result';
-    result = await apiWith(ACTIVITY_SUMMARIES.result(run.stepId, requestId)).fetchJobResult(requestId, attempt.responseUrl);
+    result = await apiWith(ACTIVITY_SUMMARIES.result(run.stepId, requestId)).fetchJobResult(
+      requestId,
+      attempt.responseUrl,
+    );
     attempt.resultFrom = 'fetch';
   }
   run.row.output = result;

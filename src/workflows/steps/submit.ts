@@ -1,4 +1,10 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure, patched } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  patched,
+} from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { StepAttempt } from '../pipeline-types';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
@@ -31,10 +37,18 @@ export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> 
     if (CancellationScope.current().consideredCancelled && patched(CANCEL_BEFORE_SUBMIT_PATCH)) {
       throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
     }
-    const activity = submitActivities(run.submitTimeoutSeconds, ACTIVITY_SUMMARIES.submit(run.stepId, run.model, attempt.idempotencyKey, attempt.attempt));
+    const activity = submitActivities(
+      run.submitTimeoutSeconds,
+      ACTIVITY_SUMMARIES.submit(run.stepId, run.model, attempt.idempotencyKey, attempt.attempt),
+    );
     try {
       const answer = await CancellationScope.nonCancellable(() =>
-        activity.submitAndSubscribe({ model: run.model, input: run.input, idempotencyKey: attempt.idempotencyKey, subscriberWorkflowId: run.workflowId }),
+        activity.submitAndSubscribe({
+          model: run.model,
+          input: run.input,
+          idempotencyKey: attempt.idempotencyKey,
+          subscriberWorkflowId: run.workflowId,
+        }),
       );
       attempt.requestId = answer.request.request_id;
       attempt.statusUrl = answer.request.status_url;
@@ -44,19 +58,34 @@ export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> 
       return;
     } catch (error) {
       const cause = error instanceof ActivityFailure ? error.cause : undefined;
-      if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.submitAnswerInvalid && patched(NEVER_ABANDON_PATCH)) {
+      if (
+        cause instanceof ApplicationFailure &&
+        cause.type === FAILURE_TYPES.submitAnswerInvalid &&
+        patched(NEVER_ABANDON_PATCH)
+      ) {
         throw await invalidAnswer(run, attempt, cause);
       }
       if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE_TYPES.ambiguousSubmission) throw error;
       if (!patched(AMBIGUOUS_WAIT_PATCH)) throw ambiguity(attempt, run);
       // Adopted: the job is the operator's request id; resubmit: the same key again.
-      if ((await awaitDecision(run, attempt, `the submit may have created a job but no usable answer came back (${cause.message})`)) === 'adopted') return;
+      if (
+        (await awaitDecision(
+          run,
+          attempt,
+          `the submit may have created a job but no usable answer came back (${cause.message})`,
+        )) === 'adopted'
+      )
+        return;
     }
   }
 }
 
 /** The 202 broke the contract: cancel the accepted job by what could be read, or record it; then fail the step. */
-async function invalidAnswer(run: StepRun, attempt: StepAttempt, cause: ApplicationFailure): Promise<ApplicationFailure> {
+async function invalidAnswer(
+  run: StepRun,
+  attempt: StepAttempt,
+  cause: ApplicationFailure,
+): Promise<ApplicationFailure> {
   const details = (cause.details?.[0] ?? {}) as InvalidAnswerDetails;
   if (details.requestId) attempt.requestId = details.requestId;
   if (details.cancelUrl) attempt.cancelUrl = details.cancelUrl;
@@ -69,7 +98,13 @@ async function invalidAnswer(run: StepRun, attempt: StepAttempt, cause: Applicat
     type: FAILURE_TYPES.submitAnswerInvalid,
     nonRetryable: true,
     message: `step ${run.stepId}: ${run.row.error}`,
-    details: [{ idempotencyKey: attempt.idempotencyKey, step: run.stepId, ...(attempt.requestId ? { requestId: attempt.requestId } : {}) }],
+    details: [
+      {
+        idempotencyKey: attempt.idempotencyKey,
+        step: run.stepId,
+        ...(attempt.requestId ? { requestId: attempt.requestId } : {}),
+      },
+    ],
   });
 }
 

@@ -35,7 +35,10 @@ export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: 
     }
     run.row.polls += 1;
     run.row.pollOffsetsSeconds?.push((Date.now() - since) / 1000);
-    const status = await apiWith(ACTIVITY_SUMMARIES.poll(run.stepId, requestId)).pollJobStatus(requestId, attempt.statusUrl);
+    const status = await apiWith(ACTIVITY_SUMMARIES.poll(run.stepId, requestId)).pollJobStatus(
+      requestId,
+      attempt.statusUrl,
+    );
     // A poll that finds the state it found before is no change.
     if (status.status !== lastSeen) run.row.lastChangeAt = Date.now();
     lastSeen = status.status;

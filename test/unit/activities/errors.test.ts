@@ -22,10 +22,17 @@ describe('client errors mapped to ApplicationFailure', () => {
     [402, 'insufficient_credits'],
     [404, 'not_found'],
   ])('HTTP %i (%s) is not retried', (status, code) => {
-    const failure = mapped(new ServiceProblemError(status, code, `problem ${code}`, [{ path: 'image_urls.0', message: 'bad' }]));
+    const failure = mapped(
+      new ServiceProblemError(status, code, `problem ${code}`, [{ path: 'image_urls.0', message: 'bad' }]),
+    );
     expect(failure.type).toBe(`ServiceProblem:${code}`);
     expect(failure.nonRetryable).toBe(true);
-    expect(failure.details?.[0]).toMatchObject({ type: 'ServiceProblem', code, status, fieldErrors: [{ path: 'image_urls.0', message: 'bad' }] });
+    expect(failure.details?.[0]).toMatchObject({
+      type: 'ServiceProblem',
+      code,
+      status,
+      fieldErrors: [{ path: 'image_urls.0', message: 'bad' }],
+    });
     expect(failure.message).toContain('image_urls.0: bad');
   });
 
@@ -40,14 +47,27 @@ describe('client errors mapped to ApplicationFailure', () => {
   });
 
   it('maps transport errors by their stable type', () => {
-    expect(mapped(new ServiceUnreachableError('down', 'ECONNREFUSED'))).toMatchObject({ type: 'ServiceUnreachable', nonRetryable: false });
+    expect(mapped(new ServiceUnreachableError('down', 'ECONNREFUSED'))).toMatchObject({
+      type: 'ServiceUnreachable',
+      nonRetryable: false,
+    });
     expect(mapped(new ServiceTimeoutError('slow'))).toMatchObject({ type: 'ServiceTimeout', nonRetryable: false });
-    expect(mapped(new UnexpectedResponseError('odd', []))).toMatchObject({ type: 'UnexpectedResponse', nonRetryable: true });
+    expect(mapped(new UnexpectedResponseError('odd', []))).toMatchObject({
+      type: 'UnexpectedResponse',
+      nonRetryable: true,
+    });
     const ambiguous = mapped(new AmbiguousSubmissionError('lost answer', 'reelflow:x:1'));
     expect(ambiguous).toMatchObject({ type: 'AmbiguousSubmission', nonRetryable: true });
-    expect(ambiguous.details?.[0]).toEqual({ type: 'AmbiguousSubmission', idempotencyKey: 'reelflow:x:1', attempts: 1 });
+    expect(ambiguous.details?.[0]).toEqual({
+      type: 'AmbiguousSubmission',
+      idempotencyKey: 'reelflow:x:1',
+      attempts: 1,
+    });
     // Under `honoured` the same key may be sent again by a later activity attempt.
-    expect(mapped(new AmbiguousSubmissionError('lost answer', 'reelflow:x:1', true, 5))).toMatchObject({ nonRetryable: false, details: [{ attempts: 5 }] });
+    expect(mapped(new AmbiguousSubmissionError('lost answer', 'reelflow:x:1', true, 5))).toMatchObject({
+      nonRetryable: false,
+      details: [{ attempts: 5 }],
+    });
   });
 
   it('leaves other errors alone', () => {

@@ -19,7 +19,10 @@ const event = {
 };
 
 function signed(body: string, id = 'evt_1') {
-  return { headers: signedHeaders({ id, timestamp: NOW, body, secrets: [SECRET], eventType: EVENT_TYPES.completed }), body: Buffer.from(body) };
+  return {
+    headers: signedHeaders({ id, timestamp: NOW, body, secrets: [SECRET], eventType: EVENT_TYPES.completed }),
+    body: Buffer.from(body),
+  };
 }
 
 describe('checkDelivery', () => {
@@ -30,17 +33,27 @@ describe('checkDelivery', () => {
 
   it('verifies before parsing: a forged body is rejected even when it is not JSON', () => {
     const { headers } = signed(JSON.stringify(event));
-    expect(checkDelivery({ headers, body: Buffer.from('nope'), secrets: [SECRET], now: NOW })).toEqual({ kind: 'rejected', reason: 'signature_mismatch' });
+    expect(checkDelivery({ headers, body: Buffer.from('nope'), secrets: [SECRET], now: NOW })).toEqual({
+      kind: 'rejected',
+      reason: 'signature_mismatch',
+    });
   });
 
   it('reports field paths of a well-signed malformed event', () => {
-    const outcome = checkDelivery({ ...signed(JSON.stringify({ ...event, request_id: '' })), secrets: [SECRET], now: NOW });
+    const outcome = checkDelivery({
+      ...signed(JSON.stringify({ ...event, request_id: '' })),
+      secrets: [SECRET],
+      now: NOW,
+    });
     expect(outcome).toMatchObject({ kind: 'malformed', eventId: 'evt_1', errors: [{ path: 'request_id' }] });
   });
 
   it('refuses an event whose event_id differs from the signed id header', () => {
     const outcome = checkDelivery({ ...signed(JSON.stringify(event), 'evt_2'), secrets: [SECRET], now: NOW });
-    expect(outcome).toMatchObject({ kind: 'malformed', errors: [{ path: 'event_id', message: expect.stringContaining(WEBHOOK_HEADERS.id) }] });
+    expect(outcome).toMatchObject({
+      kind: 'malformed',
+      errors: [{ path: 'event_id', message: expect.stringContaining(WEBHOOK_HEADERS.id) }],
+    });
   });
 });
 

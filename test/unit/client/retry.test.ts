@@ -5,7 +5,9 @@ describe('retry rules', () => {
 
   it('grows exponentially to the cap', () => {
     const mid = () => 0.5;
-    expect([1, 2, 3, 4, 5].map((attempt) => backoffDelayMs(rule, attempt, undefined, mid))).toEqual([100, 200, 400, 800, 1000]);
+    expect([1, 2, 3, 4, 5].map((attempt) => backoffDelayMs(rule, attempt, undefined, mid))).toEqual([
+      100, 200, 400, 800, 1000,
+    ]);
   });
 
   it('spreads each delay by the jitter share', () => {

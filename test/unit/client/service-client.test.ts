@@ -53,7 +53,12 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
-function problem(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+function problem(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
   res.end(JSON.stringify({ status, ...body }));
 }
@@ -73,7 +78,13 @@ const fastRetry = { maxAttempts: 3, initialDelayMs: 10, maxDelayMs: 50, jitter: 
 const input = { video_url: 'https://cdn.example.com/clip.mp4' };
 
 function client(overrides: Partial<Parameters<typeof createServiceClient>[0]> = {}) {
-  return createServiceClient({ baseUrl, apiKey: 'test-key-123', retry: fastRetry, submitRetry: fastRetry, ...overrides });
+  return createServiceClient({
+    baseUrl,
+    apiKey: 'test-key-123',
+    retry: fastRetry,
+    submitRetry: fastRetry,
+    ...overrides,
+  });
 }
 
 describe('service client', () => {
@@ -99,7 +110,13 @@ describe('service client', () => {
     handler = (req, res) => {
       if (req.url?.startsWith('/elsewhere/status')) return json(res, 200, { status: 'COMPLETED' });
       if (req.url?.startsWith('/elsewhere/result'))
-        return json(res, 200, { request_id: 'r', status: 'COMPLETED', model: 'm', credits_used: null, videos: [{ url: 'https://x/y.mp4', file_name: 'y.mp4', content_type: 'video/mp4' }] });
+        return json(res, 200, {
+          request_id: 'r',
+          status: 'COMPLETED',
+          model: 'm',
+          credits_used: null,
+          videos: [{ url: 'https://x/y.mp4', file_name: 'y.mp4', content_type: 'video/mp4' }],
+        });
       return json(res, 202, { request_id: 'r', status: 'CANCELLED' });
     };
     const c = client({ cancelMethod: 'PUT' });
@@ -107,11 +124,21 @@ describe('service client', () => {
     const result = await c.result('r', { responseUrl: `${baseUrl}/elsewhere/result` });
     await c.cancel('r', { cancelUrl: `${baseUrl}/elsewhere/cancel` });
     expect(result.videos[0]?.url).toBe('https://x/y.mp4');
-    expect(recorded.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /elsewhere/status', 'GET /elsewhere/result', 'PUT /elsewhere/cancel']);
+    expect(recorded.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /elsewhere/status',
+      'GET /elsewhere/result',
+      'PUT /elsewhere/cancel',
+    ]);
   });
 
   it('builds default URLs from the base URL and sends the quote body with the model', async () => {
-    handler = (_req, res) => json(res, 200, { model: 'service-upscale-video-fast', credits: 20, pricing_unit: 'per-output-second', billed_seconds: 10 });
+    handler = (_req, res) =>
+      json(res, 200, {
+        model: 'service-upscale-video-fast',
+        credits: 20,
+        pricing_unit: 'per-output-second',
+        billed_seconds: 10,
+      });
     const quote = await client({ baseUrl: `${baseUrl}/` }).quote('service-upscale-video-fast', input);
     expect(quote.credits).toBe(20);
     expect(recorded[0]?.url).toBe('/v1/pricing/quote');
@@ -120,8 +147,14 @@ describe('service client', () => {
 
   it('maps a problem document to a typed error carrying status, code and field errors', async () => {
     handler = (_req, res) =>
-      problem(res, 422, { code: 'validation_failed', title: 'Invalid input', errors: [{ path: 'video_url', message: 'must use https' }] });
-    const error = await client().submit('service-upscale-video-fast', input).catch((e: unknown) => e);
+      problem(res, 422, {
+        code: 'validation_failed',
+        title: 'Invalid input',
+        errors: [{ path: 'video_url', message: 'must use https' }],
+      });
+    const error = await client()
+      .submit('service-upscale-video-fast', input)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceProblemError);
     expect(error).toMatchObject({ type: 'ServiceProblem', status: 422, code: 'validation_failed', retryable: false });
     expect((error as ServiceProblemError).fieldErrors).toEqual([{ path: 'video_url', message: 'must use https' }]);
@@ -130,8 +163,14 @@ describe('service client', () => {
 
   it('maps the job state of a 409 and gives a synthetic code to an error without a problem document', async () => {
     handler = (_req, res, _body, index) =>
-      index === 0 ? problem(res, 409, { code: 'result_not_ready', job_status: 'IN_PROGRESS' }) : res.writeHead(404).end('nope');
-    await expect(client().result('r')).rejects.toMatchObject({ status: 409, code: 'result_not_ready', jobStatus: 'IN_PROGRESS' });
+      index === 0
+        ? problem(res, 409, { code: 'result_not_ready', job_status: 'IN_PROGRESS' })
+        : res.writeHead(404).end('nope');
+    await expect(client().result('r')).rejects.toMatchObject({
+      status: 409,
+      code: 'result_not_ready',
+      jobStatus: 'IN_PROGRESS',
+    });
     await expect(client().result('r')).rejects.toMatchObject({ status: 404, code: 'http_404' });
   });
 
@@ -162,14 +201,17 @@ describe('service client', () => {
   });
 
   it('retries a submit on 429 (provably not accepted) and sends the same Idempotency-Key each time', async () => {
-    handler = (_req, res, _body, index) => (index === 0 ? problem(res, 429, { code: 'rate_limited' }) : json(res, 202, generationRequest()));
+    handler = (_req, res, _body, index) =>
+      index === 0 ? problem(res, 429, { code: 'rate_limited' }) : json(res, 202, generationRequest());
     await client().submit('service-upscale-video-fast', input, { idempotencyKey: 'k-1' });
     expect(recorded.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1']);
   });
 
   it('unknown: a 500 whose problem does not say the job was refused is ambiguous, never retried', async () => {
     handler = (_req, res) => problem(res, 500, { code: 'internal_error' });
-    const error = await client().submit('service-upscale-video-fast', input, { idempotencyKey: 'k-500' }).catch((e: unknown) => e);
+    const error = await client()
+      .submit('service-upscale-video-fast', input, { idempotencyKey: 'k-500' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AmbiguousSubmissionError);
     expect(error).toMatchObject({ retryable: false, idempotencyKey: 'k-500', attempts: 1 });
     expect((error as Error).message).toContain('internal_error');
@@ -177,15 +219,24 @@ describe('service client', () => {
   });
 
   it('honoured: a 500 and a dropped answer are retried with the same key and the returned job adopted', async () => {
-    handler = (req, res, _body, index) => (index === 0 ? problem(res, 500, { code: 'internal_error' }) : index === 1 ? req.socket.destroy() : json(res, 202, generationRequest('adopted')));
-    const created = await client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-h' });
+    handler = (req, res, _body, index) =>
+      index === 0
+        ? problem(res, 500, { code: 'internal_error' })
+        : index === 1
+          ? req.socket.destroy()
+          : json(res, 202, generationRequest('adopted'));
+    const created = await client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, {
+      idempotencyKey: 'k-h',
+    });
     expect(created.request_id).toBe('adopted');
     expect(recorded.map((r) => r.headers['idempotency-key'])).toEqual(['k-h', 'k-h', 'k-h']);
   });
 
   it('honoured: retries are bounded; once used up the submit is ambiguous and still safe to repeat with the key', async () => {
     handler = (req) => req.socket.destroy();
-    const error = await client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-x' }).catch((e: unknown) => e);
+    const error = await client({ idempotency: 'honoured' })
+      .submit('service-upscale-video-fast', input, { idempotencyKey: 'k-x' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AmbiguousSubmissionError);
     expect(error).toMatchObject({ retryable: true, attempts: fastRetry.maxAttempts, idempotencyKey: 'k-x' });
     expect(recorded).toHaveLength(fastRetry.maxAttempts);
@@ -195,7 +246,9 @@ describe('service client', () => {
     for (const idempotency of ['honoured', 'unknown'] as const) {
       recorded = [];
       handler = (_req, res) => problem(res, 409, { code: 'idempotency_conflict' });
-      await expect(client({ idempotency }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k' })).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
+      await expect(
+        client({ idempotency }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k' }),
+      ).rejects.toMatchObject({ status: 409, code: 'idempotency_conflict' });
       expect(recorded).toHaveLength(1);
     }
   });
@@ -205,7 +258,9 @@ describe('service client', () => {
     const abort = new AbortController();
     // A retry a minute away: the abort must end the wait, not the retry delay (bound 12 s, 5× margin both ways).
     const slow = { maxAttempts: 5, initialDelayMs: 60_000, maxDelayMs: 60_000, jitter: 0 };
-    const pending = client({ idempotency: 'honoured', submitRetry: slow }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-a', signal: abort.signal }).catch((e: unknown) => e);
+    const pending = client({ idempotency: 'honoured', submitRetry: slow })
+      .submit('service-upscale-video-fast', input, { idempotencyKey: 'k-a', signal: abort.signal })
+      .catch((e: unknown) => e);
     // Wait for the first attempt itself (a condition, not a fixed pause), then abort during the backoff.
     while (recorded.length < 1) await new Promise((resolve) => setTimeout(resolve, 20));
     abort.abort();
@@ -218,7 +273,9 @@ describe('service client', () => {
 
   it('never resubmits when the service accepted the request and dropped the connection', async () => {
     handler = (req) => req.socket.destroy();
-    const error = await client().submit('service-upscale-video-fast', input, { idempotencyKey: 'pipe/job/a#1' }).catch((e: unknown) => e);
+    const error = await client()
+      .submit('service-upscale-video-fast', input, { idempotencyKey: 'pipe/job/a#1' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AmbiguousSubmissionError);
     expect(error).toMatchObject({ type: 'AmbiguousSubmission', retryable: false, idempotencyKey: 'pipe/job/a#1' });
     expect((error as Error).message).toContain('pipe/job/a#1');
@@ -227,7 +284,9 @@ describe('service client', () => {
 
   it('treats a submit that times out after being sent as ambiguous, without a second attempt', async () => {
     handler = () => undefined; // accepts the request, never answers
-    const error = await client({ timeoutMs: 300 }).submit('service-upscale-video-fast', input).catch((e: unknown) => e);
+    const error = await client({ timeoutMs: 300 })
+      .submit('service-upscale-video-fast', input)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AmbiguousSubmissionError);
     expect(recorded).toHaveLength(1);
   });
@@ -250,7 +309,12 @@ describe('service client', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const attempts: string[] = [];
-    const c = createServiceClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'k', submitRetry: fastRetry, onRequest: (kind) => attempts.push(kind) });
+    const c = createServiceClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: 'k',
+      submitRetry: fastRetry,
+      onRequest: (kind) => attempts.push(kind),
+    });
     const error = await c.submit('service-upscale-video-fast', input).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceUnreachableError);
     expect((error as Error).message).toContain(`127.0.0.1:${port}`);
@@ -259,11 +323,18 @@ describe('service client', () => {
 
   it('keeps what it can read of a 202 that does not match the contract: the job exists and is billed', async () => {
     handler = (_req, res) => json(res, 202, { request_id: 'x', cancel_url: `${baseUrl}/v1/queue/requests/x/cancel` });
-    const error = await client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, { idempotencyKey: 'k-bad' }).catch((e: unknown) => e);
+    const error = await client({ idempotency: 'honoured' })
+      .submit('service-upscale-video-fast', input, { idempotencyKey: 'k-bad' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SubmitAnswerInvalidError);
     const invalid = error as SubmitAnswerInvalidError;
     expect(invalid.fieldErrors.map((e) => e.path)).toEqual(expect.arrayContaining(['status', 'status_url']));
-    expect(invalid).toMatchObject({ requestId: 'x', cancelUrl: `${baseUrl}/v1/queue/requests/x/cancel`, idempotencyKey: 'k-bad', retryable: false });
+    expect(invalid).toMatchObject({
+      requestId: 'x',
+      cancelUrl: `${baseUrl}/v1/queue/requests/x/cancel`,
+      idempotencyKey: 'k-bad',
+      retryable: false,
+    });
     expect(invalid.bodyExcerpt).toContain('"request_id":"x"');
     expect(invalid.message).toMatch(/accepted the submit as request x/);
     // Never retried, in either setting: a repeat would not mend the answer.

@@ -1,4 +1,9 @@
-import { IDEMPOTENCY_SETTINGS, SUBMIT_FAILURE_KINDS, SUBMIT_POLICY, submitAction } from '../../../src/client/submit-policy';
+import {
+  IDEMPOTENCY_SETTINGS,
+  SUBMIT_FAILURE_KINDS,
+  SUBMIT_POLICY,
+  submitAction,
+} from '../../../src/client/submit-policy';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

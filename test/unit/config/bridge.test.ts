@@ -32,7 +32,10 @@ describe('loadBridgeConfig', () => {
   });
 
   it('splits and trims several secrets for a rotation', () => {
-    expect(loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: ' whsec_old , whsec_new ' }).secrets).toEqual(['whsec_old', 'whsec_new']);
+    expect(loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: ' whsec_old , whsec_new ' }).secrets).toEqual([
+      'whsec_old',
+      'whsec_new',
+    ]);
   });
 
   it('reads every setting from the environment', () => {
@@ -68,7 +71,10 @@ describe('loadBridgeConfig', () => {
     [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_PATH: 'webhooks' }, 'REELFLOW_BRIDGE_PATH'],
     [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_BODY_LIMIT: '1MB' }, 'REELFLOW_BRIDGE_BODY_LIMIT'],
     // A signal timeout at or over the service's 10 s budget would let the service give up first.
-    [{ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '10000' }, 'REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS'],
+    [
+      { REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '10000' },
+      'REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS',
+    ],
   ])('refuses %j naming %s', (env, variable) => {
     const error = failure(env);
     expect(error.code).toBe('config_invalid');

@@ -6,7 +6,12 @@ import { parsePort } from '../../../src/config/port';
 import { runCli } from '../../integration/cli-process';
 
 describe('parsePort', () => {
-  it.each([['0', 0], ['8787', 8787], ['65535', 65535], [' 7233 ', 7233]])('accepts %j', (text, port) => {
+  it.each([
+    ['0', 0],
+    ['8787', 8787],
+    ['65535', 65535],
+    [' 7233 ', 7233],
+  ])('accepts %j', (text, port) => {
     expect(parsePort(text)).toBe(port);
   });
   it.each(['', '-1', '65536', '80.5', '0x50', 'http', '123456'])('refuses %j with the rule', (text) => {
@@ -15,7 +20,10 @@ describe('parsePort', () => {
 });
 
 /** Runs a script that uses exitOnSignal in its own Node process (tsx), sends it `signal` once it is ready. */
-async function runEntry(signal: NodeJS.Signals, stopFails: boolean): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runEntry(
+  signal: NodeJS.Signals,
+  stopFails: boolean,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-entry-'));
   const script = path.join(dir, 'entry.ts');
   const module = path.resolve(__dirname, '../../../src/workers/run-until-signal');
@@ -60,7 +68,11 @@ describe('exitOnSignal', () => {
 
 describe('reelflow worker', () => {
   it('refuses an invalid configuration with exit 2, naming the variable', async () => {
-    const result = await runCli(['worker'], { TEMPORAL_ADDRESS: 'not an address', REELFLOW_SERVICE_URL: 'http://127.0.0.1:1', REELFLOW_API_KEY: 'k' });
+    const result = await runCli(['worker'], {
+      TEMPORAL_ADDRESS: 'not an address',
+      REELFLOW_SERVICE_URL: 'http://127.0.0.1:1',
+      REELFLOW_API_KEY: 'k',
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('TEMPORAL_ADDRESS');
   });

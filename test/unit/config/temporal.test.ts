@@ -7,7 +7,11 @@ import { TASK_QUEUES } from '../../../src/workflows/definitions';
 
 describe('Temporal settings from the environment', () => {
   it('defaults to a local dev server', () => {
-    expect(loadTemporalSettings({})).toEqual({ address: 'localhost:7233', namespace: 'default', taskQueue: TASK_QUEUES.pipelines });
+    expect(loadTemporalSettings({})).toEqual({
+      address: 'localhost:7233',
+      namespace: 'default',
+      taskQueue: TASK_QUEUES.pipelines,
+    });
     expect(connectionOptions(loadTemporalSettings({}))).toEqual({ address: 'localhost:7233' });
   });
 
@@ -18,8 +22,17 @@ describe('Temporal settings from the environment', () => {
       TEMPORAL_API_KEY: 'secret-key',
       REELFLOW_TASK_QUEUE: '',
     });
-    expect(settings).toMatchObject({ address: 'ns.acct.tmprl.cloud:7233', namespace: 'ns.acct', apiKey: 'secret-key', taskQueue: TASK_QUEUES.pipelines });
-    expect(connectionOptions(settings)).toEqual({ address: 'ns.acct.tmprl.cloud:7233', apiKey: 'secret-key', tls: true });
+    expect(settings).toMatchObject({
+      address: 'ns.acct.tmprl.cloud:7233',
+      namespace: 'ns.acct',
+      apiKey: 'secret-key',
+      taskQueue: TASK_QUEUES.pipelines,
+    });
+    expect(connectionOptions(settings)).toEqual({
+      address: 'ns.acct.tmprl.cloud:7233',
+      apiKey: 'secret-key',
+      tls: true,
+    });
   });
 
   it('names the variable at fault', () => {
@@ -31,9 +44,15 @@ describe('Temporal settings from the environment', () => {
       }
       throw new Error('expected a ConfigError');
     };
-    expect(bad({ TEMPORAL_ADDRESS: 'http://localhost:7233' })).toMatchObject({ variable: 'TEMPORAL_ADDRESS', message: expect.stringMatching(/^TEMPORAL_ADDRESS: must be host:port/) });
+    expect(bad({ TEMPORAL_ADDRESS: 'http://localhost:7233' })).toMatchObject({
+      variable: 'TEMPORAL_ADDRESS',
+      message: expect.stringMatching(/^TEMPORAL_ADDRESS: must be host:port/),
+    });
     expect(bad({ TEMPORAL_TLS_CERT_PATH: '/x.pem' })).toMatchObject({ variable: 'TEMPORAL_TLS_KEY_PATH' });
-    const unreadable = loadTemporalSettings({ TEMPORAL_TLS_CERT_PATH: '/nonexistent/c.pem', TEMPORAL_TLS_KEY_PATH: '/nonexistent/k.pem' });
+    const unreadable = loadTemporalSettings({
+      TEMPORAL_TLS_CERT_PATH: '/nonexistent/c.pem',
+      TEMPORAL_TLS_KEY_PATH: '/nonexistent/k.pem',
+    });
     expect(() => connectionOptions(unreadable)).toThrow(/^TEMPORAL_TLS_CERT_PATH: cannot read/);
   });
 
@@ -42,7 +61,12 @@ describe('Temporal settings from the environment', () => {
     try {
       fs.writeFileSync(path.join(dir, 'c.pem'), 'CERT');
       fs.writeFileSync(path.join(dir, 'k.pem'), 'KEY');
-      const options = connectionOptions(loadTemporalSettings({ TEMPORAL_TLS_CERT_PATH: path.join(dir, 'c.pem'), TEMPORAL_TLS_KEY_PATH: path.join(dir, 'k.pem') }));
+      const options = connectionOptions(
+        loadTemporalSettings({
+          TEMPORAL_TLS_CERT_PATH: path.join(dir, 'c.pem'),
+          TEMPORAL_TLS_KEY_PATH: path.join(dir, 'k.pem'),
+        }),
+      );
       expect(options.tls).toEqual({ clientCertPair: { crt: Buffer.from('CERT'), key: Buffer.from('KEY') } });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -33,7 +33,9 @@ describe('loadWorkerConfig', () => {
       metrics: { port: 9090, host: '0.0.0.0' },
       sdkMetricsAddress: '127.0.0.1:9464',
     });
-    expect(workerOptionsFromEnv({ REELFLOW_MAX_CACHED_WORKFLOWS: '1000', REELFLOW_SHUTDOWN_GRACE_SECONDS: '10' })).toEqual({ maxCachedWorkflows: 1000, shutdownGraceTime: '10 seconds' });
+    expect(
+      workerOptionsFromEnv({ REELFLOW_MAX_CACHED_WORKFLOWS: '1000', REELFLOW_SHUTDOWN_GRACE_SECONDS: '10' }),
+    ).toEqual({ maxCachedWorkflows: 1000, shutdownGraceTime: '10 seconds' });
   });
 
   it.each([

@@ -34,9 +34,12 @@ describe('long-form price table', () => {
     expect(CELLS).toHaveLength(28);
   });
 
-  it.each(CELLS)('$duration s, $resolution, $speed costs $credits credits', ({ duration, resolution, speed, credits }) => {
-    expect(priceLongForm({ duration, resolution, processing_speed: speed } as PriceInput)).toBe(credits);
-  });
+  it.each(CELLS)(
+    '$duration s, $resolution, $speed costs $credits credits',
+    ({ duration, resolution, speed, credits }) => {
+      expect(priceLongForm({ duration, resolution, processing_speed: speed } as PriceInput)).toBe(credits);
+    },
+  );
 
   it('the exported table holds exactly the spec cells, no more', () => {
     const exported = Object.entries(LONG_FORM_PRICES).flatMap(([duration, row]) =>
@@ -47,7 +50,10 @@ describe('long-form price table', () => {
 
   it('covers every duration the input schema accepts, and only those', () => {
     const durations = ['3', '4', '5', '6', '10', '15', '20', '25', '30', '35'];
-    const accepted = durations.filter((duration) => validateModelInput('service-video-cinema-long-form-from-references', { image_urls: [], duration }).ok);
+    const accepted = durations.filter(
+      (duration) =>
+        validateModelInput('service-video-cinema-long-form-from-references', { image_urls: [], duration }).ok,
+    );
     expect(accepted).toEqual(Object.keys(LONG_FORM_PRICES).sort((a, b) => Number(a) - Number(b)));
   });
 });

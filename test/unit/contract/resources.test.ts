@@ -26,7 +26,11 @@ const generationRequest = () => ({
   cancel_url: `${BASE}/${REQUEST_ID}/cancel`,
 });
 
-const video = () => ({ url: 'https://cdn.example.com/out/video-0.mp4', file_name: 'video-0.mp4', content_type: 'video/mp4' });
+const video = () => ({
+  url: 'https://cdn.example.com/out/video-0.mp4',
+  file_name: 'video-0.mp4',
+  content_type: 'video/mp4',
+});
 
 const result = (credits_used: number | null = 80) => ({
   request_id: REQUEST_ID,
@@ -75,7 +79,9 @@ describe('generation request (submit answer)', () => {
   });
 
   it('refuses a relative status_url (clients follow the URLs as given)', () => {
-    expect(errorPaths(generationRequestSchema, { ...generationRequest(), status_url: '/v1/queue/requests/x/status' })).toEqual(['status_url']);
+    expect(
+      errorPaths(generationRequestSchema, { ...generationRequest(), status_url: '/v1/queue/requests/x/status' }),
+    ).toEqual(['status_url']);
   });
 });
 
@@ -113,7 +119,9 @@ describe('result', () => {
   });
 
   it.each(['url', 'file_name', 'content_type'])('names a missing videos.0.%s', (field) => {
-    expect(errorPaths(resultSchema, { ...result(), videos: [without(video(), field as never)] })).toEqual([`videos.0.${field}`]);
+    expect(errorPaths(resultSchema, { ...result(), videos: [without(video(), field as never)] })).toEqual([
+      `videos.0.${field}`,
+    ]);
   });
 
   it('refuses a fractional cost', () => {
@@ -163,7 +171,13 @@ describe('webhook event', () => {
   });
 
   it('parses an error event with null data', () => {
-    const failed = { ...webhookEvent(), event_type: EVENT_TYPES.failed, status: 'ERROR', data: null, error: { code: 'generation_failed', message: 'the model failed' } };
+    const failed = {
+      ...webhookEvent(),
+      event_type: EVENT_TYPES.failed,
+      status: 'ERROR',
+      data: null,
+      error: { code: 'generation_failed', message: 'the model failed' },
+    };
     expect(webhookEventSchema.parse(failed).error?.code).toBe('generation_failed');
   });
 });
@@ -187,17 +201,31 @@ describe('result carried by a completed event', () => {
     ['no model', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: without(e.data, 'model') })],
     ['no status', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: without(e.data, 'status') })],
     ['no videos', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: without(e.data, 'videos') })],
-    ['zero videos', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, videos: [], output_count: 0 } })],
-    ['output_count not matching the videos', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, output_count: 2 } })],
-    ['another request id in data', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, request_id: 'req_other' } })],
-    ['a status other than COMPLETED in data', (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, status: 'IN_PROGRESS' } })],
+    [
+      'zero videos',
+      (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, videos: [], output_count: 0 } }),
+    ],
+    [
+      'output_count not matching the videos',
+      (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, output_count: 2 } }),
+    ],
+    [
+      'another request id in data',
+      (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, request_id: 'req_other' } }),
+    ],
+    [
+      'a status other than COMPLETED in data',
+      (e: ReturnType<typeof webhookEvent>) => ({ ...e, data: { ...e.data, status: 'IN_PROGRESS' } }),
+    ],
   ])('is undefined for %s, so the caller fetches the result', (_case, mutate) => {
     expect(resultFromEvent(parsedEvent(mutate(webhookEvent())))).toBeUndefined();
   });
 
   it('takes the request id from the event when data omits it', () => {
     const event = webhookEvent();
-    expect(resultFromEvent(parsedEvent({ ...event, data: without(event.data, 'request_id') }))?.request_id).toBe(REQUEST_ID);
+    expect(resultFromEvent(parsedEvent({ ...event, data: without(event.data, 'request_id') }))?.request_id).toBe(
+      REQUEST_ID,
+    );
   });
 });
 

@@ -1,5 +1,12 @@
 import { createHash, createHmac } from 'node:crypto';
-import { readHeader, sign, signedHeaders, verify, type HeaderBag, type VerifyFailureReason } from '../../../src/contract/signature';
+import {
+  readHeader,
+  sign,
+  signedHeaders,
+  verify,
+  type HeaderBag,
+  type VerifyFailureReason,
+} from '../../../src/contract/signature';
 
 /**
  * The webhook signature rule of the spec (Events > Signature rule), one test per failure mode.
@@ -29,8 +36,16 @@ function headers(overrides: Record<string, string | undefined> = {}): Record<str
   return Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-function check(bag: HeaderBag, options: { body?: string | Uint8Array; secrets?: string | string[]; now?: number } = {}) {
-  return verify({ headers: bag, body: options.body ?? BODY, secrets: options.secrets ?? SECRET, now: options.now ?? NOW });
+function check(
+  bag: HeaderBag,
+  options: { body?: string | Uint8Array; secrets?: string | string[]; now?: number } = {},
+) {
+  return verify({
+    headers: bag,
+    body: options.body ?? BODY,
+    secrets: options.secrets ?? SECRET,
+    now: options.now ?? NOW,
+  });
 }
 
 function refusedWith(reason: VerifyFailureReason) {
@@ -39,24 +54,38 @@ function refusedWith(reason: VerifyFailureReason) {
 
 describe('sign', () => {
   it('signs exactly `v1\\n<id>\\n<ts>\\n<sha256hex(body)>` with HMAC-SHA-256', () => {
-    expect(sign({ id: ID, timestamp: NOW, body: BODY, secret: SECRET })).toBe(`v1=${expectedHex(SECRET, ID, String(NOW), BODY)}`);
+    expect(sign({ id: ID, timestamp: NOW, body: BODY, secret: SECRET })).toBe(
+      `v1=${expectedHex(SECRET, ID, String(NOW), BODY)}`,
+    );
   });
 
   it('hashes the raw bytes: a string and its UTF-8 bytes sign the same', () => {
     const body = '{"prompt":"café ☕"}';
     const bytes = new TextEncoder().encode(body);
-    expect(sign({ id: ID, timestamp: NOW, body: bytes, secret: SECRET })).toBe(sign({ id: ID, timestamp: NOW, body, secret: SECRET }));
-    expect(sign({ id: ID, timestamp: NOW, body, secret: SECRET })).toBe(`v1=${expectedHex(SECRET, ID, String(NOW), Buffer.from(body, 'utf8'))}`);
+    expect(sign({ id: ID, timestamp: NOW, body: bytes, secret: SECRET })).toBe(
+      sign({ id: ID, timestamp: NOW, body, secret: SECRET }),
+    );
+    expect(sign({ id: ID, timestamp: NOW, body, secret: SECRET })).toBe(
+      `v1=${expectedHex(SECRET, ID, String(NOW), Buffer.from(body, 'utf8'))}`,
+    );
   });
 
   it('hashes only the view of a byte array that shares a larger buffer', () => {
     const framed = Buffer.from(`XXXX${BODY}YYYY`, 'utf8');
     const view = new Uint8Array(framed.buffer, framed.byteOffset + 4, Buffer.byteLength(BODY));
-    expect(sign({ id: ID, timestamp: NOW, body: view, secret: SECRET })).toBe(`v1=${expectedHex(SECRET, ID, String(NOW), BODY)}`);
+    expect(sign({ id: ID, timestamp: NOW, body: view, secret: SECRET })).toBe(
+      `v1=${expectedHex(SECRET, ID, String(NOW), BODY)}`,
+    );
   });
 
   it('builds all four delivery headers, one entry per secret', () => {
-    const built = signedHeaders({ id: ID, timestamp: NOW, body: BODY, secrets: [SECRET, OLD_SECRET], eventType: 'generation.completed' });
+    const built = signedHeaders({
+      id: ID,
+      timestamp: NOW,
+      body: BODY,
+      secrets: [SECRET, OLD_SECRET],
+      eventType: 'generation.completed',
+    });
     expect(built).toEqual({
       'service-webhook-event-type': 'generation.completed',
       'service-webhook-id': ID,
@@ -105,11 +134,19 @@ describe('verify: accepted', () => {
 
     it('signed with the old secret', () => {
       const signature = `v1=${expectedHex(OLD_SECRET, ID, String(NOW), BODY)}`;
-      expect(check(headers({ 'service-webhook-signature': signature }), { secrets: [OLD_SECRET, SECRET] }).ok).toBe(true);
+      expect(check(headers({ 'service-webhook-signature': signature }), { secrets: [OLD_SECRET, SECRET] }).ok).toBe(
+        true,
+      );
     });
 
     it('signed with both (one entry per secret), receiver knowing only one', () => {
-      const both = signedHeaders({ id: ID, timestamp: NOW, body: BODY, secrets: [OLD_SECRET, SECRET], eventType: 'generation.completed' });
+      const both = signedHeaders({
+        id: ID,
+        timestamp: NOW,
+        body: BODY,
+        secrets: [OLD_SECRET, SECRET],
+        eventType: 'generation.completed',
+      });
       expect(check(both, { secrets: SECRET }).ok).toBe(true);
       expect(check(both, { secrets: [OLD_SECRET] }).ok).toBe(true);
     });
@@ -142,7 +179,10 @@ describe('verify: accepted', () => {
   it('with the signature split over two header lines (node array value)', () => {
     const bag: HeaderBag = {
       ...headers({ 'service-webhook-signature': undefined }),
-      'service-webhook-signature': [`v1=${expectedHex('some-other-secret', ID, String(NOW), BODY)}`, `v1=${expectedHex(SECRET, ID, String(NOW), BODY)}`],
+      'service-webhook-signature': [
+        `v1=${expectedHex('some-other-secret', ID, String(NOW), BODY)}`,
+        `v1=${expectedHex(SECRET, ID, String(NOW), BODY)}`,
+      ],
     };
     expect(check(bag).ok).toBe(true);
   });
@@ -187,12 +227,15 @@ describe('verify: refused, with a typed reason', () => {
     expect(check(headers(), { now: NOW - 301 })).toEqual(refusedWith('timestamp_too_new'));
   });
 
-  it.each(['soon', '17672256OO', '1767225600.5', '-1767225600', '0x69558f00', '1e9'])('non-numeric timestamp %p', (timestamp) => {
-    const signature = `v1=${expectedHex(SECRET, ID, timestamp, BODY)}`;
-    expect(check(headers({ 'service-webhook-timestamp': timestamp, 'service-webhook-signature': signature }))).toEqual(
-      refusedWith('invalid_timestamp'),
-    );
-  });
+  it.each(['soon', '17672256OO', '1767225600.5', '-1767225600', '0x69558f00', '1e9'])(
+    'non-numeric timestamp %p',
+    (timestamp) => {
+      const signature = `v1=${expectedHex(SECRET, ID, timestamp, BODY)}`;
+      expect(
+        check(headers({ 'service-webhook-timestamp': timestamp, 'service-webhook-signature': signature })),
+      ).toEqual(refusedWith('invalid_timestamp'));
+    },
+  );
 
   it('a re-serialised body (same JSON, different spacing)', () => {
     const reserialised = JSON.stringify(JSON.parse(BODY), null, 2);

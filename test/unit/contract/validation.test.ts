@@ -1,4 +1,11 @@
-import { describeFieldErrors, uriProblem, validateModelId, validateModelInput, type FieldError, type ModelId } from '../../../src/contract';
+import {
+  describeFieldErrors,
+  uriProblem,
+  validateModelId,
+  validateModelInput,
+  type FieldError,
+  type ModelId,
+} from '../../../src/contract';
 
 /**
  * Every input limit of the three models, checked at the bound and one past it. Bounds and allowed
@@ -11,7 +18,8 @@ const UPSCALE = 'service-upscale-video-fast';
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 
 const URL_A = 'https://cdn.example.com/inputs/a.png';
-const DATA_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+const DATA_URI =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 const urls = (n: number): string[] => Array.from({ length: n }, (_, i) => `https://cdn.example.com/ref/${i}.png`);
 
@@ -142,7 +150,9 @@ describe('per-second models', () => {
   });
 
   it('horizon-studio refuses an http audio_url at its path', () => {
-    expect(paths(errorsOf(HORIZON, { audio_url: 'http://example.com/a.wav', video_url: URL_A }))).toEqual(['audio_url']);
+    expect(paths(errorsOf(HORIZON, { audio_url: 'http://example.com/a.wav', video_url: URL_A }))).toEqual([
+      'audio_url',
+    ]);
   });
 });
 
@@ -193,7 +203,9 @@ describe('URI rule: public https URL or base64 data URI', () => {
   });
 
   it('says why a URL with credentials is refused', () => {
-    expect(errorsOf(UPSCALE, { video_url: 'https://user:secret@cdn.example.com/a.png' })[0]?.message).toMatch(/credential/);
+    expect(errorsOf(UPSCALE, { video_url: 'https://user:secret@cdn.example.com/a.png' })[0]?.message).toMatch(
+      /credential/,
+    );
   });
 });
 

@@ -18,9 +18,13 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 function age(root: string, sha: string, days: number): void {
   const meta = path.join(root, 'objects', sha.slice(0, 2), `${sha}.json`);
   const then = new Date(Date.now() - days * DAY * 1000);
-  fs.writeFileSync(meta, JSON.stringify({ ...JSON.parse(fs.readFileSync(meta, 'utf8')), createdAt: then.toISOString() }));
+  fs.writeFileSync(
+    meta,
+    JSON.stringify({ ...JSON.parse(fs.readFileSync(meta, 'utf8')), createdAt: then.toISOString() }),
+  );
   const referrers = path.join(root, 'referrers', sha);
-  for (const name of fs.existsSync(referrers) ? fs.readdirSync(referrers) : []) fs.utimesSync(path.join(referrers, name), then, then);
+  for (const name of fs.existsSync(referrers) ? fs.readdirSync(referrers) : [])
+    fs.utimesSync(path.join(referrers, name), then, then);
 }
 
 describe('media gc', () => {
@@ -46,7 +50,8 @@ describe('media gc', () => {
     const olderThanSeconds = parseDurationSeconds('30d') as number;
 
     const dry = await collectGarbage({ store, olderThanSeconds, pipelineState, apply: false });
-    const removedNames = (report: typeof dry) => report.removed.map((o) => Object.entries(refs).find(([, r]) => r.$media === `sha256:${o.sha256}`)?.[0]).sort();
+    const removedNames = (report: typeof dry) =>
+      report.removed.map((o) => Object.entries(refs).find(([, r]) => r.$media === `sha256:${o.sha256}`)?.[0]).sort();
     expect(removedNames(dry)).toEqual(['gone', 'old']);
     expect(dry).toMatchObject({ examined: 6, kept: 4, applied: false, bytesRemoved: 'gone'.length + 'old'.length });
     expect(await store.stat(refs.old.$media.slice(7))).not.toBeNull();
@@ -55,6 +60,7 @@ describe('media gc', () => {
     expect(removedNames(applied)).toEqual(['gone', 'old']);
     expect(await store.stat(refs.old.$media.slice(7))).toBeNull();
     expect(await store.stat(refs.gone.$media.slice(7))).toBeNull();
-    for (const kept of [refs.running, refs.recent, refs.shared, refs.fresh]) expect(await store.stat(kept.$media.slice(7))).not.toBeNull();
+    for (const kept of [refs.running, refs.recent, refs.shared, refs.fresh])
+      expect(await store.stat(kept.$media.slice(7))).not.toBeNull();
   });
 });

@@ -1,5 +1,12 @@
 import { request } from 'undici';
-import { bridgeMetrics, createRegistry, PROMETHEUS_CONTENT_TYPE, startMetricsServer, workerMetrics, type MetricsServer } from '../../../src/metrics';
+import {
+  bridgeMetrics,
+  createRegistry,
+  PROMETHEUS_CONTENT_TYPE,
+  startMetricsServer,
+  workerMetrics,
+  type MetricsServer,
+} from '../../../src/metrics';
 
 let server: MetricsServer | undefined;
 afterEach(async () => {
@@ -9,7 +16,11 @@ afterEach(async () => {
 
 async function scrape(url: string): Promise<{ status: number; type: string; text: string }> {
   const response = await request(url);
-  return { status: response.statusCode, type: String(response.headers['content-type']), text: await response.body.text() };
+  return {
+    status: response.statusCode,
+    type: String(response.headers['content-type']),
+    text: await response.body.text(),
+  };
 }
 
 it('serves reelflow counters and histograms with the Node process metrics on one /metrics', async () => {
@@ -29,7 +40,12 @@ it('serves reelflow counters and histograms with the Node process metrics on one
   expect(text).toMatch(/^reelflow_bridge_signal_latency_seconds_bucket\{le="0.025"\} 1$/m);
   expect(text).toMatch(/^reelflow_bridge_signal_latency_seconds_count 1$/m);
   // What the hand-written registry lacked: the process itself (event loop, heap, GC, memory).
-  for (const name of ['nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds', 'process_resident_memory_bytes']) {
+  for (const name of [
+    'nodejs_eventloop_lag_seconds',
+    'nodejs_heap_size_used_bytes',
+    'nodejs_gc_duration_seconds',
+    'process_resident_memory_bytes',
+  ]) {
     expect(text).toContain(`# TYPE ${name} `);
   }
 });

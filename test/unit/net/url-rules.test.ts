@@ -1,12 +1,5 @@
-import {
-  checkUrlSyntax,
-  checkWebhookUrl,
-  classifyAddress,
-  resolvePublic,
-  type AddressClass,
-} from '../../../src/net';
+import { checkUrlSyntax, checkWebhookUrl, classifyAddress, resolvePublic, type AddressClass } from '../../../src/net';
 import { dnsTable } from '../../helpers/dns-table';
-
 
 describe('classifyAddress', () => {
   const cases: Array<[string, AddressClass]> = [
@@ -161,17 +154,36 @@ describe('checkUrlSyntax', () => {
     expect(checkUrlSyntax('http://127.0.0.1:8080/hook', dev)).toMatchObject({ ok: true });
     expect(checkUrlSyntax('http://10.0.0.5:3000/hook', dev)).toMatchObject({ ok: true });
     expect(checkUrlSyntax('http://[::1]:9000/hook', dev)).toMatchObject({ ok: true });
-    expect(checkUrlSyntax('http://user:pw@127.0.0.1:8080/hook', dev)).toMatchObject({ ok: false, reason: expect.stringMatching(/credentials/) });
-    expect(checkUrlSyntax('http://169.254.169.254/latest', dev)).toMatchObject({ ok: false, reason: expect.stringMatching(/metadata/) });
-    expect(checkUrlSyntax('http://[::ffff:169.254.169.254]/latest', dev)).toMatchObject({ ok: false, reason: expect.stringMatching(/metadata/) });
-    expect(checkUrlSyntax('http://0.0.0.0:8080/', dev)).toMatchObject({ ok: false, reason: expect.stringMatching(/unspecified/) });
-    expect(checkUrlSyntax('http://224.0.0.1:8080/', dev)).toMatchObject({ ok: false, reason: expect.stringMatching(/multicast/) });
+    expect(checkUrlSyntax('http://user:pw@127.0.0.1:8080/hook', dev)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/credentials/),
+    });
+    expect(checkUrlSyntax('http://169.254.169.254/latest', dev)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/metadata/),
+    });
+    expect(checkUrlSyntax('http://[::ffff:169.254.169.254]/latest', dev)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/metadata/),
+    });
+    expect(checkUrlSyntax('http://0.0.0.0:8080/', dev)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/unspecified/),
+    });
+    expect(checkUrlSyntax('http://224.0.0.1:8080/', dev)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/multicast/),
+    });
     expect(checkUrlSyntax('ftp://127.0.0.1/', dev)).toMatchObject({ ok: false });
   });
 
   it('takes an explicit port list', () => {
-    expect(checkUrlSyntax('https://hooks.example.com:9443/', { allowPrivate: false, ports: [9443] })).toMatchObject({ ok: true });
-    expect(checkUrlSyntax('https://hooks.example.com/', { allowPrivate: false, ports: [9443] })).toMatchObject({ ok: false });
+    expect(checkUrlSyntax('https://hooks.example.com:9443/', { allowPrivate: false, ports: [9443] })).toMatchObject({
+      ok: true,
+    });
+    expect(checkUrlSyntax('https://hooks.example.com/', { allowPrivate: false, ports: [9443] })).toMatchObject({
+      ok: false,
+    });
   });
 });
 
@@ -187,7 +199,13 @@ describe('resolvePublic', () => {
 
   it('accepts a host whose every address is public', async () => {
     const result = await resolvePublic('public.example', { allowPrivate: false, lookup });
-    expect(result).toEqual({ ok: true, addresses: [{ address: '93.184.216.34', family: 4 }, { address: '2606:2800:220:1::1', family: 6 }] });
+    expect(result).toEqual({
+      ok: true,
+      addresses: [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:2800:220:1::1', family: 6 },
+      ],
+    });
   });
 
   it.each([
@@ -211,8 +229,12 @@ describe('resolvePublic', () => {
 
   it('checks IP literals without a lookup', async () => {
     const counting = dnsTable({});
-    await expect(resolvePublic('[::1]', { allowPrivate: false, lookup: counting })).resolves.toMatchObject({ ok: false });
-    await expect(resolvePublic('8.8.8.8', { allowPrivate: false, lookup: counting })).resolves.toMatchObject({ ok: true });
+    await expect(resolvePublic('[::1]', { allowPrivate: false, lookup: counting })).resolves.toMatchObject({
+      ok: false,
+    });
+    await expect(resolvePublic('8.8.8.8', { allowPrivate: false, lookup: counting })).resolves.toMatchObject({
+      ok: true,
+    });
     expect(counting.calls).toEqual([]);
   });
 });

@@ -1,4 +1,10 @@
-import { earlyCheckDelaySeconds, pollDelaySeconds, pollOffsetSeconds, pollsWithin, resolvePacing } from '../../../src/spec';
+import {
+  earlyCheckDelaySeconds,
+  pollDelaySeconds,
+  pollOffsetSeconds,
+  pollsWithin,
+  resolvePacing,
+} from '../../../src/spec';
 import { MODELS } from '../../../src/contract';
 
 describe('fallback poll pacing', () => {
@@ -19,8 +25,15 @@ describe('fallback poll pacing', () => {
   });
 
   it('honours overrides', () => {
-    expect(resolvePacing(180, { firstPollSeconds: 1, factor: 3, capSeconds: 5 })).toEqual({ firstPollSeconds: 1, factor: 3, capSeconds: 5, earlyCheckSeconds: 5 });
-    expect([0, 1, 2].map((k) => pollDelaySeconds({ firstPollSeconds: 1, factor: 3, capSeconds: 5 }, k))).toEqual([1, 3, 5]);
+    expect(resolvePacing(180, { firstPollSeconds: 1, factor: 3, capSeconds: 5 })).toEqual({
+      firstPollSeconds: 1,
+      factor: 3,
+      capSeconds: 5,
+      earlyCheckSeconds: 5,
+    });
+    expect([0, 1, 2].map((k) => pollDelaySeconds({ firstPollSeconds: 1, factor: 3, capSeconds: 5 }, k))).toEqual([
+      1, 3, 5,
+    ]);
   });
 
   it('adds one early status check a few seconds after the submit, only when it comes before the first paced poll', () => {

@@ -33,7 +33,12 @@ describe('pipeline spec', () => {
     name: 'promo-1',
     steps: [
       { id: 'generate', model: LONG_FORM, input: { image_urls: ['https://example.com/a.png'] } },
-      { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'generate' } }, retry: { maxResubmits: 1 } },
+      {
+        id: 'upscale',
+        model: 'service-upscale-video-fast',
+        input: { video_url: { $from: 'generate' } },
+        retry: { maxResubmits: 1 },
+      },
     ],
     budgetCredits: 500,
   };
@@ -51,21 +56,44 @@ describe('pipeline spec', () => {
   });
 
   it('rejects a reference to a later, unknown or own step', () => {
-    const forward = { ...valid, steps: [{ ...valid.steps[1], id: 'first' }, { ...valid.steps[0], id: 'generate' }] };
-    expect(errorsOf(forward)).toEqual([{ path: 'steps.0.input.video_url.$from', message: 'must name an earlier step (got "generate")' }]);
-    const own = { ...valid, steps: [valid.steps[0], { ...valid.steps[1], input: { video_url: { $from: 'upscale' } } }] };
-    expect(errorsOf(own)[0]).toEqual({ path: 'steps.1.input.video_url.$from', message: 'a step cannot read its own output' });
+    const forward = {
+      ...valid,
+      steps: [
+        { ...valid.steps[1], id: 'first' },
+        { ...valid.steps[0], id: 'generate' },
+      ],
+    };
+    expect(errorsOf(forward)).toEqual([
+      { path: 'steps.0.input.video_url.$from', message: 'must name an earlier step (got "generate")' },
+    ]);
+    const own = {
+      ...valid,
+      steps: [valid.steps[0], { ...valid.steps[1], input: { video_url: { $from: 'upscale' } } }],
+    };
+    expect(errorsOf(own)[0]).toEqual({
+      path: 'steps.1.input.video_url.$from',
+      message: 'a step cannot read its own output',
+    });
   });
 
   it('rejects a bad reference path and unknown reference keys', () => {
-    const badPath = { ...valid, steps: [valid.steps[0], { ...valid.steps[1], input: { video_url: { $from: 'generate', path: 'videos[x]' } } }] };
+    const badPath = {
+      ...valid,
+      steps: [valid.steps[0], { ...valid.steps[1], input: { video_url: { $from: 'generate', path: 'videos[x]' } } }],
+    };
     expect(errorsOf(badPath)[0]?.path).toBe('steps.1.input.video_url.path');
-    const extra = { ...valid, steps: [valid.steps[0], { ...valid.steps[1], input: { video_url: { $from: 'generate', pth: 'x' } } }] };
+    const extra = {
+      ...valid,
+      steps: [valid.steps[0], { ...valid.steps[1], input: { video_url: { $from: 'generate', pth: 'x' } } }],
+    };
     expect(errorsOf(extra)[0]?.path).toBe('steps.1.input.video_url.pth');
   });
 
   it('checks literal inputs against the model schema with references as https placeholders', () => {
-    const bad = { ...valid, steps: [{ ...valid.steps[0], input: { image_urls: ['http://example.com/a.png'], duration: '7' } }] };
+    const bad = {
+      ...valid,
+      steps: [{ ...valid.steps[0], input: { image_urls: ['http://example.com/a.png'], duration: '7' } }],
+    };
     const errors = errorsOf(bad);
     expect(errors.map((e) => e.path).sort()).toEqual(['steps.0.input.duration', 'steps.0.input.image_urls.0']);
     const missing = { ...valid, steps: [valid.steps[0], { ...valid.steps[1], model: 'service-horizon-studio' }] };
@@ -73,13 +101,18 @@ describe('pipeline spec', () => {
   });
 
   it('accepts a local service origin only when told to', () => {
-    const local = { ...valid, steps: [{ ...valid.steps[0], input: { image_urls: ['http://127.0.0.1:9/files/a.png'] } }] };
+    const local = {
+      ...valid,
+      steps: [{ ...valid.steps[0], input: { image_urls: ['http://127.0.0.1:9/files/a.png'] } }],
+    };
     expect(validatePipelineSpec(local).ok).toBe(false);
     expect(validatePipelineSpec(local, { allowedOrigins: ['http://127.0.0.1:9'] }).ok).toBe(true);
   });
 
   it('rejects duplicate step ids, unknown fields and an empty step list', () => {
-    expect(errorsOf({ ...valid, steps: [valid.steps[0], valid.steps[0]] })).toEqual([expect.objectContaining({ path: 'steps.1.id' })]);
+    expect(errorsOf({ ...valid, steps: [valid.steps[0], valid.steps[0]] })).toEqual([
+      expect.objectContaining({ path: 'steps.1.id' }),
+    ]);
     expect(errorsOf({ ...valid, colour: 'red' })).toEqual([{ path: 'colour', message: 'is not a known field' }]);
     expect(errorsOf({ ...valid, steps: [] })[0]?.path).toBe('steps');
     expect(errorsOf({ ...valid, budgetCredits: -1 })[0]?.path).toBe('budgetCredits');
@@ -108,7 +141,12 @@ describe('builder', () => {
         name: 'promo-1',
         steps: [
           { id: 'generate', model: LONG_FORM, input: { image_urls: ['https://example.com/a.png'] } },
-          { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'generate' } }, retry: { maxResubmits: 1 } },
+          {
+            id: 'upscale',
+            model: 'service-upscale-video-fast',
+            input: { video_url: { $from: 'generate' } },
+            retry: { maxResubmits: 1 },
+          },
         ],
         budgetCredits: 500,
       }),
@@ -116,26 +154,42 @@ describe('builder', () => {
   });
 
   it('validates on build', () => {
-    expect(() => pipeline('x').step('a', 'service-upscale-video-fast', { video_url: from('nope') }).build()).toThrow(/steps\.0\.input\.video_url\.\$from/);
+    expect(() =>
+      pipeline('x')
+        .step('a', 'service-upscale-video-fast', { video_url: from('nope') })
+        .build(),
+    ).toThrow(/steps\.0\.input\.video_url\.\$from/);
   });
 
   it('keeps examples/three-step.json in step with the canonical example (its local files as the CLI loads them)', async () => {
     expect(threeStepJson.steps[0]?.input.image_urls).toEqual(EXAMPLE_INPUTS.imageUrls);
     expect(threeStepJson.steps[1]?.input.audio_url).toEqual(EXAMPLE_INPUTS.audioUrl);
     const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-example-store-'));
-    const loaded = await loadSpecFile(path.join(__dirname, '../../../examples/three-step.json'), undefined, { store: createFileStore(storeDir) });
+    const loaded = await loadSpecFile(path.join(__dirname, '../../../examples/three-step.json'), undefined, {
+      store: createFileStore(storeDir),
+    });
     fs.rmSync(storeDir, { recursive: true, force: true });
     const imageUrls = (loaded.steps[0]?.input as { image_urls: MediaRef[] }).image_urls;
     const audioUrl = (loaded.steps[1]?.input as { audio_url: MediaRef }).audio_url;
     expect(audioUrl).toMatchObject({ $media: expect.stringMatching(/^sha256:/) });
     // The CLI archives what a later step or the user still needs unless the spec says otherwise.
-    expect(loaded).toEqual({ ...threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }), archive: 'on-expiry-risk' });
-    expect(loaded.steps.map((s) => s.model)).toEqual([LONG_FORM, 'service-horizon-studio', 'service-upscale-video-fast']);
+    expect(loaded).toEqual({
+      ...threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }),
+      archive: 'on-expiry-risk',
+    });
+    expect(loaded.steps.map((s) => s.model)).toEqual([
+      LONG_FORM,
+      'service-horizon-studio',
+      'service-upscale-video-fast',
+    ]);
   });
 });
 
 describe('references', () => {
-  const output = { videos: [{ url: 'https://cdn.example.com/out.mp4' }, { url: 'https://cdn.example.com/b.mp4' }], request_id: 'r1' };
+  const output = {
+    videos: [{ url: 'https://cdn.example.com/out.mp4' }, { url: 'https://cdn.example.com/b.mp4' }],
+    request_id: 'r1',
+  };
 
   it('parses and reads paths', () => {
     expect(parseReferencePath('videos[0].url')).toEqual(['videos', 0, 'url']);
@@ -146,7 +200,11 @@ describe('references', () => {
   });
 
   it('resolves references anywhere in an input, default path videos[0].url', () => {
-    const input = { video_url: { $from: 'a' }, video_urls: ['https://x.example/1.mp4', { $from: 'a', path: 'videos[1].url' }], prompt: 'p' };
+    const input = {
+      video_url: { $from: 'a' },
+      video_urls: ['https://x.example/1.mp4', { $from: 'a', path: 'videos[1].url' }],
+      prompt: 'p',
+    };
     expect(resolveReferences(input, { a: output })).toEqual({
       video_url: 'https://cdn.example.com/out.mp4',
       video_urls: ['https://x.example/1.mp4', 'https://cdn.example.com/b.mp4'],

@@ -18,7 +18,10 @@ function listen(port: number): Promise<{ port: number; close(): Promise<void> }>
     const server = createServer();
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () =>
-      resolve({ port: (server.address() as AddressInfo).port, close: () => new Promise<void>((done) => server.close(() => done())) }),
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () => new Promise<void>((done) => server.close(() => done())),
+      }),
     );
   });
 }

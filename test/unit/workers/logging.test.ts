@@ -21,7 +21,13 @@ describe('worker logs', () => {
     sdk.debug('not at this level', { workflowId: 'x' });
     sdk.warn('slow', { workflowId: 'demo/job/generate' });
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatchObject({ level: 30, msg: 'job submitted', workflowId: 'demo/job/generate', requestId: 'req-1', activityType: 'submitJob' });
+    expect(lines[0]).toMatchObject({
+      level: 30,
+      msg: 'job submitted',
+      workflowId: 'demo/job/generate',
+      requestId: 'req-1',
+      activityType: 'submitJob',
+    });
     expect(lines[1]).toMatchObject({ level: 40, msg: 'slow' });
   });
 

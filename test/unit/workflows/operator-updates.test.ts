@@ -1,9 +1,26 @@
 import { OperatorRefusal } from '../../../src/workflows/errors';
-import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from '../../../src/workflows/operator-updates';
+import {
+  checkCancelPipeline,
+  checkCancelStep,
+  checkRaiseBudget,
+  checkRetryStep,
+} from '../../../src/workflows/operator-updates';
 import type { PipelineSummary, StepSummary } from '../../../src/workflows/pipeline-types';
 
 function row(id: string, status: StepSummary['status'], extra: Record<string, unknown> = {}): StepSummary {
-  return { id, model: 'service-upscale-video-fast', status, jobWorkflowId: `p/job/${id}`, requestIds: [], attempts: 0, quoted: 0, charged: 0, refunded: 0, polls: 0, ...extra } as StepSummary;
+  return {
+    id,
+    model: 'service-upscale-video-fast',
+    status,
+    jobWorkflowId: `p/job/${id}`,
+    requestIds: [],
+    attempts: 0,
+    quoted: 0,
+    charged: 0,
+    refunded: 0,
+    polls: 0,
+    ...extra,
+  } as StepSummary;
 }
 
 const summary = (over: Partial<PipelineSummary> = {}): PipelineSummary => ({
@@ -31,34 +48,62 @@ describe('operator update validators', () => {
   it('cancelStep: a running or pending step is accepted; a completed one is refused with the reason', () => {
     expect(checkCancelStep(summary(), { step: 'revoice' }).id).toBe('revoice');
     expect(checkCancelStep(summary(), { step: 'upscale', reason: 'wrong voice' }).id).toBe('upscale');
-    expect(refusal(() => checkCancelStep(summary(), { step: 'generate' }))).toBe('step: generate is completed; only a pending or running step can be cancelled (its output is already paid for and kept)');
-    expect(refusal(() => checkCancelStep(summary(), { step: 'nope' }))).toBe('step: no step "nope" in pipeline p (steps: generate, revoice, upscale)');
+    expect(refusal(() => checkCancelStep(summary(), { step: 'generate' }))).toBe(
+      'step: generate is completed; only a pending or running step can be cancelled (its output is already paid for and kept)',
+    );
+    expect(refusal(() => checkCancelStep(summary(), { step: 'nope' }))).toBe(
+      'step: no step "nope" in pipeline p (steps: generate, revoice, upscale)',
+    );
     expect(refusal(() => checkCancelStep(summary(), {}))).toMatch(/^cancelStep needs \{"step": "<step id>"\}/);
     expect(refusal(() => checkCancelStep(summary(), { step: 'revoice', reason: 3 }))).toBe('reason: must be a string');
-    expect(refusal(() => checkCancelStep(summary({ status: 'completed' }), { step: 'upscale' }))).toBe('pipeline p is completed; it can no longer be changed');
+    expect(refusal(() => checkCancelStep(summary({ status: 'completed' }), { step: 'upscale' }))).toBe(
+      'pipeline p is completed; it can no longer be changed',
+    );
   });
 
   it('cancelPipeline: refused once the pipeline is over', () => {
     expect(() => checkCancelPipeline(summary(), { reason: 'x' })).not.toThrow();
     expect(() => checkCancelPipeline(summary(), undefined)).not.toThrow();
-    expect(refusal(() => checkCancelPipeline(summary({ status: 'failed' }), {}))).toBe('pipeline p is failed; it can no longer be changed');
-    expect(refusal(() => checkCancelPipeline(summary(), 'now'))).toBe('cancelPipeline takes no argument or {"reason": "<text>"}');
+    expect(refusal(() => checkCancelPipeline(summary({ status: 'failed' }), {}))).toBe(
+      'pipeline p is failed; it can no longer be changed',
+    );
+    expect(refusal(() => checkCancelPipeline(summary(), 'now'))).toBe(
+      'cancelPipeline takes no argument or {"reason": "<text>"}',
+    );
   });
 
   it('raiseBudget: refused below what is spent, when it does not raise, or not a whole number', () => {
     expect(checkRaiseBudget(summary(), { credits: 500 })).toBe(500);
-    expect(refusal(() => checkRaiseBudget(summary(), { credits: 100 }))).toBe('credits: a budget of 100 is below the 130 credits this pipeline has already spent');
-    expect(refusal(() => checkRaiseBudget(summary(), { credits: 150 }))).toBe('credits: 150 does not raise the current budget of 200 credits');
-    expect(refusal(() => checkRaiseBudget(summary(), { credits: 2.5 }))).toMatch(/^credits: must be a positive whole number/);
-    expect(refusal(() => checkRaiseBudget(summary(), { credits: '900' }))).toMatch(/^credits: must be a positive whole number/);
+    expect(refusal(() => checkRaiseBudget(summary(), { credits: 100 }))).toBe(
+      'credits: a budget of 100 is below the 130 credits this pipeline has already spent',
+    );
+    expect(refusal(() => checkRaiseBudget(summary(), { credits: 150 }))).toBe(
+      'credits: 150 does not raise the current budget of 200 credits',
+    );
+    expect(refusal(() => checkRaiseBudget(summary(), { credits: 2.5 }))).toMatch(
+      /^credits: must be a positive whole number/,
+    );
+    expect(refusal(() => checkRaiseBudget(summary(), { credits: '900' }))).toMatch(
+      /^credits: must be a positive whole number/,
+    );
     // Without a budget, any amount not below the spend sets one.
     expect(checkRaiseBudget(summary({ budgetCredits: null }), { credits: 130 })).toBe(130);
   });
 
   it('retryStep: only a step backing off after a failed attempt', () => {
-    const backingOff = summary({ steps: [row('generate', 'completed'), row('revoice', 'running', { phase: 'backing-off' }), row('upscale', 'pending')] });
+    const backingOff = summary({
+      steps: [
+        row('generate', 'completed'),
+        row('revoice', 'running', { phase: 'backing-off' }),
+        row('upscale', 'pending'),
+      ],
+    });
     expect(checkRetryStep(backingOff, { step: 'revoice' }).id).toBe('revoice');
-    expect(refusal(() => checkRetryStep(summary(), { step: 'revoice' }))).toBe('step: revoice is running (waiting), not waiting to resubmit after a failed attempt; only such a step can be retried now');
-    expect(refusal(() => checkRetryStep(summary(), { step: 'generate' }))).toMatch(/^step: generate is completed, not waiting to resubmit/);
+    expect(refusal(() => checkRetryStep(summary(), { step: 'revoice' }))).toBe(
+      'step: revoice is running (waiting), not waiting to resubmit after a failed attempt; only such a step can be retried now',
+    );
+    expect(refusal(() => checkRetryStep(summary(), { step: 'generate' }))).toMatch(
+      /^step: generate is completed, not waiting to resubmit/,
+    );
   });
 });

@@ -2,18 +2,35 @@ import { validateResolution } from '../../../src/workflows/recovery';
 import type { AmbiguousSubmit } from '../../../src/workflows/recovery-types';
 import { chargedJobs, parseSince } from '../../../src/cli/lib/orphans';
 
-const waiting: AmbiguousSubmit = { step: 'generate', idempotencyKey: 'reelflow:p/job/generate:r:1', since: '2026-11-23T10:00:00.000Z', state: 'waiting' };
+const waiting: AmbiguousSubmit = {
+  step: 'generate',
+  idempotencyKey: 'reelflow:p/job/generate:r:1',
+  since: '2026-11-23T10:00:00.000Z',
+  state: 'waiting',
+};
 
 describe('the resolveAmbiguousStep validator', () => {
   it('accepts adopt with a request id, resubmit and give-up for the waiting step', () => {
-    expect(() => validateResolution(waiting, { step: 'generate', action: 'adopt', requestId: 'e4f467d0-e2cf-41d7-94f1-30d6a50da8c5' })).not.toThrow();
-    expect(() => validateResolution(waiting, { step: 'generate', action: 'resubmit', note: 'checked the dashboard: no job' })).not.toThrow();
+    expect(() =>
+      validateResolution(waiting, {
+        step: 'generate',
+        action: 'adopt',
+        requestId: 'e4f467d0-e2cf-41d7-94f1-30d6a50da8c5',
+      }),
+    ).not.toThrow();
+    expect(() =>
+      validateResolution(waiting, { step: 'generate', action: 'resubmit', note: 'checked the dashboard: no job' }),
+    ).not.toThrow();
     expect(() => validateResolution(waiting, { step: 'generate', action: 'give-up' })).not.toThrow();
   });
 
   it.each([
     [undefined, { step: 'generate', action: 'give-up' }, /^step: no ambiguous step is waiting/],
-    [{ ...waiting, state: 'adopted' as const }, { step: 'generate', action: 'give-up' }, /^step: .*generate is adopted/],
+    [
+      { ...waiting, state: 'adopted' as const },
+      { step: 'generate', action: 'give-up' },
+      /^step: .*generate is adopted/,
+    ],
     [waiting, { step: 'upscale', action: 'give-up' }, /^step: the waiting ambiguous step is generate, not upscale/],
     [waiting, { step: 'generate', action: 'delete' }, /^action: must be adopt, resubmit or give-up/],
     [waiting, { step: 'generate', action: 'adopt' }, /^requestId: adopt needs/],
@@ -44,7 +61,14 @@ describe('orphans: ledger arithmetic', () => {
   });
 
   it('parses --since durations and refuses anything else', () => {
-    expect([parseSince('30s'), parseSince('90m'), parseSince('24h'), parseSince('7d'), parseSince('1.5h')]).toEqual([30_000, 5_400_000, 86_400_000, 604_800_000, 5_400_000]);
-    expect([parseSince('yesterday'), parseSince('0h'), parseSince('-1h'), parseSince('')]).toEqual([null, null, null, null]);
+    expect([parseSince('30s'), parseSince('90m'), parseSince('24h'), parseSince('7d'), parseSince('1.5h')]).toEqual([
+      30_000, 5_400_000, 86_400_000, 604_800_000, 5_400_000,
+    ]);
+    expect([parseSince('yesterday'), parseSince('0h'), parseSince('-1h'), parseSince('')]).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 });

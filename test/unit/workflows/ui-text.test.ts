@@ -1,4 +1,13 @@
-import { batchSummaryLine, currentDetailsMarkdown, describeDataUri, pipelineDetails, pipelineSummaryLine, shortId, stepElapsed, withoutInlineMedia } from '../../../src/workflows/ui-text';
+import {
+  batchSummaryLine,
+  currentDetailsMarkdown,
+  describeDataUri,
+  pipelineDetails,
+  pipelineSummaryLine,
+  shortId,
+  stepElapsed,
+  withoutInlineMedia,
+} from '../../../src/workflows/ui-text';
 import type { PipelineSpec } from '../../../src/spec/spec';
 import type { PipelineSummary, StepSummary } from '../../../src/workflows/pipeline-types';
 
@@ -7,22 +16,50 @@ const spec: PipelineSpec = {
   name: 'launch-en',
   budgetCredits: 500,
   steps: [
-    { id: 'generate', model: 'service-video-cinema-long-form-from-references', input: { image_urls: [IMAGE], duration: '5' } },
-    { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'generate' } }, retry: { maxResubmits: 2 } },
+    {
+      id: 'generate',
+      model: 'service-video-cinema-long-form-from-references',
+      input: { image_urls: [IMAGE], duration: '5' },
+    },
+    {
+      id: 'upscale',
+      model: 'service-upscale-video-fast',
+      input: { video_url: { $from: 'generate' } },
+      retry: { maxResubmits: 2 },
+    },
   ],
 };
 
 function row(id: string, extra: Partial<StepSummary> & Record<string, unknown>): StepSummary {
-  return { id, model: 'service-upscale-video-fast', status: 'pending', jobWorkflowId: `x/job/${id}`, requestIds: [], attempts: 0, quoted: 0, charged: 0, refunded: 0, polls: 0, ...extra } as StepSummary;
+  return {
+    id,
+    model: 'service-upscale-video-fast',
+    status: 'pending',
+    jobWorkflowId: `x/job/${id}`,
+    requestIds: [],
+    attempts: 0,
+    quoted: 0,
+    charged: 0,
+    refunded: 0,
+    polls: 0,
+    ...extra,
+  } as StepSummary;
 }
 
 describe('what the Temporal UI shows', () => {
   it('summarises a pipeline on one line: name, steps in order, budget', () => {
     expect(pipelineSummaryLine(spec)).toBe('launch-en: generate → upscale · budget 500 credits');
-    expect(pipelineSummaryLine({ ...spec, budgetCredits: undefined })).toBe('launch-en: generate → upscale · no budget');
-    const long = { ...spec, steps: Array.from({ length: 20 }, (_, i) => ({ ...spec.steps[0]!, id: `step-with-a-long-name-${i}` })) };
+    expect(pipelineSummaryLine({ ...spec, budgetCredits: undefined })).toBe(
+      'launch-en: generate → upscale · no budget',
+    );
+    const long = {
+      ...spec,
+      steps: Array.from({ length: 20 }, (_, i) => ({ ...spec.steps[0]!, id: `step-with-a-long-name-${i}` })),
+    };
     expect(pipelineSummaryLine(long).length).toBeLessThanOrEqual(200);
-    expect(batchSummaryLine('nightly', 12, 4, true)).toBe('nightly: 12 pipelines · concurrency 4 · re-run of the failed items');
+    expect(batchSummaryLine('nightly', 12, 4, true)).toBe(
+      'nightly: 12 pipelines · concurrency 4 · re-run of the failed items',
+    );
   });
 
   it('details the spec without inlined media', () => {
@@ -32,7 +69,10 @@ describe('what the Temporal UI shows', () => {
     expect(details).toContain('2. `upscale` — service-upscale-video-fast (up to 2 resubmits)');
     expect(details).toContain('"$from": "generate"');
     expect(describeDataUri('data:text/plain,hello')).toBe('inline text/plain, 0.0 KiB');
-    expect(withoutInlineMedia({ a: [IMAGE, 'https://x.test/a.png'], b: 3 })).toEqual({ a: ['<inline image/png, 3.0 KiB>', 'https://x.test/a.png'], b: 3 });
+    expect(withoutInlineMedia({ a: [IMAGE, 'https://x.test/a.png'], b: 3 })).toEqual({
+      a: ['<inline image/png, 3.0 KiB>', 'https://x.test/a.png'],
+      b: 3,
+    });
     // A huge spec is cut, never over the limit.
     const huge = { ...spec, steps: [{ ...spec.steps[0]!, input: { prompt: 'p'.repeat(40_000) } }] };
     expect(pipelineDetails(huge).length).toBeLessThanOrEqual(16 * 1024);
@@ -53,9 +93,23 @@ describe('what the Temporal UI shows', () => {
           charged: 100,
           startedAt: 1_000,
           finishedAt: 7_500,
-          output: { request_id: '7f2e0000-aaaa', status: 'COMPLETED', model: 'm', credits_used: 100, videos: [{ url: 'http://127.0.0.1:1/files/a (1).mp4', file_name: 'a|b.mp4', content_type: 'video/mp4' }] },
+          output: {
+            request_id: '7f2e0000-aaaa',
+            status: 'COMPLETED',
+            model: 'm',
+            credits_used: 100,
+            videos: [{ url: 'http://127.0.0.1:1/files/a (1).mp4', file_name: 'a|b.mp4', content_type: 'video/mp4' }],
+          },
         }),
-        row('upscale', { status: 'running', phase: 'waiting', requestIds: ['c3f1'], quoted: 10, charged: 10, startedAt: 8_000, error: 'first | attempt failed' }),
+        row('upscale', {
+          status: 'running',
+          phase: 'waiting',
+          requestIds: ['c3f1'],
+          quoted: 10,
+          charged: 10,
+          startedAt: 8_000,
+          error: 'first | attempt failed',
+        }),
       ],
       outputs: {},
     };

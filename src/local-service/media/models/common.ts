@@ -26,7 +26,12 @@ export const FPS = 24;
  * Probes an input and checks it carries the stream kind the model needs (images count as video).
  * Throws MediaError input_refused with the field path otherwise.
  */
-export async function probeInput(file: string, path: string, kind: 'video' | 'audio', signal: AbortSignal): Promise<ProbeResult> {
+export async function probeInput(
+  file: string,
+  path: string,
+  kind: 'video' | 'audio',
+  signal: AbortSignal,
+): Promise<ProbeResult> {
   let result: ProbeResult;
   try {
     result = await probe(file, { signal });
@@ -35,9 +40,15 @@ export async function probeInput(file: string, path: string, kind: 'video' | 'au
     throw new MediaError('input_refused', 'is not a readable media file', path);
   }
   // A picture stream of 0x0 is what ffprobe reports for a file named .png that is not one.
-  const usable = result.streams.some((s) => s.codecType === kind && (kind === 'audio' || ((s.width ?? 0) > 0 && (s.height ?? 0) > 0)));
+  const usable = result.streams.some(
+    (s) => s.codecType === kind && (kind === 'audio' || ((s.width ?? 0) > 0 && (s.height ?? 0) > 0)),
+  );
   if (!usable) {
-    throw new MediaError('input_refused', kind === 'video' ? 'has no picture (image or video) stream' : 'has no audio stream', path);
+    throw new MediaError(
+      'input_refused',
+      kind === 'video' ? 'has no picture (image or video) stream' : 'has no audio stream',
+      path,
+    );
   }
   return result;
 }

@@ -20,7 +20,11 @@ export function splitFrames(total: number, count: number): number[] {
 /** Wraps the prompt into at most three lines that fit the frame width (roughly). */
 function wrapPrompt(prompt: string, width: number, fontSize: number): string {
   const perLine = Math.max(8, Math.floor(width / (fontSize * 0.55)));
-  const words = prompt.replace(/\p{Cc}+/gu, ' ').trim().split(/\s+/).filter(Boolean);
+  const words = prompt
+    .replace(/\p{Cc}+/gu, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   const lines: string[] = [];
   let line = '';
   for (const word of words) {
@@ -43,7 +47,10 @@ function wrapPrompt(prompt: string, width: number, fontSize: number): string {
 }
 
 /** Fetches inputs a few at a time: enough to overlap downloads without opening 30 at once. */
-async function fetchAll<T>(items: readonly string[], worker: (item: string, index: number) => Promise<T>): Promise<T[]> {
+async function fetchAll<T>(
+  items: readonly string[],
+  worker: (item: string, index: number) => Promise<T>,
+): Promise<T[]> {
   const results: T[] = new Array(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.min(4, items.length) }, async () => {
@@ -91,7 +98,8 @@ export async function renderLongForm(input: LongFormInput, ctx: ModelContext): P
   for (const file of images) args.push('-t', '1', '-i', file);
   const audioIndex = images.length;
   if (audioFile) args.push('-i', audioFile);
-  else if (full.sound) args.push('-f', 'lavfi', '-i', `sine=frequency=${TONE_HZ}:sample_rate=48000:duration=${seconds(duration)}`);
+  else if (full.sound)
+    args.push('-f', 'lavfi', '-i', `sine=frequency=${TONE_HZ}:sample_rate=48000:duration=${seconds(duration)}`);
 
   const graph: string[] = [];
   images.forEach((_, i) => {
@@ -123,7 +131,9 @@ export async function renderLongForm(input: LongFormInput, ctx: ModelContext): P
       audioFile && audioSeconds > 0 && audioSeconds < duration
         ? `aloop=loop=${Math.ceil(duration / audioSeconds)}:size=${Math.round(audioSeconds * 48_000)},`
         : '';
-    graph.push(`[${audioIndex}:a:0]aresample=48000,${loop}apad,atrim=duration=${seconds(duration)},asetpts=PTS-STARTPTS[aout]`);
+    graph.push(
+      `[${audioIndex}:a:0]aresample=48000,${loop}apad,atrim=duration=${seconds(duration)},asetpts=PTS-STARTPTS[aout]`,
+    );
   }
 
   args.push('-filter_complex', graph.join(';'), '-map', '[vout]');

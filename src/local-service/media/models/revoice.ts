@@ -31,13 +31,19 @@ export async function renderRevoice(input: HorizonStudioInput, ctx: ModelContext
   const picture = clipProbe.streams.find((s) => s.codecType === 'video');
   const copy = picture?.codecName === 'h264';
   return encodeTo(ctx, [
-    '-i', clip,
-    '-i', voice,
-    '-filter_complex', `[1:a:0]aresample=48000,apad,atrim=duration=${seconds(length)},asetpts=PTS-STARTPTS[aout]`,
-    '-map', '0:v:0',
-    '-map', '[aout]',
+    '-i',
+    clip,
+    '-i',
+    voice,
+    '-filter_complex',
+    `[1:a:0]aresample=48000,apad,atrim=duration=${seconds(length)},asetpts=PTS-STARTPTS[aout]`,
+    '-map',
+    '0:v:0',
+    '-map',
+    '[aout]',
     ...(copy ? ['-c:v', 'copy'] : H264),
     ...AAC,
-    '-t', seconds(length),
+    '-t',
+    seconds(length),
   ]);
 }

@@ -9,12 +9,10 @@ export async function renderUpscale(input: UpscaleVideoFastInput, ctx: ModelCont
   const clip = await ctx.fetchInput(input.video_url, 'video_url', 'clip');
   const probed = await probeInput(clip, 'video_url', 'video', ctx.signal);
   const audio = probed.streams.find((s) => s.codecType === 'audio');
-  const audioArgs = !audio ? [] : audio.codecName === 'aac' ? ['-map', '0:a:0', '-c:a', 'copy'] : ['-map', '0:a:0', ...AAC];
-  return encodeTo(ctx, [
-    '-i', clip,
-    '-map', '0:v:0',
-    ...audioArgs,
-    '-vf', 'scale=iw*2:ih*2:flags=lanczos',
-    ...H264,
-  ]);
+  const audioArgs = !audio
+    ? []
+    : audio.codecName === 'aac'
+      ? ['-map', '0:a:0', '-c:a', 'copy']
+      : ['-map', '0:a:0', ...AAC];
+  return encodeTo(ctx, ['-i', clip, '-map', '0:v:0', ...audioArgs, '-vf', 'scale=iw*2:ih*2:flags=lanczos', ...H264]);
 }

@@ -21,10 +21,16 @@ function heavyModulesLoadedBy(args: string[]): string[] {
     `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));`,
   );
   try {
-    const result = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-r', hook, path.join(ROOT, 'src', 'cli', 'main.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync(
+      process.execPath,
+      ['-r', 'tsx/cjs', '-r', hook, path.join(ROOT, 'src', 'cli', 'main.ts'), ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+    );
     expect(result.status).toBe(0);
     const loaded = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
-    return HEAVY.filter((name) => loaded.some((file) => file.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`)));
+    return HEAVY.filter((name) =>
+      loaded.some((file) => file.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`)),
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -11,7 +11,10 @@ import { isLocalServiceUrl } from '../../../../src/cli/lib/quote';
 import { ConfigError, loadEnv, loadEnvWithService } from '../../../../src/config';
 
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 let dir: string;
 let media: SpecMedia;
@@ -19,7 +22,10 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-manifest-'));
   media = { store: createFileStore(path.join(dir, 'media')) };
   fs.writeFileSync(path.join(dir, 'hero.png'), PNG);
-  fs.writeFileSync(path.join(dir, 'a.json'), JSON.stringify({ name: 'a', steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: ['hero.png'] } }] }));
+  fs.writeFileSync(
+    path.join(dir, 'a.json'),
+    JSON.stringify({ name: 'a', steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: ['hero.png'] } }] }),
+  );
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -50,7 +56,9 @@ describe('batch manifests', () => {
     const manifest = await loadManifest(file, undefined, media);
     expect(manifest.items.map((s) => s.name)).toEqual(['first', 'second']);
     const sha = createHash('sha256').update(PNG).digest('hex');
-    expect(manifest.items[0]?.steps[0]?.input.image_urls).toEqual([{ $media: `sha256:${sha}`, type: 'image/png', bytes: PNG.length }]);
+    expect(manifest.items[0]?.steps[0]?.input.image_urls).toEqual([
+      { $media: `sha256:${sha}`, type: 'image/png', bytes: PNG.length },
+    ]);
     expect((await media.store.referrers(sha)).map((r) => r.pipeline).sort()).toEqual(['first', 'second']);
     fs.writeFileSync(file, 'spec\na.json\na.json\n');
     await expect(loadManifest(file, undefined, media)).rejects.toThrow('two items are named "a"');
@@ -58,9 +66,28 @@ describe('batch manifests', () => {
 
   it('loads a JSON manifest of paths and inline specs; invalid items name the item and the path', async () => {
     const file = path.join(dir, 'm.json');
-    fs.writeFileSync(file, JSON.stringify({ name: 'b', concurrency: 3, items: ['a.json', { name: 'inline', steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: ['hero.png'] } }] }] }));
-    expect(await loadManifest(file, undefined, media)).toMatchObject({ name: 'b', concurrency: 3, items: [{ name: 'a' }, { name: 'inline' }] });
-    fs.writeFileSync(file, JSON.stringify([{ name: 'bad', steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '7' } }] }]));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'b',
+        concurrency: 3,
+        items: [
+          'a.json',
+          { name: 'inline', steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: ['hero.png'] } }] },
+        ],
+      }),
+    );
+    expect(await loadManifest(file, undefined, media)).toMatchObject({
+      name: 'b',
+      concurrency: 3,
+      items: [{ name: 'a' }, { name: 'inline' }],
+    });
+    fs.writeFileSync(
+      file,
+      JSON.stringify([
+        { name: 'bad', steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '7' } }] },
+      ]),
+    );
     await expect(loadManifest(file, undefined, media)).rejects.toThrow(/items\.0[\s\S]*steps\.0\.input\.duration/);
   });
 });
@@ -86,8 +113,14 @@ describe('local files in a spec', () => {
     const small = `data:image/png;base64,${PNG.toString('base64')}`;
     const long = `data:image/png;base64,${Buffer.alloc(MEDIA_LIMITS.inlineDataUriMaxChars).toString('base64')}`;
     // Thirty 12 KiB images: each under the inline threshold, together over the 128 KiB budget.
-    const medium = Array.from({ length: 30 }, (_, i) => `data:image/png;base64,${Buffer.alloc(12 * 1024, i).toString('base64')}`);
-    const spec = { name: 'inline', steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: [small, long, ...medium.slice(0, 28)] } }] };
+    const medium = Array.from(
+      { length: 30 },
+      (_, i) => `data:image/png;base64,${Buffer.alloc(12 * 1024, i).toString('base64')}`,
+    );
+    const spec = {
+      name: 'inline',
+      steps: [{ id: 'g', model: LONG_FORM, input: { image_urls: [small, long, ...medium.slice(0, 28)] } }],
+    };
     expect(await storeLocalMedia(spec, dir, media)).toEqual([]);
     const urls = spec.steps[0]?.input.image_urls as unknown[];
     expect(urls[0]).toBe(small);
@@ -105,13 +138,19 @@ describe('local files in a spec', () => {
 
   it('refuses a spec over the payload budget before anything starts, naming the field, its size and the fix', async () => {
     const prompt = 'p'.repeat(30_000);
-    const steps = Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, model: LONG_FORM, input: { image_urls: ['hero.png'], prompt } }));
+    const steps = Array.from({ length: 5 }, (_, i) => ({
+      id: `s${i}`,
+      model: LONG_FORM,
+      input: { image_urls: ['hero.png'], prompt },
+    }));
     const file = path.join(dir, 'huge.json');
     fs.writeFileSync(file, JSON.stringify({ name: 'huge', steps }));
     const failure = await loadSpecFile(file, undefined, media).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(CliError);
     expect((failure as CliError).exitCode).toBe(2);
-    expect((failure as Error).message).toMatch(/is 14\d\.\d KiB .* more than the 128\.0 KiB reelflow hands to Temporal/);
+    expect((failure as Error).message).toMatch(
+      /is 14\d\.\d KiB .* more than the 128\.0 KiB reelflow hands to Temporal/,
+    );
     expect((failure as Error).message).toMatch(/steps\.\d\.input\.prompt: 29\.3 KiB — shorten the prompt/);
   });
 });
@@ -122,7 +161,13 @@ describe('configuration from the environment', () => {
       temporal: { address: 'localhost:7233', namespace: 'default', taskQueue: 'reelflow-pipelines' },
       media: { kind: 'file', dir: path.resolve('.reelflow', 'media'), urlLifetimeSeconds: 3600 },
     });
-    expect(loadEnvWithService({ REELFLOW_SERVICE_URL: 'http://127.0.0.1:8788/', REELFLOW_API_KEY: 'k', REELFLOW_WEBHOOK_SECRETS: 'a, b' })).toMatchObject({
+    expect(
+      loadEnvWithService({
+        REELFLOW_SERVICE_URL: 'http://127.0.0.1:8788/',
+        REELFLOW_API_KEY: 'k',
+        REELFLOW_WEBHOOK_SECRETS: 'a, b',
+      }),
+    ).toMatchObject({
       service: { url: 'http://127.0.0.1:8788', apiKey: 'k', idempotency: 'unknown' },
       webhookSecrets: ['a', 'b'],
     });
@@ -130,16 +175,24 @@ describe('configuration from the environment', () => {
 
   it('reads REELFLOW_SERVICE_IDEMPOTENCY (default unknown: the setting that never pays twice)', () => {
     const base = { REELFLOW_SERVICE_URL: 'http://127.0.0.1:8788', REELFLOW_API_KEY: 'k' };
-    expect(loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'honoured' }).service.idempotency).toBe('honoured');
-    expect(loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'unknown' }).service.idempotency).toBe('unknown');
-    expect(() => loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'yes' })).toThrow(/REELFLOW_SERVICE_IDEMPOTENCY: must be honoured or unknown/);
+    expect(loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'honoured' }).service.idempotency).toBe(
+      'honoured',
+    );
+    expect(loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'unknown' }).service.idempotency).toBe(
+      'unknown',
+    );
+    expect(() => loadEnvWithService({ ...base, REELFLOW_SERVICE_IDEMPOTENCY: 'yes' })).toThrow(
+      /REELFLOW_SERVICE_IDEMPOTENCY: must be honoured or unknown/,
+    );
   });
 
   it('reads REELFLOW_EARLY_STATUS_CHECK_SECONDS (0 = none) and names it when it is not a number of seconds', () => {
     expect(loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: '3' }).earlyStatusCheckSeconds).toBe(3);
     expect(loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: '0' }).earlyStatusCheckSeconds).toBe(0);
     expect(loadEnv({}, {}).earlyStatusCheckSeconds).toBeUndefined();
-    expect(() => loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: 'soon' })).toThrow(/REELFLOW_EARLY_STATUS_CHECK_SECONDS: must be a number of seconds/);
+    expect(() => loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: 'soon' })).toThrow(
+      /REELFLOW_EARLY_STATUS_CHECK_SECONDS: must be a number of seconds/,
+    );
     expect(() => loadEnv({}, { REELFLOW_EARLY_STATUS_CHECK_SECONDS: '900' })).toThrow(/at most 600/);
   });
 
@@ -151,7 +204,11 @@ describe('configuration from the environment', () => {
     [{}, { REELFLOW_WEBHOOK_SECRETS: 'a,,b' }, 'REELFLOW_WEBHOOK_SECRETS'],
     [{}, { TEMPORAL_ADDRESS: 'x' }, 'TEMPORAL_ADDRESS'],
     [{}, { REELFLOW_MEDIA_STORE: 'ftp://a,,b' }, 'REELFLOW_MEDIA_STORE'],
-    [{}, { REELFLOW_MEDIA_STORE: 's3://bkt', REELFLOW_MEDIA_S3_ACCESS_KEY_ID: 'a,,b' }, 'REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY'],
+    [
+      {},
+      { REELFLOW_MEDIA_STORE: 's3://bkt', REELFLOW_MEDIA_S3_ACCESS_KEY_ID: 'a,,b' },
+      'REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY',
+    ],
     [{}, { REELFLOW_MEDIA_STORE: 's3://bucket', REELFLOW_MEDIA_S3_ENDPOINT: 'a,,b' }, 'REELFLOW_MEDIA_S3_ENDPOINT'],
     [{}, { REELFLOW_MEDIA_URL_LIFETIME: '8d' }, 'REELFLOW_MEDIA_URL_LIFETIME'],
   ])('%j %j → ConfigError naming %s, never its value', (needs, env, variable) => {
@@ -169,13 +226,16 @@ describe('configuration from the environment', () => {
 
   it('reads an S3 media store: bucket, prefix, endpoint (path style), credentials, URL lifetime', () => {
     expect(
-      loadEnv({}, {
-        REELFLOW_MEDIA_STORE: 's3://media-bucket/reelflow/prod/',
-        REELFLOW_MEDIA_S3_ENDPOINT: 'http://127.0.0.1:9000/',
-        REELFLOW_MEDIA_S3_ACCESS_KEY_ID: 'id',
-        REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY: 'secret',
-        REELFLOW_MEDIA_URL_LIFETIME: '15m',
-      }).media,
+      loadEnv(
+        {},
+        {
+          REELFLOW_MEDIA_STORE: 's3://media-bucket/reelflow/prod/',
+          REELFLOW_MEDIA_S3_ENDPOINT: 'http://127.0.0.1:9000/',
+          REELFLOW_MEDIA_S3_ACCESS_KEY_ID: 'id',
+          REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY: 'secret',
+          REELFLOW_MEDIA_URL_LIFETIME: '15m',
+        },
+      ).media,
     ).toEqual({
       kind: 's3',
       bucket: 'media-bucket',
@@ -186,12 +246,23 @@ describe('configuration from the environment', () => {
       forcePathStyle: true,
       urlLifetimeSeconds: 900,
     });
-    expect(loadEnv({}, { REELFLOW_MEDIA_STORE: 'file:///var/media', REELFLOW_STATE_DIR: '/x' }).media).toEqual({ kind: 'file', dir: '/var/media', urlLifetimeSeconds: 3600 });
-    expect(loadEnv({}, { REELFLOW_STATE_DIR: '/srv/state' }).media).toMatchObject({ kind: 'file', dir: '/srv/state/media' });
+    expect(loadEnv({}, { REELFLOW_MEDIA_STORE: 'file:///var/media', REELFLOW_STATE_DIR: '/x' }).media).toEqual({
+      kind: 'file',
+      dir: '/var/media',
+      urlLifetimeSeconds: 3600,
+    });
+    expect(loadEnv({}, { REELFLOW_STATE_DIR: '/srv/state' }).media).toMatchObject({
+      kind: 'file',
+      dir: '/srv/state/media',
+    });
   });
 
   it('treats loopback URLs as the local service', () => {
-    expect(['http://127.0.0.1:8788', 'http://localhost:1', 'http://[::1]:2'].map(isLocalServiceUrl)).toEqual([true, true, true]);
+    expect(['http://127.0.0.1:8788', 'http://localhost:1', 'http://[::1]:2'].map(isLocalServiceUrl)).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect(isLocalServiceUrl('https://api.example.com')).toBe(false);
   });
 });

@@ -25,12 +25,32 @@ function step(overrides: Partial<StepView>): StepView {
 
 describe('step lines', () => {
   it('a waiting step shows its request id, time since submit, time since the last change and the next poll', () => {
-    const lines = stepLines(step({ status: 'running', phase: 'waiting', requestIds: ['req-1'], quoted: 100, charged: 100, submittedAt: at(12), lastChangeAt: at(12), nextPollAt: at(-168) }), NOW);
-    expect(lines).toEqual([expect.stringMatching(/^ {2}generate +running\/waiting +req-1 +12\.0s +100 credits {2}\(no change for 12\.0s, next poll in 2m48s\)$/)]);
+    const lines = stepLines(
+      step({
+        status: 'running',
+        phase: 'waiting',
+        requestIds: ['req-1'],
+        quoted: 100,
+        charged: 100,
+        submittedAt: at(12),
+        lastChangeAt: at(12),
+        nextPollAt: at(-168),
+      }),
+      NOW,
+    );
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^ {2}generate +running\/waiting +req-1 +12\.0s +100 credits {2}\(no change for 12\.0s, next poll in 2m48s\)$/,
+      ),
+    ]);
   });
 
   it('a completed step shows submit → terminal time, not the time a follower happened to see', () => {
-    const [line] = stepLines(step({ status: 'completed', requestIds: ['req-1'], submittedAt: at(40), finishedAt: at(38.8), charged: 10 }), NOW, 0);
+    const [line] = stepLines(
+      step({ status: 'completed', requestIds: ['req-1'], submittedAt: at(40), finishedAt: at(38.8), charged: 10 }),
+      NOW,
+      0,
+    );
     expect(line).toMatch(/req-1 +1\.2s +10 credits$/);
   });
 
@@ -43,7 +63,18 @@ describe('step lines', () => {
         refunded: 200,
         error: 'failed 2 time(s); policy allows 1 resubmit(s); every attempt was refunded',
         attemptLog: [
-          { attempt: 1, idempotencyKey: 'k1', charged: 100, refunded: 100, requestId: 'req-1', outcome: 'FAILED', serviceError: { code: 'input_refused', message: 'image_urls.1: host example.invalid does not resolve (ENOTFOUND)' } },
+          {
+            attempt: 1,
+            idempotencyKey: 'k1',
+            charged: 100,
+            refunded: 100,
+            requestId: 'req-1',
+            outcome: 'FAILED',
+            serviceError: {
+              code: 'input_refused',
+              message: 'image_urls.1: host example.invalid does not resolve (ENOTFOUND)',
+            },
+          },
           { attempt: 2, idempotencyKey: 'k2', charged: 100, refunded: 100, requestId: 'req-2', outcome: 'FAILED' },
         ],
       }),
@@ -64,7 +95,15 @@ describe('step lines', () => {
 });
 
 function summary(steps: StepView[]): PipelineSummary {
-  return { name: 'p', status: 'running', currentStep: steps[0]?.id ?? null, budgetCredits: null, ledger: { quoted: 0, charged: 0, refunded: 0, net: 0 }, steps, outputs: {} };
+  return {
+    name: 'p',
+    status: 'running',
+    currentStep: steps[0]?.id ?? null,
+    budgetCredits: null,
+    ledger: { quoted: 0, charged: 0, refunded: 0, net: 0 },
+    steps,
+    outputs: {},
+  };
 }
 
 describe('pipeline lines', () => {
@@ -73,7 +112,13 @@ describe('pipeline lines', () => {
     const polled = summary([step({ status: 'running', phase: 'waiting', requestIds: ['r'], nextPollAt: at(-30) })]);
     expect(progressKey(waiting)).not.toBe(progressKey(polled));
     expect(waitingLines(waiting, NOW)).toEqual(['  generate     running/waiting: next poll in 10.0s']);
-    const failed = { ...summary([step({ status: 'failed' })]), status: 'failed' as const, error: 'pipeline p failed at step generate: steps.0.input.image_urls.0: host x.invalid does not resolve' };
-    expect(pipelineLines(failed, 'pipeline/p', undefined, {}, NOW).at(-1)).toBe('  error: pipeline p failed at step generate: steps.0.input.image_urls.0: host x.invalid does not resolve');
+    const failed = {
+      ...summary([step({ status: 'failed' })]),
+      status: 'failed' as const,
+      error: 'pipeline p failed at step generate: steps.0.input.image_urls.0: host x.invalid does not resolve',
+    };
+    expect(pipelineLines(failed, 'pipeline/p', undefined, {}, NOW).at(-1)).toBe(
+      '  error: pipeline p failed at step generate: steps.0.input.image_urls.0: host x.invalid does not resolve',
+    );
   });
 });

@@ -12,7 +12,10 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const key = (n: number): JournalEntry => ({ t: 'key.created', key: { id: `key_${n}`, hash: 'a'.repeat(64), createdAt: n, revokedAt: null } });
+const key = (n: number): JournalEntry => ({
+  t: 'key.created',
+  key: { id: `key_${n}`, hash: 'a'.repeat(64), createdAt: n, revokedAt: null },
+});
 const file = () => path.join(dir, 'journal.jsonl');
 
 function written(count: number): number {

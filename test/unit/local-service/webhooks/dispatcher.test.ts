@@ -48,7 +48,9 @@ interface Hit {
 }
 
 /** A loopback server; `answer` gives status and headers per request. */
-async function server(answer: (hit: Hit, n: number) => { status: number; headers?: Record<string, string> }): Promise<{ port: number; hits: Hit[] }> {
+async function server(
+  answer: (hit: Hit, n: number) => { status: number; headers?: Record<string, string> },
+): Promise<{ port: number; hits: Hit[] }> {
   const hits: Hit[] = [];
   const srv = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -66,9 +68,23 @@ async function server(answer: (hit: Hit, n: number) => { status: number; headers
 }
 
 /** One completed job's event, pending to one endpoint at `url`; returns the delivery once settled. */
-async function deliver(url: string, rules: AddressRuleOptions, done: (d: DeliveryRecord) => boolean = (d) => d.state !== 'pending'): Promise<DeliveryRecord> {
-  store.commit({ t: 'endpoint.created', endpoint: { id: 'we_1', url, secret: SECRET, previousSecret: null, previousSecretExpiresAt: null, createdAt: 1 } });
-  dispatcher = new WebhookDispatcher({ store, bodies: new EventBodyStore(path.join(dir, 'events')), faults: () => DEFAULT_FAULTS, log: silent, rules, attemptTimeoutMs: 1_500 });
+async function deliver(
+  url: string,
+  rules: AddressRuleOptions,
+  done: (d: DeliveryRecord) => boolean = (d) => d.state !== 'pending',
+): Promise<DeliveryRecord> {
+  store.commit({
+    t: 'endpoint.created',
+    endpoint: { id: 'we_1', url, secret: SECRET, previousSecret: null, previousSecretExpiresAt: null, createdAt: 1 },
+  });
+  dispatcher = new WebhookDispatcher({
+    store,
+    bodies: new EventBodyStore(path.join(dir, 'events')),
+    faults: () => DEFAULT_FAULTS,
+    log: silent,
+    rules,
+    attemptTimeoutMs: 1_500,
+  });
   const job: JobRecord = {
     id: 'req_1',
     model: 'service-video-cinema-long-form-from-references',
@@ -92,7 +108,10 @@ async function deliver(url: string, rules: AddressRuleOptions, done: (d: Deliver
 }
 
 /** Rules for loopback receivers standing in for public hosts (http, any port, loopback allowed). */
-function rules(lookup: AddressRuleOptions['lookup'], allowedClasses: AddressRuleOptions['allowedClasses'] = ['public', 'loopback']): AddressRuleOptions {
+function rules(
+  lookup: AddressRuleOptions['lookup'],
+  allowedClasses: AddressRuleOptions['allowedClasses'] = ['public', 'loopback'],
+): AddressRuleOptions {
   return { allowPrivate: false, schemes: ['http:'], ports: 'any', allowedClasses, ...(lookup ? { lookup } : {}) };
 }
 
@@ -138,7 +157,11 @@ test('the connection goes to the checked address: a name checked as one address 
   // 127.0.0.1 for "localhost", where the receiver listens. A connection that resolved the name
   // again would reach it.
   const lookup = dnsTable({ localhost: ['192.0.2.10'] });
-  const after = await deliver(`http://localhost:${receiver.port}/hook`, rules(lookup, ['reserved']), (d) => d.attempts >= 1);
+  const after = await deliver(
+    `http://localhost:${receiver.port}/hook`,
+    rules(lookup, ['reserved']),
+    (d) => d.attempts >= 1,
+  );
   expect(receiver.hits).toHaveLength(0);
   expect(after.lastStatus).toBeNull();
   expect(after.lastError).not.toBeNull();
@@ -169,7 +192,10 @@ test('a redirect to a refused address fails the delivery permanently without con
   expect(settled.state).toBe('failed');
   expect(settled.attempts).toBe(1);
   expect(settled.lastError).toMatch(/redirect 1: refused: host inside.example resolves to 10.0.0.5, a private address/);
-  const metadata = await server(() => ({ status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data' } }));
+  const metadata = await server(() => ({
+    status: 307,
+    headers: { location: 'http://169.254.169.254/latest/meta-data' },
+  }));
   store.commit({ t: 'endpoint.deleted', id: 'we_1' });
   const again = await deliver(`http://a.example:${metadata.port}/one`, rules(lookup));
   expect(again.lastError).toMatch(/redirect 1: refused: 169.254.169.254/);
@@ -177,7 +203,10 @@ test('a redirect to a refused address fails the delivery permanently without con
 
 test('more than 3 redirects fail the delivery permanently', async () => {
   const lookup = dnsTable({ 'a.example': ['127.0.0.1'] });
-  const loop = await server((hit) => ({ status: 307, headers: { location: `http://a.example:${loopPort}${hit.path}x` } }));
+  const loop = await server((hit) => ({
+    status: 307,
+    headers: { location: `http://a.example:${loopPort}${hit.path}x` },
+  }));
   const loopPort = loop.port;
   const settled = await deliver(`http://a.example:${loop.port}/r`, rules(lookup));
   expect(settled).toMatchObject({ state: 'failed', attempts: 1, lastError: 'more than 3 redirects' });
