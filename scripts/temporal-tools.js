@@ -58,16 +58,7 @@ function pipInstall(kind) {
   const staging = fs.mkdtempSync(`${target}.installing-`);
   const result = spawnSync(
     python,
-    [
-      '-m',
-      'pip',
-      'install',
-      '--quiet',
-      '--disable-pip-version-check',
-      '--target',
-      staging,
-      PYPI_PACKAGES[kind],
-    ],
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', staging, PYPI_PACKAGES[kind]],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   if (result.status === 0) {
