@@ -16,7 +16,7 @@ import ts from 'typescript';
  */
 export const INTEGRATION_ONLY: Record<string, string> = {
   'workflows/':
-    'deterministic workflow code runs only inside a Temporal worker: test/integration/workflow-*.test.ts, test/replay (history replay), test/e2e',
+    'deterministic workflow code runs only inside a Temporal worker: test/workflows (time-skipping server), test/integration/workflow-*.test.ts, test/replay (history replay), test/e2e',
   'activities/index.ts':
     'activities call the service through a real client under a worker: test/integration/workflow-*.test.ts',
   'activities/media.ts': 'resolves and archives through a real media store: test/integration/media-store.test.ts',
