@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
 import {
   endAfterStepError,
   finish,
@@ -118,7 +118,14 @@ describe('firstApplicationFailure (failure shaping)', () => {
   });
 
   it('finds the ApplicationFailure inside an activity failure', () => {
-    const activity = new ActivityFailure('activity failed', 'submitAndSubscribe', '1', 0, undefined, refused);
+    const activity = new ActivityFailure(
+      'activity failed',
+      'submitAndSubscribe',
+      '1',
+      RetryState.NON_RETRYABLE_FAILURE,
+      undefined,
+      refused,
+    );
     expect(firstApplicationFailure(activity)).toBe(refused);
   });
 
