@@ -172,7 +172,8 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
 
   const flush = async (): Promise<void> => {
     if (c.pendingResults.length === 0) return;
-    const results = c.pendingResults;
+    // Results that arrive while the page is written stay pending for the next page.
+    const results = c.pendingResults.slice();
     const sha256 = await store.writeBatchResults(info.workflowId, results);
     c.resultPages = [...c.resultPages, sha256];
     c.pendingResults = c.pendingResults.slice(results.length);
