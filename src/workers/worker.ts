@@ -141,6 +141,8 @@ export async function main(): Promise<void> {
     baseUrl: serviceSettings.url,
     apiKey: serviceSettings.apiKey,
     idempotency: serviceSettings.idempotency,
+    authScheme: serviceSettings.authScheme,
+    cancelMethod: serviceSettings.cancelMethod,
   });
   const { workflowBundle, ...workerTuning } = tuning;
   const worker = await createReelflowWorker({
