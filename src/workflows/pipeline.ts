@@ -17,6 +17,7 @@ import type { PipelineStep } from '../spec/spec';
 import { pipelineProgressQuery, stepEventSignal, stepKeyOf } from './definitions';
 import { type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { archivedOrUrl, archiveStep } from './steps/archive';
+import { reportingToBatch } from './batch-item';
 import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
@@ -42,9 +43,22 @@ import type { StepEnd, StepRun } from './steps/step-run';
  * flight, awaits its terminal state and starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
+  // An item of a batch reports its end to the batch.
+  if (input.batch)
+    return reportingToBatch(input.batch.workflowId, input.spec.name, workflowInfo().workflowId, (observe) =>
+      runPipeline(input, observe),
+    );
+  return runPipeline(input);
+}
+
+async function runPipeline(
+  input: PipelineWorkflowInput,
+  observe?: (summary: PipelineSummary) => void,
+): Promise<PipelineSummary> {
   const { spec } = input;
   const info = workflowInfo();
   const summary = initialSummary(input);
+  observe?.(summary);
   const inbox = new Inbox();
   const requestIds = (): string[] => summary.steps.flatMap((s) => s.requestIds);
   // Registered before the first await: an event that overtakes its submit's answer is kept.
