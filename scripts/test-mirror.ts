@@ -36,6 +36,12 @@ export const INTEGRATION_ONLY: Record<string, string> = {
   'cli/lib/context.ts': 'reads real workflows through Temporal: test/integration/cli-commands.test.ts',
   'cli/lib/follow.ts':
     'follows real workflows through Temporal: test/integration/cli-commands.test.ts, workflow-resume.test.ts',
+  'cli/lib/operator.ts':
+    'sends updates to real pipelines: test/integration/workflow-operator-console.test.ts, test/integration/cli-commands.test.ts',
+  'cli/lib/quote.ts':
+    'quotes through a real service: test/integration/cli-commands.test.ts, test/integration/cli-errors.test.ts',
+  'cli/lib/spec-files.ts':
+    'reads spec files and puts their local media into a real store: test/unit/spec/examples.test.ts, test/integration/cli-commands.test.ts',
   'cli/lib/resume.ts':
     'reads a real earlier run and checks its outputs over HTTP: test/integration/workflow-resume.test.ts',
   'cli/lib/service-client.ts': 'a client of a real service: test/integration/cli-errors.test.ts',
@@ -43,6 +49,10 @@ export const INTEGRATION_ONLY: Record<string, string> = {
   'media/ffmpeg.ts':
     'runs the real ffmpeg/ffprobe: test/integration/service-stub-render.test.ts, test/e2e/media-pipelines.test.ts',
   'media/resolve-input.ts': 'resolves through a real store: test/integration/media-store.test.ts',
+  'media/archived-copy.ts':
+    'copies out of a real store into a real file: test/integration/report-page.test.ts, test/integration/cli-commands.test.ts (reelflow outputs)',
+  'media/store/hash.ts': 'hashes real files: test/integration/media-store.test.ts',
+  'media/store/index.ts': 'opens real stores and puts real files: test/integration/media-store.test.ts',
   'media/store/s3-store.ts': 'a real MinIO: test/integration/media-store.test.ts',
   'media/store/file-store.ts': 'real files: test/integration/media-store.test.ts',
   'metrics/server.ts': 'serves /metrics over real HTTP: test/integration/metrics-scrape.test.ts',
