@@ -17,7 +17,8 @@ async function main(command: string | undefined): Promise<number> {
       console.log(`\nTemporal cluster running (state in ${dir}):`);
       for (const line of describeCluster(cluster)) console.log(`  ${line}`);
       console.log(
-        `\nWorkers and bridges: TEMPORAL_ADDRESS=${cluster.address} TEMPORAL_NAMESPACE=${cluster.record.namespace}`,
+        `\nWorkers and bridges: TEMPORAL_ADDRESS=${cluster.address} TEMPORAL_NAMESPACE=${cluster.record.namespace}` +
+          ' (workers also REELFLOW_SET_CURRENT_VERSION=true: each makes its version current, drain-first; docs/safe-deploys.md)',
       );
       console.log('Stop with: npm run cluster -- stop');
       return 0;

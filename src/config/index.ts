@@ -40,7 +40,14 @@ export {
   type EnvNeeds,
   type StackSettings,
 } from './cli';
-export { loadWorkerConfig, loadWorkerTuning, type WorkerConfig, type WorkerTuning } from './worker';
+export {
+  loadWorkerConfig,
+  loadWorkerDeployment,
+  loadWorkerTuning,
+  type WorkerConfig,
+  type WorkerDeploymentSettings,
+  type WorkerTuning,
+} from './worker';
 export {
   loadBridgeConfig,
   type BridgeConfig,

@@ -70,6 +70,14 @@ export function wholeNumberText(min: number, max: number = Number.MAX_SAFE_INTEG
 }
 
 /** Booleans: true/false, 1/0, yes/no (any case). */
+/** REELFLOW_DEPLOYMENT_NAME: a Worker Deployment name (Temporal joins name and build id with `.` or `:`). */
+export const deploymentNameSchema = nonBlankSchema
+  .max(255, 'must be at most 255 characters')
+  .refine((text) => !/[.:]/.test(text), 'must not contain `.` or `:`');
+
+/** REELFLOW_BUILD_ID: a Worker Deployment build id. */
+export const buildIdSchema = nonBlankSchema.max(255, 'must be at most 255 characters');
+
 export const booleanTextSchema = z
   .string()
   .transform((text) => text.toLowerCase())

@@ -3,6 +3,8 @@ import { TASK_QUEUES } from '../contract/workflow-names';
 import { RENDER_MODES } from './render-modes';
 import {
   booleanTextSchema,
+  buildIdSchema,
+  deploymentNameSchema,
   earlyCheckSecondsSchema,
   logLevelSchema,
   nonBlankSchema,
@@ -270,6 +272,25 @@ export const VARIABLES = {
     defaultText: 'bundle at start',
     description: 'Workflow bundle built by `npm run build` (`dist/workflow-bundle.js`).',
   },
+  REELFLOW_DEPLOYMENT_NAME: {
+    schema: deploymentNameSchema.default('reelflow'),
+    type: 'name (no `.` or `:`)',
+    description:
+      'Worker Deployment the worker belongs to (Worker Versioning: [docs/safe-deploys.md](safe-deploys.md)).',
+  },
+  REELFLOW_BUILD_ID: {
+    schema: buildIdSchema.optional(),
+    type: 'build id',
+    defaultText: 'package version + workflow bundle hash',
+    description:
+      "The worker's version within the deployment, e.g. `0.2.0-1a2b3c4d5e6f`; pipelines finish on the version they started on.",
+  },
+  REELFLOW_SET_CURRENT_VERSION: {
+    schema: booleanTextSchema.default(false),
+    type: 'true, false',
+    description:
+      "The worker makes its own version current once no execution of unversioned (0.1.0) workers is open on its task queue (drain-first), even when another version is current. Unset, it does so only for the deployment's first version. For compose and dev clusters; leave unset where an operator rolls versions out.",
+  },
   REELFLOW_MAX_CONCURRENT_ACTIVITIES: {
     schema: wholeNumberText(1).optional(),
     type: 'integer >= 1',
@@ -362,8 +383,8 @@ export const VARIABLES = {
   REELFLOW_RENDEZVOUS_GRACE_SECONDS: {
     schema: wholeNumberText(0, 24 * 3600).optional(),
     type: 'seconds, 0-86400',
-    defaultText: 'the route default',
-    description: 'How long a route workflow stays after its subscriber got the final event.',
+    defaultText: 'unused',
+    description: 'No effect since 0.2.0: it was the lifetime of the rendezvous workflow, which routes replaced.',
   },
 
   // ---- Local service process ----

@@ -14,6 +14,25 @@ export interface WorkerTuning {
   workflowBundle?: string;
 }
 
+/** The worker's Worker Versioning settings (docs/safe-deploys.md). */
+export interface WorkerDeploymentSettings {
+  deploymentName: string;
+  /** REELFLOW_BUILD_ID; unset = derived from the package version and the workflow bundle. */
+  buildId?: string;
+  /** REELFLOW_SET_CURRENT_VERSION: make this version current once nothing unversioned is open. */
+  setCurrent: boolean;
+}
+
+/** Reads the worker's Worker Versioning variables. */
+export function loadWorkerDeployment(env: Env = process.env): WorkerDeploymentSettings {
+  const e = readVariables(['REELFLOW_DEPLOYMENT_NAME', 'REELFLOW_BUILD_ID', 'REELFLOW_SET_CURRENT_VERSION'], env);
+  return {
+    deploymentName: e.REELFLOW_DEPLOYMENT_NAME,
+    ...(e.REELFLOW_BUILD_ID !== undefined ? { buildId: e.REELFLOW_BUILD_ID } : {}),
+    setCurrent: e.REELFLOW_SET_CURRENT_VERSION,
+  };
+}
+
 /** The worker process's configuration (variables: WORKER_VARIABLES in ./processes.ts). */
 export interface WorkerConfig {
   temporal: TemporalSettings;
@@ -21,6 +40,7 @@ export interface WorkerConfig {
   media: MediaStoreSettings;
   logLevel: LogLevelName;
   tuning: WorkerTuning;
+  deployment: WorkerDeploymentSettings;
   /** Prometheus `/metrics` (REELFLOW_METRICS_*): absent when REELFLOW_METRICS_PORT is unset. */
   metrics?: { port: number; host: string };
   /** Where the SDK's own exporter listens (REELFLOW_SDK_METRICS_ADDRESS; default 127.0.0.1:9464 with metrics on). */
@@ -72,6 +92,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     media,
     logLevel: e.REELFLOW_LOG_LEVEL,
     tuning,
+    deployment: loadWorkerDeployment(env),
     ...(e.REELFLOW_METRICS_PORT !== undefined
       ? { metrics: { port: e.REELFLOW_METRICS_PORT, host: e.REELFLOW_METRICS_HOST } }
       : {}),

@@ -10,6 +10,7 @@ import {
   DEFAULT_SIGNAL_TIMEOUT_MS,
   DEFAULT_WEBHOOK_PATH,
   loadMediaSettings,
+  loadWorkerDeployment,
   type BridgeConfig,
   type MediaStoreSettings,
 } from '../config';
@@ -18,6 +19,14 @@ import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/local-service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
 import { createReelflowWorker, mediaDeps } from '../workers/worker';
+import { bundleProductionWorkflows } from '../workers/workflow-bundle';
+import {
+  bundleCodeOf,
+  defaultBuildId,
+  openExecutionsOn,
+  setCurrentVersion,
+  versionKey,
+} from '../workers/worker-deployment';
 import {
   clearRunning,
   ensureAdminKey,
@@ -278,6 +287,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     cleanups.push(() => serviceClient.close());
     // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
     const media = mediaDeps(service.url, options.media ?? loadMediaSettings(undefined, { stateDir: paths.root }));
+    const workflowBundle = options.worker?.workflowBundle ?? (await bundleProductionWorkflows());
+    const deploymentSettings = loadWorkerDeployment();
+    const version = {
+      deploymentName: deploymentSettings.deploymentName,
+      buildId: deploymentSettings.buildId ?? defaultBuildId(bundleCodeOf(workflowBundle)),
+    };
     const worker: Worker = await createReelflowWorker({
       connection: nativeConnection,
       client,
@@ -286,9 +301,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       service: serviceClient,
       media,
       preflight: { trustedOrigins: [service.url] },
+      workflowBundle,
+      deployment: version,
       ...(options.worker ? { worker: options.worker } : {}),
     });
     const workerDone = worker.run();
+    // The dev stack's worker is the current version at once. Executions of earlier dev runs stay on
+    // the version they started on (pinned); unversioned ones (a 0.1.0 stack's) move to this one.
+    const unversioned = await openExecutionsOn(client, 'unversioned', taskQueue);
+    if (unversioned > 0)
+      log(`${unversioned} open executions of unversioned (0.1.0) workers move to this version (docs/safe-deploys.md)`);
+    await setCurrentVersion(client, version);
+    log(`worker version ${versionKey(version)} is current`);
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await workerDone.catch(() => undefined);

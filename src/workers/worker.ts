@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities, type MediaDeps } from '../activities';
@@ -21,6 +22,14 @@ import {
 } from '../config';
 import { createSdkLogger, sdkLogLevel } from './logging';
 import { bundleProductionWorkflows } from './workflow-bundle';
+import {
+  bundleCodeOf,
+  currentVersion,
+  defaultBuildId,
+  setCurrentWhenDrained,
+  versionedWorkerOptions,
+  versionKey,
+} from './worker-deployment';
 
 /** Options of a reelflow worker built in-process (tests, the local stack) or by the entry point. */
 export interface ReelflowWorkerOptions {
@@ -40,6 +49,12 @@ export interface ReelflowWorkerOptions {
   media?: MediaDeps;
   /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
   preflight?: PreflightOptions;
+  /**
+   * Worker Versioning: the version this worker runs (docs/safe-deploys.md). Pipelines it starts stay
+   * pinned to it. Unset: an unversioned worker (how 0.1.0 ran), which takes executions only while
+   * its deployment has no current version.
+   */
+  deployment?: WorkerDeploymentVersion;
 }
 
 /** The media store of `settings` (default: the one the environment configures), for a worker talking to `serviceUrl`. */
@@ -72,6 +87,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
     activities,
     shutdownGraceTime: '10 seconds',
+    ...(options.deployment ? versionedWorkerOptions(options.deployment) : {}),
     ...options.worker,
   });
 }
@@ -145,7 +161,13 @@ export async function main(): Promise<void> {
     authScheme: serviceSettings.authScheme,
     cancelMethod: serviceSettings.cancelMethod,
   });
-  const { workflowBundle, ...workerTuning } = tuning;
+  const { workflowBundle: builtBundle, ...workerTuning } = tuning;
+  // The default build id is the workflow code's hash, so the bundle is read (or made) first.
+  const workflowBundle = builtBundle ?? (await bundleProductionWorkflows());
+  const version = {
+    deploymentName: config.deployment.deploymentName,
+    buildId: config.deployment.buildId ?? defaultBuildId(bundleCodeOf(workflowBundle)),
+  };
   const worker = await createReelflowWorker({
     connection,
     client,
@@ -154,7 +176,8 @@ export async function main(): Promise<void> {
     service,
     media: mediaDeps(serviceSettings.url, config.media),
     preflight: { trustedOrigins: [serviceSettings.url] },
-    ...(workflowBundle ? { workflowBundle } : {}),
+    workflowBundle,
+    deployment: version,
     worker: workerTuning,
   });
   // Worker.create installs SIGINT/SIGTERM handlers that call shutdown(); run() resolves once in-flight
@@ -162,11 +185,26 @@ export async function main(): Promise<void> {
   console.log(
     `reelflow worker: task queue ${settings.taskQueue} on ${describeTemporalConnection(settings)}` +
       `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
+      `, worker version ${versionKey(version)}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}`,
   );
+  const running = worker.run();
+  const stopWaiting = new AbortController();
+  // Asked to (REELFLOW_SET_CURRENT_VERSION), or the deployment's first version: nothing else is current.
+  if (config.deployment.setCurrent || (await currentVersion(client, version.deploymentName)) === null) {
+    setCurrentWhenDrained(client, version, settings.taskQueue, {
+      signal: stopWaiting.signal,
+      log: (line) => console.log(`reelflow worker: ${line}`),
+    }).then(
+      (made) => made && console.log(`reelflow worker: ${versionKey(version)} is the current version`),
+      (error: unknown) =>
+        console.error(`reelflow worker: could not make ${versionKey(version)} current: ${(error as Error).message}`),
+    );
+  }
   try {
-    await worker.run();
+    await running;
   } finally {
+    stopWaiting.abort();
     await metrics?.close();
     await service.close();
     await clientConnection.close();

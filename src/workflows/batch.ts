@@ -2,7 +2,7 @@ import {
   CancellationScope,
   CancelledFailure,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
@@ -33,6 +33,7 @@ import type {
 import { batchCurrentDetails } from './ui-text';
 
 const DEFAULT_CONCURRENCY = 4;
+
 /** Items started per run before continue-as-new: about 8 events each keeps a run under ~5,000 events. */
 export const DEFAULT_ITEMS_PER_RUN = 400;
 /**
@@ -240,7 +241,12 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
     if (c.nextIndex < records && c.stoppedBy === null) {
       await flush();
       // Keep each run's history small: only counts, the window and result page digests go on.
-      await continueAsNew<typeof batchWorkflow>({ ...input, carried: c });
+      // Pinned like a pipeline, but each run is short: the next run starts on the current version
+      // (docs/safe-deploys.md), so a long batch moves to a new release instead of keeping old workers.
+      await makeContinueAsNewFunc<typeof batchWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
+        ...input,
+        carried: c,
+      });
     }
     // Everything started (or the budget stopped it): wait for the window to drain.
     await condition(() => inFlight() === 0);

@@ -174,6 +174,8 @@ export function faultWorkerEnvironment(o: {
     REELFLOW_SERVICE_URL: o.serviceUrl,
     REELFLOW_API_KEY: TEST_API_KEY,
     REELFLOW_SERVICE_IDEMPOTENCY: o.idempotency ?? 'honoured',
+    // Each run's build is made current (a cluster keeps the versions of earlier runs).
+    REELFLOW_SET_CURRENT_VERSION: 'true',
   };
 }
 

@@ -19,6 +19,7 @@ import { startRegisteredBridge } from '../helpers/registered-bridge';
 import { request } from 'undici';
 import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
 import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
+import { defaultBuildId, setCurrentVersion } from '../../src/workers/worker-deployment';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
 import type { LocalServiceOptions } from '../../src/local-service';
 
@@ -161,6 +162,8 @@ export async function startHarness(
   const calls: Record<CallKind, number> = { submit: 0, status: 0, result: 0, cancel: 0, quote: 0 };
   // REELFLOW_MEDIA_STORE when a test sets it (shared with CLI child processes), else a store in the service's data dir.
   const media = mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: service.dataDir });
+  // Versioned as production runs it (pipelines pinned), one deployment per task queue, made current here.
+  const deployment = { deploymentName: `reelflow-${taskQueue}`, buildId: defaultBuildId(bundle.code) };
   const worker = await createReelflowWorker({
     connection: env.nativeConnection,
     client: env.client,
@@ -170,8 +173,10 @@ export async function startHarness(
     onCall: (kind) => (calls[kind] += 1),
     preflight: { trustedOrigins: [service.url] },
     media,
+    deployment,
   });
   const running = worker.run();
+  await setCurrentVersion(env.client, deployment);
   return {
     service,
     client,

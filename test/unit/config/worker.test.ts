@@ -20,7 +20,22 @@ describe('loadWorkerConfig', () => {
       media: { kind: 'file', dir: path.resolve('.reelflow', 'media'), urlLifetimeSeconds: 3600 },
       logLevel: 'info',
       tuning: {},
+      deployment: { deploymentName: 'reelflow', setCurrent: false },
     });
+  });
+
+  it('reads the Worker Versioning settings and refuses a deployment name Temporal could not split', () => {
+    expect(
+      loadWorkerConfig({
+        ...SERVICE,
+        REELFLOW_DEPLOYMENT_NAME: 'media',
+        REELFLOW_BUILD_ID: '0.2.0-abc',
+        REELFLOW_SET_CURRENT_VERSION: 'true',
+      }).deployment,
+    ).toEqual({ deploymentName: 'media', buildId: '0.2.0-abc', setCurrent: true });
+    expect(() => loadWorkerConfig({ ...SERVICE, REELFLOW_DEPLOYMENT_NAME: 'media.v2' })).toThrow(
+      /REELFLOW_DEPLOYMENT_NAME.*must not contain/,
+    );
   });
 
   it('reads tuning, metrics and the log level', () => {
