@@ -140,7 +140,9 @@ export async function openExecutionsOn(
 ): Promise<number> {
   const on =
     version === 'unversioned'
-      ? 'TemporalWorkerDeploymentVersion IS NULL'
+      ? // Ran on an unversioned worker (BuildIds names it): one that never ran a task has no history
+        // a new version could fail to replay, so it may move.
+        'TemporalWorkerDeploymentVersion IS NULL AND BuildIds IS NOT NULL'
       : `TemporalWorkerDeploymentVersion = '${versionKey(version)}'`;
   const queue = taskQueue ? ` AND TaskQueue = '${taskQueue}'` : '';
   const { count } = await client.workflow.count(`ExecutionStatus = 'Running' AND ${on}${queue}`);

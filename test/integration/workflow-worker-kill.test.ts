@@ -69,6 +69,9 @@ async function startHoldingProxy(target: string): Promise<{ url: string; close()
   };
 }
 
+/** The version the spawned worker and its in-process replacement run (Worker Versioning). */
+const KILLED_VERSION = { deploymentName: 'reelflow', buildId: 'worker-kill-test' };
+
 function spawnWorker(serviceUrl: string): { child: ChildProcess; output: () => string } {
   const root = path.join(__dirname, '..', '..');
   const child = spawn(process.execPath, ['-r', 'tsx/cjs', path.join(root, 'src', 'workers', 'worker.ts')], {
@@ -82,6 +85,9 @@ function spawnWorker(serviceUrl: string): { child: ChildProcess; output: () => s
       REELFLOW_API_KEY: TEST_API_KEY,
       // The local service honours the key: the next attempt after the kill resends with it.
       REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
+      // The replacement worker below runs the same version: the pipeline is pinned to it.
+      REELFLOW_DEPLOYMENT_NAME: KILLED_VERSION.deploymentName,
+      REELFLOW_BUILD_ID: KILLED_VERSION.buildId,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -123,6 +129,7 @@ it('a worker killed right after its submit reached the service does not create a
       taskQueue: TASK_QUEUE,
       service: client,
       workflowBundle: bundle,
+      deployment: KILLED_VERSION,
     });
     const summary = await worker
       .runUntil(async () => {
