@@ -12,6 +12,7 @@ import {
   ConfigError,
   CONFIG_EXIT_CODE,
   connectionOptions,
+  describeTemporalConnection,
   loadMediaSettings,
   loadWorkerConfig,
   loadWorkerTuning,
@@ -161,7 +162,7 @@ export async function main(): Promise<void> {
   // Worker.create installs SIGINT/SIGTERM handlers that call shutdown(); run() resolves once in-flight
   // tasks are done (or the grace time passes), then the connections close.
   console.log(
-    `reelflow worker: task queue ${settings.taskQueue} on ${settings.address} (namespace ${settings.namespace})` +
+    `reelflow worker: task queue ${settings.taskQueue} on ${describeTemporalConnection(settings)}` +
       `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}`,
   );
