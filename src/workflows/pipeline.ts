@@ -32,7 +32,7 @@ import {
   sumLedger,
   type Publish,
 } from './steps/publish';
-import { StepQuote } from './steps/quote';
+import { PendingCharges, StepQuote } from './steps/quote';
 import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
 import { runStep } from './steps/run-step';
 import { EARLY_STATUS_CHECK_PATCH } from './steps/wait';
@@ -73,6 +73,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   const info = workflowInfo();
   const summary = initialSummary(input);
   const inbox = new Inbox();
+  const charges = new PendingCharges();
   const requestIds = (): string[] => summary.steps.flatMap((s) => s.requestIds);
   // Registered before the first await: an event that overtakes its submit's answer is kept.
   setHandler(jobEventSignal, (event) => inbox.accept(event));
@@ -153,9 +154,10 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
+    const stopped = operator?.cancelReason(step.id);
+    if (CancellationScope.current().consideredCancelled || stopped !== undefined) await charges.settled();
     if (CancellationScope.current().consideredCancelled)
       return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-    const stopped = operator?.cancelReason(step.id);
     if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
     summary.currentStep = step.id;
     const carried = input.resume?.steps[step.id];
@@ -189,7 +191,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
       );
     }
     row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck, recovery);
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck, recovery, charges);
     publish(summary);
 
     let ended: StepEnd;
@@ -197,11 +199,13 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     try {
       ended = operator ? await operator.runStep(run, netBefore, () => runStep(run)) : await runStep(run);
     } catch (error) {
+      await charges.settled();
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
       return endAfterStepError(summary, row, firstApplicationFailure(error), error, publish);
     }
 
+    if (ended !== 'completed') await charges.settled();
     foldStep(run);
     summary.ledger = sumLedger(summary.steps);
     if (ended === 'completed' && row.output) {
@@ -230,6 +234,9 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
     );
   }
   summary.currentStep = null;
+  // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
+  await charges.settled();
+  summary.ledger = sumLedger(summary.steps);
   return finish(summary, 'completed', publish);
 }
 
@@ -295,6 +302,7 @@ function stepRun(
   publish: Publish,
   earlyCheck: boolean,
   recovery: RecoveryState,
+  charges: PendingCharges,
 ): StepRun {
   const attempts: StepAttempt[] = [];
   row.attemptLog = attempts;
@@ -309,6 +317,7 @@ function stepRun(
     attempts,
     inbox,
     quote: new StepQuote(step.model, resolved, step.id),
+    charges,
     pacing: resolvePacing(MODELS[step.model].expectedRunSeconds, { ...input.defaultPacing, ...step.pacing }),
     maxResubmits: step.retry?.maxResubmits ?? 0,
     // The summary's budget: the spec's, or what a raiseBudget update made it.
