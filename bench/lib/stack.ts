@@ -35,6 +35,11 @@ export interface BenchStackOptions {
   bridge?: boolean;
   worker?: boolean;
   rawWorker?: boolean;
+  /**
+   * The service's quote limit per key and minute: the benches widen it to 1,000,000 (what they measure
+   * is not the service's limit); `'default'` keeps the local service's own (120).
+   */
+  quotesPerMinute?: number | 'default';
   /** Extra environment of the reelflow worker (e.g. REELFLOW_MAX_CACHED_WORKFLOWS). */
   workerEnv?: NodeJS.ProcessEnv;
   /**
@@ -120,9 +125,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         '--allow-private-webhooks',
         '--concurrency',
         String(options.serviceConcurrency ?? 64),
-        // Like its job concurrency, the service's quote rate limit is not what is measured.
-        '--quotes-per-minute',
-        '1000000',
+        // Like its job concurrency, the service's quote rate limit is not what is measured (unless asked).
+        ...(options.quotesPerMinute === 'default'
+          ? []
+          : ['--quotes-per-minute', String(options.quotesPerMinute ?? 1_000_000)]),
         '--render',
         options.render,
         ...(options.render === 'stub'

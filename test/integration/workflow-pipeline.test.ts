@@ -345,7 +345,7 @@ describe('pipeline workflow on the dev server with the local service', () => {
       expect(summary.steps.map((s) => s.status)).toEqual(['completed-too-late', 'skipped']);
       expect(summary.steps[0]?.output?.request_id).toBe(job.id);
       expect(summary.steps[0]?.output?.videos[0]?.url).toMatch(/\/files\//);
-      expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 0, net: 80 });
+      expect(summary.ledger).toEqual({ quoted: 0, charged: 80, refunded: 0, net: 80 });
       expect(h.service.service.counters().submits - submitsBefore).toBe(1);
     } finally {
       bridge.setEnabled(true);
