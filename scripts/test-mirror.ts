@@ -16,7 +16,7 @@ import ts from 'typescript';
  */
 export const INTEGRATION_ONLY: Record<string, string> = {
   'workflows/':
-    'deterministic workflow code runs only inside a Temporal worker: test/integration/workflow-*.test.ts, test/replay (history replay), test/e2e',
+    'deterministic workflow code runs only inside a Temporal worker: test/workflows (time-skipping server), test/integration/workflow-*.test.ts, test/replay (history replay), test/e2e',
   'activities/index.ts':
     'activities call the service through a real client under a worker: test/integration/workflow-*.test.ts',
   'activities/media.ts': 'resolves and archives through a real media store: test/integration/media-store.test.ts',
@@ -49,7 +49,7 @@ export const INTEGRATION_ONLY: Record<string, string> = {
   'net/pinned-request.ts': 'real connections pinned to an address: test/integration/service-safe-fetch.test.ts',
   'net/safe-fetch.ts': 'real HTTP under the address rules: test/integration/service-safe-fetch.test.ts',
   'report/': 'the HTML report rendered in headless Chromium: test/integration/report-page.test.ts',
-  'service/':
+  'local-service/':
     'the local service over real HTTP and its journal on disk: test/integration/service-*.test.ts (unit tests exist where logic stands alone)',
   'stack/': 'the local stack starts real processes: test/e2e/demo.test.ts, test/integration/cli-commands.test.ts',
   'workers/':

@@ -16,6 +16,8 @@ export async function candidateOrphans(
   const since = Date.parse(sinceIso) - CANDIDATE_SLACK_SECONDS * 1000;
   const own = new Set(exclude);
   const ledger = await client.ledger();
+  // A service without the ledger extension names no candidates: the operator decides from the key alone.
+  if (!ledger) return [];
   const found: string[] = [];
   for (const entry of ledger.entries) {
     if (!entry.request_id || entry.amount >= 0 || own.has(entry.request_id) || found.includes(entry.request_id))

@@ -13,6 +13,7 @@ Exit codes:
   2  usage error, invalid spec or manifest, invalid configuration
   3  Temporal or the service is unreachable
   4  unknown pipeline or batch id
+  5  the service lacks a local-service extension the command needs (reelflow orphans: the account ledger)
 
 Configuration comes from the environment: every variable is in docs/configuration.md.`;
 

@@ -36,6 +36,14 @@ export class ServiceProblemError extends ServiceClientError {
   }
 }
 
+/**
+ * True when the service answered that it has no such route (404 or 405): what a service without one
+ * of the local service's extensions (the account ledger, the lookup by Idempotency-Key) answers.
+ */
+export function isMissingRoute(error: unknown): boolean {
+  return error instanceof ServiceProblemError && (error.status === 404 || error.status === 405);
+}
+
 /** The request never reached the service (refused, DNS): safe to retry anything, a submit included. */
 export class ServiceUnreachableError extends ServiceClientError {
   readonly code = 'service_unreachable';

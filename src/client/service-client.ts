@@ -16,6 +16,7 @@ import {
 } from '../contract';
 import {
   AmbiguousSubmissionError,
+  isMissingRoute,
   ServiceClientError,
   ServiceProblemError,
   ServiceTimeoutError,
@@ -248,13 +249,19 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         schema: quoteResponseSchema,
       });
     },
-    ledger() {
-      return idempotent({
-        kind: 'ledger',
-        method: 'GET',
-        url: `${baseUrl}/v1/account/ledger`,
-        schema: accountLedgerSchema,
-      });
+    async ledger() {
+      try {
+        return await idempotent({
+          kind: 'ledger',
+          method: 'GET',
+          url: `${baseUrl}/v1/account/ledger`,
+          schema: accountLedgerSchema,
+        });
+      } catch (error) {
+        // A service without the local extension: no ledger to read.
+        if (isMissingRoute(error)) return null;
+        throw error;
+      }
     },
     async lookupKey(idempotencyKey) {
       try {
@@ -266,7 +273,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         });
       } catch (error) {
         // A service without the local extension: nothing to look up by key.
-        if (error instanceof ServiceProblemError && (error.status === 404 || error.status === 405)) return null;
+        if (isMissingRoute(error)) return null;
         throw error;
       }
     },

@@ -78,8 +78,11 @@ export interface ServiceClient {
   result(requestId: string, options?: { responseUrl?: string }): Promise<JobResult>;
   /** Asks the service to cancel; follows `cancelUrl` when given. */
   cancel(requestId: string, options?: { cancelUrl?: string }): Promise<CancelResponse>;
-  /** The account's credit movements (`GET /v1/account/ledger`), for finding orphaned jobs. */
-  ledger(): Promise<AccountLedger>;
+  /**
+   * The account's credit movements (`GET /v1/account/ledger`, a local-service extension), for finding
+   * orphaned jobs; null when the service has no such route (404/405).
+   */
+  ledger(): Promise<AccountLedger | null>;
   /**
    * Jobs an Idempotency-Key created (`GET /v1/queue/requests?idempotency_key=`, a local-service
    * extension); null when the service has no such route (404/405).

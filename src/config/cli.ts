@@ -63,10 +63,16 @@ export interface StackSettings {
   stateDir: string;
   /** REELFLOW_DEV_PORTS=auto (or `--auto-ports`): free ports on the first start of a state directory. */
   autoPorts: boolean;
+  /** REELFLOW_WEBHOOK_URL: the address registered with the service instead of the bridge's own (TLS in front of it). */
+  webhookUrl?: string;
 }
 
 /** Reads the local stack's settings; `flags` stand for the variables and win over them. */
 export function loadStackSettings(env: Env = process.env, flags: Flags = {}): StackSettings {
-  const e = readVariables(['REELFLOW_STATE_DIR', 'REELFLOW_DEV_PORTS'], env, { flags });
-  return { stateDir: resolve(e.REELFLOW_STATE_DIR ?? '.reelflow'), autoPorts: e.REELFLOW_DEV_PORTS === 'auto' };
+  const e = readVariables(['REELFLOW_STATE_DIR', 'REELFLOW_DEV_PORTS', 'REELFLOW_WEBHOOK_URL'], env, { flags });
+  return {
+    stateDir: resolve(e.REELFLOW_STATE_DIR ?? '.reelflow'),
+    autoPorts: e.REELFLOW_DEV_PORTS === 'auto',
+    ...(e.REELFLOW_WEBHOOK_URL !== undefined ? { webhookUrl: e.REELFLOW_WEBHOOK_URL } : {}),
+  };
 }

@@ -35,6 +35,23 @@ export const serviceIdempotencySchema = z.enum(['honoured', 'unknown'], {
 });
 export type ServiceIdempotency = z.infer<typeof serviceIdempotencySchema>;
 
+/** REELFLOW_CLIENT_AUTH_SCHEME: the `Authorization` scheme; the spec accepts both for the same key. */
+export const clientAuthSchemeSchema = z.enum(['Key', 'Bearer'], { error: 'must be Key or Bearer' });
+export type ClientAuthScheme = z.infer<typeof clientAuthSchemeSchema>;
+
+/** REELFLOW_CLIENT_CANCEL_METHOD: the HTTP method of `cancel_url` (the spec leaves it "not shown"). */
+export const clientCancelMethodSchema = z
+  .string()
+  .transform((text) => text.toUpperCase())
+  .pipe(z.enum(['POST', 'PUT', 'DELETE'], { error: 'must be POST, PUT or DELETE' }));
+export type ClientCancelMethod = z.infer<typeof clientCancelMethodSchema>;
+
+/** REELFLOW_WEBHOOK_URL: any http(s) URL; whether it obeys the registration rules is `reelflow doctor`'s check. */
+export const webhookUrlSchema = z
+  .string()
+  .trim()
+  .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://hooks.example.com/webhooks' }));
+
 /** REELFLOW_EARLY_STATUS_CHECK_SECONDS: seconds, 0 (none) to 600. */
 export const earlyCheckSecondsSchema = z
   .string()

@@ -1,8 +1,8 @@
 import { ConfigError } from './errors';
 import { readVariables, type Env } from './read';
-import type { ServiceIdempotency } from './schemas';
+import type { ClientAuthScheme, ClientCancelMethod, ServiceIdempotency } from './schemas';
 
-/** The service as a client (worker, CLI) reaches it: REELFLOW_SERVICE_URL, REELFLOW_API_KEY, REELFLOW_SERVICE_IDEMPOTENCY. */
+/** The service as a client (worker, CLI) reaches it: REELFLOW_SERVICE_URL, REELFLOW_API_KEY, REELFLOW_SERVICE_IDEMPOTENCY, REELFLOW_CLIENT_*. */
 export interface ServiceSettings {
   /** Base URL without a trailing slash. */
   url: string;
@@ -13,12 +13,18 @@ export interface ServiceSettings {
    * the setting that never pays twice). See docs/submit-policy.md.
    */
   idempotency: ServiceIdempotency;
+  /** REELFLOW_CLIENT_AUTH_SCHEME (default `Key`). */
+  authScheme: ClientAuthScheme;
+  /** REELFLOW_CLIENT_CANCEL_METHOD (default `POST`). */
+  cancelMethod: ClientCancelMethod;
 }
 
 export const SERVICE_CLIENT_VARIABLE_NAMES = [
   'REELFLOW_SERVICE_URL',
   'REELFLOW_API_KEY',
   'REELFLOW_SERVICE_IDEMPOTENCY',
+  'REELFLOW_CLIENT_AUTH_SCHEME',
+  'REELFLOW_CLIENT_CANCEL_METHOD',
 ] as const;
 
 /**
@@ -35,5 +41,11 @@ export function loadServiceSettings(env: Env, required: boolean): ServiceSetting
     if (required) throw ConfigError.of('REELFLOW_SERVICE_URL', 'must be set');
     return undefined;
   }
-  return { url: e.REELFLOW_SERVICE_URL, apiKey: e.REELFLOW_API_KEY, idempotency: e.REELFLOW_SERVICE_IDEMPOTENCY };
+  return {
+    url: e.REELFLOW_SERVICE_URL,
+    apiKey: e.REELFLOW_API_KEY,
+    idempotency: e.REELFLOW_SERVICE_IDEMPOTENCY,
+    authScheme: e.REELFLOW_CLIENT_AUTH_SCHEME,
+    cancelMethod: e.REELFLOW_CLIENT_CANCEL_METHOD,
+  };
 }

@@ -8,6 +8,9 @@ import {
   nonBlankSchema,
   portTextSchema,
   serviceIdempotencySchema,
+  clientAuthSchemeSchema,
+  clientCancelMethodSchema,
+  webhookUrlSchema,
   serviceUrlSchema,
   temporalAddressSchema,
   webhookSecretsSchema,
@@ -101,6 +104,25 @@ export const VARIABLES = {
     defaultText: '`<state dir>/account`',
     description:
       "Where the account's permits and its shared 429 back-off live: a directory every worker of the account reaches (a shared filesystem path when workers run on several machines).",
+  },
+  REELFLOW_CLIENT_AUTH_SCHEME: {
+    schema: clientAuthSchemeSchema.default('Key'),
+    type: '`Key` | `Bearer`',
+    description:
+      'Scheme of the `Authorization` header sent to the service; the spec accepts both for the same key (`reelflow doctor` says which one the service takes).',
+  },
+  REELFLOW_CLIENT_CANCEL_METHOD: {
+    schema: clientCancelMethodSchema.default('POST'),
+    type: '`POST` | `PUT` | `DELETE`',
+    description:
+      'HTTP method used on a job\'s `cancel_url` (the spec leaves it "not shown"; the local service takes POST) ([docs/spec-decisions.md](spec-decisions.md)).',
+  },
+  REELFLOW_WEBHOOK_URL: {
+    schema: webhookUrlSchema.optional(),
+    type: 'https URL',
+    defaultText: "the local stack's bridge",
+    description:
+      'Public address of the webhook endpoint registered with the service (TLS in front of the bridge: [docs/going-live.md](going-live.md)); `reelflow doctor` checks it against the registration rules, `reelflow dev` registers it instead of its bridge address.',
   },
   REELFLOW_EARLY_STATUS_CHECK_SECONDS: {
     schema: earlyCheckSecondsSchema.optional(),

@@ -83,7 +83,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const config = resolveOptions(options);
   const dataDir = path.resolve(config.dataDir);
   // Before anything reads or rewrites the state: a second service on this directory stops here.
-  const unlock = lockDataDir(dataDir);
+  const unlock = await lockDataDir(dataDir);
   let store: Store;
   let torn: TornTail | null;
   const inputs = new InputStore(path.join(dataDir, 'inputs'));
@@ -94,7 +94,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       prepare: (state) => moveInlineData(state, inputs, bodies),
     }));
   } catch (error) {
-    unlock();
+    await unlock();
     throw error;
   }
   const filesDir = path.join(dataDir, 'files');
@@ -134,7 +134,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     address = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     store.close();
-    unlock();
+    await unlock();
     throw error;
   }
   const port = (app.server.address() as { port: number }).port;
@@ -226,7 +226,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         await jobs.close();
         await dispatcher.close();
         store.close();
-        unlock();
+        await unlock();
       })()),
     setFaults: (change) => {
       faults = mergeFaults(faults, change);

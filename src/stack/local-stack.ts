@@ -68,6 +68,11 @@ export interface LocalStackOptions {
   worker?: Partial<WorkerOptions>;
   /** The media store, read at boot by the caller; default REELFLOW_MEDIA_STORE, else `<state dir>/media`. */
   media?: MediaStoreSettings;
+  /**
+   * The webhook address registered with the service (REELFLOW_WEBHOOK_URL), when something in front of
+   * the bridge (TLS) receives the deliveries; default the bridge's own address.
+   */
+  webhookUrl?: string;
 }
 
 /** A local stack: started here, or a running one reused. */
@@ -233,7 +238,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     cleanups.push(() => service.close());
 
     const bridgeUrl = `http://${host}:${ports.bridge}${DEFAULT_WEBHOOK_PATH}`;
-    const { endpoint, created: endpointCreated } = await ensureWebhookEndpoint(paths, service.url, apiKey, bridgeUrl);
+    const { endpoint, created: endpointCreated } = await ensureWebhookEndpoint(
+      paths,
+      service.url,
+      apiKey,
+      options.webhookUrl ?? bridgeUrl,
+    );
     log(`webhook bridge on ${bridgeUrl}…`);
     const bridgeConfig: BridgeConfig = {
       secrets: [endpoint.secret],

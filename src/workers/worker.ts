@@ -164,6 +164,8 @@ export async function main(): Promise<void> {
     apiKey: serviceSettings.apiKey,
     idempotency: serviceSettings.idempotency,
     rateGate: limits,
+    authScheme: serviceSettings.authScheme,
+    cancelMethod: serviceSettings.cancelMethod,
   });
   const { workflowBundle, ...workerTuning } = tuning;
   const worker = await createReelflowWorker({

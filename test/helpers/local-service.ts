@@ -202,7 +202,7 @@ export async function spawnServiceProcess(args: string[]): Promise<ServiceProces
  * REELFLOW_SERVICE_* variables) as a child: it loads less than the CLI, so it starts faster.
  */
 export async function spawnServiceWorker(env: Record<string, string>): Promise<ServiceProcess> {
-  const entry = path.join(__dirname, '..', '..', 'src', 'workers', 'service.ts');
+  const entry = path.join(__dirname, '..', '..', 'src', 'workers', 'local-service.ts');
   return spawnAndWait(['-r', 'tsx/cjs', entry], { ...process.env, ...env });
 }
 

@@ -20,6 +20,8 @@ export async function startDevServer(
     port?: number;
     dbFilename?: string;
     uiPort?: number;
+    /** Serve the server's Prometheus metrics on this port (see frontendRequests). */
+    metricsPort?: number;
   } = {},
 ): Promise<TestWorkflowEnvironment> {
   const found = resolveTemporalBinary('cli', { install: true });
@@ -33,7 +35,10 @@ export async function startDevServer(
       ui: options.uiPort !== undefined,
       ...(options.uiPort !== undefined ? { uiPort: options.uiPort } : {}),
       log: { format: 'pretty', level: 'warn' },
-      extraArgs: [...TEMPORAL_DEV_SERVER_EXTRA_ARGS],
+      extraArgs: [
+        ...TEMPORAL_DEV_SERVER_EXTRA_ARGS,
+        ...(options.metricsPort !== undefined ? ['--metrics-port', String(options.metricsPort)] : []),
+      ],
     },
   });
 }
@@ -44,4 +49,22 @@ export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment
   return TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: found ? { type: 'existing-path', path: found.path } : { type: 'cached-download' } },
   });
+}
+
+/**
+ * How many requests of one kind (`QueryWorkflow`, `GetWorkflowExecutionHistory`, …) the frontend of a
+ * dev server started with `metricsPort` has served in the default namespace: the server's own count.
+ */
+export async function frontendRequests(metricsPort: number, operation: string): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('service_requests{') &&
+        l.includes(`operation="${operation}"`) &&
+        l.includes('namespace="default"') &&
+        l.includes('service_name="frontend"'),
+    );
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }

@@ -6,7 +6,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EVENT_TYPES, LOCAL_PER_SECOND_RATES, LONG_FORM_PRICES, pricePerSecond } from '../../src/contract';
 import { probe } from '../../src/media/ffmpeg';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
-import { startDevServer } from '../helpers/temporal';
+import { frontendRequests, startDevServer } from '../helpers/temporal';
+import { freePort } from '../../src/stack/stack-state';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
 import {
   bundleReelflowWorkflows,
@@ -31,6 +32,7 @@ let h: Harness;
 let bridge: TestBridge;
 let dir: string;
 let cliEnv: Record<string, string>;
+let metricsPort: number;
 const TASK_QUEUE = 'cli-commands-test';
 
 /** A three-step spec whose reference image and voice track are local files next to it. */
@@ -74,7 +76,10 @@ beforeAll(async () => {
   process.env.REELFLOW_MEDIA_STORE = `file://${path.join(dir, 'media')}`;
   [bundle, env] = await Promise.all([
     bundleReelflowWorkflows(),
-    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+    freePort().then((port) => {
+      metricsPort = port;
+      return startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS, metricsPort });
+    }),
   ]);
   h = await startHarness(env, bundle, TASK_QUEUE, { concurrencyPerModel: 2 });
   // Completions only (the spec's one event kind): a service that sends no failure events, so the early status check is what finds a refused job.
@@ -152,8 +157,17 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     // The job stays IN_PROGRESS for 15 s, so the follower (one query a second) sees it running even when a
     // loaded machine stretches its second to three (5× margin).
     h.service.service.setFaults({ modelDurationMs: 15_000 });
+    const queriesBefore = await frontendRequests(metricsPort, 'QueryWorkflow');
     const run = await runCli(['run', spec], cliEnv).finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
     expect(run.code).toBe(0);
+    // The follower asks for progress only when the pipeline's state changed (a workflow task completed),
+    // never on a clock and never after the close: at most one query per completed task, where a query a
+    // second would have sent one for each of the job's 15 s.
+    const queries = (await frontendRequests(metricsPort, 'QueryWorkflow')) - queriesBefore;
+    const history = await env.client.workflow.getHandle('pipeline/cli-text').fetchHistory();
+    const tasksCompleted = (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes).length;
+    expect(queries).toBeGreaterThan(0);
+    expect(queries).toBeLessThanOrEqual(tasksCompleted - 1);
     expect(run.stdout).toContain('started pipeline/cli-text');
     expect(run.stdout).toMatch(/generate\s+running(\/[a-z-]+)?\s+\S+/);
     const price = LONG_FORM_PRICES['4']['480p standard'];

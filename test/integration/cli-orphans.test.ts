@@ -12,6 +12,7 @@ import {
   waitUntil,
   type TestService,
 } from '../helpers/local-service';
+import { startAnswerProxy } from '../helpers/answer-proxy';
 import { jsonOf, runCli } from './cli-process';
 
 /**
@@ -147,3 +148,32 @@ test('a bad --since is a usage error naming the flag', async () => {
   expect(result.code).toBe(2);
   expect(result.stderr).toContain('--since');
 });
+
+test('against a service without the ledger (a local-service extension): what the pipelines recorded, what it means and what to do instead; exit 5, no stack trace', async () => {
+  // The outside service: the local service's API without its extensions (ledger, lookup by key).
+  const outside = await startAnswerProxy(svc.url);
+  outside.rewrite = ({ path }) =>
+    path.startsWith('/v1/account/ledger') || path.startsWith('/v1/queue/requests?')
+      ? { status: 404, body: { type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' } }
+      : undefined;
+  try {
+    const env = { ...cliEnv, REELFLOW_SERVICE_URL: outside.url };
+    const text = await runCli(['orphans', '--since', '1h'], env);
+    expect(text.code).toBe(5);
+    expect(text.stdout).toMatch(/jobs \d+ pipeline\(s\) abandoned since .*: 1 \(no ledger: credits unknown/);
+    expect(text.stdout).toContain('abandoned by pipeline/orphans-a step upscale');
+    expect(text.stderr).toContain(`the service at ${outside.url} has no account ledger`);
+    expect(text.stderr).toContain("extension of reelflow's local service");
+    expect(text.stderr).toContain('temporal workflow list --query "ReelflowRequestIds = \'<request id>\'"');
+    expect(text.stderr).not.toMatch(/\n\s+at /);
+
+    const json = await runCli(['orphans', '--since', '1h', '--json'], env);
+    expect(json.code).toBe(5);
+    const report = jsonOf<OrphanReport>(json);
+    expect(report).toMatchObject({ ledger_available: false, charged_jobs: 0 });
+    expect(report.orphans.map((o) => o.abandoned_by?.step)).toEqual(['upscale']);
+    expect(outside.seen).toContain('GET /v1/account/ledger');
+  } finally {
+    await outside.close();
+  }
+}, 60_000);

@@ -181,6 +181,7 @@ test('rotation with a grace period: the old secret still verifies within it, and
   const graceEndsBy = Date.now() + GRACE_SECONDS * 1000;
   await runJob(svc);
   await waitUntil(() => hook.received.length === 1, 60_000, 'delivery within the grace period');
+  await waitUntil(() => (svc.service.deliveries()[0]?.attemptLog?.length ?? 0) > 0, 20_000, 'attempt journalled');
   // A precondition, not a timing claim: the job and its delivery took well under the 20 s grace (5× margin on this machine).
   expect(svc.service.deliveries()[0]!.attemptLog![0]!.sentAt).toBeLessThan(graceEndsBy);
   const within = hook.received[0]!;
@@ -301,6 +302,8 @@ test('delivery delay holds the first attempt back', async () => {
   const completedAt = svc.service.jobs().find((j) => j.id === id)!.completedAt!;
   // Never early: a lower bound only (a loaded machine may send later, never sooner).
   expect(hook.received[0]!.at - completedAt).toBeGreaterThanOrEqual(300);
+  // The service journals an attempt when its answer has come back, a moment after the receiver saw it.
+  await waitUntil(() => (svc.service.deliveries()[0]?.attemptLog?.length ?? 0) > 0, 20_000, 'attempt journalled');
   const [first] = svc.service.deliveries()[0]!.attemptLog!;
   expect(first!.dueAt - svc.service.deliveries()[0]!.createdAt).toBe(300);
   expect(first!.sentAt).toBeGreaterThanOrEqual(first!.dueAt);
@@ -341,6 +344,11 @@ test('reordering: each delivery waits a random extra time, so later events overt
     ),
   );
   await waitUntil(() => hook.received.length === ids.length, 120_000, 'every delivery');
+  await waitUntil(
+    () => svc.service.deliveries().every((d) => (d.attemptLog?.length ?? 0) > 0),
+    20_000,
+    'every attempt journalled',
+  );
   // The waits as the service scheduled them (its journal), not as a loaded machine happened to deliver them.
   const deliveries = svc.service.deliveries();
   const waits = deliveries.map((d) => d.attemptLog![0]!.dueAt - d.createdAt);

@@ -62,6 +62,7 @@ export async function runDev(options: DevOptions): Promise<void> {
     ports,
     autoPorts: settings.autoPorts,
     media,
+    ...(settings.webhookUrl !== undefined ? { webhookUrl: settings.webhookUrl } : {}),
     log: (line) => out(line),
     ...renderOptions(options),
   });

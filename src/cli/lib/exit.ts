@@ -9,6 +9,11 @@ export const EXIT = {
   unavailable: 3,
   /** No workflow with that id. */
   notFound: 4,
+  /**
+   * The service lacks an extension of the local service the command relies on (the account ledger):
+   * what could be done without it was done, and the message says what to do instead.
+   */
+  extensionMissing: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

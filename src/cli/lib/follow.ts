@@ -6,10 +6,10 @@ import { CliError } from './errors';
 import { EXIT } from './exit';
 import { batchBar, pipelineLines, printJson, progressKey, say, waitingLines } from './output';
 
-/** How often a followed workflow is queried for progress. */
-const FOLLOW_INTERVAL_MS = 1_000;
 /** While nothing changes, how often a follower says what a waiting step is waiting for. */
 const WAITING_NOTE_EVERY_MS = 15_000;
+/** After a failed history read (a restarting frontend), how long to wait before the next. */
+const RETRY_READ_MS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,8 +30,69 @@ function outcome(handle: WorkflowHandle): { done: () => boolean; promise: Promis
 }
 
 /**
- * Queries a workflow for progress every FOLLOW_INTERVAL_MS (and once more after it ended), showing
- * each answer, until it ends. Returns its result when `isFinal` recognises it, else the last answer.
+ * Yields once for every batch of history events that holds a completed workflow task and no close:
+ * a workflow's state changes only when one of its tasks completes, so that is when progress is worth
+ * asking for. The history is read by long poll (`waitNewEvent`): the server answers when events arrive,
+ * so a follower of a job that renders for minutes sends no request in between. Follows continue-as-new
+ * onto the next run; returns at the close.
+ */
+async function* stateChanges(handle: WorkflowHandle, signal: AbortSignal): AsyncGenerator<void> {
+  const { client } = handle;
+  let runId: string | undefined;
+  let nextPageToken: Uint8Array | undefined;
+  while (!signal.aborted) {
+    let response;
+    try {
+      response = await client.withAbortSignal(signal, () =>
+        client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId: handle.workflowId, runId },
+          nextPageToken,
+          waitNewEvent: true,
+        }),
+      );
+    } catch {
+      if (signal.aborted) return;
+      await sleep(RETRY_READ_MS);
+      continue;
+    }
+    const events = response.history?.events ?? [];
+    const continued = events.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)
+      ?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    if (events.some(isClose)) return;
+    if (events.some((e) => e.workflowTaskCompletedEventAttributes)) yield;
+    if (continued) {
+      runId = continued;
+      nextPageToken = undefined;
+    } else if (response.nextPageToken?.length) {
+      nextPageToken = response.nextPageToken;
+    } else {
+      return;
+    }
+  }
+}
+
+type HistoryEvent = NonNullable<
+  NonNullable<
+    Awaited<ReturnType<WorkflowHandle['client']['workflowService']['getWorkflowExecutionHistory']>>['history']
+  >['events']
+>[number];
+
+/** Whether an event closes the run (a continue-as-new closes it too, but the workflow goes on). */
+const isClose = (e: HistoryEvent): boolean =>
+  !!(
+    e.workflowExecutionCompletedEventAttributes ||
+    e.workflowExecutionFailedEventAttributes ||
+    e.workflowExecutionCanceledEventAttributes ||
+    e.workflowExecutionTerminatedEventAttributes ||
+    e.workflowExecutionTimedOutEventAttributes
+  );
+
+/**
+ * Follows a workflow to its end: reads its progress (`read`, a query) once after each change of its
+ * state (stateChanges) and shows it; every WAITING_NOTE_EVERY_MS without a change, shows the last
+ * progress again (the view says how long nothing changed). Nothing is read after the close: the
+ * result, when `isFinal` recognises it, is the last thing shown and returned; else the last answer.
  */
 async function followUntilEnd<T>(
   handle: WorkflowHandle,
@@ -40,20 +101,30 @@ async function followUntilEnd<T>(
   isFinal: (result: unknown) => boolean,
 ): Promise<T | undefined> {
   const end = outcome(handle);
+  const stop = new AbortController();
   let last: T | undefined;
-  for (;;) {
-    const finished = end.done();
-    try {
-      last = await read();
-    } catch {
-      // No worker has answered yet (or it is restarting): keep following.
+  const note = setInterval(() => last !== undefined && show(last), WAITING_NOTE_EVERY_MS);
+  try {
+    const changes = stateChanges(handle, stop.signal);
+    const ended = end.promise.then(() => 'ended' as const);
+    for (;;) {
+      const next = await Promise.race([changes.next(), ended]);
+      if (next === 'ended' || next.done) break;
+      try {
+        last = await read();
+        show(last);
+      } catch {
+        // No worker has answered yet (or it is restarting): the next change asks again.
+      }
     }
-    if (last) show(last);
-    if (finished) break;
-    await Promise.race([sleep(FOLLOW_INTERVAL_MS), end.promise]);
+  } finally {
+    clearInterval(note);
+    stop.abort();
   }
   const result = await end.promise;
-  return isFinal(result) ? (result as T) : last;
+  if (!isFinal(result)) return last;
+  show(result as T);
+  return result as T;
 }
 
 const hasKeys = (value: unknown, ...keys: string[]) =>

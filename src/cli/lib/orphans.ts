@@ -47,6 +47,12 @@ export interface UnresolvedAmbiguous {
 
 /** `reelflow orphans --json`. */
 export interface OrphanReport {
+  /**
+   * False when the service has no account ledger (a local-service extension): charged jobs no
+   * pipeline claims cannot be found; the report then holds only what pipelines recorded themselves
+   * (jobs they abandoned, submits still ambiguous).
+   */
+  ledger_available: boolean;
   since: string;
   checked_at: string;
   pipelines_checked: number;
@@ -113,13 +119,16 @@ export async function findOrphans(
   now: Date = new Date(),
 ): Promise<OrphanReport> {
   const ledger = await service.ledger();
-  const charged = chargedJobs(ledger, since);
   const abandoned = new Map<string, { workflow_id: string; step: string; reason: string }>();
   for (const pipeline of claims) {
     for (const a of pipeline.abandoned)
       if (a.requestId) abandoned.set(a.requestId, { workflow_id: pipeline.workflowId, step: a.step, reason: a.reason });
   }
   const claimed = new Set(claims.flatMap((c) => c.requestIds).filter((id) => !abandoned.has(id)));
+  // Without a ledger, the jobs pipelines abandoned are still known (their credits are not).
+  const charged = ledger
+    ? chargedJobs(ledger, since)
+    : new Map([...abandoned.keys()].map((id) => [id, { charged: 0, refunded: 0, chargedAt: since.toISOString() }]));
 
   const ambiguous: UnresolvedAmbiguous[] = [];
   const keyOf = new Map<string, string>();
@@ -164,10 +173,11 @@ export async function findOrphans(
   }
   orphans.sort((a, b) => a.charged_at.localeCompare(b.charged_at));
   return {
+    ledger_available: ledger !== null,
     since: since.toISOString(),
     checked_at: now.toISOString(),
     pipelines_checked: claims.length,
-    charged_jobs: charged.size,
+    charged_jobs: ledger ? charged.size : 0,
     claimed_jobs: [...charged.keys()].filter((id) => claimed.has(id)).length,
     orphans,
     orphaned_credits: orphans.reduce((sum, o) => sum + o.credits_net, 0),
@@ -187,8 +197,10 @@ export function parseSince(text: string): number | null {
 /** The report as lines for a person. */
 export function orphanLines(report: OrphanReport): string[] {
   const lines = [
-    `orphans since ${report.since}: ${report.orphans.length} job(s), ${report.orphaned_credits} credit(s) net ` +
-      `(${report.charged_jobs} charged job(s) in the ledger, ${report.claimed_jobs} claimed by ${report.pipelines_checked} pipeline(s))`,
+    report.ledger_available
+      ? `orphans since ${report.since}: ${report.orphans.length} job(s), ${report.orphaned_credits} credit(s) net ` +
+        `(${report.charged_jobs} charged job(s) in the ledger, ${report.claimed_jobs} claimed by ${report.pipelines_checked} pipeline(s))`
+      : `jobs ${report.pipelines_checked} pipeline(s) abandoned since ${report.since}: ${report.orphans.length} (no ledger: credits unknown, unclaimed charges not checked)`,
   ];
   for (const o of report.orphans) {
     const why = o.abandoned_by

@@ -16,6 +16,8 @@ export function cliServiceClient(settings: ServiceSettings): ServiceClient & { c
     retry,
     submitRetry: retry,
     idempotency: settings.idempotency,
+    authScheme: settings.authScheme,
+    cancelMethod: settings.cancelMethod,
   });
 }
 

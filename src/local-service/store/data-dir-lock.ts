@@ -1,139 +1,110 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DataDirLockedError } from './errors';
 
-const LOCK = 'service.lock';
-const BREAK = 'service.lock.break';
-/** A lock file younger than this with no readable owner is being written right now. */
-const FRESH_MS = 5_000;
-
-/** What a lock file says about its holder. */
+/** What the holder of a data directory says about itself when asked. */
 export interface LockHolder {
   pid: number;
-  /** Kernel start time of the holder (Linux `/proc/<pid>/stat` field 22); tells a reused pid apart. */
-  startTime: string | null;
   host: string;
   startedAt: string;
 }
 
-/** Locks held by this process (a second start in the same process is refused like any other). */
-const heldHere = new Set<string>();
+/** How long a holder that accepted the connection may take to say who it is. */
+const ANSWER_MS = 1_000;
+/**
+ * How long a bound name whose holder does not answer is retried before refusing: a process killed
+ * while in an uninterruptible wait (an fsync) keeps its sockets until the wait ends and it exits.
+ */
+const SETTLE_MS = 3_000;
 
-function startTimeOf(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
+/**
+ * The socket name of a data directory, one per real path: on Linux an abstract Unix socket (a name
+ * in the kernel, no file); elsewhere a socket file in the directory, whose stale leftovers are told
+ * apart by a refused connection.
+ */
+function socketNameOf(realDir: string): { name: string; abstract: boolean } {
+  if (process.platform === 'linux') {
+    const digest = createHash('sha256').update(realDir).digest('hex').slice(0, 48);
+    return { name: `\0reelflow-service-data-dir/${digest}`, abstract: true };
   }
+  return { name: path.join(realDir, 'service.sock'), abstract: false };
 }
 
-function isAlive(holder: LockHolder, file: string): boolean {
-  if (holder.pid === process.pid) return heldHere.has(file);
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  // A live pid with another start time is an unrelated process that reused the pid.
-  const now = holder.startTime === null ? null : startTimeOf(holder.pid);
-  return holder.startTime === null || now === null || now === holder.startTime;
+function listen(server: net.Server, name: string): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    const onError = (error: NodeJS.ErrnoException) => resolve(error);
+    server.once('error', onError);
+    server.listen({ path: name, exclusive: true }, () => {
+      server.off('error', onError);
+      resolve(null);
+    });
+  });
 }
 
-function readHolder(file: string): { holder: LockHolder | null; raw: string; ageMs: number } | null {
-  try {
-    const raw = fs.readFileSync(file, 'utf8');
-    const ageMs = Date.now() - fs.statSync(file).mtimeMs;
-    try {
-      const parsed = JSON.parse(raw) as LockHolder;
-      return { holder: Number.isInteger(parsed.pid) ? parsed : null, raw, ageMs };
-    } catch {
-      return { holder: null, raw, ageMs };
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-function tryCreate(file: string): boolean {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'wx', 0o644);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-  try {
-    const holder: LockHolder = {
-      pid: process.pid,
-      startTime: startTimeOf(process.pid),
-      host: os.hostname(),
-      startedAt: new Date().toISOString(),
+/** Asks the process bound to `name` who it is: its answer, `gone` when nothing is bound any more, or `silent`. */
+function askHolder(name: string): Promise<LockHolder | 'gone' | 'silent'> {
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = net.connect({ path: name });
+    const timer = setTimeout(() => finish('silent'), ANSWER_MS);
+    const finish = (outcome: LockHolder | 'gone' | 'silent') => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
     };
-    fs.writeFileSync(fd, JSON.stringify(holder));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return true;
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => {
+      try {
+        const holder = JSON.parse(text) as LockHolder;
+        finish(Number.isInteger(holder.pid) ? holder : 'silent');
+      } catch {
+        finish('silent');
+      }
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      finish(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? 'gone' : 'silent'),
+    );
+  });
 }
 
 /**
- * Removes a stale lock (its holder is dead) under a second, short-lived lock, so that two
- * processes finding the same stale lock cannot both remove it and both go on. Returns false when
- * someone else is breaking it at this moment.
+ * Takes the exclusive lock of a data directory before anything reads or rewrites its state, by
+ * binding a Unix socket named after the directory's real path. The kernel frees the name when the
+ * holder's last descriptor closes — on exit, SIGKILL included, before the holder is even reaped — so
+ * a restart right after a crash takes it, while a live holder (in this process or another) makes
+ * this throw DataDirLockedError naming it, having touched nothing. The holder answers each
+ * connection with its pid, host and start time. Returns the release function (idempotent).
  */
-function breakStale(dir: string, file: string, staleRaw: string): boolean {
-  const breaker = path.join(dir, BREAK);
-  if (!tryCreate(breaker)) {
-    const other = readHolder(breaker);
-    // A breaker left by a crash mid-break: its owner is gone; remove it and let the caller retry.
-    if (other && (other.holder ? !isAlive(other.holder, breaker) : other.ageMs > FRESH_MS))
-      fs.rmSync(breaker, { force: true });
-    return false;
-  }
-  try {
-    const again = readHolder(file);
-    if (again && again.raw === staleRaw) fs.rmSync(file, { force: true });
-    return true;
-  } finally {
-    fs.rmSync(breaker, { force: true });
-  }
-}
-
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * Takes the exclusive lock of a data directory (`<dir>/service.lock`, created with O_EXCL, holding
- * the pid and its start time) before anything reads or rewrites the state. A lock whose holder is
- * dead (a crash, SIGKILL) is taken over; a live holder makes this throw DataDirLockedError, having
- * touched nothing. Returns the release function (idempotent).
- */
-export function lockDataDir(dir: string): () => void {
+export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, LOCK);
-  for (let attempt = 0; attempt < 20; attempt++) {
-    if (tryCreate(file)) {
-      heldHere.add(file);
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        heldHere.delete(file);
-        const current = readHolder(file);
-        if (current?.holder?.pid === process.pid) fs.rmSync(file, { force: true });
-      };
+  const { name, abstract } = socketNameOf(fs.realpathSync(dir));
+  const me: LockHolder = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() };
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
+    const server = net.createServer((socket) => socket.end(JSON.stringify(me)));
+    const error = await listen(server, name);
+    if (!error) {
+      // The lock must not keep a process alive that has nothing else to do.
+      server.unref();
+      let released: Promise<void> | null = null;
+      return () =>
+        (released ??= new Promise<void>((resolve) => server.close(() => resolve())).then(() => {
+          if (!abstract) fs.rmSync(name, { force: true });
+        }));
     }
-    const current = readHolder(file);
-    if (!current) continue;
-    if (current.holder ? isAlive(current.holder, file) : current.ageMs < FRESH_MS)
-      throw new DataDirLockedError(dir, current.holder);
-    if (!breakStale(dir, file, current.raw)) pause(10);
+    if (error.code !== 'EADDRINUSE') throw error;
+    const holder = await askHolder(name);
+    if (holder === 'gone') {
+      // A socket file left by a crash (abstract names vanish by themselves): remove it and bind again.
+      if (!abstract) fs.rmSync(name, { force: true });
+      continue;
+    }
+    if (holder !== 'silent' || Date.now() >= deadline)
+      throw new DataDirLockedError(dir, holder === 'silent' ? null : holder);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new DataDirLockedError(dir, readHolder(file)?.holder ?? null);
 }

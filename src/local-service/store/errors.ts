@@ -13,7 +13,7 @@ export class DataDirLockedError extends ReelflowError {
     super(
       holder
         ? `data directory ${dir} is in use by another reelflow service (pid ${holder.pid} on ${holder.host}, started ${holder.startedAt}); stop it first or use another --data-dir`
-        : `data directory ${dir} is being locked by another reelflow service right now; stop it first or use another --data-dir`,
+        : `data directory ${dir} is held by another process that does not say who it is; stop it first or use another --data-dir`,
     );
   }
 }

@@ -346,3 +346,24 @@ describe('service client', () => {
     await expect(client().status('x')).rejects.toBeInstanceOf(UnexpectedResponseError);
   });
 });
+
+describe('local-service extensions', () => {
+  it('reads no ledger and looks up no key on a service without those routes (404, 405); other refusals still throw', async () => {
+    let status = 404;
+    handler = (_req, res) => problem(res, status, { code: status === 404 ? 'not_found' : 'method_not_allowed' });
+    const c = client();
+    await expect(c.ledger()).resolves.toBeNull();
+    await expect(c.lookupKey('k-1')).resolves.toBeNull();
+    status = 405;
+    await expect(c.ledger()).resolves.toBeNull();
+    status = 401;
+    await expect(c.ledger()).rejects.toBeInstanceOf(ServiceProblemError);
+    expect(recorded.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /v1/account/ledger',
+      'GET /v1/queue/requests?idempotency_key=k-1',
+      'GET /v1/account/ledger',
+      'GET /v1/account/ledger',
+    ]);
+    await c.close();
+  });
+});

@@ -10,7 +10,13 @@ describe('loadWorkerConfig', () => {
   it('needs the service; everything else has a default', () => {
     expect(loadWorkerConfig(SERVICE)).toEqual({
       temporal: { address: 'localhost:7233', namespace: 'default', taskQueue: 'reelflow-pipelines' },
-      service: { url: 'http://127.0.0.1:8710', apiKey: 'rfk_test', idempotency: 'unknown' },
+      service: {
+        url: 'http://127.0.0.1:8710',
+        apiKey: 'rfk_test',
+        idempotency: 'unknown',
+        authScheme: 'Key',
+        cancelMethod: 'POST',
+      },
       media: { kind: 'file', dir: path.resolve('.reelflow', 'media'), urlLifetimeSeconds: 3600 },
       logLevel: 'info',
       tuning: {},

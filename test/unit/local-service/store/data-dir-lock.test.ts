@@ -6,64 +6,83 @@ import { lockDataDir } from '../../../../src/local-service/store/data-dir-lock';
 import { DataDirLockedError } from '../../../../src/local-service/store/errors';
 
 let dir: string;
-let sleeper: ChildProcess | null = null;
+let wrapper: ChildProcess | null = null;
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-lock-'));
 });
 afterEach(() => {
-  sleeper?.kill('SIGKILL');
-  sleeper = null;
+  wrapper?.kill('SIGKILL');
+  wrapper = null;
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function startTimeOf(pid: number): string {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
-}
-
-function writeLock(holder: object): void {
-  fs.writeFileSync(path.join(dir, 'service.lock'), JSON.stringify(holder));
-}
-
-test('a second lock in the same process is refused until the first is released', () => {
-  const release = lockDataDir(dir);
-  expect(() => lockDataDir(dir)).toThrow(DataDirLockedError);
-  expect(() => lockDataDir(dir)).toThrow(new RegExp(`pid ${process.pid}`));
-  release();
-  expect(fs.existsSync(path.join(dir, 'service.lock'))).toBe(false);
-  lockDataDir(dir)();
+test('a second lock in the same process is refused, naming this process, until the first is released', async () => {
+  const release = await lockDataDir(dir);
+  await expect(lockDataDir(dir)).rejects.toThrow(DataDirLockedError);
+  await expect(lockDataDir(dir)).rejects.toThrow(new RegExp(`pid ${process.pid} on ${os.hostname()}`));
+  // The same directory by another spelling is the same lock.
+  await expect(lockDataDir(path.join(dir, '.', '..', path.basename(dir)))).rejects.toThrow(DataDirLockedError);
+  await release();
+  await release();
+  const again = await lockDataDir(dir);
+  await again();
 });
+
+test('other directories are other locks', async () => {
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-lock-'));
+  try {
+    const first = await lockDataDir(dir);
+    const second = await lockDataDir(other);
+    await Promise.all([first(), second()]);
+  } finally {
+    fs.rmSync(other, { recursive: true, force: true });
+  }
+});
+
+function processState(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}
 
 const linux = process.platform === 'linux' ? test : test.skip;
 
-linux('a live holder in another process is named; a dead or reused pid is taken over', async () => {
-  sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600000)'], { stdio: 'ignore' });
-  await new Promise((resolve) => sleeper!.once('spawn', resolve));
-  const pid = sleeper.pid!;
-  writeLock({ pid, startTime: startTimeOf(pid), host: 'h', startedAt: 'then' });
-  const before = fs.readFileSync(path.join(dir, 'service.lock'), 'utf8');
-  expect(() => lockDataDir(dir)).toThrow(`pid ${pid} on h`);
-  // Refusing touched nothing.
-  expect(fs.readFileSync(path.join(dir, 'service.lock'), 'utf8')).toBe(before);
+linux(
+  'a live holder in another process is named; once SIGKILLed it is free at once, though still a zombie',
+  async () => {
+    // The holder runs under a parent that never reaps it (`exec sleep`): after SIGKILL it stays a
+    // zombie, which a pid check (kill(pid, 0)) takes for alive.
+    const holderScript = `require(${JSON.stringify(require.resolve('../../../../src/local-service/store/data-dir-lock'))}).lockDataDir(${JSON.stringify(dir)}).then(() => { console.log('locked'); setInterval(() => {}, 1e6); })`;
+    wrapper = spawn(
+      'bash',
+      ['-c', `"$0" -r tsx/cjs -e "$1" & echo "holder $!"; exec sleep 600`, process.execPath, holderScript],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    const pid = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`holder did not lock: ${output}`)), 30_000);
+      wrapper!.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /holder (\d+)[\s\S]*locked/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(Number(match[1]));
+        }
+      });
+    });
+    await expect(lockDataDir(dir)).rejects.toThrow(`pid ${pid} on ${os.hostname()}`);
+    expect(fs.readdirSync(dir)).toEqual([]);
 
-  // Same pid, other start time: the pid was reused by an unrelated process.
-  writeLock({ pid, startTime: '1', host: 'h', startedAt: 'then' });
-  lockDataDir(dir)();
-
-  sleeper.kill('SIGKILL');
-  await new Promise((resolve) => sleeper!.once('exit', resolve));
-  writeLock({ pid, startTime: startTimeOf(process.pid), host: 'h', startedAt: 'then' });
-  const release = lockDataDir(dir);
-  expect(JSON.parse(fs.readFileSync(path.join(dir, 'service.lock'), 'utf8')).pid).toBe(process.pid);
-  release();
-});
-
-test('an unreadable lock file is honoured while fresh and taken over once old', () => {
-  const file = path.join(dir, 'service.lock');
-  fs.writeFileSync(file, '');
-  expect(() => lockDataDir(dir)).toThrow(DataDirLockedError);
-  const old = new Date(Date.now() - 60_000);
-  fs.utimesSync(file, old, old);
-  lockDataDir(dir)();
-});
+    process.kill(pid, 'SIGKILL');
+    const start = Date.now();
+    while (processState(pid) !== 'Z' && Date.now() - start < 10_000) await new Promise((r) => setTimeout(r, 5));
+    expect(processState(pid)).toBe('Z');
+    const release = await lockDataDir(dir);
+    expect(processState(pid)).toBe('Z');
+    await release();
+  },
+);

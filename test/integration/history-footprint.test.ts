@@ -1,0 +1,97 @@
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal } from '@temporalio/proto';
+import { startDevServer } from '../helpers/temporal';
+import { PIXEL_PNG } from '../helpers/local-service';
+import { threeStepPipeline } from '../../src/spec';
+import { DEFAULT_CLI_ARCHIVE } from '../../src/spec/spec';
+import { pipelineWorkflowId, SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+import type { PipelineSummary } from '../../src/workflows/pipeline-types';
+import { pipelineStartOptions } from '../../src/workflows/ui-text';
+import {
+  bundleReelflowWorkflows,
+  silentWavDataUri,
+  startHarness,
+  startTestBridge,
+  type Harness,
+  type TestBridge,
+} from './workflow-harness';
+
+/**
+ * What one three-step pipeline costs Temporal: every execution it created (the pipeline and whatever
+ * it starts or signals into being), and their history events by type. A count, not a time: it does not
+ * depend on the machine's speed beyond a signal landing in its own workflow task or beside another,
+ * which the ceiling's slack covers. Lower the ceiling when a change lowers the figure; never raise it
+ * without a reason in docs/decisions/pipelines.md.
+ */
+const EVENT_CEILING = 140;
+const EXECUTION_CEILING = 4;
+
+let bundle: WorkflowBundleWithSourceMap;
+let env: TestWorkflowEnvironment;
+let h: Harness;
+let bridge: TestBridge;
+const TASK_QUEUE = 'history-footprint-test';
+
+beforeAll(async () => {
+  [bundle, env] = await Promise.all([
+    bundleReelflowWorkflows(),
+    startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS }),
+  ]);
+  h = await startHarness(env, bundle, TASK_QUEUE);
+  bridge = await startTestBridge(h.service, env, TASK_QUEUE);
+}, 120_000);
+
+afterAll(async () => {
+  await bridge?.stop();
+  await h?.close();
+  await env?.teardown();
+});
+
+const eventTypeName = (type: temporal.api.enums.v1.EventType | null | undefined): string =>
+  (temporal.api.enums.v1.EventType[type ?? 0] ?? String(type)).replace(/^EVENT_TYPE_/, '');
+
+it('a three-step pipeline as `reelflow run` starts it stays within its history footprint', async () => {
+  // The spec as `reelflow run` hands it over: the CLI's default archive mode filled in.
+  const spec = {
+    ...threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, 'footprint', {
+      allowedOrigins: [h.service.url],
+    }),
+    archive: DEFAULT_CLI_ARCHIVE,
+  };
+  const handle = await env.client.workflow.start('pipelineWorkflow', {
+    taskQueue: TASK_QUEUE,
+    workflowId: pipelineWorkflowId(spec.name),
+    args: [{ spec, uriRules: { allowedOrigins: [h.service.url] } }],
+    ...pipelineStartOptions(spec),
+  });
+  const summary = (await handle.result()) as PipelineSummary;
+  expect(summary.status).toBe('completed');
+
+  // Every execution of this file's server: the dev server is its own, so all of them are the pipeline's.
+  const byExecution: { workflowId: string; type: string; events: number }[] = [];
+  const byType = new Map<string, number>();
+  for await (const execution of env.client.workflow.list()) {
+    const history = await env.client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    const events = history.events ?? [];
+    byExecution.push({ workflowId: execution.workflowId, type: execution.type, events: events.length });
+    for (const event of events) {
+      const name = eventTypeName(event.eventType);
+      byType.set(name, (byType.get(name) ?? 0) + 1);
+    }
+  }
+  const total = byExecution.reduce((sum, e) => sum + e.events, 0);
+  const table = [...byType.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([type, n]) => `  ${String(n).padStart(4)}  ${type}`);
+  console.log(
+    [
+      `history footprint of one three-step pipeline: ${total} events in ${byExecution.length} executions`,
+      ...byExecution.map((e) => `  ${e.type} ${e.workflowId}: ${e.events}`),
+      'by event type:',
+      ...table,
+    ].join('\n'),
+  );
+  expect(byExecution.length).toBeLessThanOrEqual(EXECUTION_CEILING);
+  expect(total).toBeLessThanOrEqual(EVENT_CEILING);
+}, 120_000);

@@ -1,0 +1,18 @@
+import { isTerminalState, JOB_STATES, LIMITS, TERMINAL_STATES } from '../../../src/contract/limits';
+
+describe('isTerminalState', () => {
+  it('is true for COMPLETED, FAILED and CANCELLED only', () => {
+    expect(JOB_STATES.filter(isTerminalState)).toEqual(['COMPLETED', 'FAILED', 'CANCELLED']);
+    expect(TERMINAL_STATES).toHaveLength(3);
+  });
+});
+
+describe('LIMITS', () => {
+  it('gives the long-form model 50 reference files: 30 images, 10 audio, 10 video', () => {
+    expect(LIMITS.imageUrlsMax + LIMITS.audioUrlsMax + LIMITS.videoUrlsMax).toBe(LIMITS.referenceFilesMax);
+  });
+
+  it('has one delay between each of the webhook attempts', () => {
+    expect(LIMITS.webhookRetryDelaysSeconds).toHaveLength(LIMITS.webhookMaxAttempts - 1);
+  });
+});

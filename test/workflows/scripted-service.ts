@@ -1,0 +1,201 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import type { ReelflowActivities, SubmitAnswer, SubmitRequest } from '../../src/activities';
+import { FAILURE_TYPES } from '../../src/contract/failure-types';
+import type { JobResult, JobState, ModelId } from '../../src/contract';
+
+/**
+ * The paid service as the pipeline's activities see it, scripted per pipeline: the only test double
+ * of the fast workflow tier (the workflow, the worker and the Temporal server are real). Every call is
+ * recorded with the workflow time it was scheduled at (the time-skipping server's clock), so tests
+ * read the pipeline's timing from what it asked the service and when.
+ */
+
+/** The activities a pipeline calls (the legacy job workflow's own two are left out: pipelines never call them). */
+export type PipelineActivities = Omit<ReelflowActivities, 'submitJob' | 'subscribeToWebhook'>;
+
+/** How one submitted job behaves at the service. */
+export interface ScriptedJob {
+  /** Seconds (workflow time) after its submit at which the job reaches `ends`. Default 0. */
+  runSeconds?: number;
+  /** Its terminal state. Default COMPLETED. */
+  ends?: Extract<JobState, 'COMPLETED' | 'FAILED' | 'CANCELLED'>;
+}
+
+/** What the service does for one pipeline (keyed by the pipeline's workflow id). */
+export interface Script {
+  /** Quote of every step's job, credits. Default 80. */
+  quote?: number;
+  /** The job submit number `n` (1-based, over the whole pipeline) creates; default: completes at once. */
+  job?: (n: number) => ScriptedJob;
+  /** Submit number `n` gets no usable answer: throws the activities' AmbiguousSubmission failure. */
+  ambiguous?: (n: number) => boolean;
+}
+
+/** One activity call as the service saw it. */
+export interface ServiceCall {
+  activity: keyof PipelineActivities;
+  /** Workflow time at which the workflow scheduled this attempt of the activity, epoch ms. */
+  atMs: number;
+  args: unknown[];
+}
+
+interface Job extends Required<ScriptedJob> {
+  requestId: string;
+  model: ModelId;
+  submittedAtMs: number;
+  credits: number;
+}
+
+/** The scripted service: its activities for a worker, the scripts by workflow id and every call made. */
+export interface ScriptedService {
+  activities: PipelineActivities;
+  /** Sets what the service does for the pipeline whose workflow id is `workflowId`. */
+  script(workflowId: string, script: Script): void;
+  /** Calls the pipeline `workflowId` made, in order; optionally only those of `activity`. */
+  calls(workflowId: string, activity?: keyof PipelineActivities): ServiceCall[];
+}
+
+const SERVICE = 'https://service.test';
+
+export function scriptedService(): ScriptedService {
+  const scripts = new Map<string, Script>();
+  const calls = new Map<string, ServiceCall[]>();
+  const jobs = new Map<string, Job>();
+  const submits = new Map<string, number>();
+
+  /** Records the call and returns the workflow's script and the call's workflow time. */
+  const record = (activity: keyof PipelineActivities, args: unknown[]) => {
+    const info = Context.current().info;
+    const workflowId = info.workflowExecution?.workflowId ?? '';
+    const atMs = info.currentAttemptScheduledTimestampMs;
+    const list = calls.get(workflowId) ?? [];
+    list.push({ activity, atMs, args });
+    calls.set(workflowId, list);
+    return { script: scripts.get(workflowId) ?? {}, workflowId, atMs };
+  };
+  const jobOf = (requestId: string): Job => {
+    const job = jobs.get(requestId);
+    if (!job) throw ApplicationFailure.nonRetryable(`no job ${requestId}`, 'ServiceProblem:not_found');
+    return job;
+  };
+  const stateAt = (job: Job, atMs: number): JobState =>
+    atMs >= job.submittedAtMs + job.runSeconds * 1000 ? job.ends : 'IN_PROGRESS';
+  const resultOf = (job: Job): JobResult => ({
+    request_id: job.requestId,
+    status: 'COMPLETED',
+    model: job.model,
+    credits_used: job.credits,
+    videos: [{ url: `${SERVICE}/files/${job.requestId}.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' }],
+  });
+
+  const activities: PipelineActivities = {
+    async validatePipeline() {
+      return { ok: true };
+    },
+    async preflightJob(model) {
+      return { model, checks: [] };
+    },
+    // The account's permits are not scripted: the account has no cap here (test/integration/account-limits.test.ts).
+    async awaitAccountPermit(...args) {
+      record('awaitAccountPermit', args);
+    },
+    async releaseAccountPermit(...args) {
+      record('releaseAccountPermit', args);
+    },
+    async quoteJob(...args) {
+      const { script } = record('quoteJob', args);
+      return { credits: script.quote ?? 80, pricingUnit: 'per-request' };
+    },
+    async submitAndSubscribe(request: SubmitRequest): Promise<SubmitAnswer> {
+      const { script, workflowId, atMs } = record('submitAndSubscribe', [request]);
+      const n = (submits.get(workflowId) ?? 0) + 1;
+      submits.set(workflowId, n);
+      if (script.ambiguous?.(n))
+        throw ApplicationFailure.create({
+          type: FAILURE_TYPES.ambiguousSubmission,
+          nonRetryable: true,
+          message: 'the connection closed before the answer',
+        });
+      const requestId = `${workflowId.replace(/\W+/g, '-')}-${n}`;
+      const scripted = script.job?.(n) ?? {};
+      jobs.set(requestId, {
+        requestId,
+        model: request.model,
+        submittedAtMs: atMs,
+        credits: script.quote ?? 80,
+        runSeconds: scripted.runSeconds ?? 0,
+        ends: scripted.ends ?? 'COMPLETED',
+      });
+      return {
+        request: {
+          request_id: requestId,
+          status: 'IN_QUEUE',
+          model: request.model,
+          status_url: `${SERVICE}/requests/${requestId}/status`,
+          response_url: `${SERVICE}/requests/${requestId}`,
+          cancel_url: `${SERVICE}/requests/${requestId}/cancel`,
+        },
+        earlyEvents: [],
+      };
+    },
+    async pollJobStatus(...args) {
+      const { atMs } = record('pollJobStatus', args);
+      const job = jobOf(args[0]);
+      const status = stateAt(job, atMs);
+      return {
+        request_id: job.requestId,
+        status,
+        ...(status === 'FAILED' ? { error: { code: 'generation_failed', message: 'the model gave up' } } : {}),
+      };
+    },
+    async fetchJobResult(...args) {
+      record('fetchJobResult', args);
+      return resultOf(jobOf(args[0]));
+    },
+    async cancelJob(...args) {
+      const { atMs } = record('cancelJob', args);
+      const job = jobOf(args[0]);
+      const state = stateAt(job, atMs);
+      if (state === 'IN_PROGRESS') Object.assign(job, { runSeconds: 0, ends: 'CANCELLED', submittedAtMs: atMs });
+      return { request_id: job.requestId, status: stateAt(job, atMs) };
+    },
+    async candidateOrphans(...args) {
+      record('candidateOrphans', args);
+      return [];
+    },
+    async archiveOutputs(...args) {
+      record('archiveOutputs', args);
+      return [];
+    },
+  };
+
+  return {
+    activities,
+    script: (workflowId, script) => scripts.set(workflowId, script),
+    calls: (workflowId, activity) =>
+      (calls.get(workflowId) ?? []).filter((call) => activity === undefined || call.activity === activity),
+  };
+}
+
+/** The result a completed-event of `requestId` carries, as the bridge would signal it (`jobEvent`). */
+export function completedEvent(requestId: string, model: ModelId, credits: number) {
+  return {
+    event_id: `evt_${requestId}`,
+    event_type: 'generation.completed',
+    api_version: '2025-01-01',
+    created_at: new Date().toISOString(),
+    request_id: requestId,
+    status: 'OK',
+    data: {
+      request_id: requestId,
+      status: 'COMPLETED',
+      model,
+      credits_used: credits,
+      videos: [{ url: `${SERVICE}/files/${requestId}.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' }],
+      gateway_request_id: requestId,
+      output_count: 1,
+    },
+    error: null,
+  };
+}
