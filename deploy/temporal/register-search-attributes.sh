@@ -38,3 +38,4 @@ register ReelflowRequestIds KeywordList
 register ReelflowPipeline Keyword
 register ReelflowModels KeywordList
 register ReelflowOverBudget Bool
+register ReelflowBatch Keyword

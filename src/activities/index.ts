@@ -24,6 +24,7 @@ import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { createInputResolver, createMediaActivities, type MediaActivities, type MediaDeps } from './media';
 import { createPreflightActivities, type PreflightActivities, type PreflightOptions } from './preflight';
+import { createBatchActivities, type BatchActivities } from './batch';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { toApplicationFailure, type ServiceFailureDetails } from './errors';
@@ -95,7 +96,7 @@ export interface PermitRequest {
 export type PipelineCheck = { ok: true } | { ok: false; errors: FieldError[]; message: string };
 
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
-export interface ReelflowActivities extends MediaActivities, PreflightActivities {
+export interface ReelflowActivities extends MediaActivities, PreflightActivities, BatchActivities {
   /**
    * Submits with the Idempotency-Key, then subscribes the pipeline to the request's webhook events:
    * one activity per attempt. A retry (after a crash) with the same key returns the same job.
@@ -194,6 +195,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   return {
     ...createMediaActivities(deps.media),
     ...createPreflightActivities(deps.preflight),
+    ...createBatchActivities(deps.media),
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
       let request = submittedByEarlierAttempt();
       const permit = limits?.capped === true;

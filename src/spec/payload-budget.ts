@@ -42,11 +42,18 @@ function fixFor(path: string): string {
 }
 
 function describe(label: string, bytes: number, budget: number, largest: FieldSize[]): string {
-  const fields = largest.map((f) => `  ${f.path}: ${kib(f.bytes)} — ${fixFor(f.path)}`).join('\n');
+  // A field far smaller than the excess is not what to change: say so rather than advise it.
+  const fields = largest
+    .map(
+      (f) =>
+        `  ${f.path}: ${kib(f.bytes)} — ${f.bytes * 16 < bytes - budget ? 'small: not the cause' : fixFor(f.path)}`,
+    )
+    .join('\n');
   return (
     `${label} is ${kib(bytes)} (${bytes} bytes) serialised, more than the ${kib(budget)} reelflow hands to Temporal in one payload; nothing was started.\n` +
     `Largest fields:\n${fields}\n` +
-    'Fix: change the fields above, or split the work into several pipelines (a batch of them).'
+    'Fix: change the fields above. Many pipelines are not limited by this: `reelflow batch <manifest>` keeps its manifest ' +
+    '(CSV, JSON Lines or JSON, any number of rows) in the media store, never in a payload (docs/batches.md).'
   );
 }
 

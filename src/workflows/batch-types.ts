@@ -4,7 +4,7 @@ import type { PollPacing } from '../spec/pacing';
 import type { CreditLedger, PipelineStatus } from './pipeline-types';
 import type { ResumeFrom } from './resume-types';
 
-/** Outcome of one pipeline of a batch (kept small: it is carried across continue-as-new). */
+/** Outcome of one pipeline of a batch (one line of a result page; kept small). */
 export interface BatchItemResult {
   name: string;
   workflowId: string;
@@ -15,8 +15,12 @@ export interface BatchItemResult {
   error?: string;
 }
 
-/** Input of `batchWorkflow`. */
-export interface BatchWorkflowInput {
+/**
+ * Input of a batch started before manifests moved into the media store: every spec in the input,
+ * every result carried through continue-as-new. Still run (src/workflows/batch-legacy.ts) so such
+ * executions finish on this worker; nothing starts one any more.
+ */
+export interface LegacyBatchWorkflowInput {
   name: string;
   /** The manifest: one pipeline spec per item; names must be unique. */
   items: PipelineSpec[];
@@ -42,6 +46,86 @@ export interface BatchWorkflowInput {
   carried?: { nextIndex: number; results: BatchItemResult[]; runs: number };
 }
 
+/** One line of a stored batch manifest: a resolved pipeline spec (media as references). */
+export interface BatchManifestItem {
+  /** Position in the manifest, from 0. */
+  index: number;
+  spec: PipelineSpec;
+  /** `--rerun-failed`: the earlier run of this item to resume (its completed steps carried). */
+  resume?: ResumeFrom;
+}
+
+/**
+ * Where a batch's manifest is: a JSON Lines object in the media store, one BatchManifestItem a line,
+ * read by the workflow one page at a time (src/media/json-lines.ts `PagedJsonLines`).
+ */
+export interface StoredBatchManifest {
+  sha256: string;
+  bytes: number;
+  /** Items in the manifest. */
+  records: number;
+  pageSize: number;
+  pageOffsets: number[];
+}
+
+/** Credits of a batch's finished items, summed from their ledgers. */
+export interface BatchCredits {
+  charged: number;
+  refunded: number;
+  net: number;
+}
+
+/** The partition a batch workflow runs: items `index`, `index + count`, `index + 2·count`, … */
+export interface BatchPartition {
+  index: number;
+  count: number;
+}
+
+/** What one run of a batch hands to the next through continue-as-new: counts, never items. */
+export interface BatchCarried {
+  /** The next manifest index this partition starts. */
+  nextIndex: number;
+  /** Items in flight (started, not yet reported), name → manifest index. */
+  window: Record<string, number>;
+  counts: { completed: number; failed: number; cancelled: number; skipped: number };
+  credits: BatchCredits;
+  /** Results not yet written to a result page. */
+  pendingResults: BatchItemResult[];
+  /** Digests of the result pages written so far (JSON Lines of BatchItemResult). */
+  resultPages: string[];
+  runs: number;
+  /** Workflow time the batch started, ms. */
+  startedAt: number;
+  budgetCredits: number | null;
+  /** Why the batch stopped starting items before the end of its manifest. */
+  stoppedBy: 'budget' | null;
+}
+
+/**
+ * Input of `batchWorkflow`: the manifest is a reference to the media store, so the input (and each
+ * run's history) stays small whatever the number of items. See docs/batches.md.
+ */
+export interface BatchWorkflowInput {
+  name: string;
+  manifest: StoredBatchManifest;
+  /** Pipelines in flight at once (default 4); above MAX_WINDOW_PER_RUN the batch is partitioned. */
+  concurrency?: number;
+  /** Items started per run before continue-as-new (default 400). */
+  itemsPerRun?: number;
+  /** Stop starting items once spent plus estimated in-flight credits would pass it. */
+  budgetCredits?: number;
+  /** The batch this one re-runs the failed items of (`reelflow batch --rerun-failed`), for display. */
+  rerunOf?: string;
+  uriRules?: UriRules;
+  defaultPacing?: Partial<PollPacing>;
+  /** Passed to every pipeline (false on a namespace without reelflow's search attributes). */
+  publishSearchAttributes?: boolean;
+  /** Set by a partitioned batch for each of its partitions. */
+  partition?: BatchPartition;
+  /** Set by the workflow itself when it continues as new. */
+  carried?: BatchCarried;
+}
+
 /** `batchProgress` query answer and the workflow's result. */
 export interface BatchProgress {
   name: string;
@@ -55,6 +139,24 @@ export interface BatchProgress {
   running: string[];
   /** Runs of this batch so far (continue-as-new count + 1). */
   runs: number;
+  /**
+   * Every item's result (legacy batches), or the results not yet written to a result page (paged
+   * batches: the others are in `resultPages`).
+   */
   results: BatchItemResult[];
   status: 'running' | 'completed' | 'cancelled';
+  /** Paged batches: the result pages written so far (media store digests, JSON Lines of BatchItemResult). */
+  resultPages?: string[];
+  /** Paged batches: the stored manifest's digest and item count. */
+  manifest?: { sha256: string; records: number };
+  concurrency?: number;
+  credits?: BatchCredits;
+  /** Workflow time the batch started and of this answer, ms (items/s and ETA come from them). */
+  startedAt?: number;
+  updatedAt?: number;
+  budgetCredits?: number | null;
+  stoppedBy?: 'budget' | null;
+  /** A partitioned batch: the workflow ids of its partitions (each a batch workflow of its own). */
+  partitions?: string[];
+  rerunOf?: string;
 }

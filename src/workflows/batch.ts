@@ -1,160 +1,349 @@
 import {
-  ApplicationFailure,
   CancellationScope,
   CancelledFailure,
-  ChildWorkflowFailure,
   condition,
   continueAsNew,
   executeChild,
+  getExternalWorkflowHandle,
   isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+  setCurrentDetails,
   setHandler,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
-import { FAILURE_TYPES } from '../contract/failure-types';
-import type { PipelineSpec } from '../spec/spec';
-import { batchProgressQuery, pipelineWorkflowId } from './definitions';
+import type { ReelflowActivities } from '../activities';
+import {
+  batchItemDoneSignal,
+  batchProgressQuery,
+  pipelineWorkflowId,
+  raiseBatchBudgetUpdate,
+  SEARCH_ATTRIBUTES,
+} from './definitions';
+import { legacyBatchWorkflow } from './batch-legacy';
+import { failedItemResult, itemResult } from './batch-item';
 import { pipelineWorkflow } from './pipeline';
-import type { PipelineSummary } from './pipeline-types';
-import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from './batch-types';
+import type {
+  BatchCarried,
+  BatchItemResult,
+  BatchManifestItem,
+  BatchProgress,
+  BatchWorkflowInput,
+  LegacyBatchWorkflowInput,
+} from './batch-types';
+import { batchCurrentDetails } from './ui-text';
 
 const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_ITEMS_PER_RUN = 100;
+/** Items started per run before continue-as-new: about 8 events each keeps a run under ~5,000 events. */
+export const DEFAULT_ITEMS_PER_RUN = 400;
+/**
+ * The largest window one batch execution keeps: each item in flight may signal the run, and a run
+ * also starts `itemsPerRun` children, so a run's history is bounded by roughly 8 × (window + items
+ * per run) events. A larger `concurrency` is split over partitions (docs/decisions/batches.md).
+ */
+export const MAX_WINDOW_PER_RUN = 500;
+/** Results kept in the workflow before they are written out as a result page. */
+export const RESULTS_PER_PAGE = 500;
 
-/** The item results a re-run starts from: completed items are kept, the rest run again. */
-export function itemsToRerun(items: readonly PipelineSpec[], previous: readonly BatchItemResult[]): PipelineSpec[] {
-  const done = new Set(previous.filter((r) => r.status === 'completed').map((r) => r.name));
-  return items.filter((item) => !done.has(item.name));
+/** The store side of a paged batch: manifest pages in, result pages out. */
+const store = proxyActivities<Pick<ReelflowActivities, 'readBatchPage' | 'writeBatchResults'>>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * Runs the pipelines of a manifest kept in the media store (docs/batches.md): a sliding window of at
+ * most `concurrency` child pipelines, reading the manifest one page at a time through an activity
+ * and continuing as new every `itemsPerRun` starts with only counts and the window carried. Each
+ * child reports its end by signal to `batch/<name>` (so children of an earlier run reach the current
+ * one); results go to the store as JSON Lines pages. Cancelling it starts no other item, cancels the
+ * ones in flight and waits for them to report. A batch started by the previous version (specs in
+ * its input) runs the legacy code to its end.
+ */
+export async function batchWorkflow(input: BatchWorkflowInput | LegacyBatchWorkflowInput): Promise<BatchProgress> {
+  if ('items' in input) return legacyBatchWorkflow(input);
+  const concurrency = Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY);
+  if (!input.partition && concurrency > MAX_WINDOW_PER_RUN) return partitionedBatch(input, concurrency);
+  return windowedBatch(input, concurrency);
+}
+
+/** Items of the manifest a partition runs. */
+function partitionTotal(records: number, index: number, count: number): number {
+  return records > index ? Math.floor((records - index - 1) / count) + 1 : 0;
+}
+
+async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Promise<BatchProgress> {
+  const info = workflowInfo();
+  const itemsPerRun = Math.max(1, input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN);
+  const part = input.partition ?? { index: 0, count: 1 };
+  const { manifest } = input;
+  const total = partitionTotal(manifest.records, part.index, part.count);
+  const c: BatchCarried = input.carried
+    ? { ...input.carried, runs: input.carried.runs + 1 }
+    : {
+        nextIndex: part.index,
+        window: {},
+        counts: { completed: 0, failed: 0, cancelled: 0, skipped: 0 },
+        credits: { charged: 0, refunded: 0, net: 0 },
+        pendingResults: [],
+        resultPages: [],
+        runs: 1,
+        startedAt: Date.now(),
+        budgetCredits: input.budgetCredits ?? null,
+        stoppedBy: null,
+      };
+  let status: BatchProgress['status'] = 'running';
+  let pendingStarts = 0;
+  let changes = 0;
+
+  const inFlight = () => Object.keys(c.window).length;
+  const progress = (): BatchProgress => ({
+    name: input.name,
+    total,
+    toRun: total,
+    ...c.counts,
+    running: Object.keys(c.window),
+    runs: c.runs,
+    results: c.pendingResults,
+    status,
+    resultPages: c.resultPages,
+    manifest: { sha256: manifest.sha256, records: manifest.records },
+    concurrency,
+    credits: c.credits,
+    startedAt: c.startedAt,
+    updatedAt: Date.now(),
+    budgetCredits: c.budgetCredits,
+    stoppedBy: c.stoppedBy,
+    ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
+  });
+  const show = () => setCurrentDetails(batchCurrentDetails(progress()));
+
+  /** Counts an item's end once (its signal and, for a child of this run, its completion both say it). */
+  const settle = (result: BatchItemResult): void => {
+    if (!(result.name in c.window)) return;
+    delete c.window[result.name];
+    c.counts[result.status] += 1;
+    if (result.ledger) {
+      c.credits.charged += result.ledger.charged;
+      c.credits.refunded += result.ledger.refunded;
+      c.credits.net += result.ledger.net;
+    }
+    c.pendingResults.push(result);
+    changes += 1;
+    show();
+  };
+  setHandler(batchItemDoneSignal, settle);
+  setHandler(batchProgressQuery, progress);
+  setHandler(
+    raiseBatchBudgetUpdate,
+    (credits) => {
+      c.budgetCredits = credits;
+      changes += 1;
+      show();
+      return { budgetCredits: credits };
+    },
+    {
+      validator: (credits) => {
+        if (!Number.isInteger(credits) || credits < 1) throw new Error('the budget must be a whole number ≥ 1');
+        if (c.budgetCredits !== null && credits <= c.budgetCredits)
+          throw new Error(`the budget is ${c.budgetCredits} credits; a new one must be larger`);
+      },
+    },
+  );
+  show();
+
+  /** Spent plus what the items in flight are expected to cost (the mean of the finished ones) would pass the budget. */
+  const overBudget = (): boolean => {
+    if (c.budgetCredits === null) return false;
+    const finished = c.counts.completed + c.counts.failed + c.counts.cancelled;
+    const mean = finished > 0 ? c.credits.net / finished : 0;
+    return c.credits.net + (inFlight() + 1) * mean > c.budgetCredits;
+  };
+
+  let page: { number: number; items: BatchManifestItem[] } | undefined;
+  const itemAt = async (index: number): Promise<BatchManifestItem> => {
+    const number = Math.floor(index / manifest.pageSize);
+    if (page?.number !== number) page = { number, items: await store.readBatchPage(manifest, number) };
+    const item = page.items[index - number * manifest.pageSize];
+    if (!item || item.index !== index) throw new Error(`manifest page ${number} has no item ${index}`);
+    return item;
+  };
+
+  const flush = async (): Promise<void> => {
+    if (c.pendingResults.length === 0) return;
+    // Results that arrive while the page is written stay pending for the next page.
+    const results = c.pendingResults.slice();
+    const sha256 = await store.writeBatchResults(info.workflowId, results);
+    c.resultPages = [...c.resultPages, sha256];
+    c.pendingResults = c.pendingResults.slice(results.length);
+  };
+
+  const startItem = async (item: BatchManifestItem): Promise<void> => {
+    const { spec } = item;
+    const workflowId = pipelineWorkflowId(spec.name);
+    c.window[spec.name] = item.index;
+    pendingStarts += 1;
+    try {
+      // Not in the batch's cancellation scope: a cancel reaches every item the same way, by id.
+      const child = await CancellationScope.nonCancellable(() =>
+        startChild(pipelineWorkflow, {
+          workflowId,
+          // Children outlive the run that started them (continue-as-new) and report by signal.
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          ...(input.publishSearchAttributes !== false
+            ? { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.batch, value: input.name }] }
+            : {}),
+          args: [
+            {
+              spec,
+              batch: { workflowId: info.workflowId },
+              ...(input.uriRules ? { uriRules: input.uriRules } : {}),
+              ...(input.defaultPacing ? { defaultPacing: input.defaultPacing } : {}),
+              ...(input.publishSearchAttributes !== undefined
+                ? { publishSearchAttributes: input.publishSearchAttributes }
+                : {}),
+              ...(item.resume ? { resume: item.resume } : {}),
+            },
+          ],
+        }),
+      );
+      child.result().then(
+        (summary) => settle(itemResult(spec.name, workflowId, 'completed', summary)),
+        (error) => settle(failedItemResult(spec.name, workflowId, error)),
+      );
+    } catch (error) {
+      // Not started (a pipeline of that name is running): the item failed, nothing was paid.
+      settle(failedItemResult(spec.name, workflowId, error));
+    } finally {
+      pendingStarts -= 1;
+    }
+  };
+
+  let startedThisRun = 0;
+  try {
+    const records = manifest.records;
+    while (c.nextIndex < records && startedThisRun < itemsPerRun && c.stoppedBy === null) {
+      await condition(() => inFlight() < concurrency);
+      if (overBudget()) {
+        if (inFlight() === 0 && pendingStarts === 0) {
+          c.stoppedBy = 'budget';
+          break;
+        }
+        const seen = changes;
+        await condition(() => changes !== seen);
+        continue;
+      }
+      const item = await itemAt(c.nextIndex);
+      c.nextIndex += part.count;
+      startedThisRun += 1;
+      void startItem(item);
+      if (c.pendingResults.length >= RESULTS_PER_PAGE) await flush();
+    }
+    await condition(() => pendingStarts === 0);
+    if (c.nextIndex < records && c.stoppedBy === null) {
+      await flush();
+      // Keep each run's history small: only counts, the window and result page digests go on.
+      await continueAsNew<typeof batchWorkflow>({ ...input, carried: c });
+    }
+    // Everything started (or the budget stopped it): wait for the window to drain.
+    await condition(() => inFlight() === 0);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    await CancellationScope.nonCancellable(async () => {
+      await condition(() => pendingStarts === 0);
+      await Promise.all(
+        Object.keys(c.window).map((name) =>
+          getExternalWorkflowHandle(pipelineWorkflowId(name))
+            .cancel()
+            .catch((failure: unknown) => settle(failedItemResult(name, pipelineWorkflowId(name), failure))),
+        ),
+      );
+      // Each cancelled pipeline cancels its paid job, then reports how it ended.
+      await condition(() => inFlight() === 0);
+      c.counts.skipped += remainingItems(c.nextIndex, manifest.records, part.count);
+      c.nextIndex = manifest.records;
+      status = 'cancelled';
+      await flush();
+      show();
+    });
+    throw new CancelledFailure('batch cancelled');
+  }
+  if (c.stoppedBy === 'budget') c.counts.skipped += remainingItems(c.nextIndex, manifest.records, part.count);
+  await flush();
+  status = 'completed';
+  show();
+  return progress();
+}
+
+function remainingItems(nextIndex: number, records: number, step: number): number {
+  return nextIndex < records ? Math.floor((records - nextIndex - 1) / step) + 1 : 0;
 }
 
 /**
- * Runs many pipelines from a manifest with at most `concurrency` in flight, continuing as new
- * every `itemsPerRun` starts (state carried), with a progress query. In re-run mode (`rerunOf`)
- * only the items that did not complete before run again. Cancelling it cancels every pipeline
- * in flight (each cancels its paid job) and starts no other.
+ * A window larger than one execution should carry: `count` partitions (`batch/<name>/part-<k>`),
+ * each a windowed batch over every `count`-th item with its share of the window and the budget.
+ * This workflow waits for them and sums their results; `partitions` names them for the CLI.
  */
-export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchProgress> {
-  const concurrency = Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY);
-  const itemsPerRun = Math.max(1, input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN);
-  const previous = new Map((input.rerunOf ?? []).map((r) => [r.name, r]));
-  const results: BatchItemResult[] = input.carried?.results ?? [];
-  let nextIndex = input.carried?.nextIndex ?? 0;
-  const runs = (input.carried?.runs ?? 0) + 1;
-  const running = new Set<string>();
-  const toRun = input.rerunOf ? itemsToRerun(input.items, input.rerunOf).length : input.items.length;
-
-  const progress = (status: BatchProgress['status']): BatchProgress => ({
-    name: input.name,
-    total: input.items.length,
-    toRun,
-    completed: results.filter((r) => r.status === 'completed').length,
-    failed: results.filter((r) => r.status === 'failed').length,
-    cancelled: results.filter((r) => r.status === 'cancelled').length,
-    skipped: results.filter((r) => r.status === 'skipped').length,
-    running: [...running],
-    runs,
-    results,
-    status,
-  });
+async function partitionedBatch(input: BatchWorkflowInput, concurrency: number): Promise<BatchProgress> {
+  const info = workflowInfo();
+  const count = Math.ceil(concurrency / MAX_WINDOW_PER_RUN);
+  const ids = Array.from({ length: count }, (_, k) => `${info.workflowId}/part-${k}`);
+  const finished: BatchProgress[] = [];
   let status: BatchProgress['status'] = 'running';
-  setHandler(batchProgressQuery, () => progress(status));
-
-  const names = input.items.map((item) => item.name);
-  const duplicate = names.find((name, i) => names.indexOf(name) !== i);
-  if (duplicate !== undefined) {
-    throw ApplicationFailure.create({
-      type: FAILURE_TYPES.invalidBatch,
-      nonRetryable: true,
-      message: `items[${names.lastIndexOf(duplicate)}].name: duplicates "${duplicate}" (pipeline names are workflow ids)`,
-    });
-  }
-
-  const runItem = async (spec: PipelineSpec): Promise<void> => {
-    const workflowId = pipelineWorkflowId(spec.name);
-    running.add(spec.name);
-    try {
-      const summary = await executeChild(pipelineWorkflow, {
-        workflowId,
-        parentClosePolicy: 'REQUEST_CANCEL',
-        args: [
-          {
-            spec,
-            ...(input.uriRules ? { uriRules: input.uriRules } : {}),
-            ...(input.defaultPacing ? { defaultPacing: input.defaultPacing } : {}),
-            ...(input.publishSearchAttributes !== undefined
-              ? { publishSearchAttributes: input.publishSearchAttributes }
-              : {}),
-            ...(input.resumes?.[spec.name] ? { resume: input.resumes[spec.name] } : {}),
-          },
-        ],
-      });
-      results.push(itemResult(spec.name, workflowId, 'completed', summary));
-    } catch (error) {
-      const cause = error instanceof ChildWorkflowFailure ? error.cause : error;
-      if (isCancellation(cause) || isCancellation(error)) {
-        results.push({ name: spec.name, workflowId, status: 'cancelled' });
-      } else {
-        const summary =
-          cause instanceof ApplicationFailure ? (cause.details?.[0] as PipelineSummary | undefined) : undefined;
-        results.push(
-          itemResult(spec.name, workflowId, 'failed', summary, cause instanceof Error ? cause.message : String(cause)),
-        );
-      }
-    } finally {
-      running.delete(spec.name);
-    }
+  const sum = (): BatchProgress => {
+    const add = (key: 'completed' | 'failed' | 'cancelled' | 'skipped') => finished.reduce((n, p) => n + p[key], 0);
+    return {
+      name: input.name,
+      total: input.manifest.records,
+      toRun: input.manifest.records,
+      completed: add('completed'),
+      failed: add('failed'),
+      cancelled: add('cancelled'),
+      skipped: add('skipped'),
+      running: [],
+      runs: 1,
+      results: finished.flatMap((p) => p.results),
+      status,
+      resultPages: finished.flatMap((p) => p.resultPages ?? []),
+      manifest: { sha256: input.manifest.sha256, records: input.manifest.records },
+      concurrency,
+      credits: finished.reduce(
+        (t, p) => ({
+          charged: t.charged + (p.credits?.charged ?? 0),
+          refunded: t.refunded + (p.credits?.refunded ?? 0),
+          net: t.net + (p.credits?.net ?? 0),
+        }),
+        { charged: 0, refunded: 0, net: 0 },
+      ),
+      updatedAt: Date.now(),
+      partitions: ids,
+      ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
+    };
   };
-
-  const inFlight = new Set<Promise<void>>();
-  let startedThisRun = 0;
+  setHandler(batchProgressQuery, sum);
   try {
-    while (nextIndex < input.items.length && startedThisRun < itemsPerRun) {
-      const spec = input.items[nextIndex] as PipelineSpec;
-      const before = previous.get(spec.name);
-      if (before && before.status === 'completed') {
-        results.push(before);
-        nextIndex += 1;
-        continue;
-      }
-      await condition(() => inFlight.size < concurrency);
-      nextIndex += 1;
-      startedThisRun += 1;
-      const promise: Promise<void> = runItem(spec).finally(() => inFlight.delete(promise));
-      inFlight.add(promise);
-    }
-    await condition(() => inFlight.size === 0);
+    await Promise.all(
+      ids.map(async (workflowId, index) => {
+        const result = await executeChild(batchWorkflow, {
+          workflowId,
+          args: [
+            {
+              ...input,
+              partition: { index, count },
+              concurrency: Math.ceil(concurrency / count),
+              ...(input.budgetCredits !== undefined ? { budgetCredits: Math.floor(input.budgetCredits / count) } : {}),
+            },
+          ],
+        });
+        finished.push(result);
+      }),
+    );
   } catch (error) {
     if (!isCancellation(error)) throw error;
-    // Cancellation reached every child pipeline; wait until each reports how its job ended.
-    await CancellationScope.nonCancellable(() => condition(() => inFlight.size === 0));
-    for (const spec of input.items.slice(nextIndex))
-      results.push({ name: spec.name, workflowId: pipelineWorkflowId(spec.name), status: 'skipped' });
-    nextIndex = input.items.length;
     status = 'cancelled';
     throw new CancelledFailure('batch cancelled');
   }
-
-  if (nextIndex < input.items.length) {
-    // Keep each run's history small: carry the results and continue where this run stopped.
-    await continueAsNew<typeof batchWorkflow>({ ...input, carried: { nextIndex, results, runs } });
-  }
   status = 'completed';
-  return progress(status);
-}
-
-function itemResult(
-  name: string,
-  workflowId: string,
-  status: 'completed' | 'failed',
-  summary?: PipelineSummary,
-  error?: string,
-): BatchItemResult {
-  const last = summary?.steps[summary.steps.length - 1];
-  const url = last ? summary?.outputs[last.id]?.videos[0]?.url : undefined;
-  return {
-    name,
-    workflowId,
-    status,
-    ...(summary ? { ledger: summary.ledger } : {}),
-    ...(url ? { finalOutputUrl: url } : {}),
-    ...(error ? { error } : {}),
-  };
+  return sum();
 }

@@ -3,7 +3,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import type { WebhookEvent } from '../contract';
 import type { JobState } from './job-types';
 import type { PipelineSummary } from './pipeline-types';
-import type { BatchProgress } from './batch-types';
+import type { BatchItemResult, BatchProgress } from './batch-types';
 
 /**
  * Signals, updates and queries shared by workflows, the bridge and the CLI. Deterministic: imports
@@ -56,6 +56,8 @@ export const SEARCH_ATTRIBUTES = {
   models: defineSearchAttributeKey('ReelflowModels', 'KEYWORD_LIST'),
   /** True once a step was stopped because its quote exceeded the remaining budget. */
   overBudget: defineSearchAttributeKey('ReelflowOverBudget', 'BOOL'),
+  /** The batch a pipeline is an item of (the `<name>` of `batch/<name>`), so the UI lists a batch's items. */
+  batch: defineSearchAttributeKey('ReelflowBatch', 'KEYWORD'),
 } as const;
 
 /** Every custom search attribute reelflow sets, for `startDevServer({ searchAttributes })` and operator setup. */
@@ -67,9 +69,19 @@ export const SEARCH_ATTRIBUTE_KEYS = [
   SEARCH_ATTRIBUTES.pipeline,
   SEARCH_ATTRIBUTES.models,
   SEARCH_ATTRIBUTES.overBudget,
+  SEARCH_ATTRIBUTES.batch,
 ];
 
 /** Queries (their result types live next to each workflow). */
 export const jobStateQuery = defineQuery<JobState>('jobState');
 export const pipelineProgressQuery = defineQuery<PipelineSummary>('pipelineProgress');
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+
+/**
+ * Pipeline of a batch → the batch (by workflow id, so it reaches the current run after any
+ * continue-as-new): "this item ended so".
+ */
+export const batchItemDoneSignal = defineSignal<[BatchItemResult]>('batchItemDone');
+
+/** `reelflow budget batch/<id> <credits>`: the batch's new budget (larger than the current one). */
+export const raiseBatchBudgetUpdate = defineUpdate<{ budgetCredits: number }, [number]>('raiseBatchBudget');

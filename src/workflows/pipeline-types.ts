@@ -22,6 +22,8 @@ export interface PipelineWorkflowInput {
   ambiguousDeadlineHours?: number;
   /** false (`reelflow run --no-preflight`): skip the preflight check of every step's inputs. Default true. */
   preflight?: boolean;
+  /** An item of a batch: the pipeline signals its end (`batchItemDone`) to this batch workflow id. */
+  batch?: { workflowId: string };
 }
 
 export type StepStatus =

@@ -19,6 +19,7 @@ import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definiti
 import { legacyPipelineWorkflow } from './pipeline-legacy';
 import { type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { archivedOrUrl, archiveStep } from './steps/archive';
+import { reportingToBatch } from './batch-item';
 import { OperatorConsole } from './steps/console';
 import { checks } from './steps/proxies';
 import { Inbox } from './steps/inbox';
@@ -61,10 +62,18 @@ export const OPERATOR_CONSOLE_PATCH = 'operator-console';
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   if (!patched(ONE_WORKFLOW_PATCH)) return legacyPipelineWorkflow(input);
+  // An item of a batch reports its end to the batch (input-driven: no recorded history has the field).
+  if (input.batch)
+    return reportingToBatch(input.batch.workflowId, input.spec.name, workflowInfo().workflowId, (observe) =>
+      runPipeline(input, observe),
+    );
   return runPipeline(input);
 }
 
-async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummary> {
+async function runPipeline(
+  input: PipelineWorkflowInput,
+  observe?: (summary: PipelineSummary) => void,
+): Promise<PipelineSummary> {
   const { spec } = input;
   // Later changes to this type, decided before the first await: a patch marker must come before any
   // command whose place it decides, and a local activity (the validation) would otherwise run first.
@@ -72,6 +81,7 @@ async function runPipeline(input: PipelineWorkflowInput): Promise<PipelineSummar
   const earlyCheck = patched(EARLY_STATUS_CHECK_PATCH);
   const info = workflowInfo();
   const summary = initialSummary(input);
+  observe?.(summary);
   const inbox = new Inbox();
   const charges = new PendingCharges();
   const requestIds = (): string[] => summary.steps.flatMap((s) => s.requestIds);

@@ -1,4 +1,5 @@
 import type { PipelineSpec } from '../spec/spec';
+import type { BatchProgress } from './batch-types';
 import type { PipelineSummary, StepSummary } from './pipeline-types';
 
 /**
@@ -91,15 +92,59 @@ export function batchSummaryLine(name: string, items: number, concurrency: numbe
   );
 }
 
-/** Markdown details of a batch: its items and their steps. */
+/** Items a batch's static details list; the rest are counted ("… and 9,950 more"). */
+const DETAILS_ITEMS = 50;
+
+/** Markdown details of a batch: its first items and their steps (`total` when the list is a prefix). */
 export function batchDetails(
   name: string,
   items: ReadonlyArray<Pick<PipelineSpec, 'name' | 'steps' | 'budgetCredits'>>,
+  total: number = items.length,
 ): string {
+  const shown = items.slice(0, DETAILS_ITEMS);
   const lines = [
-    `**${name}** · ${items.length} pipelines`,
+    `**${name}** · ${total} pipelines`,
     '',
-    ...items.map((item) => `- ${pipelineSummaryLine(item)}`),
+    ...shown.map((item) => `- ${pipelineSummaryLine(item)}`),
+    ...(total > shown.length ? [`- … and ${total - shown.length} more`] : []),
+  ];
+  return clip(lines.join('\n'), DETAILS_MAX);
+}
+
+/** Finished items, items per second since the start and the estimated seconds left (null when unknown). */
+export function batchRates(
+  progress: BatchProgress,
+  now: number,
+): { finished: number; itemsPerSecond: number | null; etaSeconds: number | null } {
+  const finished = progress.completed + progress.failed + progress.cancelled + progress.skipped;
+  const elapsed = progress.startedAt !== undefined ? (now - progress.startedAt) / 1000 : 0;
+  const itemsPerSecond = elapsed > 0 && finished > 0 ? finished / elapsed : null;
+  const left = Math.max(0, progress.total - finished);
+  const etaSeconds = progress.status !== 'running' ? 0 : itemsPerSecond ? left / itemsPerSecond : null;
+  return { finished, itemsPerSecond, etaSeconds };
+}
+
+/** Counts by state, items/s, credits and ETA of a batch: `reelflow status` and the UI's current details. */
+export function batchStatusLines(progress: BatchProgress, now: number): string[] {
+  const { finished, itemsPerSecond, etaSeconds } = batchRates(progress, now);
+  const credits = progress.credits;
+  const budget = progress.budgetCredits ? ` of a ${progress.budgetCredits} budget` : '';
+  return [
+    `${finished}/${progress.total} finished: completed ${progress.completed} · failed ${progress.failed} · cancelled ${progress.cancelled} · skipped ${progress.skipped} · running ${progress.running.length}`,
+    `rate ${itemsPerSecond === null ? '—' : `${itemsPerSecond.toFixed(2)} items/s`} · ETA ${etaSeconds === null ? '—' : seconds(etaSeconds * 1000)}`,
+    ...(credits
+      ? [`credits ${credits.net} net (${credits.charged} charged, ${credits.refunded} refunded)${budget}`]
+      : []),
+    ...(progress.stoppedBy === 'budget' ? ['stopped starting items: the budget would be passed'] : []),
+  ];
+}
+
+/** The live "current details" of a paged batch in the Temporal UI (Markdown). */
+export function batchCurrentDetails(progress: BatchProgress): string {
+  const lines = [
+    `**${progress.name}** · ${progress.status} · run ${progress.runs}`,
+    '',
+    ...batchStatusLines(progress, progress.updatedAt ?? Date.now()).map((l) => `- ${l}`),
   ];
   return clip(lines.join('\n'), DETAILS_MAX);
 }

@@ -6,14 +6,17 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { pipeline, type PipelineSpec } from '../../src/spec';
-import { SEARCH_ATTRIBUTE_KEYS, batchWorkflowId } from '../../src/workflows/definitions';
-import type { BatchProgress, BatchWorkflowInput } from '../../src/workflows/batch-types';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+import type { BatchItemResult, BatchProgress } from '../../src/workflows/batch-types';
 import { accountLimits } from '../../src/workers/worker';
 import {
   bundleReelflowWorkflows,
   startHarness,
+  startTestBatch,
   startTestBridge,
+  testBatchResults,
   type Harness,
+  type TestBatch,
   type TestBridge,
 } from './workflow-harness';
 import type { JobView } from '../../src/local-service';
@@ -58,26 +61,22 @@ function item(name: string): PipelineSpec {
     .build();
 }
 
-function batch(name: string, size: number): BatchWorkflowInput {
+function batch(name: string, size: number): TestBatch {
   return {
     name,
-    items: [...Array(size).keys()].map((n) => item(`${name}-${n}`)),
+    specs: [...Array(size).keys()].map((n) => item(`${name}-${n}`)),
     concurrency: CAP,
     publishSearchAttributes: false,
   };
 }
 
-async function runBatches(inputs: BatchWorkflowInput[]): Promise<BatchProgress[]> {
+/** Runs the batches at once; every item's result, from the batches' result pages. */
+async function runBatches(inputs: TestBatch[]): Promise<BatchItemResult[]> {
   const handles = await Promise.all(
-    inputs.map((input) =>
-      env.client.workflow.start('batchWorkflow', {
-        taskQueue: TASK_QUEUE,
-        workflowId: batchWorkflowId(input.name),
-        args: [input],
-      }),
-    ),
+    inputs.map((input) => startTestBatch(env.client, TASK_QUEUE, h.media.store, input)),
   );
-  return Promise.all(handles.map((handle) => handle.result() as Promise<BatchProgress>));
+  const progress = await Promise.all(handles.map((handle) => handle.result() as Promise<BatchProgress>));
+  return (await Promise.all(progress.map((p) => testBatchResults(p, h.media.store)))).flat();
 }
 
 /** Most jobs in flight at once, from the service's records: created (`submittedAt`) until terminal (`completedAt`). */
@@ -101,8 +100,7 @@ function jobsOf(prefixes: string[]): JobView[] {
 }
 
 /** Every item completed once: one job per item, no Idempotency-Key twice, each ledger the service's charge. */
-function expectExactlyOnce(results: BatchProgress[], jobs: JobView[]): void {
-  const items = results.flatMap((r) => r.results);
+function expectExactlyOnce(items: BatchItemResult[], jobs: JobView[]): void {
   expect(items.every((r) => r.status === 'completed')).toBe(true);
   expect(jobs).toHaveLength(items.length);
   expect(new Set(jobs.map((j) => j.idempotencyKey)).size).toBe(jobs.length);
@@ -121,6 +119,7 @@ describe('the account’s limits', () => {
     const names = ['cap-a', 'cap-b', 'cap-c'];
     try {
       const results = await runBatches(names.map((name) => batch(name, 16)));
+      expect(results).toHaveLength(48);
       const jobs = jobsOf(names);
       expectExactlyOnce(results, jobs);
       const most = maxInFlight(jobs);
@@ -144,6 +143,7 @@ describe('the account’s limits', () => {
     const names = ['busy-a', 'busy-b', 'busy-c'];
     try {
       const results = await runBatches(names.map((name) => batch(name, 8)));
+      expect(results).toHaveLength(24);
       const jobs = jobsOf(names);
       expectExactlyOnce(results, jobs);
       expect(maxInFlight(jobs)).toBeLessThanOrEqual(CAP);

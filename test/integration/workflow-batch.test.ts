@@ -3,16 +3,19 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { pipeline, type PipelineSpec } from '../../src/spec';
-import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId } from '../../src/workflows/definitions';
-import type { BatchProgress, BatchWorkflowInput } from '../../src/workflows/batch-types';
+import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery } from '../../src/workflows/definitions';
+import type { BatchItemResult, BatchProgress } from '../../src/workflows/batch-types';
 import { WorkflowFailedError } from '@temporalio/client';
 import {
   bundleReelflowWorkflows,
   eventually,
   maybeRecordHistory,
   startHarness,
+  startTestBatch,
   startTestBridge,
+  testBatchResults,
   type Harness,
+  type TestBatch,
   type TestBridge,
 } from './workflow-harness';
 
@@ -44,14 +47,11 @@ function item(name: string, budget?: number): PipelineSpec {
 }
 
 async function runBatch(
-  input: BatchWorkflowInput,
+  input: TestBatch,
   record: string,
-): Promise<{ result: BatchProgress; maxRunning: number }> {
-  const handle = await env.client.workflow.start('batchWorkflow', {
-    taskQueue: TASK_QUEUE,
-    workflowId: batchWorkflowId(input.name),
-    args: [input],
-  });
+  pageSize?: number,
+): Promise<{ result: BatchProgress; maxRunning: number; results: BatchItemResult[] }> {
+  const handle = await startTestBatch(env.client, TASK_QUEUE, h.media.store, input, pageSize);
   let maxRunning = 0;
   let done = false;
   const result = handle.result().finally(() => (done = true));
@@ -63,7 +63,7 @@ async function runBatch(
   }
   const value = (await result) as BatchProgress;
   await maybeRecordHistory(handle, record);
-  return { result: value, maxRunning };
+  return { result: value, maxRunning, results: await testBatchResults(value, h.media.store) };
 }
 
 /** Most jobs in flight at once, from the service's own records: created (`submittedAt`) and not yet terminal (`completedAt`). */
@@ -81,14 +81,16 @@ function maxInFlight(jobs: { submittedAt: number; completedAt: number | null }[]
 }
 
 describe('batch workflow', () => {
-  it('runs a manifest with bounded concurrency across continue-as-new, then re-runs only the failed item', async () => {
+  it('runs a stored manifest page by page with bounded concurrency across continue-as-new, then re-runs only the failed item', async () => {
     const manifest = [item('batch-a'), item('batch-b'), item('batch-c', 10), item('batch-d'), item('batch-e')];
     const submitsBefore = h.service.service.counters().submits;
     // Each render holds its job in flight for 3 s, so items started together overlap at the service (which runs 4 at once).
     h.service.service.setFaults({ modelDurationMs: 3_000 });
+    // Two items a manifest page: three pages, read one at a time.
     const first = await runBatch(
-      { name: 'nightly', items: manifest, concurrency: 2, itemsPerRun: 2 },
+      { name: 'nightly', specs: manifest, concurrency: 2, itemsPerRun: 2 },
       'batch-first',
+      2,
     ).finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
     expect(first.maxRunning).toBeGreaterThan(0);
     expect(first.maxRunning).toBeLessThanOrEqual(2);
@@ -104,35 +106,37 @@ describe('batch workflow', () => {
       failed: 1,
       cancelled: 0,
       status: 'completed',
+      results: [],
     });
-    const failed = first.result.results.find((r) => r.name === 'batch-c');
+    // Results live in the store as JSON Lines pages (one per run here), each item once.
+    expect(first.result.resultPages?.length).toBeGreaterThanOrEqual(2);
+    expect(first.results.map((r) => r.name).sort()).toEqual(manifest.map((s) => s.name).sort());
+    const failed = first.results.find((r) => r.name === 'batch-c');
     expect(failed?.status).toBe('failed');
     expect(failed?.error).toMatch(/exceeds the remaining budget of 10/);
     expect(
-      first.result.results
+      first.results
         .filter((r) => r.status === 'completed')
         .every((r) => r.finalOutputUrl?.startsWith(`${h.service.url}/files/`)),
     ).toBe(true);
+    expect(first.result.credits).toEqual({ charged: 320, refunded: 0, net: 320 });
     expect(h.service.service.counters().submits - submitsBefore).toBe(4);
 
-    // Re-run after fixing the failed item's budget: only that item runs again.
-    const fixed = manifest.map((spec) => (spec.name === 'batch-c' ? item('batch-c', 500) : spec));
+    // Re-run what failed (as `reelflow batch --rerun-failed` does, from the result pages), its budget fixed.
+    const again = first.results
+      .filter((r) => r.status !== 'completed')
+      .map((r) => (r.name === 'batch-c' ? item('batch-c', 500) : item(r.name)));
     const rerunSubmitsBefore = h.service.service.counters().submits;
-    const rerun = await runBatch(
-      { name: 'nightly-rerun', items: fixed, concurrency: 2, rerunOf: first.result.results },
-      'batch-rerun',
-    );
-    expect(rerun.result).toMatchObject({ total: 5, toRun: 1, completed: 5, failed: 0 });
+    const rerun = await runBatch({ name: 'nightly-rerun', specs: again, concurrency: 2 }, 'batch-rerun');
+    expect(rerun.result).toMatchObject({ total: 1, completed: 1, failed: 0 });
     expect(h.service.service.counters().submits - rerunSubmitsBefore).toBe(1);
-    const carried = rerun.result.results.filter((r) => r.name !== 'batch-c');
-    expect(carried).toEqual(expect.arrayContaining(first.result.results.filter((r) => r.name !== 'batch-c')));
   });
 
   it('never has more than `concurrency` of its jobs in flight at the service (its own job records), within one run', async () => {
     // Six items in one run (no continue-as-new in between), two at a time; each render holds its job 3 s.
     h.service.service.setFaults({ modelDurationMs: 3_000 });
     const items = ['bound-1', 'bound-2', 'bound-3', 'bound-4', 'bound-5', 'bound-6'].map((name) => item(name));
-    const run = await runBatch({ name: 'bounded', items, concurrency: 2 }, 'batch-bounded').finally(() =>
+    const run = await runBatch({ name: 'bounded', specs: items, concurrency: 2 }, 'batch-bounded').finally(() =>
       h.service.service.setFaults({ modelDurationMs: 0 }),
     );
     expect(run.result).toMatchObject({ total: 6, completed: 6, failed: 0, runs: 1 });
@@ -145,15 +149,10 @@ describe('batch workflow', () => {
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {
     h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 600_000 } });
     try {
-      const input: BatchWorkflowInput = {
+      const handle = await startTestBatch(env.client, TASK_QUEUE, h.media.store, {
         name: 'cancel-me',
-        items: [item('cb-1'), item('cb-2'), item('cb-3')],
+        specs: [item('cb-1'), item('cb-2'), item('cb-3')],
         concurrency: 1,
-      };
-      const handle = await env.client.workflow.start('batchWorkflow', {
-        taskQueue: TASK_QUEUE,
-        workflowId: batchWorkflowId(input.name),
-        args: [input],
       });
       const job = await eventually(
         () =>
@@ -170,11 +169,9 @@ describe('batch workflow', () => {
       expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
       const progress = await handle.query(batchProgressQuery);
       await maybeRecordHistory(handle, 'batch-cancel');
-      expect(progress.status).toBe('cancelled');
-      expect(progress.results.map((r) => [r.name, r.status])).toEqual([
+      expect(progress).toMatchObject({ status: 'cancelled', cancelled: 1, skipped: 2, running: [] });
+      expect((await testBatchResults(progress, h.media.store)).map((r) => [r.name, r.status])).toEqual([
         ['cb-1', 'cancelled'],
-        ['cb-2', 'skipped'],
-        ['cb-3', 'skipped'],
       ]);
       expect(h.service.service.jobs().find((j) => j.id === job.id)?.status).toBe('CANCELLED');
       expect(h.service.service.jobs().filter((j) => /cb-[23]\/job/.test(j.idempotencyKey ?? ''))).toHaveLength(0);

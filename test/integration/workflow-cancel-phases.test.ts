@@ -11,12 +11,10 @@ import { subscribeToRoute } from '../../src/bridge/route-client';
 import {
   SEARCH_ATTRIBUTE_KEYS,
   batchProgressQuery,
-  batchWorkflowId,
   jobWorkflowId,
   pipelineProgressQuery,
   pipelineWorkflowId,
 } from '../../src/workflows/definitions';
-import type { BatchWorkflowInput } from '../../src/workflows/batch-types';
 import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { jsonOf, runCli } from './cli-process';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
@@ -26,6 +24,8 @@ import {
   eventually,
   maybeRecordHistory,
   startHarness,
+  startTestBatch,
+  testBatchResults,
   startTestBridge,
   type Harness,
   type TestBridge,
@@ -71,6 +71,7 @@ async function gatedWorker(): Promise<Worker> {
   const real = createActivities({
     client: honoured,
     subscribe: createSubscribeActivity(env.client, QUEUE),
+    media: h.media,
     routes: {
       subscribe: (requestId, subscriber) =>
         subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber),
@@ -335,11 +336,10 @@ it("cancelling a batch cancels every child pipeline's job at the service (refund
           .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
           .build(),
       );
-      const input: BatchWorkflowInput = { name: 'cancel-batch-all', items, concurrency: 2 };
-      const handle = await env.client.workflow.start('batchWorkflow', {
-        taskQueue: QUEUE,
-        workflowId: batchWorkflowId(input.name),
-        args: [input],
+      const handle = await startTestBatch(env.client, QUEUE, h.media.store, {
+        name: 'cancel-batch-all',
+        specs: items,
+        concurrency: 2,
       });
       // Two children in flight: one job rendering, the other queued behind it (one render per model).
       await eventually(() => jobsOf('bc-1').length + jobsOf('bc-2').length === 2, 'both children submitted');
@@ -351,17 +351,20 @@ it("cancelling a batch cancels every child pipeline's job at the service (refund
       expect((error as WorkflowFailedError).cause?.name).toBe('CancelledFailure');
       const progress = await handle.query(batchProgressQuery);
       await maybeRecordHistory(handle, 'batch-cancel-all');
-      // Results are in the order the children ended.
-      expect(progress.results.map((r) => [r.name, r.status]).sort()).toEqual([
+      // Results are in the order the children ended; the item never started is only counted.
+      const results = await testBatchResults(progress, h.media.store);
+      expect(results.map((r) => [r.name, r.status]).sort()).toEqual([
         ['bc-1', 'cancelled'],
         ['bc-2', 'cancelled'],
-        ['bc-3', 'skipped'],
       ]);
+      expect(progress).toMatchObject({ cancelled: 2, skipped: 1 });
+      // Each cancelled item's refund reached the batch's credits.
+      expect(progress.credits).toEqual({ charged: 160, refunded: 160, net: 0 });
       expectRefundedAtService('bc-1', 1);
       expectRefundedAtService('bc-2', 1);
       expectNothingAtService('bc-3');
       // Each child pipeline's own ledger (the batch's results carry none for a cancelled item).
-      for (const r of progress.results.filter((r) => r.status === 'cancelled')) {
+      for (const r of results.filter((r) => r.status === 'cancelled')) {
         expect((await env.client.workflow.getHandle(r.workflowId).query(pipelineProgressQuery)).ledger).toEqual({
           quoted: 80,
           charged: 80,

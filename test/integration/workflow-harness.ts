@@ -1,7 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { MediaDeps } from '../../src/activities';
+import { putJsonLines, readJsonLines } from '../../src/media/json-lines';
+import type { MediaStore } from '../../src/media/store';
+import type { PipelineSpec } from '../../src/spec/spec';
+import { batchWorkflowId } from '../../src/workflows/definitions';
+import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../src/workflows/batch-types';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
@@ -137,6 +143,8 @@ export interface Harness {
   taskQueue: string;
   /** The running worker (started here, shut down by close()). */
   worker: Worker;
+  /** The worker's media store (batches keep their manifests and results there). */
+  media: MediaDeps;
   close(): Promise<void>;
 }
 
@@ -159,6 +167,8 @@ export async function startHarness(
   });
   const sideClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, retry: fast });
   const calls: Record<CallKind, number> = { submit: 0, status: 0, result: 0, cancel: 0, quote: 0 };
+  // REELFLOW_MEDIA_STORE when a test sets it (shared with CLI child processes), else a store in the service's data dir.
+  const media = mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: service.dataDir });
   const worker = await createReelflowWorker({
     connection: env.nativeConnection,
     client: env.client,
@@ -167,8 +177,7 @@ export async function startHarness(
     workflowBundle: bundle,
     onCall: (kind) => (calls[kind] += 1),
     preflight: { trustedOrigins: [service.url] },
-    // REELFLOW_MEDIA_STORE when a test sets it (shared with CLI child processes), else a store in the service's data dir.
-    media: mediaFromEnv(service.url, { ...process.env, REELFLOW_STATE_DIR: service.dataDir }),
+    media,
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const running = worker.run();
@@ -179,6 +188,7 @@ export async function startHarness(
     calls,
     taskQueue,
     worker,
+    media,
     close: async () => {
       worker.shutdown();
       await running;
@@ -187,6 +197,41 @@ export async function startHarness(
       await service.close();
     },
   };
+}
+
+/** What a test batch runs: its specs and the workflow's options (the manifest is written to the store here). */
+export interface TestBatch extends Omit<BatchWorkflowInput, 'manifest'> {
+  specs: PipelineSpec[];
+}
+
+/**
+ * Starts a paged batch the way `reelflow batch` does: the specs as a JSON Lines manifest in the
+ * media store (`pageSize` items a page), the workflow given its digest and page offsets.
+ */
+export async function startTestBatch(
+  client: Client,
+  taskQueue: string,
+  store: MediaStore,
+  { specs, ...options }: TestBatch,
+  pageSize = 100,
+): Promise<WorkflowHandle> {
+  const workflowId = batchWorkflowId(options.name);
+  const manifest = await putJsonLines(
+    store,
+    specs.map((spec, index) => ({ index, spec })),
+    workflowId,
+    pageSize,
+  );
+  const input: BatchWorkflowInput = { ...options, manifest };
+  return client.workflow.start('batchWorkflow', { taskQueue, workflowId, args: [input] });
+}
+
+/** Every result of a paged batch: its result pages read from the store, and those not yet written. */
+export async function testBatchResults(progress: BatchProgress, store: MediaStore): Promise<BatchItemResult[]> {
+  const paged: BatchItemResult[] = [];
+  for (const sha256 of progress.resultPages ?? [])
+    paged.push(...((await readJsonLines(store, sha256)) as BatchItemResult[]));
+  return [...paged, ...progress.results];
 }
 
 /** Waits for `predicate`, checking every 50 ms (a condition, not a timing assertion). */

@@ -9,13 +9,14 @@ import { ONE_WORKFLOW_PATCH } from '../../src/workflows/pipeline';
 /**
  * Replays recorded histories against the current code: those of earlier versions
  * (histories/v1-child-workflows: pipeline, job, rendezvous-era batch; histories/v2-before-preflight:
- * the one-workflow pipeline before its later patches; executions started on them must finish on this
- * worker) and those of the current code (histories/current). A change that makes the code issue
+ * the one-workflow pipeline before its later patches; histories/v3-batch-in-history: batches whose
+ * input held every spec, before manifests moved into the media store; executions started on them must
+ * finish on this worker) and those of the current code (histories/current). A change that makes the code issue
  * different commands for the same history (non-determinism) fails here. Re-record with
  * `npm run record-histories` after a compatible change.
  */
 const root = path.join(__dirname, 'histories');
-const folders = ['v1-child-workflows', 'v2-before-preflight', 'current'];
+const folders = ['v1-child-workflows', 'v2-before-preflight', 'v3-batch-in-history', 'current'];
 const files = folders.flatMap((folder) => {
   const dir = path.join(root, folder);
   return fs.existsSync(dir)

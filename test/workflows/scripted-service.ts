@@ -11,8 +11,11 @@ import type { JobResult, JobState, ModelId } from '../../src/contract';
  * read the pipeline's timing from what it asked the service and when.
  */
 
-/** The activities a pipeline calls (the legacy job workflow's own two are left out: pipelines never call them). */
-export type PipelineActivities = Omit<ReelflowActivities, 'submitJob' | 'subscribeToWebhook'>;
+/** The activities a pipeline calls (the legacy job workflow's own two and the batch's are left out: pipelines never call them). */
+export type PipelineActivities = Omit<
+  ReelflowActivities,
+  'submitJob' | 'subscribeToWebhook' | 'readBatchPage' | 'writeBatchResults'
+>;
 
 /** How one submitted job behaves at the service. */
 export interface ScriptedJob {

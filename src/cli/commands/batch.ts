@@ -1,9 +1,18 @@
 import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { MediaStore } from '../../media/store';
 import { safeNameSchema } from '../../spec/spec';
 import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
-import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../workflows/batch-types';
+import type {
+  BatchItemResult,
+  BatchManifestItem,
+  BatchProgress,
+  BatchWorkflowInput,
+} from '../../workflows/batch-types';
+import type { PipelineSpec } from '../../spec/spec';
+import { putJsonLines } from '../../media/json-lines';
+import type { MediaRef } from '../../media/reference';
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
 import { resumeInputFor } from '../lib/resume';
@@ -20,11 +29,21 @@ import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';
 import { followBatch } from '../lib/follow';
 import { loadManifest } from '../lib/manifest';
+import { batchManifestItems, batchResults } from '../lib/batch-store';
 import { batchLines, printJson, say } from '../lib/output';
+
+/** Items per page of a stored manifest (one activity reads one page). */
+const MANIFEST_PAGE_SIZE = 100;
 
 function positiveInt(text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 1000) throw new InvalidArgumentError('must be a whole number from 1 to 1000');
+  if (!/^\d+$/.test(text) || n < 1 || n > 5000) throw new InvalidArgumentError('must be a whole number from 1 to 5000');
+  return n;
+}
+
+function credits(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1) throw new InvalidArgumentError('must be a whole number of credits ≥ 1');
   return n;
 }
 
@@ -38,9 +57,7 @@ function batchName(explicit: string | undefined, manifestName: string | undefine
 
 /** Exit code of a finished batch: 0 only when every item completed. */
 export function batchExit(progress: BatchProgress): number {
-  return progress.status === 'completed' && progress.results.every((r) => r.status === 'completed')
-    ? EXIT.ok
-    : EXIT.failed;
+  return progress.status === 'completed' && progress.completed === progress.total ? EXIT.ok : EXIT.failed;
 }
 
 /**
@@ -66,20 +83,65 @@ async function resumesFor(
   return resumes;
 }
 
+/** The items of an earlier batch that did not complete, from its stored manifest and result pages. */
+async function itemsToRerun(
+  client: Client,
+  previousId: string,
+  store: MediaStore,
+  manifestFile: string | undefined,
+  load: () => Promise<PipelineSpec[]>,
+): Promise<{ specs: PipelineSpec[]; results: BatchItemResult[]; total: number; name: string }> {
+  const previous = await findWorkflow(client, previousId.includes('/') ? previousId : `batch/${previousId}`);
+  if (previous.kind !== 'batch') throw new CliError(`${previous.workflowId} is not a batch`, EXIT.usage);
+  if (previous.status === 'RUNNING')
+    throw new CliError(`${previous.workflowId} is still running; re-run its failures once it has finished`, EXIT.usage);
+  const progress = await batchProgress(previous.handle);
+  const results = await batchResults(progress, store);
+  const completed = new Set(results.filter((r) => r.status === 'completed').map((r) => r.name));
+  // A legacy batch kept no manifest: the one given on the command line stands in for it.
+  let all: PipelineSpec[];
+  if (progress.manifest) all = (await batchManifestItems(progress, store)).map((item) => item.spec);
+  else if (manifestFile) all = await load();
+  else
+    throw new CliError(
+      `${previous.workflowId} kept no manifest in the media store; give its manifest file with --rerun-failed`,
+      EXIT.usage,
+    );
+  return {
+    specs: all.filter((spec) => !completed.has(spec.name)),
+    results: results.filter((r) => !completed.has(r.name)),
+    total: all.length,
+    name: previous.workflowId.replace(/^batch\//, ''),
+  };
+}
+
 /** `reelflow batch <manifest>`: run many pipelines with a concurrency bound. */
 export function registerBatchCommand(program: Command): void {
   program
     .command('batch')
     .description(
-      'Start a batch of pipelines from a manifest and follow it with a progress bar. JSON manifest: {"name"?, "concurrency"?, "items": [spec path | inline spec]}; ' +
-        'CSV manifest (.csv): header "spec,name" with one spec file path per row (name optional, overrides the spec name). Exit 0 all completed, 1 any failed/cancelled',
+      'Start a batch of pipelines from a manifest (CSV, JSON Lines or JSON; any number of rows: it is kept in the media store) and follow it with a progress bar. ' +
+        'Columns/keys: spec (a spec file path), name (optional), and <step>.<field> overrides of step inputs (generate.prompt, revoice.audio_url; docs/batches.md). ' +
+        'Exit 0 all completed, 1 any failed/cancelled, 2 bad rows (all listed; nothing started)',
     )
-    .argument('<manifest>', 'manifest file (.json or .csv); paths inside are relative to it')
-    .option('--concurrency <n>', 'pipelines in flight at once (default: manifest value or 4)', positiveInt)
+    .argument(
+      '[manifest]',
+      'manifest file (.csv, .jsonl or .json); paths inside are relative to it (optional with --rerun-failed)',
+    )
+    .option(
+      '--concurrency <n>',
+      'pipelines in flight at once (default: manifest value or 4; above 500 the batch is partitioned)',
+      positiveInt,
+    )
     .option('--name <name>', 'batch name; its workflow id is batch/<name> (default: manifest name or file name)')
     .option(
+      '--budget <credits>',
+      'stop starting items once spent plus in-flight credits would pass it (raise it with reelflow budget batch/<name> <credits>)',
+      credits,
+    )
+    .option(
       '--rerun-failed <batch-id>',
-      'resume only the items that did not complete in that earlier batch, each from its first incomplete step (completed steps are not paid again)',
+      'run only the items of that earlier batch that did not complete (from its stored manifest and result pages), each from its first incomplete step (completed steps are not paid again)',
     )
     .option(
       '--fresh',
@@ -90,55 +152,79 @@ export function registerBatchCommand(program: Command): void {
     .option('--json', 'print the final progress as JSON', false)
     .action(
       async (
-        manifestFile: string,
+        manifestFile: string | undefined,
         options: {
           concurrency?: number;
           name?: string;
+          budget?: number;
           rerunFailed?: string;
           fresh: boolean;
           detach: boolean;
           json: boolean;
         },
       ) => {
+        if (!manifestFile && !options.rerunFailed)
+          throw new CliError('give a manifest file (or --rerun-failed <batch-id>)', EXIT.usage);
         const env = cliEnv();
         const rules = uriRulesFor(env);
-        const manifest = await loadManifest(manifestFile, rules, { store: cliMediaStore(env).store });
+        const { store } = cliMediaStore(env);
+        const stored = new Map<string, Promise<MediaRef>>();
+        const load = async () => await loadManifest(manifestFile as string, rules, { store, stored });
         await withTemporal(env, async ({ client, settings }) => {
-          let rerunOf: BatchWorkflowInput['rerunOf'];
-          let resumes: BatchWorkflowInput['resumes'];
-          let name = batchName(options.name, manifest.name, manifestFile);
+          let items: BatchManifestItem[];
+          let name: string;
+          let concurrency = options.concurrency;
+          let rerunOf: string | undefined;
           if (options.rerunFailed) {
-            const previous = await findWorkflow(
+            const rerun = await itemsToRerun(
               client,
-              options.rerunFailed.includes('/') ? options.rerunFailed : `batch/${options.rerunFailed}`,
+              options.rerunFailed,
+              store,
+              manifestFile,
+              async () => (await load()).items,
             );
-            if (previous.kind !== 'batch') throw new CliError(`${previous.workflowId} is not a batch`, EXIT.usage);
-            if (previous.status === 'RUNNING')
-              throw new CliError(
-                `${previous.workflowId} is still running; re-run its failures once it has finished`,
-                EXIT.usage,
-              );
-            rerunOf = (await batchProgress(previous.handle)).results;
-            if (!options.name) name = `${previous.workflowId.replace(/^batch\//, '')}-rerun`;
-            const failed = rerunOf.filter((r) => r.status !== 'completed').length;
-            if (!options.fresh) resumes = await resumesFor(client, rerunOf, env.service?.url);
-            const carried = Object.values(resumes ?? {}).reduce((n, r) => n + Object.keys(r.steps).length, 0);
+            rerunOf = `batch/${rerun.name}`;
+            name = batchName(options.name ?? `${rerun.name}-rerun`, undefined, rerun.name);
+            const resumes = options.fresh ? {} : await resumesFor(client, rerun.results, env.service?.url);
+            items = rerun.specs.map((spec, index) => ({
+              index,
+              spec,
+              ...(resumes[spec.name] ? { resume: resumes[spec.name] as ResumeFrom } : {}),
+            }));
+            const carried = Object.values(resumes).reduce((n, r) => n + Object.keys(r.steps).length, 0);
             say(
-              `re-running ${failed} of ${rerunOf.length} item(s) of ${previous.workflowId} that did not complete` +
+              `re-running ${items.length} of ${rerun.total} item(s) of ${rerunOf} that did not complete` +
                 (options.fresh
                   ? ' from their first step (--fresh: completed steps are paid again)'
                   : `, each from its first incomplete step (${carried} completed step(s) carried, not paid again)`),
               options.json,
             );
+            if (items.length === 0) {
+              say(`nothing to re-run: every item of ${rerunOf} completed`, options.json);
+              return;
+            }
+          } else {
+            const manifest = await load();
+            name = batchName(options.name, manifest.name, manifestFile as string);
+            concurrency ??= manifest.concurrency;
+            items = manifest.items.map((spec, index) => ({ index, spec }));
           }
           const workflowId = batchWorkflowId(name);
-          const concurrency = options.concurrency ?? manifest.concurrency;
+          // The manifest goes into the store as one object; the batch (and gc) refer to it by digest.
+          const { sha256, bytes, records, pageSize, pageOffsets } = await putJsonLines(
+            store,
+            items,
+            workflowId,
+            MANIFEST_PAGE_SIZE,
+          );
+          for (const ref of stored.values())
+            await store.addReferrer((await ref).$media.slice('sha256:'.length), workflowId);
           const input: BatchWorkflowInput = {
             name,
-            items: manifest.items,
+            manifest: { sha256, bytes, records, pageSize, pageOffsets },
             ...(concurrency !== undefined ? { concurrency } : {}),
+            ...(options.budget !== undefined ? { budgetCredits: options.budget } : {}),
             ...(rerunOf ? { rerunOf } : {}),
-            ...(resumes ? { resumes } : {}),
             ...(rules ? { uriRules: rules } : {}),
             ...pacingFor(env),
           };
@@ -148,8 +234,12 @@ export function registerBatchCommand(program: Command): void {
               taskQueue: settings.taskQueue,
               workflowId,
               args: [input],
-              staticSummary: batchSummaryLine(name, manifest.items.length, concurrency ?? 4, rerunOf !== undefined),
-              staticDetails: batchDetails(name, manifest.items),
+              staticSummary: batchSummaryLine(name, items.length, concurrency ?? 4, rerunOf !== undefined),
+              staticDetails: batchDetails(
+                name,
+                items.slice(0, 50).map((item) => item.spec),
+                items.length,
+              ),
             });
           } catch (error) {
             if (error instanceof WorkflowExecutionAlreadyStartedError)
@@ -162,13 +252,14 @@ export function registerBatchCommand(program: Command): void {
             return;
           }
           say(
-            `started ${workflowId} (${manifest.items.length} pipelines, concurrency ${concurrency ?? 'default'})`,
+            `started ${workflowId} (${items.length} pipelines, concurrency ${concurrency ?? 'default'})`,
             options.json,
           );
           const progress = await followBatch(handle, { quiet: options.json });
           if (!progress) throw new CliError(`${workflowId} ended without progress`, EXIT.failed);
-          if (options.json) printJson({ workflowId, ...progress });
-          else say(batchLines(progress, workflowId).join('\n'));
+          const results = await batchResults(progress, store);
+          if (options.json) printJson({ workflowId, ...progress, results });
+          else say(batchLines({ ...progress, results }, workflowId).join('\n'));
           process.exitCode = batchExit(progress);
         });
       },

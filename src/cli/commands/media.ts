@@ -20,7 +20,7 @@ export function registerMediaCommand(program: Command): void {
   media
     .command('gc')
     .description(
-      'Remove store objects that no pipeline references any more: every referrer closed (or unknown to Temporal) longer ago than --older-than, ' +
+      "Remove store objects that no pipeline or batch references any more: every referrer (a pipeline, or batch/<name> for a batch's manifest, result pages and inputs) closed (or unknown to Temporal) longer ago than --older-than, " +
         'and the object not stored or referenced within it. Dry run unless --apply (exit 0; 3 when Temporal is unreachable: nothing is removed blind)',
     )
     .requiredOption('--older-than <duration>', 'grace period after a pipeline closed, e.g. 30d, 12h', duration)
@@ -32,7 +32,9 @@ export function registerMediaCommand(program: Command): void {
       await withTemporal(env, async ({ client }) => {
         const pipelineState = async (pipeline: string): Promise<PipelineState> => {
           try {
-            const description = await client.workflow.getHandle(pipelineWorkflowId(pipeline)).describe();
+            // A batch refers to its manifest, its result pages and its inputs by its workflow id.
+            const workflowId = pipeline.startsWith('batch/') ? pipeline : pipelineWorkflowId(pipeline);
+            const description = await client.workflow.getHandle(workflowId).describe();
             if (description.status.name === 'RUNNING') return { state: 'running' };
             return { state: 'closed', closedAt: description.closeTime ?? new Date(0) };
           } catch (error) {

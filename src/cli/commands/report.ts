@@ -14,6 +14,8 @@ import { renderReport } from '../../report/render';
 import type { Report } from '../../report/model';
 import { pipelineWorkflowId } from '../../workflows/definitions';
 import type { BatchItemResult } from '../../workflows/batch-types';
+import { batchResults } from '../lib/batch-store';
+import type { MediaStore } from '../../media/store';
 import { batchProgress, cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../lib/context';
 import { printJson, say } from '../lib/output';
 
@@ -128,10 +130,12 @@ export function registerReportCommand(program: Command): void {
             );
           } else {
             const progress = await batchProgress(found.handle);
+            // A paged batch's results are in its result pages in the media store.
+            const results = await batchResults(progress, collect.store as MediaStore);
             report = await collectBatchReport(
               progress,
               found.workflowId,
-              await batchItems(client, progress.results, progress.running, link),
+              await batchItems(client, results, progress.running, link),
               collect,
             );
           }

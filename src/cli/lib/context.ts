@@ -88,9 +88,43 @@ export function pipelineSummary(handle: WorkflowHandle): Promise<PipelineSummary
   return queryOrResult(handle, pipelineProgressQuery);
 }
 
-/** The batch's progress (query, else its result). */
-export function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
-  return queryOrResult(handle, batchProgressQuery);
+/**
+ * The batch's progress (query, else its result); a partitioned batch's live counts are the sums of
+ * its partitions' (each a batch workflow of its own).
+ */
+export async function batchProgress(handle: WorkflowHandle): Promise<BatchProgress> {
+  const top = await queryOrResult(handle, batchProgressQuery);
+  if (!top.partitions || top.status !== 'running') return top;
+  const parts = await Promise.all(
+    top.partitions.map((id) =>
+      handle.client
+        .getHandle(id)
+        .query(batchProgressQuery)
+        .catch(() => undefined),
+    ),
+  );
+  const found = parts.filter((p): p is BatchProgress => p !== undefined);
+  const sum = (key: 'completed' | 'failed' | 'cancelled' | 'skipped') => found.reduce((n, p) => n + p[key], 0);
+  return {
+    ...top,
+    completed: sum('completed'),
+    failed: sum('failed'),
+    cancelled: sum('cancelled'),
+    skipped: sum('skipped'),
+    running: found.flatMap((p) => p.running),
+    results: found.flatMap((p) => p.results),
+    resultPages: found.flatMap((p) => p.resultPages ?? []),
+    credits: found.reduce(
+      (t, p) => ({
+        charged: t.charged + (p.credits?.charged ?? 0),
+        refunded: t.refunded + (p.credits?.refunded ?? 0),
+        net: t.net + (p.credits?.net ?? 0),
+      }),
+      { charged: 0, refunded: 0, net: 0 },
+    ),
+    startedAt: Math.min(...found.map((p) => p.startedAt ?? Infinity)),
+    updatedAt: Math.max(...found.map((p) => p.updatedAt ?? 0)),
+  };
 }
 
 /** A progress query's answer, else the workflow's result; neither → CliError exit 3. */

@@ -1,6 +1,7 @@
 import type { BatchProgress } from '../../workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../../workflows/pipeline-types';
 import { failedRequestLines, formatElapsed, stepElapsedMs, stepState, waitingNote, type StepView } from './step-view';
+import { batchStatusLines } from '../../workflows/ui-text';
 
 /**
  * Rendering for people (progress lines, bars) and for scripts (`--json`: one JSON document on stdout,
@@ -101,14 +102,25 @@ export function batchBar(progress: BatchProgress, width = 30): string {
   return `[${bar}] ${done}/${progress.total}  completed ${progress.completed}  failed ${progress.failed}  cancelled ${progress.cancelled}  skipped ${progress.skipped}  running ${progress.running.length}`;
 }
 
-/** Per-item lines of a batch. */
-export function batchLines(progress: BatchProgress, workflowId: string): string[] {
+/** Item lines a batch's summary prints at most (failures first); the rest are counted. */
+const BATCH_ITEM_LINES = 50;
+
+/**
+ * A batch for a person: state, bar, counts by state, items/s, ETA and credits, then one line per item
+ * result given (`progress.results`: failures first, at most BATCH_ITEM_LINES).
+ */
+export function batchLines(progress: BatchProgress, workflowId: string, now: number = Date.now()): string[] {
+  const rank = (status: string) => (status === 'failed' ? 0 : status === 'completed' ? 2 : 1);
+  const results = [...progress.results].sort((a, b) => rank(a.status) - rank(b.status));
+  const shown = results.slice(0, BATCH_ITEM_LINES);
   return [
-    `${workflowId}: ${progress.status}`,
+    `${workflowId}: ${progress.status}${progress.rerunOf ? ` (re-run of ${progress.rerunOf})` : ''}`,
     batchBar(progress),
-    ...progress.results.map(
+    ...(progress.startedAt !== undefined ? batchStatusLines(progress, now) : []),
+    ...shown.map(
       (r) =>
         `  ${r.name.padEnd(24)} ${r.status.padEnd(10)} ${r.ledger ? `net ${r.ledger.net} credits` : ''}${r.error ? `  ${r.error}` : ''}`,
     ),
+    ...(results.length > shown.length ? [`  … and ${results.length - shown.length} more item(s)`] : []),
   ];
 }

@@ -19,6 +19,11 @@ import { EXIT } from './exit';
 /** Where the CLI puts local media: the configured store; the pipeline name becomes the referrer. */
 export interface SpecMedia {
   store: MediaStore;
+  /**
+   * Files stored so far, by absolute path (a manifest's rows often name the same file: it is hashed
+   * and copied once; its first pipeline is its referrer, the batch is added by `reelflow batch`).
+   */
+  stored?: Map<string, Promise<MediaRef>>;
 }
 
 const MIME_BY_EXTENSION: Record<string, string> = {
@@ -146,7 +151,12 @@ export async function storeLocalMedia(
       });
       continue;
     }
-    replacements.push({ set: field.set, ref: await putMediaFile(media.store, file, mime, pipeline) });
+    let stored = media.stored?.get(file);
+    if (!stored) {
+      stored = putMediaFile(media.store, file, mime, pipeline);
+      media.stored?.set(file, stored);
+    }
+    replacements.push({ set: field.set, ref: await stored });
   }
   if (errors.length > 0) return errors;
   for (const { set, ref } of replacements) set(ref);

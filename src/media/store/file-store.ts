@@ -63,10 +63,10 @@ export function createFileStore(rootDir: string): MediaStore {
       }
     },
     stat: stat_,
-    async read(sha256) {
+    async read(sha256, range) {
       if (!(await stat_(sha256)))
         throw new MediaStoreError('not_found', `sha256:${sha256} is not in the media store ${root}`);
-      return createReadStream(objectPath(sha256)) as Readable;
+      return createReadStream(objectPath(sha256), range ? { start: range.start, end: range.end } : {}) as Readable;
     },
     async signedUrl() {
       return null;

@@ -131,10 +131,16 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
       );
     },
     stat: head,
-    async read(sha256) {
+    async read(sha256, range) {
       assertDigest(sha256);
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(sha256) }));
+        const answer = await client.send(
+          new GetObjectCommand({
+            Bucket,
+            Key: objectKey(sha256),
+            ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+          }),
+        );
         return answer.Body as Readable;
       } catch (error) {
         if (isNotFound(error, S3ServiceException))

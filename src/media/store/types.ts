@@ -10,6 +10,12 @@ export interface StoredObject {
   createdAt: Date;
 }
 
+/** Bytes `start` to `end` of an object, both inclusive (an HTTP Range). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 /** One pipeline that references an object, and when it last did. */
 export interface Referrer {
   pipeline: string;
@@ -30,8 +36,11 @@ export interface MediaStore {
   putFile(file: string, sha256: string, type: string, bytes: number): Promise<void>;
   /** The object's metadata, or null when it is absent. */
   stat(sha256: string): Promise<StoredObject | null>;
-  /** Streams the object's bytes; throws MediaStoreError `not_found` when absent. */
-  read(sha256: string): Promise<Readable>;
+  /**
+   * Streams the object's bytes (only `range.start`..`range.end`, both inclusive, when given: a page
+   * of a batch manifest); throws MediaStoreError `not_found` when absent.
+   */
+  read(sha256: string, range?: ByteRange): Promise<Readable>;
   /**
    * A URL that serves the object without credentials for `lifetimeSeconds` (a presigned GET), or
    * null when the backend cannot serve one (the filesystem).

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { CliError, SpecFileError } from '../../../../src/cli/lib/errors';
-import { csvManifestRows, loadManifest, parseCsv } from '../../../../src/cli/lib/manifest';
+import { cellValue, csvManifestRows, loadManifest, MAX_ROW_ERRORS, parseCsv } from '../../../../src/cli/lib/manifest';
 import { loadSpecFile, storeLocalMedia, type SpecMedia } from '../../../../src/cli/lib/spec-files';
 import { MEDIA_LIMITS } from '../../../../src/contract';
 import { createFileStore } from '../../../../src/media/store';
@@ -47,6 +47,8 @@ describe('batch manifests', () => {
     ]);
     expect(() => csvManifestRows('name,spec\nx,\n')).toThrow('CSV manifest line 2: the spec column is empty');
     expect(() => csvManifestRows('spec,prompt\na.json,hi\n')).toThrow('unknown column(s) prompt');
+    // A quoted field over two lines: the next row's line is still right.
+    expect(csvManifestRows('spec,generate.prompt\na.json,"two\nlines"\nb.json,x\n').map((r) => r.line)).toEqual([2, 4]);
     expect(() => csvManifestRows('name\nx\n')).toThrow('must have a "spec" column');
   });
 
@@ -59,9 +61,86 @@ describe('batch manifests', () => {
     expect(manifest.items[0]?.steps[0]?.input.image_urls).toEqual([
       { $media: `sha256:${sha}`, type: 'image/png', bytes: PNG.length },
     ]);
-    expect((await media.store.referrers(sha)).map((r) => r.pipeline).sort()).toEqual(['first', 'second']);
+    // Hashed and stored once for the whole manifest: the first pipeline is its referrer (`reelflow batch` adds the batch).
+    expect((await media.store.referrers(sha)).map((r) => r.pipeline)).toContain('first');
+    // Unnamed rows of one spec are told apart by their row number; a name given twice is refused.
     fs.writeFileSync(file, 'spec\na.json\na.json\n');
-    await expect(loadManifest(file, undefined, media)).rejects.toThrow('two items are named "a"');
+    expect((await loadManifest(file, undefined, media)).items.map((s) => s.name)).toEqual(['a-1', 'a-2']);
+    fs.writeFileSync(file, 'spec,name\na.json,x\na.json,x\n');
+    await expect(loadManifest(file, undefined, media)).rejects.toThrow(/line 3: name: "x" is the name of line 2 too/);
+  });
+
+  it('applies <step>.<field> columns to one spec per row: text, numbers where the spec has one, |-lists and local paths', async () => {
+    fs.writeFileSync(
+      path.join(dir, 'two.json'),
+      JSON.stringify({
+        name: 'two',
+        steps: [
+          { id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], prompt: 'base', duration: '4' } },
+        ],
+      }),
+    );
+    fs.writeFileSync(path.join(dir, 'other.png'), Buffer.concat([PNG, Buffer.from([0])]));
+    const file = path.join(dir, 'variants.csv');
+    fs.writeFileSync(
+      file,
+      'spec,name,generate.prompt,generate.image_urls\n' +
+        'two.json,v1,"a cat, in the rain",\n' +
+        'two.json,v2,,other.png|hero.png\n',
+    );
+    const { items } = await loadManifest(file, undefined, media);
+    expect(items.map((s) => [s.name, s.steps[0]?.input.prompt])).toEqual([
+      ['v1', 'a cat, in the rain'],
+      ['v2', 'base'],
+    ]);
+    const urls = items[1]?.steps[0]?.input.image_urls as Array<{ $media: string }>;
+    expect(urls).toHaveLength(2);
+    expect(urls.every((u) => u.$media.startsWith('sha256:'))).toBe(true);
+    expect(urls[0]?.$media).not.toEqual(urls[1]?.$media);
+  });
+
+  it('reads JSON Lines rows with typed override values', async () => {
+    const file = path.join(dir, 'rows.jsonl');
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify({ spec: 'a.json', name: 'j1', 'g.image_urls': ['hero.png'] }),
+        '',
+        JSON.stringify({ spec: 'a.json', name: 'j2' }),
+      ].join('\n'),
+    );
+    expect((await loadManifest(file, undefined, media)).items.map((s) => s.name)).toEqual(['j1', 'j2']);
+  });
+
+  it('refuses every bad row before anything starts, each with its line and field path, up to a bound', async () => {
+    const file = path.join(dir, 'bad.csv');
+    const rows = ['spec,name,g.duration,nope.prompt'];
+    rows.push('a.json,ok,,');
+    rows.push('a.json,bad-duration,7,');
+    rows.push('a.json,bad-step,,hello');
+    rows.push('missing.json,gone,,');
+    for (let i = 0; i < 60; i += 1) rows.push(`a.json,many-${i},9,`);
+    fs.writeFileSync(file, `${rows.join('\n')}\n`);
+    const failure = await loadManifest(file, undefined, media).then(
+      () => null,
+      (error: unknown) => error as CliError,
+    );
+    expect(failure).toBeInstanceOf(CliError);
+    const message = (failure as CliError).message;
+    expect(message).toMatch(/63 of 64 row\(s\) refused; nothing was started/);
+    expect(message).toMatch(/line 3: steps\.0\.input\.duration: /);
+    expect(message).toMatch(/line 4: nope\.prompt: the spec has no step "nope" \(its steps: g\)/);
+    expect(message).toMatch(/line 5: spec: cannot read .*missing\.json/);
+    expect(message.split('\n').filter((l) => /^ {2}line/.test(l))).toHaveLength(MAX_ROW_ERRORS);
+    expect(message).toContain('63 bad row(s) in all');
+  });
+
+  it('turns cells into values by the field: JSON, numbers, booleans, |-lists, text', () => {
+    expect(cellValue('[1,2]', 'x', 'a')).toEqual([1, 2]);
+    expect(cellValue('5', 'seed', 1)).toBe(5);
+    expect(cellValue('5', 'duration', '4')).toBe('5');
+    expect(cellValue('true', 'flag', false)).toBe(true);
+    expect(cellValue('a.png | b.png', 'image_urls', undefined)).toEqual(['a.png', 'b.png']);
   });
 
   it('loads a JSON manifest of paths and inline specs; invalid items name the item and the path', async () => {

@@ -1,0 +1,75 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  getExternalWorkflowHandle,
+  isCancellation,
+} from '@temporalio/workflow';
+import { batchItemDoneSignal } from './definitions';
+import type { BatchItemResult } from './batch-types';
+import type { PipelineSummary } from './pipeline-types';
+
+/** A finished item's result: its ledger and the last step's first output URL. */
+export function itemResult(
+  name: string,
+  workflowId: string,
+  status: BatchItemResult['status'],
+  summary?: PipelineSummary,
+  error?: string,
+): BatchItemResult {
+  const last = summary?.steps[summary.steps.length - 1];
+  const url = last ? summary?.outputs[last.id]?.videos[0]?.url : undefined;
+  return {
+    name,
+    workflowId,
+    status,
+    ...(summary ? { ledger: summary.ledger } : {}),
+    ...(url && status === 'completed' ? { finalOutputUrl: url } : {}),
+    ...(error ? { error } : {}),
+  };
+}
+
+/**
+ * The result of an item whose pipeline threw `error` (inside the pipeline, or the child failure its
+ * parent saw): cancelled, or failed with the reason. `summary` is the pipeline's own when known,
+ * else the one a failure carries as its first detail.
+ */
+export function failedItemResult(
+  name: string,
+  workflowId: string,
+  error: unknown,
+  summary?: PipelineSummary,
+): BatchItemResult {
+  const cause = error instanceof ChildWorkflowFailure ? error.cause : error;
+  const carried = cause instanceof ApplicationFailure ? (cause.details?.[0] as PipelineSummary | undefined) : undefined;
+  const known = summary ?? (carried && Array.isArray(carried.steps) ? carried : undefined);
+  if (isCancellation(cause) || isCancellation(error) || known?.status === 'cancelled')
+    return itemResult(name, workflowId, 'cancelled', known);
+  return itemResult(name, workflowId, 'failed', known, cause instanceof Error ? cause.message : String(cause));
+}
+
+/**
+ * Runs a batch item's pipeline and tells its batch how it ended (by workflow id: the batch may have
+ * continued as new since it started this item). The signal goes out even when the pipeline was
+ * cancelled; a batch that has closed meanwhile is no error for the pipeline.
+ */
+export async function reportingToBatch(
+  batchWorkflowId: string,
+  name: string,
+  workflowId: string,
+  run: (observe: (summary: PipelineSummary) => void) => Promise<PipelineSummary>,
+): Promise<PipelineSummary> {
+  let summary: PipelineSummary | undefined;
+  const report = (result: BatchItemResult) =>
+    CancellationScope.nonCancellable(() =>
+      getExternalWorkflowHandle(batchWorkflowId).signal(batchItemDoneSignal, result),
+    ).catch(() => undefined);
+  try {
+    const done = await run((s) => (summary = s));
+    await report(itemResult(name, workflowId, 'completed', done));
+    return done;
+  } catch (error) {
+    await report(failedItemResult(name, workflowId, error, summary));
+    throw error;
+  }
+}
