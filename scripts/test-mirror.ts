@@ -43,6 +43,10 @@ export const INTEGRATION_ONLY: Record<string, string> = {
   'media/ffmpeg.ts':
     'runs the real ffmpeg/ffprobe: test/integration/service-stub-render.test.ts, test/e2e/media-pipelines.test.ts',
   'media/resolve-input.ts': 'resolves through a real store: test/integration/media-store.test.ts',
+  'media/archived-copy.ts':
+    'copies out of a real store into a real file: test/integration/report-page.test.ts, test/integration/cli-commands.test.ts (reelflow outputs)',
+  'media/store/hash.ts': 'hashes real files: test/integration/media-store.test.ts',
+  'media/store/index.ts': 'opens real stores and puts real files: test/integration/media-store.test.ts',
   'media/store/s3-store.ts': 'a real MinIO: test/integration/media-store.test.ts',
   'media/store/file-store.ts': 'real files: test/integration/media-store.test.ts',
   'metrics/server.ts': 'serves /metrics over real HTTP: test/integration/metrics-scrape.test.ts',

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { createBridgeApp, REDACT_PATHS } from './app';
 import type { BridgeConfig } from '../config/bridge';
+import { connectionOptions, describeTemporalConnection } from '../config/temporal';
 import { createTemporalSink } from './temporal-sink';
 
 /** A listening bridge and how to stop it. */
@@ -25,10 +26,9 @@ export async function startBridgeServer(
 ): Promise<RunningBridge> {
   const logger =
     options.logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS, base: { service: 'reelflow-bridge' } });
-  const connection = Connection.lazy({
-    address: config.temporal.address,
-    ...(config.temporal.apiKey ? { apiKey: config.temporal.apiKey, tls: true } : {}),
-  });
+  // The same options as the worker's and the CLI's (API key, TLS, mTLS with a private CA); an
+  // unreadable certificate file stops the bridge here with a ConfigError naming its variable.
+  const connection = Connection.lazy(connectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const sink = createTemporalSink({
     client,
@@ -57,8 +57,7 @@ export async function startBridgeServer(
       host: config.host,
       port,
       path: config.path,
-      temporal: config.temporal.address,
-      namespace: config.temporal.namespace,
+      temporal: describeTemporalConnection(config.temporal),
     },
     'bridge listening',
   );

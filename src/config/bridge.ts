@@ -1,6 +1,11 @@
 import { readVariables, type Env, type Flags } from './read';
 import { VARIABLES } from './variables';
 import { BRIDGE_VARIABLES } from './processes';
+import {
+  loadTemporalConnection,
+  TEMPORAL_CONNECTION_VARIABLE_NAMES,
+  type TemporalConnectionSettings,
+} from './temporal';
 
 /** The bridge's defaults, for code that builds a BridgeConfig in-process (the local stack). */
 export const DEFAULT_BODY_LIMIT_BYTES = VARIABLES.REELFLOW_BRIDGE_BODY_LIMIT.schema.parse(undefined);
@@ -11,7 +16,8 @@ export const DEFAULT_SIGNAL_TIMEOUT_MS = VARIABLES.REELFLOW_BRIDGE_SIGNAL_TIMEOU
 /** Validated bridge configuration (variables: BRIDGE_VARIABLES in ./processes.ts). */
 export interface BridgeConfig {
   secrets: string[];
-  temporal: { address: string; namespace: string; apiKey?: string };
+  /** The Temporal connection (the same loader as the worker's and the CLI's: API key, TLS, mTLS, profiles). */
+  temporal: TemporalConnectionSettings;
   host: string;
   port: number;
   path: string;
@@ -27,14 +33,14 @@ export interface BridgeConfig {
  * stand for their variables and win over them. Throws one ConfigError naming every bad variable.
  */
 export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): BridgeConfig {
-  const e = readVariables(BRIDGE_VARIABLES.variables, env, { required: BRIDGE_VARIABLES.required, flags });
+  const own = BRIDGE_VARIABLES.variables.filter(
+    (name): name is Exclude<typeof name, (typeof TEMPORAL_CONNECTION_VARIABLE_NAMES)[number]> =>
+      !(TEMPORAL_CONNECTION_VARIABLE_NAMES as readonly string[]).includes(name),
+  );
+  const e = readVariables(own, env, { required: BRIDGE_VARIABLES.required, flags });
   return {
     secrets: e.REELFLOW_WEBHOOK_SECRETS,
-    temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
-      ...(e.TEMPORAL_API_KEY ? { apiKey: e.TEMPORAL_API_KEY } : {}),
-    },
+    temporal: loadTemporalConnection(env),
     host: e.REELFLOW_BRIDGE_HOST,
     port: e.REELFLOW_BRIDGE_PORT,
     path: e.REELFLOW_BRIDGE_PATH,

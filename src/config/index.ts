@@ -19,7 +19,17 @@ export {
 export * from './schemas';
 export { parseDurationSeconds } from './duration';
 export { parsePort } from './port';
-export { loadTemporalSettings, connectionOptions, type TemporalSettings } from './temporal';
+export {
+  loadTemporalSettings,
+  loadTemporalConnection,
+  connectionOptions,
+  describeTemporalConnection,
+  type TemporalSettings,
+  type TemporalConnectionSettings,
+  type TemporalTlsSettings,
+  type TemporalConnectOptions,
+  type PemSource,
+} from './temporal';
 export { loadMediaSettings, type MediaStoreSettings } from './media';
 export { loadServiceSettings, type ServiceSettings } from './service-client';
 export {

@@ -1,6 +1,6 @@
 import { SERVICE_CLIENT_VARIABLE_NAMES } from './service-client';
 import { MEDIA_VARIABLE_NAMES } from './media';
-import { TEMPORAL_VARIABLE_NAMES } from './temporal';
+import { TEMPORAL_CONNECTION_VARIABLE_NAMES, TEMPORAL_VARIABLE_NAMES } from './temporal';
 import { TOOL_VARIABLE_NAMES } from './tools';
 import type { VariableName } from './variables';
 
@@ -47,9 +47,7 @@ export const BRIDGE_VARIABLES = {
   title: 'bridge',
   variables: [
     'REELFLOW_WEBHOOK_SECRETS',
-    'TEMPORAL_ADDRESS',
-    'TEMPORAL_NAMESPACE',
-    'TEMPORAL_API_KEY',
+    ...TEMPORAL_CONNECTION_VARIABLE_NAMES,
     'REELFLOW_BRIDGE_HOST',
     'REELFLOW_BRIDGE_PORT',
     'REELFLOW_BRIDGE_PATH',

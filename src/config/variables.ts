@@ -43,28 +43,91 @@ const PATH = 'path';
 
 /** The catalog. Keys are the variable names, exactly as set in the environment. */
 export const VARIABLES = {
-  // ---- Temporal ----
+  // ---- Temporal (Temporal's own names: the SDKs and the `temporal` CLI read the same ones) ----
   TEMPORAL_ADDRESS: {
-    schema: temporalAddressSchema.default('localhost:7233'),
+    schema: temporalAddressSchema.optional(),
     type: 'host:port',
+    defaultText: "the profile's, else `localhost:7233`",
     description: 'Temporal frontend.',
   },
-  TEMPORAL_NAMESPACE: { schema: nonBlankSchema.default('default'), type: 'name', description: 'Temporal namespace.' },
+  TEMPORAL_NAMESPACE: {
+    schema: nonBlankSchema.optional(),
+    type: 'name',
+    defaultText: "the profile's, else `default`",
+    description: 'Temporal namespace.',
+  },
   TEMPORAL_API_KEY: {
     schema: z.string().optional(),
     type: 'secret',
-    description: 'Temporal Cloud API key; turns TLS on.',
+    description: 'Temporal API key (Temporal Cloud); turns TLS on.',
     secret: true,
+  },
+  TEMPORAL_TLS: {
+    schema: booleanTextSchema.optional(),
+    type: 'boolean',
+    defaultText: 'on with an API key or any `TEMPORAL_TLS_*` setting',
+    description: 'TLS to the frontend without further settings (`true`), or off although a profile sets TLS (`false`).',
+  },
+  TEMPORAL_TLS_CLIENT_CERT_PATH: {
+    schema: z.string().optional(),
+    type: PATH,
+    description: 'mTLS client certificate (PEM); set together with `TEMPORAL_TLS_CLIENT_KEY_PATH`.',
+  },
+  TEMPORAL_TLS_CLIENT_KEY_PATH: {
+    schema: z.string().optional(),
+    type: PATH,
+    description: 'mTLS client private key (PEM); set together with `TEMPORAL_TLS_CLIENT_CERT_PATH`.',
+  },
+  TEMPORAL_TLS_CLIENT_CERT_DATA: {
+    schema: z.string().optional(),
+    type: 'PEM text',
+    description: 'The client certificate itself, instead of `TEMPORAL_TLS_CLIENT_CERT_PATH`.',
+  },
+  TEMPORAL_TLS_CLIENT_KEY_DATA: {
+    schema: z.string().optional(),
+    type: 'PEM text',
+    description: 'The client private key itself, instead of `TEMPORAL_TLS_CLIENT_KEY_PATH`.',
+    secret: true,
+  },
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: "the system's trusted CAs",
+    description: "CA certificate (PEM) that signed the frontend's certificate: a self-hosted cluster's private CA.",
+  },
+  TEMPORAL_TLS_SERVER_CA_CERT_DATA: {
+    schema: z.string().optional(),
+    type: 'PEM text',
+    description: 'The server CA certificate itself, instead of `TEMPORAL_TLS_SERVER_CA_CERT_PATH`.',
+  },
+  TEMPORAL_TLS_SERVER_NAME: {
+    schema: z.string().optional(),
+    type: 'host name',
+    defaultText: "the address's host",
+    description: "Name the frontend's certificate must carry (SNI), when it differs from the address's host.",
+  },
+  TEMPORAL_PROFILE: {
+    schema: nonBlankSchema.optional(),
+    type: 'name',
+    defaultText: '`default` (when the file has it)',
+    description:
+      'Profile of the Temporal config file to use; the variables above override its fields ([docs/production.md](production.md#temporal-connection)).',
+  },
+  TEMPORAL_CONFIG_FILE: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: '`$XDG_CONFIG_HOME/temporalio/temporal.toml` (`~/.config/...`), when it exists',
+    description: "Temporal's TOML config file (the `temporal` CLI's `temporal config set` writes it).",
   },
   TEMPORAL_TLS_CERT_PATH: {
     schema: z.string().optional(),
     type: PATH,
-    description: 'mTLS client certificate (PEM); set together with `TEMPORAL_TLS_KEY_PATH`.',
+    description: 'Deprecated: read as `TEMPORAL_TLS_CLIENT_CERT_PATH`, with a warning.',
   },
   TEMPORAL_TLS_KEY_PATH: {
     schema: z.string().optional(),
     type: PATH,
-    description: 'mTLS client key (PEM); set together with `TEMPORAL_TLS_CERT_PATH`.',
+    description: 'Deprecated: read as `TEMPORAL_TLS_CLIENT_KEY_PATH`, with a warning.',
   },
   REELFLOW_TASK_QUEUE: {
     schema: z.string().default(TASK_QUEUES.pipelines),

@@ -14,6 +14,7 @@ import {
   ConfigError,
   CONFIG_EXIT_CODE,
   connectionOptions,
+  describeTemporalConnection,
   loadMediaSettings,
   loadWorkerConfig,
   type AccountLimitSettings,
@@ -183,7 +184,7 @@ export async function main(): Promise<void> {
   // Worker.create installs SIGINT/SIGTERM handlers that call shutdown(); run() resolves once in-flight
   // tasks are done (or the grace time passes), then the connections close.
   console.log(
-    `reelflow worker: task queue ${settings.taskQueue} on ${settings.address} (namespace ${settings.namespace})` +
+    `reelflow worker: task queue ${settings.taskQueue} on ${describeTemporalConnection(settings)}` +
       `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}` +
       `${limits.concurrency !== undefined ? `, at most ${limits.concurrency} jobs in flight for the account (${limits.dir})` : ''}`,

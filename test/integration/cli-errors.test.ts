@@ -59,7 +59,7 @@ describe('reelflow CLI error paths', () => {
 
   it.each([
     [['status', 'x'], { TEMPORAL_ADDRESS: 'not an address' }, 'TEMPORAL_ADDRESS'],
-    [['status', 'x'], { TEMPORAL_TLS_CERT_PATH: '/tmp/c.pem' }, 'TEMPORAL_TLS_KEY_PATH'],
+    [['status', 'x'], { TEMPORAL_TLS_CLIENT_CERT_PATH: '/tmp/c.pem' }, 'TEMPORAL_TLS_CLIENT_KEY_PATH'],
     [['quote', 'SPEC'], {}, 'REELFLOW_SERVICE_URL'],
     [['quote', 'SPEC'], { REELFLOW_SERVICE_URL: 'ftp://example.com' }, 'REELFLOW_SERVICE_URL'],
     [['quote', 'SPEC'], { REELFLOW_SERVICE_URL: 'http://127.0.0.1:9' }, 'REELFLOW_API_KEY'],

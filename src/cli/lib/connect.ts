@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { connectionOptions, type TemporalSettings } from '../../config';
+import { connectionOptions, describeTemporalConnection, type TemporalSettings } from '../../config';
 import { CliError } from './errors';
 import { EXIT } from './exit';
 
@@ -26,8 +26,8 @@ export async function connectTemporal(settings: TemporalSettings): Promise<CliTe
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new CliError(
-      `cannot reach Temporal at ${settings.address} (namespace ${settings.namespace}): ${reason}\n` +
-        'Start a local one with `reelflow dev`, or set TEMPORAL_ADDRESS to your cluster.',
+      `cannot reach Temporal at ${describeTemporalConnection(settings)}: ${reason}\n` +
+        'Start a local one with `reelflow dev`, or set TEMPORAL_ADDRESS (and TEMPORAL_TLS_* or TEMPORAL_API_KEY) to your cluster.',
       EXIT.unavailable,
     );
   }

@@ -62,6 +62,27 @@ describe('loadBridgeConfig', () => {
     });
   });
 
+  it('reads the Temporal connection the worker and the CLI read: mTLS with a private CA and a server name', () => {
+    const config = loadBridgeConfig({
+      REELFLOW_WEBHOOK_SECRETS: 'a',
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      TEMPORAL_TLS_CLIENT_CERT_PATH: '/etc/reelflow/bridge.pem',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: '/etc/reelflow/bridge.key',
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/etc/reelflow/ca.pem',
+      TEMPORAL_TLS_SERVER_NAME: 'frontend.temporal.internal',
+    });
+    expect(config.temporal).toEqual({
+      address: 'temporal.internal:7233',
+      namespace: 'default',
+      tls: {
+        serverName: 'frontend.temporal.internal',
+        serverCaCert: { setting: 'TEMPORAL_TLS_SERVER_CA_CERT_PATH', path: '/etc/reelflow/ca.pem' },
+        clientCert: { setting: 'TEMPORAL_TLS_CLIENT_CERT_PATH', path: '/etc/reelflow/bridge.pem' },
+        clientKey: { setting: 'TEMPORAL_TLS_CLIENT_KEY_PATH', path: '/etc/reelflow/bridge.key' },
+      },
+    });
+  });
+
   it.each([
     [{}, 'REELFLOW_WEBHOOK_SECRETS'],
     [{ REELFLOW_WEBHOOK_SECRETS: '' }, 'REELFLOW_WEBHOOK_SECRETS'],

@@ -63,7 +63,7 @@ describe('loadWorkerConfig', () => {
     [{ ...SERVICE, REELFLOW_METRICS_PORT: '99999' }, 'REELFLOW_METRICS_PORT'],
     [{ ...SERVICE, REELFLOW_MAX_CONCURRENT_ACTIVITIES: '0' }, 'REELFLOW_MAX_CONCURRENT_ACTIVITIES'],
     [{ ...SERVICE, REELFLOW_LOG_LEVEL: 'loud' }, 'REELFLOW_LOG_LEVEL'],
-    [{ ...SERVICE, TEMPORAL_TLS_KEY_PATH: '/k.pem' }, 'TEMPORAL_TLS_CERT_PATH'],
+    [{ ...SERVICE, TEMPORAL_TLS_CLIENT_KEY_PATH: '/k.pem' }, 'TEMPORAL_TLS_CLIENT_CERT_PATH'],
     [{ ...SERVICE, REELFLOW_MEDIA_STORE: 'ftp://x' }, 'REELFLOW_MEDIA_STORE'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadWorkerConfig(env)).toThrow(ConfigError);
