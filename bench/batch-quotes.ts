@@ -12,7 +12,6 @@
  * batch under REELFLOW_ACCOUNT_CONCURRENCY (`--cap`), for what the account's cap costs per item:
  * history events (by type) and items/s, and the most jobs in flight the service saw.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -23,7 +22,8 @@ import { putJsonLines } from '../src/media/json-lines';
 import { openMediaStore } from '../src/media/store';
 import type { PipelineSpec } from '../src/spec';
 import type { BatchProgress, BatchWorkflowInput } from '../src/workflows/batch-types';
-import { ROOT, startBenchStack, type JobClocks } from './lib/stack';
+import { buildForBench, startBenchStack } from './lib/stack';
+import { maxJobsInFlight } from '../test/helpers/jobs-in-flight';
 import { specFor } from './lib/shapes';
 import { round } from './lib/stats';
 
@@ -63,19 +63,6 @@ interface BatchRun {
   maxJobsInFlight: number;
   eventsPerItem: number;
   eventsPerItemByType: Record<string, number>;
-}
-
-/** Most jobs in flight at once: created until terminal, from the service's clocks. */
-function maxInFlight(jobs: JobClocks[]): number {
-  const edges = jobs.flatMap((j) => [
-    { at: j.submittedAt, delta: 1 },
-    { at: j.completedAt ?? Infinity, delta: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let now = 0;
-  let max = 0;
-  for (const edge of edges) max = Math.max(max, (now += edge.delta));
-  return max;
 }
 
 async function runBatch(
@@ -155,7 +142,7 @@ async function runBatch(
       seconds: round(seconds, 1),
       itemsPerSecond: round(result.completed / seconds, 2),
       quoteCalls: (after.quoteCalls ?? 0) - (before.quoteCalls ?? 0),
-      maxJobsInFlight: maxInFlight(jobs),
+      maxJobsInFlight: maxJobsInFlight(jobs),
       eventsPerItem: round(Object.values(byType).reduce((a, b) => a + b, 0) / sample.length, 1),
       eventsPerItemByType: perItem,
     };
@@ -169,16 +156,7 @@ async function runBatch(
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  if (args.build) {
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'scripts', 'build-workflow-bundle.ts')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-  }
+  if (args.build) buildForBench();
   console.log(`batch of ${args.items} three-step items, --concurrency ${args.concurrency}, stub renders`);
   const limited = await runBatch('default-limits', 'default', args, args.items);
   console.log(JSON.stringify(limited));

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -85,6 +86,21 @@ export async function serviceCall(
   if (!expect.includes(response.statusCode))
     throw new Error(`${method} ${route}: HTTP ${response.statusCode} ${text.slice(0, 500)}`);
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
+
+/**
+ * Builds what the bench stacks start, as `npm run build` does: dist/ (tsc, emit only: the type check
+ * is CI's) and the pre-built workflow bundle.
+ */
+export function buildForBench(): void {
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'scripts', 'build-workflow-bundle.ts')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 /** Where the bench keeps pre-rendered stub fixtures between runs (rendered once, then hard-linked). */

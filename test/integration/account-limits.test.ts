@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
+import { maxJobsInFlight } from '../helpers/jobs-in-flight';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { pipeline, type PipelineSpec } from '../../src/spec';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
@@ -79,20 +80,6 @@ async function runBatches(inputs: TestBatch[]): Promise<BatchItemResult[]> {
   return (await Promise.all(progress.map((p) => testBatchResults(p, h.media.store)))).flat();
 }
 
-/** Most jobs in flight at once, from the service's records: created (`submittedAt`) until terminal (`completedAt`). */
-function maxInFlight(jobs: readonly JobView[]): number {
-  // At equal times the end counts first: a job that ended as another was created did not overlap it.
-  const edges = jobs.flatMap((j) => [
-    { at: j.submittedAt, delta: 1 },
-    { at: j.completedAt ?? Infinity, delta: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let now = 0;
-  let max = 0;
-  for (const edge of edges) max = Math.max(max, (now += edge.delta));
-  return max;
-}
-
 function jobsOf(prefixes: string[]): JobView[] {
   return h.service.service
     .jobs()
@@ -122,7 +109,7 @@ describe('the account’s limits', () => {
       expect(results).toHaveLength(48);
       const jobs = jobsOf(names);
       expectExactlyOnce(results, jobs);
-      const most = maxInFlight(jobs);
+      const most = maxJobsInFlight(jobs);
       expect(most).toBeLessThanOrEqual(CAP);
       // The cap was reached (the batches wanted 24 at once), so the test would see a broken cap.
       expect(most).toBe(CAP);
@@ -146,7 +133,7 @@ describe('the account’s limits', () => {
       expect(results).toHaveLength(24);
       const jobs = jobsOf(names);
       expectExactlyOnce(results, jobs);
-      expect(maxInFlight(jobs)).toBeLessThanOrEqual(CAP);
+      expect(maxJobsInFlight(jobs)).toBeLessThanOrEqual(CAP);
     } finally {
       h.service.service.setFaults({ modelDurationMs: 0, submitErrorRate: 0 });
     }

@@ -1,6 +1,7 @@
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
+import { maxJobsInFlight } from '../helpers/jobs-in-flight';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { pipeline, type PipelineSpec } from '../../src/spec';
 import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery } from '../../src/workflows/definitions';
@@ -66,20 +67,6 @@ async function runBatch(
   return { result: value, maxRunning, results: await testBatchResults(value, h.media.store) };
 }
 
-/** Most jobs in flight at once, from the service's own records: created (`submittedAt`) and not yet terminal (`completedAt`). */
-function maxInFlight(jobs: { submittedAt: number; completedAt: number | null }[]): number {
-  // At equal times the end counts first: a job that ended as another was created did not overlap it.
-  const edges = jobs.flatMap((j) => [
-    { at: j.submittedAt, delta: 1 },
-    { at: j.completedAt ?? Infinity, delta: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let now = 0;
-  let max = 0;
-  for (const edge of edges) max = Math.max(max, (now += edge.delta));
-  return max;
-}
-
 describe('batch workflow', () => {
   it('runs a stored manifest page by page with bounded concurrency across continue-as-new, then re-runs only the failed item', async () => {
     const manifest = [item('batch-a'), item('batch-b'), item('batch-c', 10), item('batch-d'), item('batch-e')];
@@ -97,7 +84,7 @@ describe('batch workflow', () => {
     // The bound as the service saw it: never more than 2 of the batch's jobs in flight (created, not yet terminal).
     const batchJobs = h.service.service.jobs().filter((j) => /batch-[a-e]\/job\//.test(j.idempotencyKey ?? ''));
     expect(batchJobs).toHaveLength(4);
-    expect(maxInFlight(batchJobs)).toBeLessThanOrEqual(2);
+    expect(maxJobsInFlight(batchJobs)).toBeLessThanOrEqual(2);
     expect(first.result.runs).toBe(3);
     expect(first.result).toMatchObject({
       total: 5,
@@ -143,7 +130,7 @@ describe('batch workflow', () => {
     const jobs = h.service.service.jobs().filter((j) => /bound-\d\/job\//.test(j.idempotencyKey ?? ''));
     expect(jobs).toHaveLength(6);
     expect(jobs.every((j) => j.status === 'COMPLETED')).toBe(true);
-    expect(maxInFlight(jobs)).toBeLessThanOrEqual(2);
+    expect(maxJobsInFlight(jobs)).toBeLessThanOrEqual(2);
   });
 
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {
