@@ -13,6 +13,7 @@ import {
   stopPid,
   waitForPort,
   type ClusterPorts,
+  type ClusterTls,
   type Role,
   type RoleSettings,
 } from './roles';
@@ -47,6 +48,8 @@ export interface ClusterRecord {
   ports: ClusterPorts;
   pids: Partial<Record<Role, number>>;
   tools: ClusterTools;
+  /** Frontend TLS with client certificates required (fixed when the cluster is created). */
+  tls?: ClusterTls;
 }
 
 /** A cluster's state folder and what runs from it. */
@@ -144,6 +147,7 @@ function roleSettings(cluster: Cluster): RoleSettings {
     historyShards: cluster.record.historyShards,
     database: { host: '127.0.0.1', user: DATABASE_USER, password: cluster.postgres.password },
     logDir: paths(cluster.dir).logs,
+    ...(cluster.record.tls ? { tls: cluster.record.tls } : {}),
   };
 }
 
@@ -184,16 +188,33 @@ function runDeployScript(script: string, env: Record<string, string>): void {
   const result = spawnSync('sh', [join(ROOT, 'deploy', 'temporal', script)], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
+    // The scripts wait for the frontend in a loop: a frontend that never answers (a TLS mistake) must not hang here.
+    timeout: 300_000,
   });
   if (result.status !== 0)
     throw new Error(`deploy/temporal/${script} failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
 }
 
+/** A client certificate the cluster script uses to register the namespace on a frontend that requires one. */
+export interface ClusterClientCert {
+  cert: string;
+  key: string;
+}
+
 /**
  * Creates (first time) and starts the cluster in `dir`: tools, PostgreSQL, schemas, the four roles,
  * namespace and search attributes. Starting a running cluster starts only what is not running.
+ * `tls` (first start only) puts TLS on the frontend and requires client certificates; `clientCert`
+ * is then the certificate the namespace registration presents.
  */
-export async function startCluster(options: { dir?: string; log?: (line: string) => void } = {}): Promise<Cluster> {
+export async function startCluster(
+  options: {
+    dir?: string;
+    log?: (line: string) => void;
+    tls?: ClusterTls;
+    clientCert?: ClusterClientCert;
+  } = {},
+): Promise<Cluster> {
   const dir = resolve(options.dir ?? defaultClusterDir());
   const log = options.log ?? ((line: string) => console.log(line));
   const tools = ensureClusterTools(log);
@@ -209,6 +230,7 @@ export async function startCluster(options: { dir?: string; log?: (line: string)
       ports: await choosePorts(),
       pids: {},
       tools,
+      ...(options.tls ? { tls: options.tls } : {}),
     };
     writeFileSync(p.record, `${JSON.stringify(record, null, 2)}\n`);
   }
@@ -242,10 +264,21 @@ export async function startCluster(options: { dir?: string; log?: (line: string)
   log(`namespace ${cluster.record.namespace} and search attributes: deploy/temporal/register-search-attributes.sh`);
   const cli = resolveTemporalBinary('cli', { install: true });
   if (!cli) throw new Error('the Temporal CLI is needed to register the namespace: run `npm run setup:temporal`');
+  const tls = cluster.record.tls;
+  if (tls && !options.clientCert) throw new Error('a TLS cluster needs a client certificate to register its namespace');
   runDeployScript(DEPLOY_SCRIPTS.init, {
     PATH: `${dirname(cli.path)}:${process.env.PATH ?? ''}`,
     TEMPORAL_ADDRESS: cluster.address,
     TEMPORAL_NAMESPACE: cluster.record.namespace,
+    // The `temporal` CLI reads Temporal's standard TLS variables, the same ones reelflow reads.
+    ...(tls && options.clientCert
+      ? {
+          TEMPORAL_TLS_CLIENT_CERT_PATH: options.clientCert.cert,
+          TEMPORAL_TLS_CLIENT_KEY_PATH: options.clientCert.key,
+          TEMPORAL_TLS_SERVER_CA_CERT_PATH: tls.caCert,
+          TEMPORAL_TLS_SERVER_NAME: tls.serverName,
+        }
+      : {}),
   });
   return cluster;
 }

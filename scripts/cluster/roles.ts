@@ -27,6 +27,19 @@ export interface ClusterPorts {
   workerMembership: number;
 }
 
+/**
+ * TLS on the frontend, with client certificates required (files, PEM). The frontend's certificate must
+ * carry `serverName` and both serverAuth and clientAuth: the worker role presents it to the frontend.
+ */
+export interface ClusterTls {
+  frontendCert: string;
+  frontendKey: string;
+  /** CA that signs the clients' certificates (and the frontend's). */
+  caCert: string;
+  /** Name in the frontend's certificate, which clients must ask for. */
+  serverName: string;
+}
+
 /** What every role process gets: the database, its shards and everyone's ports (membership needs them). */
 export interface RoleSettings {
   server: string;
@@ -34,6 +47,7 @@ export interface RoleSettings {
   historyShards: number;
   database: { host: string; user: string; password: string };
   logDir: string;
+  tls?: ClusterTls;
 }
 
 /** Environment of a role process: the variables deploy/temporal/config/temporal.yaml reads. */
@@ -58,6 +72,16 @@ export function roleEnvironment(settings: RoleSettings): Record<string, string> 
     WORKER_GRPC_PORT: String(p.worker),
     WORKER_MEMBERSHIP_PORT: String(p.workerMembership),
     DYNAMIC_CONFIG_FILE_PATH: DYNAMIC_CONFIG,
+    ...(settings.tls
+      ? {
+          TEMPORAL_TLS_FRONTEND_CERT: settings.tls.frontendCert,
+          TEMPORAL_TLS_FRONTEND_KEY: settings.tls.frontendKey,
+          TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true',
+          TEMPORAL_TLS_CLIENT1_CA_CERT: settings.tls.caCert,
+          TEMPORAL_TLS_FRONTEND_SERVER_NAME: settings.tls.serverName,
+          TEMPORAL_TLS_FRONTEND_SERVER_ROOT_CA_CERT: settings.tls.caCert,
+        }
+      : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { JobResult, JobState as ServiceJobState } from '../../contract';
+import type { JobResult, JobState } from '../../contract';
 import type { StepAttempt } from '../pipeline-types';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { releasePermit } from './permit';
@@ -13,7 +13,7 @@ import type { StepRun } from './step-run';
  * and refund are the step's price); the service's reason (from the failure event, when the status
  * poll gave none) stays on the attempt.
  */
-export async function settle(run: StepRun, attempt: StepAttempt, terminal: ServiceJobState): Promise<void> {
+export async function settle(run: StepRun, attempt: StepAttempt, terminal: JobState): Promise<void> {
   attempt.outcome = terminal;
   // The job is no longer in flight at the service: its permit goes back before anything else.
   await releasePermit(attempt);

@@ -10,7 +10,7 @@ describe('VARIABLES', () => {
   });
 
   it('parses unset variables to their default, or leaves them unset', () => {
-    expect(VARIABLES.TEMPORAL_ADDRESS.schema.parse(undefined)).toBe('localhost:7233');
+    expect(VARIABLES.REELFLOW_LOG_LEVEL.schema.parse(undefined)).toBe('info');
     expect(VARIABLES.REELFLOW_SERVICE_PUBLIC_URL.schema.parse(undefined)).toBeUndefined();
   });
 
