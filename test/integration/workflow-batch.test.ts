@@ -4,9 +4,14 @@ import { startDevServer } from '../helpers/temporal';
 import { maxJobsInFlight } from '../helpers/jobs-in-flight';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { pipeline, type PipelineSpec } from '../../src/spec';
-import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId } from '../../src/workflows/definitions';
+import {
+  SEARCH_ATTRIBUTE_KEYS,
+  batchProgressQuery,
+  batchWorkflowId,
+  raiseBatchBudgetUpdate,
+} from '../../src/workflows/definitions';
 import type { BatchItemResult, BatchProgress } from '../../src/workflows/batch-types';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import {
   bundleReelflowWorkflows,
   eventually,
@@ -176,6 +181,32 @@ describe('batch workflow', () => {
       credits: { net: 80 },
     });
     expect(h.service.service.jobs().filter((j) => /budget-[23]\/job/.test(j.idempotencyKey ?? ''))).toHaveLength(0);
+  });
+
+  it('a raised budget (the raiseBatchBudget update) lets a running batch go on; a lower one is refused', async () => {
+    h.service.service.setFaults({ modelDurationMs: 3_000 });
+    try {
+      const specs = ['raise-1', 'raise-2', 'raise-3'].map((name) => item(name));
+      const handle = await startTestBatch(env.client, TASK_QUEUE, h.media.store, {
+        name: 'raised',
+        specs,
+        concurrency: 1,
+        budgetCredits: 100,
+      });
+      await eventually(
+        () => h.service.service.jobs().some((j) => j.idempotencyKey?.includes('raise-1/job/')),
+        'the first item submitted',
+      );
+      const refused = await handle.executeUpdate(raiseBatchBudgetUpdate, { args: [50] }).then(
+        () => null,
+        (error: unknown) => error as WorkflowUpdateFailedError,
+      );
+      expect(refused?.cause?.message).toMatch(/the budget is 100 credits; a new one must be larger/);
+      expect(await handle.executeUpdate(raiseBatchBudgetUpdate, { args: [1_000] })).toEqual({ budgetCredits: 1_000 });
+      expect(await handle.result()).toMatchObject({ completed: 3, skipped: 0, stoppedBy: null, budgetCredits: 1_000 });
+    } finally {
+      h.service.service.setFaults({ modelDurationMs: 0 });
+    }
   });
 
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {
