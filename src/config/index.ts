@@ -41,9 +41,11 @@ export {
   type StackSettings,
 } from './cli';
 export {
+  loadAccountLimits,
   loadWorkerConfig,
   loadWorkerDeployment,
   loadWorkerTuning,
+  type AccountLimitSettings,
   type WorkerConfig,
   type WorkerDeploymentSettings,
   type WorkerTuning,

@@ -21,6 +21,7 @@ describe('loadWorkerConfig', () => {
       logLevel: 'info',
       tuning: {},
       deployment: { deploymentName: 'reelflow', setCurrent: false },
+      account: { dir: path.resolve('.reelflow', 'account') },
     });
   });
 
@@ -35,6 +36,19 @@ describe('loadWorkerConfig', () => {
     ).toEqual({ deploymentName: 'media', buildId: '0.2.0-abc', setCurrent: true });
     expect(() => loadWorkerConfig({ ...SERVICE, REELFLOW_DEPLOYMENT_NAME: 'media.v2' })).toThrow(
       /REELFLOW_DEPLOYMENT_NAME.*must not contain/,
+    );
+  });
+
+  it('reads the account limits: a cap on jobs in flight and the shared directory (default in the state directory)', () => {
+    expect(
+      loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_CONCURRENCY: '8', REELFLOW_STATE_DIR: '/var/lib/reelflow' })
+        .account,
+    ).toEqual({ dir: '/var/lib/reelflow/account', concurrency: 8 });
+    expect(loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_LIMITS_DIR: '/shared/acct' }).account).toEqual({
+      dir: '/shared/acct',
+    });
+    expect(() => loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_CONCURRENCY: '0' })).toThrow(
+      /REELFLOW_ACCOUNT_CONCURRENCY: must be at least 1/,
     );
   });
 
