@@ -21,6 +21,7 @@ import {
   type WorkerTuning,
 } from '../config';
 import { createSdkLogger, sdkLogLevel } from './logging';
+import { startWorkerHealthServer, type WorkerHealthServer } from './worker-health';
 import { bundleProductionWorkflows } from './workflow-bundle';
 
 /** Options of a reelflow worker built in-process (tests, the local stack) or by the entry point. */
@@ -159,16 +160,30 @@ export async function main(): Promise<void> {
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
   });
+  // Readiness on its own port (metrics on or not): the frontend answering and both pollers polling.
+  let health: WorkerHealthServer | undefined;
+  if (config.health) {
+    health = await startWorkerHealthServer({
+      ...config.health,
+      worker,
+      connection: clientConnection,
+      address: settings.address,
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+    });
+  }
   // Worker.create installs SIGINT/SIGTERM handlers that call shutdown(); run() resolves once in-flight
   // tasks are done (or the grace time passes), then the connections close.
   console.log(
     `reelflow worker: task queue ${settings.taskQueue} on ${describeTemporalConnection(settings)}` +
       `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
-      `${metrics ? `, metrics on ${metrics.url}` : ''}`,
+      `${metrics ? `, metrics on ${metrics.url}` : ''}` +
+      `${health ? `, readiness on ${health.url}/readyz` : ''}`,
   );
   try {
     await worker.run();
   } finally {
+    await health?.close();
     await metrics?.close();
     await service.close();
     await clientConnection.close();
