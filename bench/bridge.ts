@@ -1,20 +1,18 @@
 /**
  * Webhook bridge benchmark (a script, not a test): `npx tsx bench/bridge.ts`.
  *
- * On loopback it starts a Temporal dev server, a worker (rendezvous + stand-in job workflows) and the
+ * On loopback it starts a Temporal dev server, a worker (route + stand-in subscriber workflows) and the
  * bridge, then sends N signed deliveries with bounded concurrency and prints:
  *  - verified deliveries per second through the bridge into Temporal (every answer a 202);
  *  - latency from sending a delivery to the subscriber workflow observing the event (p50/p99);
  *  - a baseline in the same run: the same HTTP app and signature check with a sink that does nothing
  *    (verify + parse only, no Temporal), and the ratio between the two.
- * Two routing designs are measured in the same run, on the same server (docs/decisions/bridge.md):
- *  - `route` (what the bridge does): describe `webhook/<request_id>`, signal the subscriber named in
- *    the route's memo directly;
- *  - `rendezvous` (the previous design): signal-with-start of a per-request rendezvous workflow that
- *    forwards the event to its subscriber (one more workflow task and signal in between).
+ * The bridge routes as it does in production (docs/decisions/bridge.md): describe `webhook/<request_id>`,
+ * signal the subscriber named in the route's memo directly. (The previous design, a rendezvous workflow
+ * forwarding each event, is gone; its figures stay in bench/results/bridge-designs.json.)
  * Results also go to .bench/bridge-designs.json (docs/decisions/bridge.md reads them).
  *
- * How "observed" is measured: the stand-in job workflow records `Date.now()` in its jobEvent signal
+ * How "observed" is measured: the stand-in subscriber workflow records `Date.now()` in its jobEvent signal
  * handler. Inside a workflow that is the start time of the workflow task that delivered the signal (the
  * server's clock, same machine), i.e. the moment workflow code first saw the event. The bench reads those
  * times with the workflows' results after the run, so measuring adds no load during it.
@@ -28,15 +26,7 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/
 import type { FastifyInstance } from 'fastify';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { startDevServer } from '../test/helpers/temporal';
-import {
-  createBridgeApp,
-  createSubscribeActivity,
-  createTemporalSink,
-  rendezvousStartOptions,
-  subscribeToRoute,
-  type EventSink,
-} from '../src/bridge';
-import { RENDEZVOUS_WORKFLOW_TYPE, webhookEventSignal } from '../src/workflows/definitions';
+import { createBridgeApp, createTemporalSink, subscribeToRoute, type EventSink } from '../src/bridge';
 import type { WebhookEvent } from '../src/contract';
 import { signedHeaders } from '../src/contract/signature';
 import type { SubscriberState } from '../test/integration/bridge.workflows';
@@ -130,28 +120,11 @@ async function sendAll(
   };
 }
 
-type Design = 'route' | 'rendezvous';
-
-/** The previous design's sink: signal-with-start of the per-request rendezvous, which forwards. */
-function rendezvousSink(client: Client): EventSink {
-  return {
-    deliver: async (event) => {
-      await client.workflow.signalWithStart(RENDEZVOUS_WORKFLOW_TYPE, {
-        ...rendezvousStartOptions(event.request_id, TASK_QUEUE, { graceMs: 1_000 }),
-        signal: webhookEventSignal,
-        signalArgs: [event],
-      });
-    },
-    ready: async () => true,
-  };
-}
-
 /** Starts `groups` stand-in subscriber workflows and subscribes each to its share of `n` fresh request ids. */
 async function subscribedGroup(
   client: Client,
   n: number,
   groups: number,
-  design: Design,
 ): Promise<{ requestIds: string[]; handles: WorkflowHandle[] }> {
   const requestIds = Array.from({ length: n }, () => `req-${randomUUID()}`);
   const shares = Array.from({ length: groups }, (_, i) => requestIds.filter((_, j) => j % groups === i));
@@ -164,13 +137,11 @@ async function subscribedGroup(
       }),
     ),
   );
-  const legacy = createSubscribeActivity(client, TASK_QUEUE, { graceMs: 1_000 });
   await pooled(
     shares.flatMap((ids, i) => ids.map((id) => [id, handles[i]!.workflowId] as const)),
     32,
     async ([id, workflowId]) => {
-      if (design === 'rendezvous') await legacy.subscribeToWebhook(id, workflowId);
-      else await subscribeToRoute({ client, taskQueue: TASK_QUEUE }, id, workflowId);
+      await subscribeToRoute({ client, taskQueue: TASK_QUEUE }, id, workflowId);
     },
   );
   return { requestIds, handles };
@@ -204,7 +175,7 @@ async function main(): Promise<void> {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
-    activities: testSubscriberActivities(env.client, TASK_QUEUE, { graceMs: 1_000 }),
+    activities: testSubscriberActivities(env.client, TASK_QUEUE),
   });
   const workerRun = worker.run();
   const apps: FastifyInstance[] = [];
@@ -225,8 +196,8 @@ async function main(): Promise<void> {
 
     // Setup (not timed): subscribers subscribe first, as pipelines do once the submit returns.
     const setupStarted = performance.now();
-    const saturated = await subscribedGroup(env.client, N, SUBSCRIBERS, 'route');
-    const paced = await subscribedGroup(env.client, PACED_N, 4, 'route');
+    const saturated = await subscribedGroup(env.client, N, SUBSCRIBERS);
+    const paced = await subscribedGroup(env.client, PACED_N, 4);
     const setupSeconds = (performance.now() - setupStarted) / 1000;
 
     const sink = createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE });
@@ -243,21 +214,6 @@ async function main(): Promise<void> {
       intervalMs: PACED_INTERVAL_MS,
     });
     const pacedLatency = await observedLatencies(paced.handles, pacedRun.sentAt);
-
-    // 3. The previous design, same run, same server: rendezvous forwarding (paced, then saturated).
-    const legacyApp = await createBridgeApp({ secrets: SECRETS, sink: rendezvousSink(env.client), logger: false });
-    apps.push(legacyApp);
-    const legacyUrl = await listen(legacyApp);
-    const legacyPaced = await subscribedGroup(env.client, PACED_N, 4, 'rendezvous');
-    const legacyPacedRun = await sendAll(legacyUrl, legacyPaced.requestIds.map(makeEvent), {
-      concurrency: 1,
-      intervalMs: PACED_INTERVAL_MS,
-    });
-    const legacyPacedLatency = await observedLatencies(legacyPaced.handles, legacyPacedRun.sentAt);
-    const legacyN = Math.min(N, 1000);
-    const legacySaturated = await subscribedGroup(env.client, legacyN, SUBSCRIBERS, 'rendezvous');
-    const legacyRun = await sendAll(legacyUrl, legacySaturated.requestIds.map(makeEvent));
-    const legacyEndToEnd = await observedLatencies(legacySaturated.handles, legacyRun.sentAt);
 
     const result = {
       date: new Date().toISOString(),
@@ -292,29 +248,6 @@ async function main(): Promise<void> {
         answerMs: { p50: round(percentile(baseline.answerMs, 50)), p99: round(percentile(baseline.answerMs, 99)) },
       },
       ratioBridgeToBaseline: round(real.perSecond / baseline.perSecond, 3),
-      previousDesignRendezvous: {
-        n: legacyN,
-        deliveriesPerSecond: round(legacyRun.perSecond),
-        retried503: legacyRun.retried503,
-        answerMs: { p50: round(percentile(legacyRun.answerMs, 50)), p99: round(percentile(legacyRun.answerMs, 99)) },
-        deliveryToWorkflowMs: {
-          p50: percentile(legacyEndToEnd, 50),
-          p99: percentile(legacyEndToEnd, 99),
-          max: legacyEndToEnd[legacyEndToEnd.length - 1],
-        },
-        paced: {
-          n: PACED_N,
-          answerMs: {
-            p50: round(percentile(legacyPacedRun.answerMs, 50)),
-            p99: round(percentile(legacyPacedRun.answerMs, 99)),
-          },
-          deliveryToWorkflowMs: {
-            p50: percentile(legacyPacedLatency, 50),
-            p99: percentile(legacyPacedLatency, 99),
-            max: legacyPacedLatency[legacyPacedLatency.length - 1],
-          },
-        },
-      },
       setupSubscribeSeconds: round(setupSeconds, 2),
     };
 
@@ -332,13 +265,6 @@ async function main(): Promise<void> {
     );
     console.log(
       `ratio bridge/baseline throughput: ${result.ratioBridgeToBaseline} (setup: ${N} subscriptions in ${result.setupSubscribeSeconds} s)`,
-    );
-    const old = result.previousDesignRendezvous;
-    console.log(
-      `previous design (rendezvous forwards), ${old.n} deliveries: ${old.deliveriesPerSecond} deliveries/s, answer p50 ${old.answerMs.p50} ms; delivery -> workflow p50 ${old.deliveryToWorkflowMs.p50} ms, p99 ${old.deliveryToWorkflowMs.p99} ms`,
-    );
-    console.log(
-      `previous design paced: answer p50 ${old.paced.answerMs.p50} ms; delivery -> workflow p50 ${old.paced.deliveryToWorkflowMs.p50} ms, p99 ${old.paced.deliveryToWorkflowMs.p99} ms`,
     );
     writeBenchJson('bridge-designs', result);
   } finally {

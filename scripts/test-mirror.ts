@@ -36,6 +36,12 @@ export const INTEGRATION_ONLY: Record<string, string> = {
   'cli/lib/context.ts': 'reads real workflows through Temporal: test/integration/cli-commands.test.ts',
   'cli/lib/follow.ts':
     'follows real workflows through Temporal: test/integration/cli-commands.test.ts, workflow-resume.test.ts',
+  'cli/lib/operator.ts':
+    'sends updates to real pipelines: test/integration/workflow-operator-console.test.ts, test/integration/cli-commands.test.ts',
+  'cli/lib/quote.ts':
+    'quotes through a real service: test/integration/cli-commands.test.ts, test/integration/cli-errors.test.ts',
+  'cli/lib/spec-files.ts':
+    'reads spec files and puts their local media into a real store: test/unit/spec/examples.test.ts, test/integration/cli-commands.test.ts',
   'cli/lib/resume.ts':
     'reads a real earlier run and checks its outputs over HTTP: test/integration/workflow-resume.test.ts',
   'cli/lib/service-client.ts': 'a client of a real service: test/integration/cli-errors.test.ts',

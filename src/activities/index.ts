@@ -29,8 +29,6 @@ export type { ArchiveRequest, MediaDeps } from './media';
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {
   client: ServiceClient;
-  /** Legacy job workflows' subscription: `createSubscribeActivity(client, taskQueue)` in src/bridge/subscribe-activity.ts. */
-  subscribe: { subscribeToWebhook(requestId: string, subscriberWorkflowId: string): Promise<void> };
   /**
    * The pipeline's subscription to a request's events, returning the events that came first:
    * `(requestId, subscriber) => subscribeToRoute(settings, requestId, subscriber)` (src/bridge/route-client.ts).
@@ -84,14 +82,10 @@ export interface ReelflowActivities extends MediaActivities, PreflightActivities
   quoteJob(model: ModelId, input: Record<string, unknown>): Promise<JobQuote>;
   /** Request ids the account ledger charged since `sinceIso` that are not in `exclude` (candidate orphans of an ambiguous submit). */
   candidateOrphans(sinceIso: string, exclude: string[]): Promise<string[]>;
-  /** Legacy job workflows: submits with an Idempotency-Key; a retry (after a crash) with the same key returns the same job. */
-  submitJob(model: ModelId, input: Record<string, unknown>, idempotencyKey: string): Promise<GenerationRequest>;
   pollJobStatus(requestId: string, statusUrl?: string): Promise<StatusResponse>;
   fetchJobResult(requestId: string, responseUrl?: string): Promise<JobResult>;
   /** Asks the service to cancel; a job already terminal answers with its state instead of an error. */
   cancelJob(requestId: string, cancelUrl?: string): Promise<CancelResponse>;
-  /** Legacy job workflows: signal-with-start of their rendezvous. */
-  subscribeToWebhook(requestId: string, subscriberWorkflowId: string): Promise<void>;
 }
 
 /** Logs through the activity's logger (which adds workflowId and activityType); silent outside an activity. */
@@ -186,7 +180,6 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       const quote = await wrap('quote', () => client.quote(model, sent as ModelInputs[typeof model]));
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };
     },
-    submitJob,
     async pollJobStatus(requestId, statusUrl) {
       const status = await wrap('status', () => client.status(requestId, statusUrl ? { statusUrl } : {}));
       metrics.polls.inc({ status: status.status });
@@ -218,9 +211,6 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
           throw error;
         }
       });
-    },
-    subscribeToWebhook(requestId, subscriberWorkflowId) {
-      return wrap('subscribe', () => deps.subscribe.subscribeToWebhook(requestId, subscriberWorkflowId));
     },
   };
 }

@@ -1,4 +1,4 @@
-/** The webhook bridge: verified deliveries in, durable rendezvous signals out. */
+/** The webhook bridge: verified deliveries in, durable signals out (to the pipeline, or parked in its route). */
 export { createBridgeApp, type BridgeAppOptions } from './app';
 export { mountBridge, type BridgeRouteOptions } from './plugin';
 export {
@@ -10,8 +10,6 @@ export {
 } from '../config/bridge';
 export { createTemporalSink, type TemporalSinkOptions } from './temporal-sink';
 export type { EventSink } from './event-sink';
-export { createSubscribeActivity, type SubscribeActivities } from './subscribe-activity';
-export { rendezvousStartOptions } from './rendezvous-start';
 export { deliverToRoute, subscribeToRoute, type RouteDelivery, type RouteSettings } from './route-client';
 export { startBridgeServer, type RunningBridge } from './server';
 export { EventSinkUnavailableError } from './errors';

@@ -1,13 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { WebhookEvent } from '../contract';
 import {
-  RENDEZVOUS_WORKFLOW_TYPE,
   ROUTE_SUBSCRIBER_MEMO,
   ROUTE_WORKFLOW_TYPE,
-  jobEventSignal,
-  rendezvousWorkflowId,
+  routeWorkflowId,
+  stepEventSignal,
   subscribeRouteUpdate,
-  subscribeSignal,
   webhookEventSignal,
 } from '../workflows/definitions';
 import { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary } from '../workflows/webhook-route';
@@ -46,7 +44,7 @@ export async function subscribeToRoute(
 ): Promise<WebhookEvent[]> {
   const { client, taskQueue } = settings;
   const ttlMs = settings.ttlMs ?? ROUTE_DEFAULTS.ttlMs;
-  const workflowId = rendezvousWorkflowId(requestId);
+  const workflowId = routeWorkflowId(requestId);
   try {
     const options: RouteOptions = { subscriber, ttlMs };
     await client.workflow.start(ROUTE_WORKFLOW_TYPE, {
@@ -71,11 +69,6 @@ export async function subscribeToRoute(
       if (description.type !== ROUTE_WORKFLOW_TYPE || description.status.name !== 'COMPLETED') return [];
       const summary = (await handle.result()) as RouteSummary;
       return summary.subscriber === subscriber || summary.subscriber === null ? summary.events : [];
-    }
-    if (description.type === RENDEZVOUS_WORKFLOW_TYPE) {
-      // Started by a bridge of the previous version (rolling deploy): it forwards by signal.
-      await handle.signal(subscribeSignal, { workflowId: subscriber });
-      return [];
     }
     try {
       return await handle.executeUpdate(subscribeRouteUpdate, { args: [{ workflowId: subscriber }] });
@@ -102,7 +95,7 @@ async function subscriberOf(client: Client, workflowId: string): Promise<string 
 /** Signals the event to its pipeline; a closed pipeline no longer needs it. */
 async function signalSubscriber(client: Client, subscriber: string, event: WebhookEvent): Promise<RouteDelivery> {
   try {
-    await client.workflow.getHandle(subscriber).signal(jobEventSignal, event);
+    await client.workflow.getHandle(subscriber).signal(stepEventSignal, event);
     return 'direct';
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return 'subscriber-closed';
@@ -119,12 +112,12 @@ async function signalSubscriber(client: Client, subscriber: string, event: Webho
 export async function deliverToRoute(settings: RouteSettings, event: WebhookEvent): Promise<RouteDelivery> {
   const { client, taskQueue } = settings;
   const ttlMs = settings.ttlMs ?? ROUTE_DEFAULTS.ttlMs;
-  const workflowId = rendezvousWorkflowId(event.request_id);
+  const workflowId = routeWorkflowId(event.request_id);
   const subscriber = await subscriberOf(client, workflowId);
   if (subscriber) return signalSubscriber(client, subscriber, event);
   try {
-    // No subscriber known: park the event in the route (a running legacy rendezvous gets it too,
-    // and forwards it as before). A closed execution is never replaced (REJECT_DUPLICATE).
+    // No subscriber known: park the event in the route. A closed execution is never replaced
+    // (REJECT_DUPLICATE).
     const options: RouteOptions = { ttlMs };
     await client.workflow.signalWithStart(ROUTE_WORKFLOW_TYPE, {
       workflowId,

@@ -13,8 +13,8 @@ export interface TemporalSinkOptions {
   readinessTimeoutMs?: number;
   /**
    * `ttlMs`: how long a route started by an early delivery waits for its subscriber
-   * (REELFLOW_RENDEZVOUS_TTL_SECONDS). `graceMs` applied to the legacy rendezvous only; routes close
-   * as soon as they hold nothing, since later deliveries go straight to the subscriber.
+   * (REELFLOW_RENDEZVOUS_TTL_SECONDS). `graceMs` has no effect: routes close as soon as they hold
+   * nothing, since later deliveries go straight to the subscriber.
    */
   rendezvous?: { ttlMs?: number; graceMs?: number };
   /** Told how each delivery was routed (metrics, tests). */

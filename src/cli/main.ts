@@ -14,6 +14,7 @@ Exit codes:
   3  Temporal or the service is unreachable
   4  unknown pipeline or batch id
   5  the service lacks a local-service extension the command needs (reelflow orphans: the account ledger)
+  6  reelflow doctor: a check failed (each is printed with its fix)
 
 Configuration comes from the environment: every variable is in docs/configuration.md.`;
 

@@ -6,7 +6,7 @@
  * from these declarations (`npm run docs:config`).
  */
 export { ConfigError, CONFIG_EXIT_CODE, type ConfigIssue } from './errors';
-export { textOf, type Env, type FlagValue, type Flags } from './read';
+export { textOf, variableIsSet, type Env, type FlagValue, type Flags } from './read';
 export { VARIABLES, type VariableName, type VariableSpec } from './variables';
 export {
   PROCESS_VARIABLES,

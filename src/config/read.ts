@@ -22,6 +22,11 @@ export function textOf(env: Env, name: VariableName, flags: Flags = {}): string 
   return text ? text : undefined;
 }
 
+/** Whether `name` is set (not unset, empty or blank): for checks that a setting was chosen, not defaulted. */
+export function variableIsSet(name: VariableName, env: Env = process.env): boolean {
+  return textOf(env, name) !== undefined;
+}
+
 /** The issue for `name`, saying which flag when the value came from one. */
 export function issueFor(name: VariableName, reason: string, flags: Flags = {}): ConfigIssue {
   const flag = flags[name]?.flag;

@@ -11,16 +11,12 @@ export const TASK_QUEUES = {
 
 /** Workflow type names, for starting by name from the CLI or other processes. */
 export const WORKFLOW_TYPES = {
-  job: 'jobWorkflow',
   pipeline: 'pipelineWorkflow',
   batch: 'batchWorkflow',
 } as const;
 
-/** Name of the legacy rendezvous workflow type (started by legacy job workflows' subscribe activity). */
-export const RENDEZVOUS_WORKFLOW_TYPE = 'webhookRendezvousWorkflow';
-
 /**
- * Name of the per-request route workflow type (id `webhook/<request_id>`, like the rendezvous): it
+ * Name of the per-request route workflow type (id `webhook/<request_id>`): it
  * names the subscriber in its memo so the bridge signals the pipeline directly, and parks events
  * that arrive before any subscriber (docs/webhook-routing.md).
  */
@@ -29,18 +25,23 @@ export const ROUTE_WORKFLOW_TYPE = 'webhookRouteWorkflow';
 /** Memo key of a route workflow naming its subscriber's workflow id. */
 export const ROUTE_SUBSCRIBER_MEMO = 'subscriber';
 
-/** Rendezvous workflow id for a service request id. One execution per id is Temporal's guarantee. */
-export function rendezvousWorkflowId(requestId: string): string {
+/** Route workflow id for a service request id. One execution per id is Temporal's guarantee. */
+export function routeWorkflowId(requestId: string): string {
   return `webhook/${requestId}`;
 }
 
-/** Readable workflow ids: `pipeline/<name>`, `<name>/job/<step>` and `batch/<name>`. */
+/** Readable workflow ids: `pipeline/<name>` and `batch/<name>`. */
 export function pipelineWorkflowId(pipelineName: string): string {
   return `pipeline/${pipelineName}`;
 }
-export function jobWorkflowId(pipelineName: string, stepId: string): string {
-  return `${pipelineName}/job/${stepId}`;
-}
 export function batchWorkflowId(batchName: string): string {
   return `batch/${batchName}`;
+}
+
+/**
+ * A step's key, `<pipeline>/job/<step>`: the stem of its Idempotency-Keys. Its spelling is on the
+ * service's books (keys of jobs already submitted), so it stays as it is.
+ */
+export function stepKeyOf(pipelineName: string, stepId: string): string {
+  return `${pipelineName}/job/${stepId}`;
 }

@@ -2,7 +2,7 @@ import { extname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { threeStepPipeline } from '../spec/examples';
 import { DEFAULT_CLI_ARCHIVE } from '../spec/spec';
-import { jobStateQuery, pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
+import { pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
 import type { MediaRef } from '../media/reference';
 import { putMediaFile, type MediaStore } from '../media/store';
@@ -78,17 +78,14 @@ export interface StepProgress {
   charged: number;
   refunded: number;
   done: boolean;
-  /** The step's own clock (one-workflow pipelines): submit answered, terminal state reached (epoch ms). */
+  /** The step's own clock: submit answered, terminal state reached (epoch ms). */
   submittedAt?: number;
   finishedAt?: number;
 }
 
-/**
- * A step's progress. A one-workflow pipeline reports a running step's phase itself; for a legacy
- * pipeline (child job workflows) the job workflow's own state (request id, phase) is asked.
- */
-async function stepProgress(client: Client, step: StepSummary): Promise<StepProgress> {
-  const base: StepProgress = {
+/** A step's progress, as the pipeline's summary reports it. */
+function stepProgress(step: StepSummary): StepProgress {
+  return {
     id: step.id,
     state: step.status === 'running' && step.phase ? `running/${step.phase}` : step.status,
     requestId: step.requestIds.at(-1) ?? step.attemptLog?.at(-1)?.requestId ?? null,
@@ -98,21 +95,6 @@ async function stepProgress(client: Client, step: StepSummary): Promise<StepProg
     ...(step.submittedAt !== undefined ? { submittedAt: step.submittedAt } : {}),
     ...(step.finishedAt !== undefined ? { finishedAt: step.finishedAt } : {}),
   };
-  // One-workflow pipelines say everything themselves; legacy ones keep the running step in a child job workflow.
-  if (step.status !== 'running' || step.attemptLog || step.phase) return base;
-  try {
-    const job = await client.workflow.getHandle(step.jobWorkflowId).query(jobStateQuery);
-    const attempts = job.attempts;
-    return {
-      ...base,
-      state: `running/${job.phase}`,
-      requestId: attempts.at(-1)?.requestId ?? base.requestId,
-      charged: attempts.reduce((sum, a) => sum + a.charged, 0),
-      refunded: attempts.reduce((sum, a) => sum + a.refunded, 0),
-    };
-  } catch {
-    return base; // the child has not started its first task yet
-  }
 }
 
 /** Prints a line per step whenever its state, request id or credits change (with elapsed time). */
@@ -225,7 +207,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       }
       try {
         const progress = await handle.query(pipelineProgressQuery);
-        print(await Promise.all(progress.steps.map((step) => stepProgress(client, step))));
+        print(progress.steps.map(stepProgress));
       } catch {
         // The workflow may not have run its first task yet, or has just closed; the next round tells.
       }
@@ -239,7 +221,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       out(`Temporal UI: ${uiLink}`);
       return 1;
     }
-    print(await Promise.all(summary.steps.map((step) => stepProgress(client, step))));
+    print(summary.steps.map(stepProgress));
 
     const dir = join(stack.paths.outputs, name);
     const checked: CheckedOutput[] = [];

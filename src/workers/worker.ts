@@ -4,7 +4,6 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities, type MediaDeps } from '../activities';
 import { openMediaStore } from '../media/store';
 import type { PreflightOptions } from '../activities/preflight';
-import { createSubscribeActivity } from '../bridge/subscribe-activity';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
 import type { CallKind, ServiceClient } from '../client/types';
@@ -28,7 +27,7 @@ import { bundleProductionWorkflows } from './workflow-bundle';
 export interface ReelflowWorkerOptions {
   /** Worker-side connection to Temporal. */
   connection: NativeConnection;
-  /** Client used by the subscribe activity (signal-with-start of the rendezvous). */
+  /** Client of the submit activity's route subscription (src/bridge/route-client.ts). */
   client: Client;
   taskQueue: string;
   namespace?: string;
@@ -58,7 +57,6 @@ export function mediaFromEnv(serviceUrl?: string, env?: Env): MediaDeps {
 export async function createReelflowWorker(options: ReelflowWorkerOptions): Promise<Worker> {
   const activities = createActivities({
     client: options.service,
-    subscribe: createSubscribeActivity(options.client, options.taskQueue),
     routes: {
       subscribe: (requestId, subscriber) =>
         subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber),
@@ -106,7 +104,7 @@ export function workerOptionsFromEnv(env?: Env): Partial<WorkerOptions> {
 
 /**
  * Installs the SDK runtime with its Prometheus exporter on `bindAddress` (host:port). Must run before
- * the first connection is made; the SDK's `temporal_*` metrics and the job workflow's own counters appear there.
+ * the first connection is made; the SDK's `temporal_*` metrics appear there.
  */
 export function installSdkMetrics(bindAddress: string): void {
   Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });

@@ -15,37 +15,6 @@ export interface BatchItemResult {
   error?: string;
 }
 
-/**
- * Input of a batch started before manifests moved into the media store: every spec in the input,
- * every result carried through continue-as-new. Still run (src/workflows/batch-legacy.ts) so such
- * executions finish on this worker; nothing starts one any more.
- */
-export interface LegacyBatchWorkflowInput {
-  name: string;
-  /** The manifest: one pipeline spec per item; names must be unique. */
-  items: PipelineSpec[];
-  /** Pipelines in flight at once (default 4). */
-  concurrency?: number;
-  /** Items started per run before continue-as-new (default 100). */
-  itemsPerRun?: number;
-  /**
-   * Re-run mode: results of a previous batch (its result, or its `batchProgress` query). Only items
-   * whose previous status is not `completed` run; the others are carried over as they were.
-   */
-  rerunOf?: BatchItemResult[];
-  /**
-   * Re-run mode, per item name: the earlier pipeline run to resume (its completed steps carried,
-   * `reelflow batch --rerun-failed`). Items without one start from their first step.
-   */
-  resumes?: Record<string, ResumeFrom>;
-  uriRules?: UriRules;
-  defaultPacing?: Partial<PollPacing>;
-  /** Passed to every pipeline (false on a namespace without reelflow's search attributes). */
-  publishSearchAttributes?: boolean;
-  /** Set by the workflow itself when it continues as new. */
-  carried?: { nextIndex: number; results: BatchItemResult[]; runs: number };
-}
-
 /** One line of a stored batch manifest: a resolved pipeline spec (media as references). */
 export interface BatchManifestItem {
   /** Position in the manifest, from 0. */
@@ -139,10 +108,7 @@ export interface BatchProgress {
   running: string[];
   /** Runs of this batch so far (continue-as-new count + 1). */
   runs: number;
-  /**
-   * Every item's result (legacy batches), or the results not yet written to a result page (paged
-   * batches: the others are in `resultPages`).
-   */
+  /** The results not yet written to a result page (the others are in `resultPages`). */
   results: BatchItemResult[];
   status: 'running' | 'completed' | 'cancelled';
   /** Paged batches: the result pages written so far (media store digests, JSON Lines of BatchItemResult). */

@@ -21,7 +21,6 @@ import {
   raiseBatchBudgetUpdate,
   SEARCH_ATTRIBUTES,
 } from './definitions';
-import { legacyBatchWorkflow } from './batch-legacy';
 import { failedItemResult, itemResult } from './batch-item';
 import { pipelineWorkflow } from './pipeline';
 import type {
@@ -30,7 +29,6 @@ import type {
   BatchManifestItem,
   BatchProgress,
   BatchWorkflowInput,
-  LegacyBatchWorkflowInput,
 } from './batch-types';
 import { batchCurrentDetails } from './ui-text';
 
@@ -58,11 +56,9 @@ const store = proxyActivities<Pick<ReelflowActivities, 'readBatchPage' | 'writeB
  * and continuing as new every `itemsPerRun` starts with only counts and the window carried. Each
  * child reports its end by signal to `batch/<name>` (so children of an earlier run reach the current
  * one); results go to the store as JSON Lines pages. Cancelling it starts no other item, cancels the
- * ones in flight and waits for them to report. A batch started by the previous version (specs in
- * its input) runs the legacy code to its end.
+ * ones in flight and waits for them to report.
  */
-export async function batchWorkflow(input: BatchWorkflowInput | LegacyBatchWorkflowInput): Promise<BatchProgress> {
-  if ('items' in input) return legacyBatchWorkflow(input);
+export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchProgress> {
   const concurrency = Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY);
   if (!input.partition && concurrency > MAX_WINDOW_PER_RUN) return partitionedBatch(input, concurrency);
   return windowedBatch(input, concurrency);

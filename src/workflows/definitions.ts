@@ -1,7 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { WebhookEvent } from '../contract';
-import type { JobState } from './job-types';
 import type { PipelineSummary } from './pipeline-types';
 import type { BatchItemResult, BatchProgress } from './batch-types';
 
@@ -15,34 +14,30 @@ import type { BatchItemResult, BatchProgress } from './batch-types';
 export {
   TASK_QUEUES,
   WORKFLOW_TYPES,
-  RENDEZVOUS_WORKFLOW_TYPE,
   ROUTE_WORKFLOW_TYPE,
   ROUTE_SUBSCRIBER_MEMO,
-  rendezvousWorkflowId,
+  routeWorkflowId,
   pipelineWorkflowId,
-  jobWorkflowId,
+  stepKeyOf,
   batchWorkflowId,
 } from '../contract/workflow-names';
 
-/** Bridge → rendezvous: a verified webhook event for `request_id`. */
+/** Bridge → route: a verified webhook event for `request_id`, parked until its subscriber collects it. */
 export const webhookEventSignal = defineSignal<[WebhookEvent]>('webhookEvent');
 
-/** Job workflow → rendezvous: "forward events for this request to me". */
+/** The subscriber a route hands its events to. */
 export interface Subscription {
   workflowId: string;
 }
-export const subscribeSignal = defineSignal<[Subscription]>('subscribe');
 
 /**
- * A verified webhook event for the receiver: the pipeline workflow (sent by the bridge directly, or
- * forwarded by the route workflow), or a legacy job workflow (forwarded by its rendezvous).
+ * A verified webhook event for the pipeline waiting on one of its steps' requests (sent by the bridge
+ * directly, or forwarded by the route workflow). Its wire name `jobEvent` is what senders use.
  */
-export const jobEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
+export const stepEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
 
 /** Submit activity → route workflow: "I am the subscriber; hand me what you parked". */
 export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [Subscription]>('subscribeRoute');
-
-// ---- Pipelines (issue 4) -------------------------------------------------------------------
 
 /** Search attributes of pipeline workflows (registered on the namespace; see SEARCH_ATTRIBUTE_KEYS). */
 export const SEARCH_ATTRIBUTES = {
@@ -73,7 +68,6 @@ export const SEARCH_ATTRIBUTE_KEYS = [
 ];
 
 /** Queries (their result types live next to each workflow). */
-export const jobStateQuery = defineQuery<JobState>('jobState');
 export const pipelineProgressQuery = defineQuery<PipelineSummary>('pipelineProgress');
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 

@@ -1,8 +1,7 @@
 import type { ArchivedOutput } from '../media/reference';
-import type { JobResult, ModelId, UriRules } from '../contract';
+import type { JobResult, JobState, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../spec/spec';
 import type { PollPacing } from '../spec/pacing';
-import type { RequestAttempt } from './job-types';
 import type { RecoveryMemo } from './recovery-types';
 import type { ResumedFromSummary, ResumeFrom } from './resume-types';
 
@@ -29,7 +28,7 @@ export interface PipelineWorkflowInput {
 export type StepStatus =
   'pending' | 'running' | 'completed' | 'failed' | 'budget-exceeded' | 'cancelled' | 'completed-too-late' | 'skipped';
 
-/** Where a running step stands (one-workflow pipelines; absent in legacy summaries). */
+/** Where a running step stands. */
 export type StepPhase =
   | 'preflight'
   | 'quoting'
@@ -42,7 +41,20 @@ export type StepPhase =
   | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
-export interface StepAttempt extends RequestAttempt {
+export interface StepAttempt {
+  attempt: number;
+  idempotencyKey: string;
+  requestId?: string;
+  cancelUrl?: string;
+  /** Terminal state of this request once known. */
+  outcome?: JobState;
+  /** How the outcome was learned. */
+  learnedBy?: 'webhook' | 'poll' | 'cancel';
+  /** Where the result of a COMPLETED attempt came from: its webhook event, or a fetch of `response_url`. */
+  resultFrom?: 'event' | 'fetch';
+  charged: number;
+  refunded: number;
+  error?: string;
   statusUrl?: string;
   responseUrl?: string;
   /** The request id came from an operator's `adopt` decision (the submit's answer was lost). */
@@ -59,7 +71,7 @@ export interface ServiceError {
   message: string;
 }
 
-/** Webhook events a one-workflow pipeline received (distinct ones, repeats, and ones that matched no attempt). */
+/** Webhook events a pipeline received (distinct ones, repeats, and ones that matched no attempt). */
 export interface EventCounts {
   received: number;
   duplicates: number;
@@ -71,12 +83,9 @@ export interface StepSummary {
   id: string;
   model: ModelId;
   status: StepStatus;
-  /**
-   * The step's key `<pipeline>/job/<step>`: the id of its child job workflow in legacy pipelines, and
-   * the stem of its Idempotency-Keys in both kinds.
-   */
-  jobWorkflowId: string;
-  /** One-workflow pipelines only: where the step stands, and each of its service requests. */
+  /** The step's key `<pipeline>/job/<step>`: the stem of its Idempotency-Keys. */
+  stepKey: string;
+  /** Where the step stands, and each of its service requests. */
   phase?: StepPhase;
   attemptLog?: StepAttempt[];
   /** Why the quote failed when it ran beside the job (the charge is then taken from the result). */
@@ -84,8 +93,8 @@ export interface StepSummary {
   /** Seconds after the current attempt's submit at which each status poll happened. */
   pollOffsetsSeconds?: number[];
   /**
-   * Clock of the step (epoch ms, workflow time; one-workflow pipelines): started, first submit
-   * answered, terminal state reached, last change seen, next fallback poll due while waiting.
+   * Clock of the step (epoch ms, workflow time): started, first submit answered, terminal state
+   * reached, last change seen, next fallback poll due while waiting.
    */
   startedAt?: number;
   submittedAt?: number;
@@ -131,9 +140,8 @@ export interface PipelineSummary {
   /** Step id → result of that step. */
   outputs: Record<string, JobResult>;
   error?: string;
-  /** One-workflow pipelines only. */
   events?: EventCounts;
-  /** Jobs abandoned and ambiguous submits (issue 16); also in the memo under `recovery`. */
+  /** Jobs abandoned and ambiguous submits; also in the memo under `recovery`. */
   recovery?: RecoveryMemo;
   /** A resumed run: the earlier run it carries completed steps from, and that run's ledger. */
   resumedFrom?: ResumedFromSummary;

@@ -2,7 +2,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
-  patched,
   setHandler,
   upsertMemo,
   workflowInfo,
@@ -15,8 +14,7 @@ import { resolvePacing } from '../spec/pacing';
 import { ReferenceResolutionError } from '../spec/errors';
 import { resolveReferences } from '../spec/references';
 import type { PipelineStep } from '../spec/spec';
-import { jobEventSignal, jobWorkflowId, pipelineProgressQuery } from './definitions';
-import { legacyPipelineWorkflow } from './pipeline-legacy';
+import { pipelineProgressQuery, stepEventSignal, stepKeyOf } from './definitions';
 import { type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { archivedOrUrl, archiveStep } from './steps/archive';
 import { reportingToBatch } from './batch-item';
@@ -29,29 +27,13 @@ import {
   finish,
   firstApplicationFailure,
   publisherFor,
-  PUBLISH_CHANGES_PATCH,
   sumLedger,
   type Publish,
 } from './steps/publish';
 import { StepQuote } from './steps/quote';
-import { preflightSteps, PREFLIGHT_PATCH } from './steps/preflight';
+import { preflightSteps } from './steps/preflight';
 import { runStep } from './steps/run-step';
-import { EARLY_STATUS_CHECK_PATCH } from './steps/wait';
 import type { StepEnd, StepRun } from './steps/step-run';
-
-/**
- * Patch id of the one-workflow pipeline. Executions recorded before it ran each step as a child
- * `jobWorkflow` with a rendezvous per request; on replay they take the legacy path to the end.
- * See docs/safe-deploys.md. Retire the legacy path once no execution started before it is open.
- */
-export const ONE_WORKFLOW_PATCH = 'one-workflow-pipeline';
-
-/**
- * Patch id of the operator console (updates cancelStep / cancelPipeline / raiseBudget / retryStep,
- * and the search attributes ReelflowPipeline / ReelflowModels / ReelflowOverBudget). One-workflow
- * executions recorded before it run without them on replay. See docs/operator-console.md.
- */
-export const OPERATOR_CONSOLE_PATCH = 'operator-console';
 
 /**
  * A pipeline: its steps run in order inside this one workflow (quote, submit and subscribe, wait
@@ -61,8 +43,7 @@ export const OPERATOR_CONSOLE_PATCH = 'operator-console';
  * flight, awaits its terminal state and starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
-  if (!patched(ONE_WORKFLOW_PATCH)) return legacyPipelineWorkflow(input);
-  // An item of a batch reports its end to the batch (input-driven: no recorded history has the field).
+  // An item of a batch reports its end to the batch.
   if (input.batch)
     return reportingToBatch(input.batch.workflowId, input.spec.name, workflowInfo().workflowId, (observe) =>
       runPipeline(input, observe),
@@ -75,20 +56,16 @@ async function runPipeline(
   observe?: (summary: PipelineSummary) => void,
 ): Promise<PipelineSummary> {
   const { spec } = input;
-  // Later changes to this type, decided before the first await: a patch marker must come before any
-  // command whose place it decides, and a local activity (the validation) would otherwise run first.
-  const preflightOn = input.preflight !== false && patched(PREFLIGHT_PATCH);
-  const earlyCheck = patched(EARLY_STATUS_CHECK_PATCH);
   const info = workflowInfo();
   const summary = initialSummary(input);
   observe?.(summary);
   const inbox = new Inbox();
   const requestIds = (): string[] => summary.steps.flatMap((s) => s.requestIds);
   // Registered before the first await: an event that overtakes its submit's answer is kept.
-  setHandler(jobEventSignal, (event) => inbox.accept(event));
+  setHandler(stepEventSignal, (event) => inbox.accept(event));
   setHandler(pipelineProgressQuery, () => ({ ...summary, events: inbox.counts(requestIds()) }));
-  const basePublish = publisherFor(input, patched(PUBLISH_CHANGES_PATCH));
-  // Issue 16: abandoned jobs and ambiguous submits, with the operator's update to resolve the latter.
+  const basePublish = publisherFor(input);
+  // Abandoned jobs and ambiguous submits, with the operator's update to resolve the latter.
   const recovery: RecoveryState = { abandoned: [], ambiguous: [] };
   let recoveryShown = '';
   setHandler(
@@ -113,14 +90,7 @@ async function runPipeline(
       carriedSteps: Object.keys(input.resume.steps),
     };
   }
-  const operator = patched(OPERATOR_CONSOLE_PATCH)
-    ? new OperatorConsole(
-        summary,
-        (s) => publish(s),
-        input.publishSearchAttributes !== false,
-        patched(PUBLISH_CHANGES_PATCH),
-      )
-    : undefined;
+  const operator = new OperatorConsole(summary, (s) => publish(s), input.publishSearchAttributes !== false);
   const publish: Publish = (s) => {
     s.events = inbox.counts(requestIds());
     if (recovery.abandoned.length || recovery.ambiguous.length) {
@@ -133,9 +103,9 @@ async function runPipeline(
       }
     }
     basePublish(s);
-    operator?.show(s);
+    operator.show(s);
   };
-  operator?.register();
+  operator.register();
   publish(summary);
 
   // Validation needs zod, which stays out of the workflow sandbox: a local activity on this worker.
@@ -155,7 +125,7 @@ async function runPipeline(
   }
 
   // Inputs the service would refuse stop the pipeline here, before any step is paid for.
-  if (preflightOn) {
+  if (input.preflight !== false) {
     const refused = await preflightSteps(spec.steps, summary);
     if (refused) return finish(summary, 'failed', publish, refused);
   }
@@ -165,7 +135,7 @@ async function runPipeline(
     // No step starts after a cancel.
     if (CancellationScope.current().consideredCancelled)
       return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-    const stopped = operator?.cancelReason(step.id);
+    const stopped = operator.cancelReason(step.id);
     if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
     summary.currentStep = step.id;
     const carried = input.resume?.steps[step.id];
@@ -199,13 +169,13 @@ async function runPipeline(
       );
     }
     row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, earlyCheck, recovery);
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, recovery);
     publish(summary);
 
     let ended: StepEnd;
     const netBefore = summary.ledger.net;
     try {
-      ended = operator ? await operator.runStep(run, netBefore, () => runStep(run)) : await runStep(run);
+      ended = await operator.runStep(run, netBefore, () => runStep(run));
     } catch (error) {
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
@@ -224,7 +194,7 @@ async function runPipeline(
     row.status = ended === 'completed-too-late' ? 'completed-too-late' : 'cancelled';
     if (CancellationScope.current().consideredCancelled)
       return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-    const operatorReason = operator?.cancelReason(step.id);
+    const operatorReason = operator.cancelReason(step.id);
     if (operatorReason !== undefined) return cancelledByOperator(summary, row, operatorReason, publish);
     // The step's job was cancelled at the service by someone else: the chain cannot go on.
     return finish(
@@ -281,7 +251,7 @@ function initialSummary(input: PipelineWorkflowInput): PipelineSummary {
       id: step.id,
       model: step.model,
       status: 'pending',
-      jobWorkflowId: jobWorkflowId(spec.name, step.id),
+      stepKey: stepKeyOf(spec.name, step.id),
       requestIds: [],
       attempts: 0,
       quoted: 0,
@@ -303,7 +273,6 @@ function stepRun(
   inbox: Inbox,
   summary: PipelineSummary,
   publish: Publish,
-  earlyCheck: boolean,
   recovery: RecoveryState,
 ): StepRun {
   const attempts: StepAttempt[] = [];
@@ -311,7 +280,7 @@ function stepRun(
   const run: StepRun = {
     workflowId: info.workflowId,
     firstRunId: info.firstExecutionRunId,
-    stepKey: row.jobWorkflowId,
+    stepKey: row.stepKey,
     stepId: step.id,
     model: step.model,
     input: resolved,
@@ -324,7 +293,6 @@ function stepRun(
     // The summary's budget: the spec's, or what a raiseBudget update made it.
     ...(summary.budgetCredits !== null ? { budgetRemaining: summary.budgetCredits - summary.ledger.net } : {}),
     ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
-    earlyCheck,
     recovery,
     ...(input.ambiguousDeadlineHours !== undefined ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours } : {}),
     changed: () => {

@@ -8,13 +8,7 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { WebhookEvent } from '../contract';
-import {
-  ROUTE_SUBSCRIBER_MEMO,
-  jobEventSignal,
-  subscribeRouteUpdate,
-  subscribeSignal,
-  webhookEventSignal,
-} from './definitions';
+import { ROUTE_SUBSCRIBER_MEMO, stepEventSignal, subscribeRouteUpdate, webhookEventSignal } from './definitions';
 
 /**
  * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`.
@@ -23,8 +17,8 @@ import {
  * nothing to hold and closes in its first workflow task. The bridge reads the memo (describe) and
  * signals the pipeline itself, so no workflow task of this workflow sits between a delivery and the
  * pipeline. Rare case: a delivery comes before the submit returned: the bridge signals-with-start
- * this workflow, which parks the event until the subscriber's `subscribeRoute` update collects it
- * (or a legacy job workflow's `subscribe` signal, to which it forwards by signal), then closes.
+ * this workflow, which parks the event until the subscriber's `subscribeRoute` update collects it,
+ * then closes.
  */
 
 /** Lifetime knobs and the subscriber when the submit side starts it. */
@@ -82,8 +76,6 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
     for (const event of parked) handedOver.add(event.event_id);
     return parked;
   });
-  // Legacy job workflows subscribe by signal and receive by signal.
-  setHandler(subscribeSignal, ({ workflowId }) => adopt(workflowId));
 
   const summary = (endedBecause: RouteEnd): RouteSummary => ({
     requestId,
@@ -99,7 +91,7 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
   for (;;) {
     for (const event of pending()) {
       try {
-        await getExternalWorkflowHandle(receiver).signal(jobEventSignal, event);
+        await getExternalWorkflowHandle(receiver).signal(stepEventSignal, event);
       } catch (error) {
         if (isCancellation(error)) throw error;
         // Closed or never existed: nothing waits for this request any more.

@@ -43,7 +43,7 @@ function outcome(
   const refunded = attempts.reduce((s, a) => s + a.refunded, 0);
   const step = {
     id: 'gen',
-    jobWorkflowId: 'p/job/gen',
+    stepKey: 'p/job/gen',
     status: stepStatus,
     attemptLog: attempts,
     requestIds: attempts.map((a) => a.requestId),

@@ -104,7 +104,7 @@ function explainStep(
   const problems: string[] = [];
   const story: string[] = [];
   const attempts = step.attemptLog ?? [];
-  const stem = `reelflow:${step.jobWorkflowId}:`;
+  const stem = `reelflow:${step.stepKey}:`;
   const jobs = books.jobs.filter((j) => j.idempotencyKey?.startsWith(stem));
   const claimed = new Set(attempts.map((a) => a.requestId).filter((id): id is string => id !== undefined));
   for (const job of jobs)

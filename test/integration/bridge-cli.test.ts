@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
-import { rendezvousWorkflowId } from '../../src/workflows/definitions';
+import { routeWorkflowId } from '../../src/workflows/definitions';
 import { deliver, makeEvent } from './bridge-fixtures';
 
 /** `reelflow bridge` as a user runs it: a real process, real HTTP, a real Temporal dev server. */
@@ -62,7 +62,7 @@ describe('reelflow bridge', () => {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/service$/);
       const event = makeEvent();
       expect((await deliver(url, event, [SECRET])).status).toBe(202);
-      const description = await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe();
+      const description = await env.client.workflow.getHandle(routeWorkflowId(event.request_id)).describe();
       expect(description.taskQueue).toBe(taskQueue);
       expect((await deliver(url, makeEvent(), ['whsec_forged'])).status).toBe(401);
     } finally {

@@ -5,7 +5,6 @@ import pino, { type Logger } from 'pino';
 import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
 import { signedHeaders } from '../../src/contract/signature';
 import type { Client } from '@temporalio/client';
-import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
 import { subscribeToRoute } from '../../src/bridge/route-client';
 import type { TestSubscribeActivities } from './bridge.workflows';
 
@@ -98,14 +97,13 @@ export function quietBundlerLogger() {
   return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
 }
 
-/** The activities a worker running bridge.workflows registers: both ways of subscribing. */
+/** The activity a worker running bridge.workflows registers: the pipeline's way of subscribing. */
 export function testSubscriberActivities(
   client: Client,
   taskQueue: string,
-  lifetimes: { ttlMs?: number; graceMs?: number } = {},
+  lifetimes: { ttlMs?: number } = {},
 ): TestSubscribeActivities {
   return {
-    ...createSubscribeActivity(client, taskQueue, lifetimes),
     subscribeRoute: (requestId, subscriber) =>
       subscribeToRoute(
         { client, taskQueue, ...(lifetimes.ttlMs !== undefined ? { ttlMs: lifetimes.ttlMs } : {}) },

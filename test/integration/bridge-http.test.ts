@@ -6,7 +6,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { createBridgeApp, createTemporalSink, mountBridge, type RouteDelivery } from '../../src/bridge';
-import { rendezvousWorkflowId } from '../../src/workflows/definitions';
+import { routeWorkflowId } from '../../src/workflows/definitions';
 import type { RouteSummary } from '../../src/workflows/webhook-route';
 import { WEBHOOK_HEADERS } from '../../src/contract';
 import { sign } from '../../src/contract/signature';
@@ -32,7 +32,7 @@ const OLD_SECRET = 'whsec_old_0123456789abcdef';
 const NEW_SECRET = 'whsec_new_fedcba9876543210';
 const SECRETS = [OLD_SECRET, NEW_SECRET];
 const BODY_LIMIT = 64 * 1024;
-const RENDEZVOUS = { ttlMs: 60_000 };
+const ROUTE_LIFETIME = { ttlMs: 60_000 };
 /** How each delivery was routed, in order. */
 const routed: RouteDelivery[] = [];
 
@@ -61,14 +61,14 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
-    activities: testSubscriberActivities(env.client, TASK_QUEUE, { ...RENDEZVOUS, graceMs: 1_000 }),
+    activities: testSubscriberActivities(env.client, TASK_QUEUE, ROUTE_LIFETIME),
   });
   workerRun = worker.run();
   const sink = createTemporalSink({
     client: env.client,
     taskQueue: TASK_QUEUE,
     signalTimeoutMs: 5_000,
-    rendezvous: RENDEZVOUS,
+    rendezvous: ROUTE_LIFETIME,
     onRouted: (how) => routed.push(how),
   });
   const captured = captureLogs();
@@ -91,7 +91,7 @@ afterAll(async () => {
 async function subscribed(requestId: string, subscriber: string): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
     const description = await env.client.workflow
-      .getHandle(rendezvousWorkflowId(requestId))
+      .getHandle(routeWorkflowId(requestId))
       .describe()
       .catch(() => undefined);
     if (description?.memo?.subscriber === subscriber) return;
@@ -100,18 +100,9 @@ async function subscribed(requestId: string, subscriber: string): Promise<void> 
   throw new Error(`${subscriber} never subscribed to ${requestId}`);
 }
 
-/** Waits until the legacy subscribe activity has started the rendezvous. */
-async function eventuallyRunning(requestId: string): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    if (await rendezvousExists(requestId)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`rendezvous of ${requestId} never started`);
-}
-
-async function rendezvousExists(requestId: string): Promise<boolean> {
+async function routeExists(requestId: string): Promise<boolean> {
   try {
-    await env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).describe();
+    await env.client.workflow.getHandle(routeWorkflowId(requestId)).describe();
     return true;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;
@@ -119,7 +110,7 @@ async function rendezvousExists(requestId: string): Promise<boolean> {
   }
 }
 
-function startSubscriber(requestIds: string[], options: { subscribe: boolean | 'legacy'; stayOpen?: boolean }) {
+function startSubscriber(requestIds: string[], options: { subscribe: boolean; stayOpen?: boolean }) {
   return env.client.workflow.start('testSubscriberWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: `subscriber/${randomUUID()}`,
@@ -128,7 +119,7 @@ function startSubscriber(requestIds: string[], options: { subscribe: boolean | '
 }
 
 const routeResult = (requestId: string): Promise<RouteSummary> =>
-  env.client.workflow.getHandle(rendezvousWorkflowId(requestId)).result();
+  env.client.workflow.getHandle(routeWorkflowId(requestId)).result();
 
 describe('webhook bridge over real HTTP on a real Temporal server', () => {
   it('hands a valid delivery to the waiting workflow and answers 202', async () => {
@@ -204,7 +195,7 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
       const answer = await post(urlA, body, headers);
       expect(answer.status).toBe(401);
       expect(answer.text).toBe('');
-      expect(await rendezvousExists(event.request_id)).toBe(false);
+      expect(await routeExists(event.request_id)).toBe(false);
     });
   });
 
@@ -215,7 +206,7 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
     const answer = await post(urlA, body, signFor(body, { id: event.event_id, secrets: [NEW_SECRET] }));
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.text)).toMatchObject({ code: 'payload_too_large', status: 413 });
-    expect(await rendezvousExists(event.request_id)).toBe(false);
+    expect(await routeExists(event.request_id)).toBe(false);
   });
 
   it('accepts a body exactly at the limit (the limit is inclusive)', async () => {
@@ -245,7 +236,7 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
       signFor(JSON.stringify(missingCreatedAt), { id: event.event_id, secrets: [NEW_SECRET] }),
     );
     expect(JSON.parse(answer.text).errors).toEqual([expect.objectContaining({ path: 'created_at' })]);
-    expect(await rendezvousExists(event.request_id)).toBe(false);
+    expect(await routeExists(event.request_id)).toBe(false);
   });
 
   it('a duplicate delivery (same event_id) reaches the workflow state once', async () => {
@@ -268,7 +259,7 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
     const event = makeEvent();
     expect((await deliver(urlA, event, [NEW_SECRET])).status).toBe(202);
     expect(routed[routed.length - 1]).toBe('parked');
-    const parked = await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe();
+    const parked = await env.client.workflow.getHandle(routeWorkflowId(event.request_id)).describe();
     expect([parked.type, parked.status.name, parked.memo?.subscriber]).toEqual([
       'webhookRouteWorkflow',
       'RUNNING',
@@ -309,22 +300,11 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
     await subscriber.result();
   });
 
-  it('still serves a legacy job workflow subscribed through the rendezvous (forwarded by signal)', async () => {
-    const event = makeEvent();
-    const subscriber = await startSubscriber([event.request_id], { subscribe: 'legacy' });
-    await eventuallyRunning(event.request_id);
-    expect((await deliver(urlA, event, [NEW_SECRET])).status).toBe(202);
-    const state = (await subscriber.result()) as SubscriberState;
-    expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
-    const rendezvous = await env.client.workflow.getHandle(rendezvousWorkflowId(event.request_id)).describe();
-    expect(rendezvous.type).toBe('webhookRendezvousWorkflow');
-  });
-
   it('accepts a delivery signed with either secret during a rotation', async () => {
     for (const secrets of [[OLD_SECRET], [NEW_SECRET], ['whsec_retired', NEW_SECRET]]) {
       const event = makeEvent();
       expect((await deliver(urlB, event, secrets)).status).toBe(202);
-      expect(await rendezvousExists(event.request_id)).toBe(true);
+      expect(await routeExists(event.request_id)).toBe(true);
     }
   });
 
@@ -368,7 +348,7 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
       secrets: SECRETS,
       path: '/hooks/service',
       health: false,
-      sink: createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: RENDEZVOUS }),
+      sink: createTemporalSink({ client: env.client, taskQueue: TASK_QUEUE, rendezvous: ROUTE_LIFETIME }),
     });
     const url = await listen(host, '/hooks/service');
     try {
@@ -380,7 +360,7 @@ describe('webhook bridge over real HTTP on a real Temporal server', () => {
       expect(await echo.body.json()).toEqual({ echoed: { a: 1 } });
       const event = makeEvent();
       expect((await deliver(url, event, [OLD_SECRET])).status).toBe(202);
-      expect(await rendezvousExists(event.request_id)).toBe(true);
+      expect(await routeExists(event.request_id)).toBe(true);
       expect((await deliver(url, makeEvent(), ['whsec_forger'])).status).toBe(401);
     } finally {
       await host.close();

@@ -8,7 +8,7 @@ import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@t
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { loadBridgeConfig, startBridgeServer, type RunningBridge } from '../../src/bridge';
-import { rendezvousWorkflowId } from '../../src/workflows/definitions';
+import { routeWorkflowId } from '../../src/workflows/definitions';
 import { deliver, makeEvent, quietBundlerLogger, testSubscriberActivities } from './bridge-fixtures';
 import type { SubscriberState } from './bridge.workflows';
 import { freePort } from '../../src/stack/stack-state';
@@ -78,7 +78,7 @@ it('answers 503 while Temporal is down and delivers the retried event once it is
         workflowId: subscriberId,
         args: [[event.request_id], { subscribe: true }],
       });
-      const route = env!.client.workflow.getHandle(rendezvousWorkflowId(event.request_id));
+      const route = env!.client.workflow.getHandle(routeWorkflowId(event.request_id));
       for (;;) {
         const description = await route.describe().catch(() => undefined);
         if (description?.memo?.subscriber === subscriberId && description.status.name === 'COMPLETED') break;

@@ -1,15 +1,13 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { WebhookEvent } from '../../src/contract';
-import { jobEventSignal } from '../../src/workflows/definitions';
-import type { SubscribeActivities } from '../../src/bridge/subscribe-activity';
-import { isTerminalEvent } from '../../src/workflows/webhook-rendezvous';
+import { stepEventSignal } from '../../src/workflows/definitions';
+import { terminalStateOf } from '../../src/contract/events';
 
-/** Workflows for the bridge tests and benchmark: the real route and legacy rendezvous plus a stand-in subscriber. */
-export { webhookRendezvousWorkflow } from '../../src/workflows/webhook-rendezvous';
+/** Workflows for the bridge tests and benchmark: the real route plus a stand-in subscriber. */
 export { webhookRouteWorkflow } from '../../src/workflows/webhook-route';
 
-/** The subscribe activities a test worker registers (see testSubscriberActivities in bridge-fixtures). */
-export interface TestSubscribeActivities extends SubscribeActivities {
+/** The subscribe activity a test worker registers (see testSubscriberActivities in bridge-fixtures). */
+export interface TestSubscribeActivities {
   /** The pipeline's way: subscribeToRoute, returning the events that came first. */
   subscribeRoute(requestId: string, subscriberWorkflowId: string): Promise<WebhookEvent[]>;
 }
@@ -23,9 +21,9 @@ export interface ObservedEvent {
 }
 
 export interface SubscriberState {
-  /** Every jobEvent signal received, duplicates included: shows what the rendezvous forwarded. */
+  /** Every jobEvent signal received, duplicates included: shows what the route forwarded. */
   received: number;
-  /** Distinct events (deduped on event_id, as a job workflow does): "reaches the state once". */
+  /** Distinct events (deduped on event_id, as a pipeline does): "reaches the state once". */
   events: ObservedEvent[];
   /** Events that came back from the route subscription (they arrived before it). */
   handedOver?: number;
@@ -34,19 +32,19 @@ export interface SubscriberState {
 export const stopSignal = defineSignal('stop');
 export const subscriberStateQuery = defineQuery<SubscriberState>('subscriberState');
 
-const { subscribeToWebhook, subscribeRoute } = proxyActivities<TestSubscribeActivities>({
+const { subscribeRoute } = proxyActivities<TestSubscribeActivities>({
   startToCloseTimeout: '10 seconds',
 });
 
 /**
- * Stands in for the pipeline (or a legacy job workflow): subscribes to each request id (`true`: the
- * route, as pipelines do; `'legacy'`: the rendezvous, as job workflows did; `false`: the caller did),
+ * Stands in for the pipeline: subscribes to each request id (`true`: through the route, as pipelines
+ * do; `false`: the caller did),
  * records the events it is sent, and ends once every request saw a terminal event (and `stop` came,
  * if `stayOpen`).
  */
 export async function testSubscriberWorkflow(
   requestIds: string[],
-  options: { subscribe: boolean | 'legacy'; stayOpen?: boolean },
+  options: { subscribe: boolean; stayOpen?: boolean },
 ): Promise<SubscriberState> {
   const state: SubscriberState = { received: 0, events: [] };
   const done = new Set<string>();
@@ -59,9 +57,9 @@ export async function testSubscriberWorkflow(
       event_type: event.event_type,
       observedAt: Date.now(),
     });
-    if (isTerminalEvent(event)) done.add(event.request_id);
+    if (terminalStateOf(event) !== null) done.add(event.request_id);
   };
-  setHandler(jobEventSignal, (event: WebhookEvent) => {
+  setHandler(stepEventSignal, (event: WebhookEvent) => {
     state.received += 1;
     take(event);
   });
@@ -70,8 +68,7 @@ export async function testSubscriberWorkflow(
   });
   setHandler(subscriberStateQuery, () => state);
   for (const requestId of requestIds) {
-    if (options.subscribe === 'legacy') await subscribeToWebhook(requestId, workflowInfo().workflowId);
-    else if (options.subscribe) {
+    if (options.subscribe) {
       const early = await subscribeRoute(requestId, workflowInfo().workflowId);
       state.handedOver = (state.handedOver ?? 0) + early.length;
       early.forEach(take);

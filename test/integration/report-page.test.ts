@@ -46,7 +46,7 @@ function step(
     id,
     model: LONG_FORM as StepSummary['model'],
     status,
-    jobWorkflowId: `report-test/job/${id}`,
+    stepKey: `report-test/job/${id}`,
     requestIds: result ? [result.request_id] : [],
     attempts: result ? 1 : 0,
     quoted: result ? 100 : 0,

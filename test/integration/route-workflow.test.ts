@@ -3,26 +3,19 @@ import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@t
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { createTemporalSink, subscribeToRoute, type EventSink, type RouteDelivery } from '../../src/bridge';
-import { rendezvousWorkflowId, subscribeSignal } from '../../src/workflows/definitions';
-import type { RendezvousSummary } from '../../src/workflows/webhook-rendezvous';
-import type { RouteSummary } from '../../src/workflows/webhook-route';
+import { ROUTE_WORKFLOW_TYPE, routeWorkflowId, webhookEventSignal } from '../../src/workflows/definitions';
+import type { RouteOptions, RouteSummary } from '../../src/workflows/webhook-route';
 import { makeEvent, quietBundlerLogger, testSubscriberActivities } from './bridge-fixtures';
-import {
-  stopSignal,
-  subscriberStateQuery,
-  type SubscriberState,
-  type TestSubscribeActivities,
-} from './bridge.workflows';
+import type { SubscriberState } from './bridge.workflows';
 
 /**
- * The route workflow's own guarantees (and the legacy rendezvous' that running executions still rely
- * on), driven through the same sink and subscribe calls the bridge and the submit activity use, on a
+ * The route workflow's own guarantees, driven through the same sink and subscribe calls the bridge and the submit activity use, on a
  * real dev server (the expiry timers are a second or two of real time; no test has to beat one).
  */
 
 const TASK_QUEUE = `route-${randomUUID()}`;
 /**
- * Lifetimes: tests that wait for a route or rendezvous to end by itself use the short one (they wait for
+ * Lifetimes: tests that wait for a route to end by itself use the short one (they wait for
  * it, nothing has to beat it); every other test uses the long one, so no step of theirs races a timer.
  */
 const TTL_MS = 1_500;
@@ -34,7 +27,6 @@ let worker: Worker;
 let workerRun: Promise<void>;
 let sink: EventSink;
 let expiringSink: EventSink;
-let expiring: TestSubscribeActivities;
 const routed: RouteDelivery[] = [];
 
 beforeAll(async () => {
@@ -43,8 +35,7 @@ beforeAll(async () => {
     logger: quietBundlerLogger(),
   });
   env = await startDevServer();
-  const activities = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: LONG_TTL_MS, graceMs: 500 });
-  expiring = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: TTL_MS, graceMs: 500 });
+  const activities = testSubscriberActivities(env.client, TASK_QUEUE, { ttlMs: LONG_TTL_MS });
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
@@ -81,9 +72,9 @@ async function eventually(probe: () => Promise<boolean>): Promise<void> {
 }
 
 const route = (requestId: string) =>
-  env.client.workflow.getHandle<() => Promise<RouteSummary>>(rendezvousWorkflowId(requestId));
+  env.client.workflow.getHandle<() => Promise<RouteSummary>>(routeWorkflowId(requestId));
 
-function startSubscriber(requestIds: string[], options: { subscribe: boolean | 'legacy'; stayOpen?: boolean }) {
+function startSubscriber(requestIds: string[], options: { subscribe: boolean; stayOpen?: boolean }) {
   return env.client.workflow.start('testSubscriberWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: `subscriber/${randomUUID()}`,
@@ -167,74 +158,20 @@ describe('webhook route workflow', () => {
     expect([first.map((e) => e.event_id), again.map((e) => e.event_id)]).toEqual([[event.event_id], [event.event_id]]);
   });
 
-  it('a legacy subscriber that does not exist is dropped instead of failing or looping', async () => {
+  it('a subscriber that does not exist is dropped instead of failing or looping', async () => {
     const event = makeEvent();
-    await sink.deliver(event);
-    await route(event.request_id).signal(subscribeSignal, { workflowId: 'no-such-workflow' });
+    // A route that names its subscriber and holds an event forwards it by signal; the signal fails.
+    const options: RouteOptions = { subscriber: 'no-such-workflow', ttlMs: LONG_TTL_MS };
+    await env.client.workflow.signalWithStart(ROUTE_WORKFLOW_TYPE, {
+      workflowId: routeWorkflowId(event.request_id),
+      taskQueue: TASK_QUEUE,
+      args: [event.request_id, options],
+      signal: webhookEventSignal,
+      signalArgs: [event],
+    });
     expect(await route(event.request_id).result()).toMatchObject({
       endedBecause: 'subscriber_gone',
       subscriber: 'no-such-workflow',
     });
-  });
-
-  it('a legacy job subscribed by signal gets events parked before it, forwarded by signal; later ones go straight to it', async () => {
-    const requestId = `req-${randomUUID()}`;
-    const progress = makeEvent({
-      request_id: requestId,
-      event_type: 'generation.progress',
-      data: { status: 'IN_PROGRESS' },
-    });
-    const done = makeEvent({ request_id: requestId });
-    await sink.deliver(progress);
-    const subscriber = await startSubscriber([requestId], { subscribe: 'legacy', stayOpen: true });
-    await eventually(() =>
-      route(requestId)
-        .describe()
-        .then(
-          (d) => d.status.name === 'COMPLETED',
-          () => false,
-        ),
-    );
-    await sink.deliver(done);
-    expect(routed[routed.length - 1]).toBe('direct');
-    await subscriber.signal(stopSignal);
-    const state = (await subscriber.result()) as SubscriberState;
-    expect(state.events.map((e) => e.event_id)).toEqual([progress.event_id, done.event_id]);
-    expect(state.received).toBe(2);
-  });
-});
-
-describe('legacy rendezvous (running executions of the previous code)', () => {
-  it('still ends by itself when a subscription never receives an event', async () => {
-    const requestId = `req-${randomUUID()}`;
-    await expiring.subscribeToWebhook(requestId, `subscriber/${randomUUID()}`);
-    const summary = (await env.client.workflow
-      .getHandle(rendezvousWorkflowId(requestId))
-      .result()) as RendezvousSummary;
-    expect(summary.endedBecause).toBe('expired_subscribed');
-  });
-
-  it('receives deliveries from the new bridge while it runs and forwards them once', async () => {
-    const event = makeEvent();
-    const subscriber = await startSubscriber([event.request_id], { subscribe: 'legacy', stayOpen: true });
-    await eventually(() =>
-      env.client.workflow
-        .getHandle(rendezvousWorkflowId(event.request_id))
-        .describe()
-        .then(
-          () => true,
-          () => false,
-        ),
-    );
-    await sink.deliver(event);
-    await sink.deliver(event);
-    const summary = (await env.client.workflow
-      .getHandle(rendezvousWorkflowId(event.request_id))
-      .result()) as RendezvousSummary;
-    expect(summary.forwarded[subscriber.workflowId]).toEqual([event.event_id]);
-    expect(summary.duplicatesIgnored).toBe(1);
-    expect((await subscriber.query(subscriberStateQuery)).received).toBe(1);
-    await subscriber.signal(stopSignal);
-    await subscriber.result();
   });
 });

@@ -5,7 +5,7 @@ import { PIXEL_PNG } from '../helpers/local-service';
 import { threeStepPipeline } from '../../src/spec';
 import type { RunningBridge } from '../../src/bridge/server';
 import { startRegisteredBridge } from '../helpers/registered-bridge';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, rendezvousWorkflowId } from '../../src/workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, routeWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, silentWavDataUri, startHarness, type Harness } from './workflow-harness';
 
@@ -99,7 +99,7 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   expect(signals).toHaveLength(3);
   for (const job of jobs) {
     expect(deliveries.some((d) => d.requestId === job.id && d.state === 'delivered')).toBe(true);
-    const route = env.client.workflow.getHandle(rendezvousWorkflowId(job.id));
+    const route = env.client.workflow.getHandle(routeWorkflowId(job.id));
     expect((await route.describe()).type).toBe('webhookRouteWorkflow');
     expect(await route.result()).toMatchObject({
       endedBecause: 'handed_over',

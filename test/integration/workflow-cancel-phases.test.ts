@@ -6,16 +6,13 @@ import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
 import { pipeline } from '../../src/spec';
 import { createActivities, type ReelflowActivities } from '../../src/activities';
 import { createServiceClient } from '../../src/client/service-client';
-import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
 import { subscribeToRoute } from '../../src/bridge/route-client';
 import {
   SEARCH_ATTRIBUTE_KEYS,
   batchProgressQuery,
-  jobWorkflowId,
   pipelineProgressQuery,
   pipelineWorkflowId,
 } from '../../src/workflows/definitions';
-import type { JobOutcome, JobWorkflowInput } from '../../src/workflows/job-types';
 import { jsonOf, runCli } from './cli-process';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { EVENT_TYPES } from '../../src/contract';
@@ -70,7 +67,6 @@ async function gatedWorker(): Promise<Worker> {
   const honoured = createServiceClient({ baseUrl: h.service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
   const real = createActivities({
     client: honoured,
-    subscribe: createSubscribeActivity(env.client, QUEUE),
     media: h.media,
     routes: {
       subscribe: (requestId, subscriber) =>
@@ -376,30 +372,4 @@ it("cancelling a batch cancels every child pipeline's job at the service (refund
   } finally {
     h.service.service.setFaults({ modelDurationMs: 0 });
   }
-});
-
-// Not a cancel: the legacy job workflow (executions of the v1 pipeline finish on this worker) takes the
-// result from the signed event it received (the result-from-event patch), on the same bridge as above.
-it('legacy job workflow: a webhook event carrying the result is used without fetching it', async () => {
-  const worker = await gatedWorker();
-  await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('jobWorkflow', {
-      taskQueue: QUEUE,
-      workflowId: jobWorkflowId('legacy-events', 'generate'),
-      args: [
-        {
-          pipeline: 'legacy-events',
-          step: 'generate',
-          model: LONG_FORM,
-          input: { image_urls: [PIXEL_PNG] },
-        } satisfies JobWorkflowInput,
-      ],
-    });
-    const outcome = (await handle.result()) as JobOutcome;
-    await maybeRecordHistory(handle, 'job-result-from-event');
-    expect(outcome.attempts[0]).toMatchObject({ outcome: 'COMPLETED', learnedBy: 'webhook', resultFrom: 'event' });
-    // (The stand-in bridge reads the result to build the event; the workflow itself fetched nothing: resultFrom 'event'.)
-    expect(jobsOf('legacy-events').map((j) => j.status)).toEqual(['COMPLETED']);
-    expect(outcome.requestIds).toEqual([jobsOf('legacy-events')[0]?.id]);
-  });
 });

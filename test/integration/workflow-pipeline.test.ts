@@ -5,17 +5,17 @@ import { ApplicationFailure } from '@temporalio/common';
 import { request } from 'undici';
 import { startAnswerProxy } from '../helpers/answer-proxy';
 import { createReelflowWorker } from '../../src/workers/worker';
+import { guardedSubmit } from '../../src/activities/submit-guard';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG, LONG_FORM, TEST_API_KEY } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
 import { from, pipeline, threeStepPipeline } from '../../src/spec';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
-import { createSubscribeActivity } from '../../src/bridge/subscribe-activity';
 import { subscribeToRoute } from '../../src/bridge/route-client';
 import {
-  jobEventSignal,
-  rendezvousWorkflowId,
+  stepEventSignal,
+  routeWorkflowId,
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
   pipelineProgressQuery,
@@ -369,13 +369,13 @@ describe('pipeline workflow on the dev server with the local service', () => {
       const real = await completionEvent(h.sideClient, job.id);
       // While the step waits: an event for a request nobody knows, twice (the second is a duplicate).
       const stranger = { ...real, event_id: 'evt_stranger', request_id: 'req_nobody_knows' };
-      await handle.signal(jobEventSignal, stranger);
-      await handle.signal(jobEventSignal, stranger);
+      await handle.signal(stepEventSignal, stranger);
+      await handle.signal(stepEventSignal, stranger);
       // The same unknown request through the bridge path: parked in a route nobody subscribes to.
       expect(await bridge.deliver({ ...stranger, event_id: 'evt_stranger_2' })).toBe(202);
-      const parked = await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).describe();
+      const parked = await env.client.workflow.getHandle(routeWorkflowId('req_nobody_knows')).describe();
       expect([parked.type, parked.status.name]).toEqual(['webhookRouteWorkflow', 'RUNNING']);
-      await env.client.workflow.getHandle(rendezvousWorkflowId('req_nobody_knows')).terminate('test over');
+      await env.client.workflow.getHandle(routeWorkflowId('req_nobody_knows')).terminate('test over');
       // A query may be answered before the signals' workflow task ran: wait until both were handled.
       const waiting = await eventually(async () => {
         const state = await handle.query(pipelineProgressQuery);
@@ -406,7 +406,7 @@ describe('pipeline workflow on the dev server with the local service', () => {
       expect(summary.steps[0]?.attemptLog?.[0]).toMatchObject({ learnedBy: 'webhook', resultFrom: 'event' });
       expect(h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('events/job/'))).toHaveLength(1);
       // The route of the real request was started by the submit with the subscriber, and closed at once holding nothing.
-      const route = env.client.workflow.getHandle(rendezvousWorkflowId(job.id));
+      const route = env.client.workflow.getHandle(routeWorkflowId(job.id));
       await maybeRecordHistory(route, 'route-subscriber-first');
       const described = await route.describe();
       expect(described.memo?.subscriber).toBe(pipelineWorkflowId('events'));
@@ -460,7 +460,6 @@ describe('exactly one job per step', () => {
     const honoured = createServiceClient({ baseUrl: h.service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
     const activities = createActivities({
       client: honoured,
-      subscribe: createSubscribeActivity(env.client, queue),
       routes: {
         subscribe: (requestId, subscriber) =>
           subscribeToRoute({ client: env.client, taskQueue: queue }, requestId, subscriber),
@@ -478,7 +477,8 @@ describe('exactly one job per step', () => {
         // webhook arrives before any subscription, so the bridge parks it in the route.
         submitAndSubscribe: async (request: Parameters<typeof activities.submitAndSubscribe>[0]) => {
           if (lost++ > 0) return activities.submitAndSubscribe(request);
-          const job = await activities.submitJob(request.model, request.input, request.idempotencyKey);
+          // The submit as the activity sends it (its answer recorded for the next attempt), then the "crash".
+          const job = await guardedSubmit(honoured, request.model, request.input as never, request.idempotencyKey);
           firstJobId = job.request_id;
           // The service's own signed delivery reached the bridge (2xx journalled at the service) before any subscription.
           await eventually(() => bridge.deliveredFor(job.request_id), 'the event delivered before the subscription');
@@ -513,7 +513,7 @@ describe('exactly one job per step', () => {
       // The early event reached the pipeline through the route (parked, then handed over by the subscribe update): no poll.
       expect(summary.steps[0]?.polls).toBe(0);
       expect(summary.steps[0]?.attemptLog?.[0]?.learnedBy).toBe('webhook');
-      const routeHandle = env.client.workflow.getHandle(rendezvousWorkflowId(jobs[0]?.id as string));
+      const routeHandle = env.client.workflow.getHandle(routeWorkflowId(jobs[0]?.id as string));
       const route = (await routeHandle.result()) as RouteSummary;
       await maybeRecordHistory(routeHandle, 'route-event-first');
       expect(route).toMatchObject({ endedBecause: 'handed_over', subscriber: pipelineWorkflowId('exactly-once') });

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Register> = {
   budget: () => (require('./budget') as typeof import('./budget')).registerBudgetCommand,
   retry: () => (require('./retry') as typeof import('./retry')).registerRetryCommand,
   dev: () => (require('./dev') as typeof import('./dev')).registerDevCommand,
+  doctor: () => (require('./doctor') as typeof import('./doctor')).registerDoctorCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

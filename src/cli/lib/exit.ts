@@ -14,6 +14,8 @@ export const EXIT = {
    * what could be done without it was done, and the message says what to do instead.
    */
   extensionMissing: 5,
+  /** `reelflow doctor`: at least one check failed or could not run (each is printed with its fix). */
+  checksFailed: 6,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

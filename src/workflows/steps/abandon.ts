@@ -3,9 +3,6 @@ import type { StepAttempt } from '../pipeline-types';
 import { stopJob } from './cancel';
 import type { StepRun } from './step-run';
 
-/** Patch id of never abandoning an accepted job (issue 16). */
-export const NEVER_ABANDON_PATCH = 'never-abandon-accepted-job';
-
 /** The message of a failure (activity failures carry the service's reason in their cause). */
 export function reasonOf(error: unknown): string {
   let current: unknown = error;

@@ -6,9 +6,6 @@ import type { AmbiguousSubmit } from '../recovery-types';
 import { api, candidates } from './proxies';
 import type { StepRun } from './step-run';
 
-/** Patch id of waiting for an operator decision on an ambiguous submit instead of failing at once (issue 16). */
-export const AMBIGUOUS_WAIT_PATCH = 'ambiguous-wait-for-decision';
-
 /** How long an ambiguous step waits for a decision when the pipeline sets no deadline. */
 export const DEFAULT_AMBIGUOUS_DEADLINE_HOURS = 24;
 

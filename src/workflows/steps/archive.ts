@@ -1,4 +1,4 @@
-import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../media/reference';
 import { forEachReference } from '../../spec/references';
@@ -11,9 +11,6 @@ import type { PipelineSummary, StepSummary } from '../pipeline-types';
  * depend on the service keeping its files. Deterministic: which outputs, and the references later
  * steps read, are decided from the spec and the summary only.
  */
-
-/** Patch id: executions recorded before the archive existed replay without its activity. */
-export const ARCHIVE_PATCH = 'archive-outputs';
 
 const archiver = proxyActivities<ReelflowActivities>({
   // Copies stream whole videos; the activity heartbeats while it does.
@@ -52,7 +49,7 @@ export function shouldArchive(spec: PipelineSpec, index: number): boolean {
  * paid step: it is recorded (`row.archiveError`) and later steps use the service URL.
  */
 export async function archiveStep(spec: PipelineSpec, index: number, row: StepSummary): Promise<void> {
-  if (!row.output || !shouldArchive(spec, index) || !patched(ARCHIVE_PATCH)) return;
+  if (!row.output || !shouldArchive(spec, index)) return;
   try {
     row.archived = await archiver.archiveOutputs({ pipeline: spec.name, step: row.id, videos: row.output.videos });
   } catch (error) {

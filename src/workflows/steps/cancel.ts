@@ -1,9 +1,8 @@
-import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
+import { isTerminalState, type JobState } from '../../contract/limits';
 import { CANCEL_POLL_PACING } from '../../spec/pacing';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { apiWith } from './proxies';
 import { settle } from './settle';
-import type { RequestAttempt } from '../job-types';
 import type { StepAttempt } from '../pipeline-types';
 import { currentAttempt, type StepEnd, type StepRun } from './step-run';
 import { awaitTerminal } from './wait';
@@ -26,33 +25,22 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
 }
 
 /**
- * The terminal state of a job just asked to cancel: the cancel's answer when it is terminal (then the
- * attempt learned its outcome by the cancel), else what `wait` awaits. Shared with the legacy job
- * workflow (job.ts).
- */
-export async function terminalAfterCancel(
-  answer: { status: ServiceJobState },
-  attempt: Pick<RequestAttempt, 'learnedBy'>,
-  wait: () => Promise<ServiceJobState>,
-): Promise<ServiceJobState> {
-  if (!isTerminalState(answer.status)) return wait();
-  attempt.learnedBy = 'cancel';
-  return answer.status;
-}
-
-/**
  * Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it
  * (refund, or the result of a job that completed first). Used by a cancelled step and by a step
  * that must not abandon its accepted job (./abandon.ts).
  */
-export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<ServiceJobState> {
+export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<JobState> {
   run.row.phase = 'cancelling';
   run.changed();
   const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(
     attempt.requestId as string,
     attempt.cancelUrl,
   );
-  const terminal = await terminalAfterCancel(answer, attempt, () => awaitTerminal(run, attempt, CANCEL_POLL_PACING));
+  // A cancel that answers with a terminal state is how the attempt learned its outcome.
+  if (isTerminalState(answer.status)) attempt.learnedBy = 'cancel';
+  const terminal = isTerminalState(answer.status)
+    ? answer.status
+    : await awaitTerminal(run, attempt, CANCEL_POLL_PACING);
   // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
   await run.quote.chargeOf(attempt);
   await settle(run, attempt, terminal);

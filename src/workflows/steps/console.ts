@@ -16,7 +16,7 @@ import { whenChanged } from './publish';
 import type { StepRun } from './step-run';
 
 /**
- * The operator console of a one-workflow pipeline: the live "current details" step table and the
+ * The operator console of a pipeline: the live "current details" step table and the
  * search attributes the saved views use, and the updates an operator sends from the Temporal UI or
  * `reelflow cancel --step / budget / retry` (validators: ../operator-updates.ts). Holds what the
  * updates asked for; the pipeline's loop and its steps read it.
@@ -33,13 +33,10 @@ export class OperatorConsole {
     private readonly summary: PipelineSummary,
     private readonly publish: (summary: PipelineSummary) => void,
     private readonly searchAttributes: boolean,
-    /** Patch publish-changes: its search attributes upserted only when they changed. */
-    changesOnly = false,
-  ) {
-    this.upsertAttributes = changesOnly ? whenChanged(upsertSearchAttributes) : upsertSearchAttributes;
-  }
+  ) {}
 
-  private readonly upsertAttributes: typeof upsertSearchAttributes;
+  /** Its search attributes, upserted only when they changed (each upsert is a command and a visibility write). */
+  private readonly upsertAttributes = whenChanged(upsertSearchAttributes);
 
   /** Registers the operator updates (each with its validator). */
   register(): void {

@@ -1,5 +1,5 @@
 import { terminalStateOf, resultFromEvent } from '../../contract/events';
-import type { JobResult, JobState as ServiceJobState, WebhookEvent } from '../../contract';
+import type { JobResult, JobState, WebhookEvent } from '../../contract';
 import type { EventCounts, ServiceError } from '../pipeline-types';
 
 /**
@@ -9,7 +9,7 @@ import type { EventCounts, ServiceError } from '../pipeline-types';
  */
 export class Inbox {
   private readonly seen = new Set<string>();
-  private readonly terminal = new Map<string, ServiceJobState>();
+  private readonly terminal = new Map<string, JobState>();
   private readonly results = new Map<string, JobResult>();
   private readonly errors = new Map<string, ServiceError>();
   private received = 0;
@@ -43,7 +43,7 @@ export class Inbox {
   }
 
   /** The terminal state a webhook reported for `requestId`, if any. */
-  terminalOf(requestId: string): ServiceJobState | undefined {
+  terminalOf(requestId: string): JobState | undefined {
     return this.terminal.get(requestId);
   }
 

@@ -14,8 +14,8 @@ export function foldStep(run: StepRun): void {
 
 /**
  * Step outcomes and credits through the SDK's metric meter (the SDK drops workflow metrics during
- * replay, so each outcome counts once). Same names and help texts as the legacy job workflow's, so
- * both kinds add to one series (a step is what a job workflow was).
+ * replay, so each outcome counts once). The series keep the names and help texts they had when each
+ * step ran as a job workflow of its own: dashboards and alerts read them.
  */
 export function recordOutcome(run: StepRun, outcome: string): void {
   foldStep(run);

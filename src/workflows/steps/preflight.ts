@@ -6,13 +6,6 @@ import type { PipelineStep } from '../../spec/spec';
 import type { PipelineSummary, StepSummary } from '../pipeline-types';
 import { preflightActivities } from './proxies';
 
-/**
- * Patch id of preflight (added after early-status-check): before the first submit, every step's
- * literal inputs are checked by the `preflightJob` activity. Executions recorded before it start
- * their first step at once on replay.
- */
-export const PREFLIGHT_PATCH = 'preflight';
-
 /** True when a step gives at least one URI input literally (a reference to an earlier output is not checked). */
 function hasLiteralMedia(step: PipelineStep): boolean {
   const meta = MODELS[step.model];

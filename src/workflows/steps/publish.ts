@@ -15,10 +15,7 @@ import {
   type StepSummary,
 } from '../pipeline-types';
 
-/**
- * How a pipeline shows itself outside: search attributes and memo for the Temporal UI, and the end
- * of the run. Shared by the one-workflow pipeline and the legacy one (same commands for both).
- */
+/** How a pipeline shows itself outside: search attributes and memo for the Temporal UI, and the end of the run. */
 
 /** The search attributes a summary shows in the Temporal UI. */
 function searchAttributesOf(summary: PipelineSummary) {
@@ -48,26 +45,7 @@ function memoOf(summary: PipelineSummary) {
   };
 }
 
-/** Mirrors the summary into search attributes and the memo, for the Temporal UI. */
-export function publishAll(summary: PipelineSummary): void {
-  upsertSearchAttributes(searchAttributesOf(summary));
-  publishMemo(summary);
-}
-
-/** The memo summary alone (for namespaces without reelflow's search attributes). */
-export function publishMemo(summary: PipelineSummary): void {
-  upsertMemo(memoOf(summary));
-}
-
 export type Publish = (summary: PipelineSummary) => void;
-
-/**
- * Patch id (added after operator-console): a pipeline upserts its search attributes and memo only when
- * their values changed since its last upsert. Each upsert is a command, a history event and a
- * visibility write; a step publishes four to six times and most of them changed nothing
- * (docs/benchmarks.md, operator console cost). Executions recorded before it upsert on every publish.
- */
-export const PUBLISH_CHANGES_PATCH = 'publish-changes';
 
 /** Runs `upsert` with `value` unless the last value it ran with was the same (compared as JSON). */
 export function whenChanged<T>(upsert: (value: T) => void): (value: T) => void {
@@ -82,14 +60,11 @@ export function whenChanged<T>(upsert: (value: T) => void): (value: T) => void {
 
 /**
  * The publisher a pipeline input asks for (memo only on a namespace without reelflow's search
- * attributes); with `changesOnly` (patch publish-changes) each upsert is skipped when it would repeat
- * the previous one.
+ * attributes). Each upsert is skipped when it would repeat the previous one: an upsert is a command,
+ * a history event and a visibility write, and a step publishes four to six times, most of them
+ * changing nothing (docs/benchmarks.md, operator console cost).
  */
-export function publisherFor(
-  input: Pick<PipelineWorkflowInput, 'publishSearchAttributes'>,
-  changesOnly = false,
-): Publish {
-  if (!changesOnly) return input.publishSearchAttributes === false ? publishMemo : publishAll;
+export function publisherFor(input: Pick<PipelineWorkflowInput, 'publishSearchAttributes'>): Publish {
   const attributes = whenChanged(upsertSearchAttributes);
   const memo = whenChanged(upsertMemo);
   return (summary) => {
@@ -141,7 +116,7 @@ export function firstApplicationFailure(failure: unknown): ApplicationFailure | 
 /**
  * Ends the pipeline after step `row` threw `error` (`failure`: the ApplicationFailure that says why,
  * if any): budget → `BudgetExceeded`, any other failure → `StepFailed` naming the cause's type, a
- * cancellation → cancelled. Always throws (through `finish`). Shared by both pipeline kinds.
+ * cancellation → cancelled. Always throws (through `finish`).
  */
 export function endAfterStepError(
   summary: PipelineSummary,

@@ -4,12 +4,11 @@ import {
   CancelledFailure,
   condition,
   isCancellation,
-  patched,
   sleep,
 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { TIMER_SUMMARIES } from '../ui-text';
-import { cancelOrAbandon, NEVER_ABANDON_PATCH, reasonOf } from './abandon';
+import { cancelOrAbandon, reasonOf } from './abandon';
 import { type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';
 import { recordOutcome } from './ledger';
@@ -69,7 +68,7 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       } catch (error) {
         // A failure after the job was accepted (a poll answered 401, a status or result that breaks the
         // contract) must not leave the paid job running unnoticed: cancel it, or record it abandoned.
-        if (isCancellation(error) || !patched(NEVER_ABANDON_PATCH)) throw error;
+        if (isCancellation(error)) throw error;
         await charging.catch(() => undefined);
         await cancelOrAbandon(run, attempt, `waiting for the job failed: ${reasonOf(error)}`);
         throw error;

@@ -1,4 +1,4 @@
-import type { JobResult, JobState as ServiceJobState } from '../../contract';
+import type { JobResult, JobState } from '../../contract';
 import type { StepAttempt } from '../pipeline-types';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { apiWith } from './proxies';
@@ -10,7 +10,7 @@ import type { StepRun } from './step-run';
  * `credits_used` when it says. FAILED or CANCELLED: the service refunds automatically; the
  * service's reason (from the failure event, when the status poll gave none) stays on the attempt.
  */
-export async function settle(run: StepRun, attempt: StepAttempt, terminal: ServiceJobState): Promise<void> {
+export async function settle(run: StepRun, attempt: StepAttempt, terminal: JobState): Promise<void> {
   attempt.outcome = terminal;
   run.row.lastChangeAt = Date.now();
   if (terminal !== 'COMPLETED') {

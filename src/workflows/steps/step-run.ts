@@ -27,8 +27,6 @@ export interface StepRun {
   /** Credits this step may still spend (budget minus net spend so far); absent without a budget. */
   budgetRemaining?: number;
   submitTimeoutSeconds?: number;
-  /** Whether the early status check may run (EARLY_STATUS_CHECK_PATCH, decided at the pipeline's start). */
-  earlyCheck: boolean;
   /** The pipeline's record of abandoned jobs and ambiguous submits (shared by all its steps). */
   recovery: RecoveryState;
   /** How long an ambiguous submit waits for a decision, hours (default 24). */

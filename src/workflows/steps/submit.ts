@@ -1,20 +1,11 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  CancelledFailure,
-  patched,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { StepAttempt } from '../pipeline-types';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
-import { cancelOrAbandon, NEVER_ABANDON_PATCH } from './abandon';
-import { AMBIGUOUS_WAIT_PATCH, awaitDecision } from './ambiguous';
+import { cancelOrAbandon } from './abandon';
+import { awaitDecision } from './ambiguous';
 import { submitActivities } from './proxies';
 import type { StepRun } from './step-run';
-
-/** Patch id of refusing to submit once the pipeline is cancelled (issue 16). */
-export const CANCEL_BEFORE_SUBMIT_PATCH = 'cancel-before-submit';
 
 /** Details of a SubmitAnswerInvalid activity failure (src/activities/errors.ts). */
 interface InvalidAnswerDetails {
@@ -34,7 +25,7 @@ interface InvalidAnswerDetails {
 export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> {
   for (;;) {
     // The submit below runs in a non-cancellable scope; a cancel that came first must stop it here.
-    if (CancellationScope.current().consideredCancelled && patched(CANCEL_BEFORE_SUBMIT_PATCH)) {
+    if (CancellationScope.current().consideredCancelled) {
       throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
     }
     const activity = submitActivities(
@@ -58,15 +49,10 @@ export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> 
       return;
     } catch (error) {
       const cause = error instanceof ActivityFailure ? error.cause : undefined;
-      if (
-        cause instanceof ApplicationFailure &&
-        cause.type === FAILURE_TYPES.submitAnswerInvalid &&
-        patched(NEVER_ABANDON_PATCH)
-      ) {
+      if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.submitAnswerInvalid) {
         throw await invalidAnswer(run, attempt, cause);
       }
       if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE_TYPES.ambiguousSubmission) throw error;
-      if (!patched(AMBIGUOUS_WAIT_PATCH)) throw ambiguity(attempt, run);
       // Adopted: the job is the operator's request id; resubmit: the same key again.
       if (
         (await awaitDecision(
@@ -105,19 +91,5 @@ async function invalidAnswer(
         ...(attempt.requestId ? { requestId: attempt.requestId } : {}),
       },
     ],
-  });
-}
-
-/** Executions recorded before AMBIGUOUS_WAIT_PATCH: a submit that may have created a job fails the step at once. */
-function ambiguity(attempt: StepAttempt, run: StepRun): ApplicationFailure {
-  const message =
-    `the submit of step ${run.stepId} may have created a job (no answer came back), so it was not retried; the request id is unknown. ` +
-    `Check the service's job list for Idempotency-Key ${attempt.idempotencyKey} (resubmitting with that key returns the original job)`;
-  attempt.error = message;
-  return ApplicationFailure.create({
-    type: FAILURE_TYPES.ambiguousSubmission,
-    nonRetryable: true,
-    message,
-    details: [{ idempotencyKey: attempt.idempotencyKey, step: run.stepId }],
   });
 }

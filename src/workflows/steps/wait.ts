@@ -1,5 +1,5 @@
 import { condition } from '@temporalio/workflow';
-import { isTerminalState, type JobState as ServiceJobState } from '../../contract/limits';
+import { isTerminalState, type JobState } from '../../contract/limits';
 import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../spec/pacing';
 import type { StepAttempt } from '../pipeline-types';
 import { serviceErrorOf } from './inbox';
@@ -8,30 +8,22 @@ import { apiWith } from './proxies';
 import type { StepRun } from './step-run';
 
 /**
- * Patch id of the early status check (added after one-workflow-pipeline): one poll a few seconds
- * after the submit, so a job the service fails at once is known at once even without failure
- * events. Executions recorded before it wait for the first paced poll on replay. Checked once, at
- * the pipeline's start (`StepRun.earlyCheck`).
- */
-export const EARLY_STATUS_CHECK_PATCH = 'early-status-check';
-
-/**
  * Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback
  * (a healthy webhook path costs zero polls), after one early status check when the pacing asks for
  * it. The row shows when the next poll is due; a FAILED status keeps the service's reason.
  */
-export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: PollPacing): Promise<ServiceJobState> {
+export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: PollPacing): Promise<JobState> {
   const requestId = attempt.requestId as string;
   const since = Date.now();
   run.row.pollOffsetsSeconds = [];
   const arrived = () => run.inbox.terminalOf(requestId) !== undefined;
-  let lastSeen: ServiceJobState | undefined;
+  let lastSeen: JobState | undefined;
   /** Waits up to `delayMs` for the webhook, then polls once; the terminal state, or null to go on. */
-  const waitThenPoll = async (delayMs: number): Promise<ServiceJobState | null> => {
+  const waitThenPoll = async (delayMs: number): Promise<JobState | null> => {
     run.row.nextPollAt = Date.now() + delayMs;
     if (await condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
       attempt.learnedBy = 'webhook';
-      return run.inbox.terminalOf(requestId) as ServiceJobState;
+      return run.inbox.terminalOf(requestId) as JobState;
     }
     run.row.polls += 1;
     run.row.pollOffsetsSeconds?.push((Date.now() - since) / 1000);
@@ -51,7 +43,7 @@ export async function awaitTerminal(run: StepRun, attempt: StepAttempt, pacing: 
   try {
     const early = earlyCheckDelaySeconds(pacing);
     let spent = 0;
-    if (early !== null && run.earlyCheck) {
+    if (early !== null) {
       const terminal = await waitThenPoll(early * 1000);
       if (terminal) return terminal;
       spent = early;

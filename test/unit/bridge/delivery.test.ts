@@ -1,7 +1,7 @@
 import { checkDelivery } from '../../../src/bridge/delivery';
 import { signedHeaders } from '../../../src/contract/signature';
 import { API_VERSION, EVENT_TYPES, WEBHOOK_HEADERS } from '../../../src/contract';
-import { isTerminalEvent } from '../../../src/workflows/webhook-rendezvous';
+import { terminalStateOf } from '../../../src/contract/events';
 
 /** The verify-then-parse step of the bridge, without HTTP. */
 
@@ -57,7 +57,7 @@ describe('checkDelivery', () => {
   });
 });
 
-describe('isTerminalEvent', () => {
+describe('terminalStateOf: whether an event ends its request', () => {
   it.each([
     [EVENT_TYPES.completed, null, true],
     [EVENT_TYPES.failed, null, true],
@@ -65,6 +65,6 @@ describe('isTerminalEvent', () => {
     ['generation.progress', { status: 'IN_PROGRESS' as const }, false],
     ['generation.other', { status: 'FAILED' as const }, true],
   ])('%s with data %j → %s', (eventType, data, terminal) => {
-    expect(isTerminalEvent({ ...event, event_type: eventType, data })).toBe(terminal);
+    expect(terminalStateOf({ ...event, event_type: eventType, data }) !== null).toBe(terminal);
   });
 });

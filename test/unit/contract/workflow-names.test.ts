@@ -1,15 +1,10 @@
-import {
-  batchWorkflowId,
-  jobWorkflowId,
-  pipelineWorkflowId,
-  rendezvousWorkflowId,
-} from '../../../src/contract/workflow-names';
+import { batchWorkflowId, pipelineWorkflowId, routeWorkflowId, stepKeyOf } from '../../../src/contract/workflow-names';
 
 describe('workflow ids', () => {
-  it('are readable and stable: pipeline/<name>, <name>/job/<step>, batch/<name>, webhook/<request id>', () => {
+  it('are readable and stable: pipeline/<name>, batch/<name>, webhook/<request id>; step keys <name>/job/<step>', () => {
     expect(pipelineWorkflowId('demo')).toBe('pipeline/demo');
-    expect(jobWorkflowId('demo', 'upscale')).toBe('demo/job/upscale');
+    expect(stepKeyOf('demo', 'upscale')).toBe('demo/job/upscale');
     expect(batchWorkflowId('nightly')).toBe('batch/nightly');
-    expect(rendezvousWorkflowId('req-1')).toBe('webhook/req-1');
+    expect(routeWorkflowId('req-1')).toBe('webhook/req-1');
   });
 });

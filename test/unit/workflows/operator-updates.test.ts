@@ -12,7 +12,7 @@ function row(id: string, status: StepSummary['status'], extra: Record<string, un
     id,
     model: 'service-upscale-video-fast',
     status,
-    jobWorkflowId: `p/job/${id}`,
+    stepKey: `p/job/${id}`,
     requestIds: [],
     attempts: 0,
     quoted: 0,

@@ -35,7 +35,7 @@ function row(id: string, extra: Partial<StepSummary> & Record<string, unknown>):
     id,
     model: 'service-upscale-video-fast',
     status: 'pending',
-    jobWorkflowId: `x/job/${id}`,
+    stepKey: `x/job/${id}`,
     requestIds: [],
     attempts: 0,
     quoted: 0,

@@ -12,7 +12,7 @@ function step(overrides: Partial<StepView>): StepView {
     id: 'generate',
     model: 'service-video-cinema-long-form-from-references',
     status: 'pending',
-    jobWorkflowId: 'p/job/generate',
+    stepKey: 'p/job/generate',
     requestIds: [],
     attempts: 0,
     quoted: 0,

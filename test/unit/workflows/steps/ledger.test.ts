@@ -7,7 +7,7 @@ function runWith(attempts: Partial<StepAttempt>[], quote: { credits?: number; er
     id: 'render',
     model: 'service-upscale-video-fast',
     status: 'running',
-    jobWorkflowId: 'p/job/render',
+    stepKey: 'p/job/render',
     requestIds: [],
     attempts: 0,
     quoted: 0,

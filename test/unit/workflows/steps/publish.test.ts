@@ -38,7 +38,7 @@ function row(id: string, credits: Partial<Pick<StepSummary, 'status' | 'quoted' 
     id,
     model: 'service-upscale-video-fast',
     status: 'pending',
-    jobWorkflowId: `p/job/${id}`,
+    stepKey: `p/job/${id}`,
     requestIds: [],
     attempts: 0,
     quoted: 0,
