@@ -107,7 +107,22 @@ export async function collectPipelineReport(
   };
 }
 
-/** A batch item with the summary of its pipeline (null for items that never started). */
+/** A finished item's final output as its result names it (a large batch reads no pipeline summaries). */
+function resultSource(result: BatchItemResult): VideoSource | undefined {
+  if (result.status !== 'completed' || !result.finalOutputUrl) return undefined;
+  const copy = result.finalOutput;
+  return {
+    url: result.finalOutputUrl,
+    fileName: copy?.file_name ?? (new URL(result.finalOutputUrl).pathname.split('/').pop() || 'output.mp4'),
+    contentType: copy?.type ?? 'video/mp4',
+    ...(copy ? { archived: copy } : {}),
+  };
+}
+
+/**
+ * A batch item with the summary of its pipeline (null for items that never started, and for the
+ * finished items of a large batch: their results carry the final output).
+ */
 export interface BatchItemInput {
   result: BatchItemResult;
   summary: PipelineSummary | null;
@@ -124,7 +139,9 @@ export async function collectBatchReport(
   const fetched: Array<FetchedVideo | null> = [];
   for (const item of items) {
     const last = item.summary?.steps.at(-1);
-    const source = last ? videoSources(item.summary?.outputs[last.id] ?? last.output, last.archived)[0] : undefined;
+    const source = last
+      ? videoSources(item.summary?.outputs[last.id] ?? last.output, last.archived)[0]
+      : resultSource(item.result);
     fetched.push(source ? await fetchVideo(source, `${safeName(item.result.name)}-final`, options) : null);
   }
   const where = placement(

@@ -19,12 +19,14 @@ export function itemResult(
 ): BatchItemResult {
   const last = summary?.steps[summary.steps.length - 1];
   const url = last ? summary?.outputs[last.id]?.videos[0]?.url : undefined;
+  const archived = url ? last?.archived?.find((copy) => copy.url === url) : undefined;
   return {
     name,
     workflowId,
     status,
     ...(summary ? { ledger: summary.ledger } : {}),
     ...(url && status === 'completed' ? { finalOutputUrl: url } : {}),
+    ...(archived && status === 'completed' ? { finalOutput: archived } : {}),
     ...(error ? { error } : {}),
   };
 }

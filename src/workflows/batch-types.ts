@@ -1,4 +1,5 @@
 import type { UriRules } from '../contract';
+import type { ArchivedOutput } from '../media/reference';
 import type { PipelineSpec } from '../spec/spec';
 import type { PollPacing } from '../spec/pacing';
 import type { CreditLedger, PipelineStatus } from './pipeline-types';
@@ -12,6 +13,8 @@ export interface BatchItemResult {
   ledger?: CreditLedger;
   /** Output URL of the last step. */
   finalOutputUrl?: string;
+  /** The media-store copy of that output, when it was archived (`reelflow outputs batch/<id>` reads it). */
+  finalOutput?: ArchivedOutput;
   error?: string;
 }
 

@@ -388,6 +388,20 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     const status = await runCli(['status', 'batch/cli-batch'], cliEnv);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/\[#+\] 2\/2 {2}completed 1 {2}failed 1/);
+    // Counts by state, items/s, ETA and credits, as the Temporal UI's current details show them.
+    expect(status.stdout).toMatch(/2\/2 finished: completed 1 · failed 1 · cancelled 0 · skipped 0 · running 0/);
+    expect(status.stdout).toMatch(/rate [\d.]+ items\/s · ETA 0\.0 s/);
+    expect(status.stdout).toMatch(/credits \d+ net \(\d+ charged, 0 refunded\)/);
+
+    // The final output of every completed item, from the archive; a second run finds it there already.
+    const out = path.join(dir, 'batch-outputs');
+    const outputs = await runCli(['outputs', 'batch/cli-batch', '--to', out, '--json'], cliEnv);
+    expect(outputs.code).toBe(1); // one item has no output
+    expect(jsonOf(outputs)).toMatchObject({ notCompleted: 1, files: [{ name: 'cli-batch-a', from: 'archive' }] });
+    expect(fs.readdirSync(out)).toEqual(['cli-batch-a.mp4']);
+    const resumed = await runCli(['outputs', 'batch/cli-batch', '--to', out, '--json'], cliEnv);
+    expect(jsonOf(resumed).files).toEqual([expect.objectContaining({ name: 'cli-batch-a', from: 'skipped' })]);
+    expect(resumed.stderr).toMatch(/\[#+\] 1\/1 outputs {2}1 already there/);
   });
 
   it("a pipeline the account cannot pay for exits 1 with the service's reason and a hint; nothing is charged", async () => {

@@ -146,6 +146,43 @@ describe('batch workflow', () => {
     expect(maxInFlight(jobs)).toBeLessThanOrEqual(2);
   });
 
+  it('a window wider than one execution carries is split into partitions under the one batch id', async () => {
+    // 501 in flight is over MAX_WINDOW_PER_RUN (500): two partitions, each every other item.
+    const specs = ['part-a', 'part-b', 'part-c', 'part-d', 'part-e'].map((name) => item(name));
+    const run = await runBatch({ name: 'wide', specs, concurrency: 501 }, 'batch-partitioned');
+    expect(run.result).toMatchObject({
+      status: 'completed',
+      total: 5,
+      completed: 5,
+      partitions: ['batch/wide/part-0', 'batch/wide/part-1'],
+    });
+    expect(run.results.map((r) => r.name).sort()).toEqual(specs.map((s) => s.name));
+    const parts = await Promise.all(
+      ['batch/wide/part-0', 'batch/wide/part-1'].map(
+        async (id) => (await env.client.workflow.getHandle(id).result()) as BatchProgress,
+      ),
+    );
+    expect(parts.map((p) => [p.total, p.completed, p.concurrency])).toEqual([
+      [3, 3, 251],
+      [2, 2, 251],
+    ]);
+  });
+
+  it('stops starting items once spent plus the expected cost of those in flight would pass its budget', async () => {
+    // One at a time, 80 credits each: after the first, 80 spent + 80 expected > 100.
+    const specs = ['budget-1', 'budget-2', 'budget-3'].map((name) => item(name));
+    const run = await runBatch({ name: 'budgeted', specs, concurrency: 1, budgetCredits: 100 }, 'batch-budget');
+    expect(run.result).toMatchObject({
+      status: 'completed',
+      completed: 1,
+      skipped: 2,
+      stoppedBy: 'budget',
+      budgetCredits: 100,
+      credits: { net: 80 },
+    });
+    expect(h.service.service.jobs().filter((j) => /budget-[23]\/job/.test(j.idempotencyKey ?? ''))).toHaveLength(0);
+  });
+
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {
     h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 600_000 } });
     try {

@@ -1,11 +1,21 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { copyArchivedOutput } from '../../media/archived-copy';
 import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
-import { cliEnv, cliMediaStore, findWorkflow, pipelineSummary, withTemporal } from '../lib/context';
+import {
+  batchProgress,
+  cliEnv,
+  cliMediaStore,
+  findWorkflow,
+  pipelineSummary,
+  withTemporal,
+  type FoundWorkflow,
+} from '../lib/context';
+import { downloadBatchOutputs } from '../lib/batch-outputs';
+import { batchResults } from '../lib/batch-store';
 import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';
 import { printJson, say } from '../lib/output';
@@ -97,25 +107,77 @@ export async function downloadOutputs(
   return files;
 }
 
-/** `reelflow outputs <id> --to <dir>`: download the output files of a pipeline. */
+/** Width of the progress bar of a batch download. */
+const BAR_WIDTH = 30;
+
+/**
+ * `reelflow outputs batch/<id>`: the final output of every completed item, `--parallel` at once,
+ * resumable, with a progress bar on stderr (redrawn in place on a terminal, every tenth otherwise).
+ */
+async function batchOutputs(
+  found: FoundWorkflow,
+  options: { to: string; parallel: number; json: boolean },
+  serviceUrl: string | undefined,
+  store: MediaStore,
+): Promise<void> {
+  const progress = await batchProgress(found.handle);
+  const results = await batchResults(progress, store);
+  const tty = process.stderr.isTTY === true;
+  let shownTenth = -1;
+  const files = await downloadBatchOutputs(results, path.resolve(options.to), {
+    ...(serviceUrl ? { serviceUrl } : {}),
+    store,
+    parallel: options.parallel,
+    onProgress: (p) => {
+      const filled = Math.round((p.done / Math.max(1, p.total)) * BAR_WIDTH);
+      const line = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${p.done}/${p.total} outputs  ${p.skipped} already there  ${(p.bytes / 1048576).toFixed(1)} MiB`;
+      const tenth = Math.floor((p.done / Math.max(1, p.total)) * 10);
+      if (tty) process.stderr.write(`\r${line}${p.done === p.total ? '\n' : ''}`);
+      else if (tenth !== shownTenth || p.done === p.total) {
+        shownTenth = tenth;
+        process.stderr.write(`${line}\n`);
+      }
+    },
+  });
+  const notCompleted = results.filter((r) => r.status !== 'completed').length;
+  if (options.json) printJson({ workflowId: found.workflowId, status: progress.status, notCompleted, files });
+  else
+    say(
+      `${found.workflowId}: ${files.length} output(s) in ${path.resolve(options.to)} (${files.filter((f) => f.from === 'skipped').length} already there)` +
+        (notCompleted > 0 ? `; ${notCompleted} item(s) did not complete and have none` : ''),
+    );
+  if (progress.status !== 'completed' || notCompleted > 0) process.exitCode = EXIT.failed;
+}
+
+/** `reelflow outputs <id> --to <dir>`: download the output files of a pipeline or a batch. */
 export function registerOutputsCommand(program: Command): void {
   program
     .command('outputs')
     .description(
-      'Download the output videos of a pipeline into a directory, from the media-store archive where archived, else from the service (exit 0 done, 1 pipeline not completed, 4 unknown id)',
+      'Download the output videos of a pipeline, or the final output of every completed item of a batch (resumable: a file whose SHA-256 matches is skipped), into a directory, from the media-store archive where archived, else from the service (exit 0 done, 1 pipeline or any batch item not completed, 4 unknown id)',
     )
-    .argument('<id>', 'pipeline workflow id (pipeline/<name>) or its name')
+    .argument('<id>', 'pipeline/<name>, batch/<name> or a bare name')
     .requiredOption('--to <dir>', 'directory to write the files into (created if missing)')
+    .option(
+      '--parallel <n>',
+      'a batch: downloads at once (default 4)',
+      (text: string) => {
+        const n = Number(text);
+        if (!/^\d+$/.test(text) || n < 1 || n > 64)
+          throw new InvalidArgumentError('must be a whole number from 1 to 64');
+        return n;
+      },
+      4,
+    )
     .option('--json', 'print the downloaded files as JSON', false)
-    .action(async (id: string, options: { to: string; json: boolean }) => {
+    .action(async (id: string, options: { to: string; parallel: number; json: boolean }) => {
       const env = cliEnv();
       await withTemporal(env, async ({ client }) => {
         const found = await findWorkflow(client, id);
-        if (found.kind !== 'pipeline')
-          throw new CliError(
-            `${found.workflowId} is a batch; download each pipeline's outputs by its id (see \`reelflow status ${found.workflowId}\`)`,
-            EXIT.usage,
-          );
+        if (found.kind === 'batch') {
+          await batchOutputs(found, options, env.service?.url, cliMediaStore(env).store);
+          return;
+        }
         const summary = await pipelineSummary(found.handle);
         if (summary.status !== 'completed') {
           throw new CliError(

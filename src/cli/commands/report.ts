@@ -10,7 +10,7 @@ import {
   type BatchItemInput,
   type CollectOptions,
 } from '../../report/collect';
-import { renderReport } from '../../report/render';
+import { renderBatchReport, renderReport } from '../../report/render';
 import type { Report } from '../../report/model';
 import { pipelineWorkflowId } from '../../workflows/definitions';
 import type { BatchItemResult } from '../../workflows/batch-types';
@@ -21,6 +21,8 @@ import { printJson, say } from '../lib/output';
 
 /** Videos up to this size in total are embedded in the page by default. */
 const DEFAULT_EMBED_LIMIT_MB = 64;
+/** Cards per page of a batch's gallery (a larger batch gets several pages). */
+const BATCH_PAGE_SIZE = 100;
 
 interface ReportOptions {
   out?: string;
@@ -62,6 +64,7 @@ async function batchItems(
   results: BatchItemResult[],
   running: string[],
   link: (id: string) => string | undefined,
+  resultsSuffice = false,
 ): Promise<BatchItemInput[]> {
   const all: BatchItemResult[] = [
     ...results,
@@ -70,8 +73,9 @@ async function batchItems(
   const items: BatchItemInput[] = [];
   for (const result of all) {
     const ui = link(result.workflowId);
+    // A paged batch's results carry each final output: no pipeline is asked but the running ones.
     const summary =
-      result.status === 'skipped' && !running.includes(result.name)
+      (result.status === 'skipped' || resultsSuffice) && !running.includes(result.name)
         ? null
         : await pipelineSummary(client.workflow.getHandle(result.workflowId)).catch(() => null);
     items.push({ result, summary, ...(ui ? { temporalUiUrl: ui } : {}) });
@@ -135,7 +139,7 @@ export function registerReportCommand(program: Command): void {
             report = await collectBatchReport(
               progress,
               found.workflowId,
-              await batchItems(client, results, progress.running, link),
+              await batchItems(client, results, progress.running, link, progress.resultPages !== undefined),
               collect,
             );
           }
@@ -144,18 +148,48 @@ export function registerReportCommand(program: Command): void {
         }
         fs.mkdirSync(path.dirname(file), { recursive: true });
         // Written whole, then renamed: a reader never sees half a page.
-        fs.writeFileSync(`${file}.part`, renderReport(report));
-        fs.renameSync(`${file}.part`, file);
+        const write = (target: string, html: string) => {
+          fs.writeFileSync(`${target}.part`, html);
+          fs.renameSync(`${target}.part`, target);
+        };
+        const pageFiles: string[] = [file];
+        if (report.kind === 'batch' && report.items.length > BATCH_PAGE_SIZE) {
+          // A large batch: a gallery of pages, the first at <file>, the others beside it.
+          const count = Math.ceil(report.items.length / BATCH_PAGE_SIZE);
+          const base = file.replace(/\.html?$/i, '');
+          const href = (n: number) => path.basename(n === 1 ? file : `${base}-page-${n}.html`);
+          for (let n = 1; n <= count; n += 1) {
+            const target = n === 1 ? file : `${base}-page-${n}.html`;
+            if (n > 1) pageFiles.push(target);
+            write(
+              target,
+              renderBatchReport(report, {
+                number: n,
+                count,
+                href,
+                first: (n - 1) * BATCH_PAGE_SIZE,
+                size: BATCH_PAGE_SIZE,
+              }),
+            );
+          }
+        } else write(file, renderReport(report));
         const videos =
           report.kind === 'pipeline'
             ? report.steps.flatMap((s) => s.videos)
             : report.items.flatMap((i) => (i.finalVideo ? [i.finalVideo] : []));
         const problems = videos.filter((v) => v.problem).map((v) => `${v.url}: ${v.problem}`);
         if (options.json) {
-          printJson({ file, kind: report.kind, workflowId: found.workflowId, videos: videos.length, problems });
+          printJson({
+            file,
+            pages: pageFiles,
+            kind: report.kind,
+            workflowId: found.workflowId,
+            videos: videos.length,
+            problems,
+          });
         } else {
           say(
-            `report of ${found.workflowId}: ${file} (${videos.length} video${videos.length === 1 ? '' : 's'}${videos.some((v) => v.src && !v.src.startsWith('data:')) ? `, media in ${collect.mediaDir}` : ', media embedded'})`,
+            `report of ${found.workflowId}: ${file}${pageFiles.length > 1 ? ` and ${pageFiles.length - 1} more page(s) beside it` : ''} (${videos.length} video${videos.length === 1 ? '' : 's'}${videos.some((v) => v.src && !v.src.startsWith('data:')) ? `, media in ${collect.mediaDir}` : ', media embedded'})`,
           );
           for (const problem of problems) say(`  problem: ${problem}`);
         }

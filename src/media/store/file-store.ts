@@ -53,11 +53,11 @@ export function createFileStore(rootDir: string): MediaStore {
           );
         }
         await rename(temp, target);
-        await writeFile(
-          `${metaPath(sha256)}.tmp`,
-          JSON.stringify({ type, bytes, createdAt: new Date().toISOString() }),
-        );
-        await rename(`${metaPath(sha256)}.tmp`, metaPath(sha256));
+        // A temporary name of its own: two writers of the same content (identical outputs archived
+        // at once) must not rename each other's file away.
+        const metaTemp = `${metaPath(sha256)}.${randomUUID()}.tmp`;
+        await writeFile(metaTemp, JSON.stringify({ type, bytes, createdAt: new Date().toISOString() }));
+        await rename(metaTemp, metaPath(sha256));
       } finally {
         await rm(temp, { force: true });
       }

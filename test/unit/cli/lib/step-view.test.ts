@@ -11,7 +11,7 @@ const step = (more: Partial<StepView>): StepView => ({
   id: 'render',
   model: 'service-upscale-video-fast',
   status: 'running',
-  jobWorkflowId: 'p/job/render',
+  stepKey: 'p/job/render',
   requestIds: [],
   attempts: 0,
   quoted: 0,
