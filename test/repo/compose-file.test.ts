@@ -152,7 +152,7 @@ describe('docker-compose.yml', () => {
     expect(bridges.map(([n]) => n)).toHaveLength(2);
     const balancer = compose.services.webhooks as Service;
     expect(balancer.image).toMatch(/^nginx:/);
-    const confMount = (balancer.volumes ?? []).find((v) => v.includes('/etc/nginx/'));
+    const confMount = (balancer.volumes ?? []).find((v) => v.includes('/webhooks-tls.conf:'));
     const conf = read((confMount ?? '').split(':')[0] ?? '');
     for (const [name, bridge] of bridges) {
       expect(bridge.environment?.REELFLOW_BRIDGE_HOST).toBe('0.0.0.0');
@@ -187,30 +187,30 @@ describe('docker-compose.yml', () => {
     expect(compose.services.minio?.environment?.MINIO_ROOT_PASSWORD).toMatch(/^\$\{[A-Z0-9_]+:\?/);
   });
 
-  it('ends TLS in front of the bridges: nginx serves /webhooks over https on 443 only, with the mounted certificate', () => {
+  it('ends TLS in front of the bridges: nginx serves /webhooks over https on 8443 only (webhooks-tls.conf), with the mounted certificate', () => {
     const balancer = compose.services.webhooks as Service & { ports?: string[] };
-    expect(balancer.ports).toEqual(['443:443']);
-    const certMount = (balancer.volumes ?? []).find((v) => v.endsWith(':/etc/nginx/certs:ro'));
-    expect(certMount).toBe('${REELFLOW_TLS_CERT_DIR:-./deploy/nginx/certs}:/etc/nginx/certs:ro');
-    expect(fs.existsSync(path.join(root, 'deploy/nginx/certs/README.md'))).toBe(true);
+    expect(balancer.ports).toEqual(['8443:8443']);
+    const mounts = Object.fromEntries(
+      (balancer.volumes ?? []).map((v) => [v.split(':').slice(-2)[0], v.split(':')[0]]),
+    );
+    // The TLS config is the one test/integration/bridge-tls-front.test.ts runs with Debian's nginx.
+    expect(mounts['/etc/nginx/conf.d/webhooks-tls.conf']).toBe('./deploy/nginx/webhooks-tls.conf');
+    expect(read('test/integration/bridge-tls-front.test.ts')).toContain('webhooks-tls.conf');
+    expect(balancer.volumes).toContain('${REELFLOW_TLS_CERT_DIR:-./deploy/nginx/tls}:/etc/nginx/tls:ro');
+    expect(fs.existsSync(path.join(root, 'deploy/nginx/tls/README.md'))).toBe(true);
     // Keys and certificates stay out of git.
-    expect(read('deploy/nginx/certs/.gitignore')).toMatch(/^\*\.pem$/m);
-    const confMount = (balancer.volumes ?? []).find((v) => v.includes('/etc/nginx/conf.d/'));
-    const conf = read((confMount ?? '').split(':')[0] ?? '');
-    const blocks = conf.split(/^server \{/m).slice(1);
-    const tls = blocks.filter((b) => /listen 443 ssl;/.test(b));
-    expect(tls).toHaveLength(1);
-    expect(tls[0]).toContain('ssl_certificate /etc/nginx/certs/fullchain.pem;');
-    expect(tls[0]).toContain('ssl_certificate_key /etc/nginx/certs/privkey.pem;');
-    expect(tls[0]).toMatch(/ssl_protocols TLSv1\.2 TLSv1\.3;/);
-    expect(tls[0]).toMatch(/location \/webhooks\s*\{[^}]*proxy_pass http:\/\/reelflow_bridges;/);
+    expect(read('deploy/nginx/tls/.gitignore')).toMatch(/^\*\.pem$/m);
+    const tls = read('deploy/nginx/webhooks-tls.conf');
+    expect(tls).toMatch(/listen 8443 ssl;/);
+    expect(tls).toContain('ssl_certificate /etc/nginx/tls/fullchain.pem;');
+    expect(tls).toContain('ssl_certificate_key /etc/nginx/tls/privkey.pem;');
+    expect(tls).toMatch(/location \/webhooks\s*\{[^}]*proxy_pass http:\/\/reelflow_bridges;/);
     // The plain listener is the container's health check only, never the webhook path.
-    for (const block of blocks.filter((b) => !b.includes('listen 443 ssl;'))) {
-      expect(block).not.toContain('/webhooks');
-      expect(block).not.toContain('proxy_pass');
-    }
-    const health = [balancer.healthcheck?.test ?? []].flat().join(' ');
-    expect(health).toContain('http://127.0.0.1:8080/nginx-health');
+    const plain = read(mounts['/etc/nginx/conf.d/default.conf'] ?? '');
+    expect(plain).toMatch(/listen 8080;/);
+    expect(plain).not.toMatch(/location \/webhooks/);
+    expect(plain).not.toContain('proxy_pass');
+    expect([balancer.healthcheck?.test ?? []].flat().join(' ')).toContain('http://127.0.0.1:8080/nginx-health');
   });
 
   it('checks each worker by its readiness endpoint (Temporal connection and pollers), not the metrics port', () => {
