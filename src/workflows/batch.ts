@@ -30,7 +30,7 @@ import type {
   BatchProgress,
   BatchWorkflowInput,
 } from './batch-types';
-import { batchCurrentDetails } from './ui-text';
+import { batchCurrentDetails, sumBatchCredits } from './ui-text';
 
 const DEFAULT_CONCURRENCY = 4;
 /** Items started per run before continue-as-new: about 8 events each keeps a run under ~5,000 events. */
@@ -304,14 +304,7 @@ async function partitionedBatch(input: BatchWorkflowInput, concurrency: number):
       resultPages: finished.flatMap((p) => p.resultPages ?? []),
       manifest: { sha256: input.manifest.sha256, records: input.manifest.records },
       concurrency,
-      credits: finished.reduce(
-        (t, p) => ({
-          charged: t.charged + (p.credits?.charged ?? 0),
-          refunded: t.refunded + (p.credits?.refunded ?? 0),
-          net: t.net + (p.credits?.net ?? 0),
-        }),
-        { charged: 0, refunded: 0, net: 0 },
-      ),
+      credits: sumBatchCredits(finished),
       updatedAt: Date.now(),
       partitions: ids,
       ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),

@@ -111,6 +111,22 @@ export function batchDetails(
   return clip(lines.join('\n'), DETAILS_MAX);
 }
 
+/** The credits of several partitions of a batch, summed. */
+export function sumBatchCredits(parts: readonly Pick<BatchProgress, 'credits'>[]): {
+  charged: number;
+  refunded: number;
+  net: number;
+} {
+  return parts.reduce(
+    (t, p) => ({
+      charged: t.charged + (p.credits?.charged ?? 0),
+      refunded: t.refunded + (p.credits?.refunded ?? 0),
+      net: t.net + (p.credits?.net ?? 0),
+    }),
+    { charged: 0, refunded: 0, net: 0 },
+  );
+}
+
 /** Finished items, items per second since the start and the estimated seconds left (null when unknown). */
 export function batchRates(
   progress: BatchProgress,

@@ -14,15 +14,11 @@ import {
   withTemporal,
   type FoundWorkflow,
 } from '../lib/context';
-import { downloadBatchOutputs } from '../lib/batch-outputs';
+import { DOWNLOAD_TIMEOUT_MS, downloadBatchOutputs, extensionOf, MAX_OUTPUT_BYTES } from '../lib/batch-outputs';
 import { batchResults } from '../lib/batch-store';
 import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';
 import { printJson, say } from '../lib/output';
-
-/** Largest output file downloaded (the longest clips at 720p stay far below). */
-const MAX_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
-const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
 
 /** A downloaded output file. */
 export interface DownloadedOutput {
@@ -33,14 +29,6 @@ export interface DownloadedOutput {
   /** Where the bytes came from: the media-store archive or the service URL. */
   from: 'archive' | 'service';
   media?: string;
-}
-
-function extensionOf(url: string, contentType: string | null): string {
-  const fromPath = path.extname(new URL(url).pathname).toLowerCase();
-  if (/^\.[a-z0-9]{2,5}$/.test(fromPath)) return fromPath;
-  if (contentType?.includes('webm')) return '.webm';
-  if (contentType?.includes('quicktime')) return '.mov';
-  return '.mp4';
 }
 
 /**

@@ -9,8 +9,9 @@ import { CliError } from './errors';
 import { EXIT } from './exit';
 
 /** Largest output file downloaded (the longest clips at 720p stay far below). */
-const MAX_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
-const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
+export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024 * 1024;
+/** How long one output download may take. */
+export const DOWNLOAD_TIMEOUT_MS = 15 * 60_000;
 
 /** One item's final output on disk. */
 export interface BatchOutputFile {
@@ -29,7 +30,8 @@ export interface BatchOutputsProgress {
   bytes: number;
 }
 
-function extensionOf(url: string, type: string | null | undefined): string {
+/** The file extension of an output: its URL's, else from its media type (`.mp4` when unknown). */
+export function extensionOf(url: string, type: string | null | undefined): string {
   const fromPath = path.extname(new URL(url).pathname).toLowerCase();
   if (/^\.[a-z0-9]{2,5}$/.test(fromPath)) return fromPath;
   if (type?.includes('webm')) return '.webm';

@@ -11,6 +11,7 @@ import { connectTemporal, type CliTemporal } from './connect';
 import { CliError } from './errors';
 import { EXIT } from './exit';
 import { batchLines, pipelineLines } from './output';
+import { sumBatchCredits } from '../../workflows/ui-text';
 
 /** Reads the environment for a command; a bad value is a ConfigError, which the CLI reports as exit 2 naming the variable. */
 export function cliEnv(needs: EnvNeeds = {}): ReelflowEnv {
@@ -114,14 +115,7 @@ export async function batchProgress(handle: WorkflowHandle): Promise<BatchProgre
     running: found.flatMap((p) => p.running),
     results: found.flatMap((p) => p.results),
     resultPages: found.flatMap((p) => p.resultPages ?? []),
-    credits: found.reduce(
-      (t, p) => ({
-        charged: t.charged + (p.credits?.charged ?? 0),
-        refunded: t.refunded + (p.credits?.refunded ?? 0),
-        net: t.net + (p.credits?.net ?? 0),
-      }),
-      { charged: 0, refunded: 0, net: 0 },
-    ),
+    credits: sumBatchCredits(found),
     startedAt: Math.min(...found.map((p) => p.startedAt ?? Infinity)),
     updatedAt: Math.max(...found.map((p) => p.updatedAt ?? 0)),
   };

@@ -1,4 +1,9 @@
 import {
+  batchCurrentDetails,
+  batchDetails,
+  batchRates,
+  batchStatusLines,
+  sumBatchCredits,
   batchSummaryLine,
   currentDetailsMarkdown,
   describeDataUri,
@@ -128,5 +133,60 @@ describe('what the Temporal UI shows', () => {
     expect(stepElapsed({}, 5)).toBe('—');
     expect(stepElapsed({ submittedAt: new Date(0).toISOString() }, 125_000)).toBe('2 min 05 s');
     expect(shortId('c0ffee00-1234-c3f1')).toBe('…c3f1');
+  });
+});
+
+describe('what a batch shows (reelflow status and the UI current details)', () => {
+  const progress = {
+    name: 'nightly',
+    total: 100,
+    toRun: 100,
+    completed: 30,
+    failed: 8,
+    cancelled: 0,
+    skipped: 2,
+    running: ['a', 'b'],
+    runs: 2,
+    results: [],
+    status: 'running' as const,
+    credits: { charged: 3000, refunded: 200, net: 2800 },
+    budgetCredits: 10_000,
+    startedAt: 1_000_000,
+    updatedAt: 1_020_000,
+  };
+
+  it('counts by state, items/s since the start, the ETA of what is left, and credits against the budget', () => {
+    // 40 finished in 20 s: 2 items/s, 60 left: 30 s.
+    expect(batchRates(progress, 1_020_000)).toEqual({ finished: 40, itemsPerSecond: 2, etaSeconds: 30 });
+    expect(batchStatusLines(progress, 1_020_000)).toEqual([
+      '40/100 finished: completed 30 · failed 8 · cancelled 0 · skipped 2 · running 2',
+      'rate 2.00 items/s · ETA 30.0 s',
+      'credits 2800 net (3000 charged, 200 refunded) of a 10000 budget',
+    ]);
+    expect(batchCurrentDetails(progress)).toContain('**nightly** · running · run 2');
+    // Nothing finished yet: no rate, no ETA.
+    expect(batchRates({ ...progress, completed: 0, failed: 0, skipped: 0 }, 1_020_000)).toMatchObject({
+      itemsPerSecond: null,
+      etaSeconds: null,
+    });
+  });
+
+  it('sums the credits of partitions', () => {
+    expect(sumBatchCredits([progress, { credits: { charged: 1, refunded: 1, net: 0 } }, {}])).toEqual({
+      charged: 3001,
+      refunded: 201,
+      net: 2800,
+    });
+  });
+
+  it('lists a large batch’s first items in its static details and counts the rest', () => {
+    const spec = (name: string) => ({ name, steps: [{ id: 'g', model: 'service-horizon-studio', input: {} }] });
+    const details = batchDetails(
+      'big',
+      Array.from({ length: 60 }, (_, i) => spec(`p${i}`) as PipelineSpec),
+      10_000,
+    );
+    expect(details).toContain('**big** · 10000 pipelines');
+    expect(details).toContain('- … and 9950 more');
   });
 });

@@ -6,20 +6,9 @@ import {
   waitingNote,
   type StepView,
 } from '../../../../src/cli/lib/step-view';
+import { stepSummary } from '../../../helpers/step-summary';
 
-const step = (more: Partial<StepView>): StepView => ({
-  id: 'render',
-  model: 'service-upscale-video-fast',
-  status: 'running',
-  stepKey: 'p/job/render',
-  requestIds: [],
-  attempts: 0,
-  quoted: 0,
-  charged: 0,
-  refunded: 0,
-  polls: 0,
-  ...more,
-});
+const step = (more: Partial<StepView>): StepView => stepSummary('render', { status: 'running', ...more });
 
 describe('formatElapsed', () => {
   it.each([

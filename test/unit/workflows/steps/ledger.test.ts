@@ -1,20 +1,10 @@
 import { foldStep } from '../../../../src/workflows/steps/ledger';
 import type { StepRun } from '../../../../src/workflows/steps/step-run';
-import type { StepAttempt, StepSummary } from '../../../../src/workflows/pipeline-types';
+import type { StepAttempt } from '../../../../src/workflows/pipeline-types';
+import { stepSummary } from '../../../helpers/step-summary';
 
 function runWith(attempts: Partial<StepAttempt>[], quote: { credits?: number; error?: string }): StepRun {
-  const row: StepSummary = {
-    id: 'render',
-    model: 'service-upscale-video-fast',
-    status: 'running',
-    stepKey: 'p/job/render',
-    requestIds: [],
-    attempts: 0,
-    quoted: 0,
-    charged: 0,
-    refunded: 0,
-    polls: 0,
-  };
+  const row = stepSummary('render', { status: 'running' });
   return {
     row,
     attempts: attempts.map((a, i) => ({ attempt: i + 1, idempotencyKey: `k${i + 1}`, charged: 0, refunded: 0, ...a })),

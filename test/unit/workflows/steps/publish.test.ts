@@ -7,6 +7,7 @@ import {
   whenChanged,
 } from '../../../../src/workflows/steps/publish';
 import type { PipelineSummary, StepSummary } from '../../../../src/workflows/pipeline-types';
+import { stepSummary } from '../../../helpers/step-summary';
 
 describe('whenChanged (patch publish-changes)', () => {
   it('runs the upsert for the first value and for every change, never for a repeat', () => {
@@ -34,19 +35,7 @@ describe('whenChanged (patch publish-changes)', () => {
 });
 
 function row(id: string, credits: Partial<Pick<StepSummary, 'status' | 'quoted' | 'charged' | 'refunded'>> = {}) {
-  return {
-    id,
-    model: 'service-upscale-video-fast',
-    status: 'pending',
-    stepKey: `p/job/${id}`,
-    requestIds: [],
-    attempts: 0,
-    quoted: 0,
-    charged: 0,
-    refunded: 0,
-    polls: 0,
-    ...credits,
-  } as StepSummary;
+  return stepSummary(id, credits);
 }
 
 function summaryOf(...steps: StepSummary[]): PipelineSummary {
