@@ -18,13 +18,12 @@
  * --max-old-space-size), written as `footprint-cache-<n>[-heap-<m>].json` / `bridge-cache-…json`: memory
  * held against the cost of replaying evicted pipelines when their deliveries come.
  */
-import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { runFootprintAndBridge, FOOTPRINT_FULL, FOOTPRINT_QUICK } from './footprint';
 import { runHandoff, HANDOFF_FULL, HANDOFF_QUICK } from './handoff';
 import { killAll, setLogDir } from './lib/processes';
 import { runInfo, startLoadSampler, writeJson } from './lib/run-info';
-import { ROOT } from './lib/stack';
+import { buildForBench, ROOT } from './lib/stack';
 import { defaultClusterDir, openCluster, startCluster, stopCluster } from '../scripts/cluster/index';
 import { isAlive, ROLES } from '../scripts/cluster/roles';
 import { generateReport } from './report/generate';
@@ -72,14 +71,7 @@ async function main(): Promise<void> {
   );
   if (args.build) {
     log("building dist/ (tsc, emit only: the type check is CI's) and the workflow bundle, as `npm run build` does");
-    execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'scripts', 'build-workflow-bundle.ts')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    buildForBench();
   }
   const meta = (load: ReturnType<ReturnType<typeof startLoadSampler>['stop']>, seconds: number) => ({
     ...info,

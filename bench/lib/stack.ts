@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -35,6 +36,11 @@ export interface BenchStackOptions {
   bridge?: boolean;
   worker?: boolean;
   rawWorker?: boolean;
+  /**
+   * The service's quote limit per key and minute: the benches widen it to 1,000,000 (what they measure
+   * is not the service's limit); `'default'` keeps the local service's own (120).
+   */
+  quotesPerMinute?: number | 'default';
   /** Extra environment of the reelflow worker (e.g. REELFLOW_MAX_CACHED_WORKFLOWS). */
   workerEnv?: NodeJS.ProcessEnv;
   /**
@@ -82,6 +88,21 @@ export async function serviceCall(
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
+/**
+ * Builds what the bench stacks start, as `npm run build` does: dist/ (tsc, emit only: the type check
+ * is CI's) and the pre-built workflow bundle.
+ */
+export function buildForBench(): void {
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--noCheck'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  execFileSync(process.execPath, ['-r', 'tsx/cjs', path.join(ROOT, 'scripts', 'build-workflow-bundle.ts')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
 /** Where the bench keeps pre-rendered stub fixtures between runs (rendered once, then hard-linked). */
 export const FIXTURES_DIR = path.join(ROOT, '.bench', 'fixtures');
 
@@ -120,9 +141,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         '--allow-private-webhooks',
         '--concurrency',
         String(options.serviceConcurrency ?? 64),
-        // Like its job concurrency, the service's quote rate limit is not what is measured.
-        '--quotes-per-minute',
-        '1000000',
+        // Like its job concurrency, the service's quote rate limit is not what is measured (unless asked).
+        ...(options.quotesPerMinute === 'default'
+          ? []
+          : ['--quotes-per-minute', String(options.quotesPerMinute ?? 1_000_000)]),
         '--render',
         options.render,
         ...(options.render === 'stub'

@@ -1,4 +1,7 @@
 import { Context } from '@temporalio/activity';
+import type { ApplicationFailure } from '@temporalio/common';
+import { FAILURE_TYPES } from '../contract/failure-types';
+import { priceLongForm } from '../contract/pricing';
 import {
   describeFieldErrors,
   type CancelResponse,
@@ -13,6 +16,7 @@ import {
 } from '../contract';
 import { validatePipelineSpec } from '../spec/spec';
 import { ServiceProblemError } from '../client/errors';
+import type { AccountLimits } from '../client/account-limits';
 import { guardedSubmit } from './submit-guard';
 import { candidateOrphans } from './candidates';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
@@ -44,7 +48,17 @@ export interface ActivityDeps {
   media?: MediaDeps;
   /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
   preflight?: PreflightOptions;
+  /** The account's cap on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY); absent or uncapped: no permits. */
+  limits?: AccountLimits;
 }
+
+const LONG_FORM_MODEL: ModelId = 'service-video-cinema-long-form-from-references';
+
+/** Failure types of a submit after which a job may exist. */
+const MAY_HAVE_CREATED = new Set<string>([FAILURE_TYPES.ambiguousSubmission, FAILURE_TYPES.submitAnswerInvalid]);
+
+/** How long a submit waits for an account permit before it hands the wait to the (cancellable) workflow. */
+export const SUBMIT_PERMIT_WAIT_MS = 2_000;
 
 /** A quote as the workflows use it. */
 export interface JobQuote {
@@ -61,10 +75,19 @@ export interface SubmitRequest {
   subscriberWorkflowId: string;
 }
 
-/** What `submitAndSubscribe` returns: the service's answer and any events that overtook it. */
-export interface SubmitAnswer {
-  request: GenerationRequest;
-  earlyEvents: WebhookEvent[];
+/**
+ * What `submitAndSubscribe` returns: the service's answer and any events that overtook it (`permit`
+ * when the submission holds one of the account's permits, which the workflow releases once the job
+ * is terminal), or `atCapacity` when the account's cap left no permit and nothing was sent.
+ */
+export type SubmitAnswer =
+  | { request: GenerationRequest; earlyEvents: WebhookEvent[]; permit?: true; atCapacity?: undefined }
+  | { atCapacity: true };
+
+/** A submission waiting for, or releasing, one of the account's permits. */
+export interface PermitRequest {
+  idempotencyKey: string;
+  workflowId: string;
 }
 
 /** `validatePipeline`'s answer, plain data (field path + reason for each problem). */
@@ -77,6 +100,10 @@ export interface ReelflowActivities extends MediaActivities, PreflightActivities
    * one activity per attempt. A retry (after a crash) with the same key returns the same job.
    */
   submitAndSubscribe(request: SubmitRequest): Promise<SubmitAnswer>;
+  /** Waits (cancellable, heartbeating) until the account has a permit for this submission; it then holds it. */
+  awaitAccountPermit(request: PermitRequest): Promise<void>;
+  /** Gives the submission's permit back (its job is terminal, or it was never submitted); harmless twice. */
+  releaseAccountPermit(idempotencyKey: string): Promise<void>;
   /** Validates a pipeline spec with the contract's schemas (a local activity: zod stays out of workflows). */
   validatePipeline(spec: unknown, uriRules?: UriRules): Promise<PipelineCheck>;
   quoteJob(model: ModelId, input: Record<string, unknown>): Promise<JobQuote>;
@@ -97,6 +124,15 @@ function logInActivity(message: string, fields: Record<string, unknown>): void {
   }
 }
 
+/** Heartbeats when called inside an activity. */
+function heartbeat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // Not inside an activity.
+  }
+}
+
 /** Builds the activities over `deps`. */
 export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const { client } = deps;
@@ -104,6 +140,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const metrics = deps.metrics ?? workerMetrics();
   // Media references become URLs or data URIs here, at the call: never in workflow history.
   const sendable = createInputResolver(deps.media);
+  const limits = deps.limits;
 
   /**
    * Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. The
@@ -154,16 +191,49 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     ...createPreflightActivities(deps.preflight),
     ...createBatchActivities(deps.media),
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
-      const request = submittedByEarlierAttempt() ?? (await submitJob(model, input, idempotencyKey));
+      let request = submittedByEarlierAttempt();
+      const permit = limits?.capped === true;
+      if (!request) {
+        // The wait stays short here: the submit runs where a cancel cannot reach it, so a longer
+        // wait goes back to the workflow (awaitAccountPermit), where one can.
+        if (
+          permit &&
+          !(await limits.acquire(
+            { idempotencyKey, workflowId: subscriberWorkflowId },
+            { maxWaitMs: SUBMIT_PERMIT_WAIT_MS, onWait: heartbeat },
+          ))
+        )
+          return { atCapacity: true };
+        try {
+          request = await submitJob(model, input, idempotencyKey);
+        } catch (error) {
+          // A submit that provably created no job gives its permit back; one that may have (ambiguous,
+          // or accepted with a broken answer) keeps it until the workflow settles what became of it.
+          if (permit && !MAY_HAVE_CREATED.has((error as ApplicationFailure).type ?? ''))
+            await limits.release(idempotencyKey);
+          throw error;
+        }
+        if (permit) await limits.attachRequest(idempotencyKey, request.request_id);
+      }
       try {
         const earlyEvents = await wrap('subscribe', () =>
-          deps.routes.subscribe(request.request_id, subscriberWorkflowId),
+          deps.routes.subscribe((request as GenerationRequest).request_id, subscriberWorkflowId),
         );
-        return { request, earlyEvents };
+        return { request, earlyEvents, ...(permit ? { permit: true as const } : {}) };
       } catch (error) {
         recordSubmitted(request);
         throw error;
       }
+    },
+    async awaitAccountPermit({ idempotencyKey, workflowId }) {
+      if (!limits?.capped) return;
+      await limits.acquire(
+        { idempotencyKey, workflowId },
+        { signal: Context.current().cancellationSignal, onWait: heartbeat },
+      );
+    },
+    async releaseAccountPermit(idempotencyKey) {
+      await limits?.release(idempotencyKey);
     },
     candidateOrphans(sinceIso, exclude) {
       // An account read, not a job call: kept out of the per-kind call counts (as subscribing is).
@@ -176,6 +246,9 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
         : { ok: false, errors: checked.errors, message: describeFieldErrors(checked.errors) };
     },
     async quoteJob(model, input) {
+      // The long-form model's price is the contract's table, the same rule the service charges by: no call.
+      if (model === LONG_FORM_MODEL)
+        return { credits: priceLongForm(input as Parameters<typeof priceLongForm>[0]), pricingUnit: 'per-request' };
       const sent = await sendable(input);
       const quote = await wrap('quote', () => client.quote(model, sent as ModelInputs[typeof model]));
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };

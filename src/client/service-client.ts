@@ -82,7 +82,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   });
 
   async function once<T>(spec: CallSpec<T>): Promise<T> {
-    if (spec.kind !== 'ledger' && spec.kind !== 'lookup') options.onRequest?.(spec.kind);
+    const gated = spec.kind !== 'ledger' && spec.kind !== 'lookup' ? spec.kind : undefined;
+    if (gated && options.rateGate) await options.rateGate.wait(gated, spec.signal);
+    if (gated) options.onRequest?.(gated);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(spec.url, {
@@ -113,7 +115,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     if (response.statusCode >= 200 && response.statusCode < 300) {
       return spec.kind === 'submit' ? parseSubmitAnswer(text, spec) : parseBody(text, spec.schema, spec);
     }
-    throw toProblemError(response.statusCode, response.headers, text);
+    const problem = toProblemError(response.statusCode, response.headers, text);
+    if (gated && problem.status === 429 && problem.retryAfterSeconds !== undefined)
+      options.rateGate?.limited(gated, problem.retryAfterSeconds * 1000);
+    throw problem;
   }
 
   async function withRetries<T>(

@@ -42,6 +42,19 @@ export interface ServiceClientOptions {
   idempotency?: IdempotencySetting;
   /** Counts every HTTP call by kind; benchmarks and tests read it. */
   onRequest?: (kind: CallKind) => void;
+  /**
+   * The account's shared back-off (src/client/account-limits.ts): every call waits for it first, and
+   * a 429 with Retry-After extends it for every caller of the account, not only this one.
+   */
+  rateGate?: RateGate;
+}
+
+/** One back-off per kind of call, shared by every client of an account. */
+export interface RateGate {
+  /** Resolves once calls of `kind` may go out (stops early when `signal` aborts). */
+  wait(kind: CallKind, signal?: AbortSignal): Promise<void>;
+  /** The service answered a call of `kind` with 429 and Retry-After: nobody calls again before it passes. */
+  limited(kind: CallKind, retryAfterMs: number): void;
 }
 
 export type CallKind = 'submit' | 'status' | 'result' | 'cancel' | 'quote';

@@ -40,7 +40,14 @@ export {
   type EnvNeeds,
   type StackSettings,
 } from './cli';
-export { loadWorkerConfig, loadWorkerTuning, type WorkerConfig, type WorkerTuning } from './worker';
+export {
+  loadAccountLimits,
+  loadWorkerConfig,
+  loadWorkerTuning,
+  type AccountLimitSettings,
+  type WorkerConfig,
+  type WorkerTuning,
+} from './worker';
 export {
   loadBridgeConfig,
   type BridgeConfig,

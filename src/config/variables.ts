@@ -154,6 +154,20 @@ export const VARIABLES = {
     description:
       '`honoured` when the service returns the original job for a repeated `Idempotency-Key` (the local service does): an ambiguous submit is retried with the same key; `unknown` waits for an operator decision ([docs/submit-policy.md](submit-policy.md)).',
   },
+  REELFLOW_ACCOUNT_CONCURRENCY: {
+    schema: wholeNumberText(1, 100_000).optional(),
+    type: 'integer 1-100000',
+    defaultText: 'no cap',
+    description:
+      "Jobs in flight at the service for the whole account, shared by every pipeline, batch and worker that uses the same `REELFLOW_ACCOUNT_LIMITS_DIR`; set the same value on every worker ([docs/decisions/account-limits.md](decisions/account-limits.md)). A batch's `--concurrency` sits under it.",
+  },
+  REELFLOW_ACCOUNT_LIMITS_DIR: {
+    schema: z.string().optional(),
+    type: PATH,
+    defaultText: '`<state dir>/account`',
+    description:
+      "Where the account's permits and its shared 429 back-off live: a directory every worker of the account reaches (a shared filesystem path when workers run on several machines).",
+  },
   REELFLOW_CLIENT_AUTH_SCHEME: {
     schema: clientAuthSchemeSchema.default('Key'),
     type: '`Key` | `Bearer`',

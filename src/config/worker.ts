@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { loadMediaSettings, type MediaStoreSettings } from './media';
 import { readVariables, type Env } from './read';
 import type { LogLevelName } from './schemas';
@@ -25,8 +26,33 @@ export interface WorkerConfig {
   metrics?: { port: number; host: string };
   /** The health endpoint (REELFLOW_WORKER_HEALTH_*): absent when REELFLOW_WORKER_HEALTH_PORT is unset. */
   health?: { port: number; host: string };
+  /** The account's limits (REELFLOW_ACCOUNT_*): the shared directory and the cap on jobs in flight (absent: none). */
+  account: AccountLimitSettings;
   /** Where the SDK's own exporter listens (REELFLOW_SDK_METRICS_ADDRESS; default 127.0.0.1:9464 with metrics on). */
   sdkMetricsAddress?: string;
+}
+
+/** The account's limits as the worker applies them (src/client/account-limits.ts). */
+export interface AccountLimitSettings {
+  dir: string;
+  concurrency?: number;
+}
+
+/** The variables of the account's limits. */
+export const ACCOUNT_VARIABLE_NAMES = ['REELFLOW_ACCOUNT_CONCURRENCY', 'REELFLOW_ACCOUNT_LIMITS_DIR'] as const;
+
+/**
+ * Reads REELFLOW_ACCOUNT_CONCURRENCY and REELFLOW_ACCOUNT_LIMITS_DIR (default `<state dir>/account`;
+ * `stateDir` stands for REELFLOW_STATE_DIR, as the local stack passes its own).
+ */
+export function loadAccountLimits(env: Env = process.env, options: { stateDir?: string } = {}): AccountLimitSettings {
+  const e = readVariables([...ACCOUNT_VARIABLE_NAMES, 'REELFLOW_STATE_DIR'], env);
+  return {
+    dir: resolve(
+      e.REELFLOW_ACCOUNT_LIMITS_DIR ?? resolve(options.stateDir ?? e.REELFLOW_STATE_DIR ?? '.reelflow', 'account'),
+    ),
+    ...(e.REELFLOW_ACCOUNT_CONCURRENCY !== undefined ? { concurrency: e.REELFLOW_ACCOUNT_CONCURRENCY } : {}),
+  };
 }
 
 /** Reads the worker's tuning variables. */
@@ -62,6 +88,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const service = loadServiceSettings(env, true);
   const media = loadMediaSettings(env);
   const tuning = loadWorkerTuning(env);
+  const account = loadAccountLimits(env);
   const e = readVariables(
     [
       'REELFLOW_LOG_LEVEL',
@@ -81,6 +108,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     media,
     logLevel: e.REELFLOW_LOG_LEVEL,
     tuning,
+    account,
     ...(e.REELFLOW_METRICS_PORT !== undefined
       ? { metrics: { port: e.REELFLOW_METRICS_PORT, host: e.REELFLOW_METRICS_HOST } }
       : {}),

@@ -245,7 +245,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       out(`            url  ${file.url}`);
     }
     out(
-      `credits: ${summary.ledger.charged} spent, ${summary.ledger.refunded} refunded, ${summary.ledger.net} net (quoted ${summary.ledger.quoted})`,
+      // Nothing is quoted without a budget (each result says its charge), so the quote shows only when there was one.
+      `credits: ${summary.ledger.charged} spent, ${summary.ledger.refunded} refunded, ${summary.ledger.net} net${summary.ledger.quoted ? ` (quoted ${summary.ledger.quoted})` : ''}`,
     );
     out(`Temporal UI: ${uiLink}`);
     const passed =

@@ -9,6 +9,7 @@ import {
   DEFAULT_BODY_LIMIT_BYTES,
   DEFAULT_SIGNAL_TIMEOUT_MS,
   DEFAULT_WEBHOOK_PATH,
+  loadAccountLimits,
   loadMediaSettings,
   type BridgeConfig,
   type MediaStoreSettings,
@@ -17,7 +18,7 @@ import { startBridgeServer, type RunningBridge } from '../workers/bridge';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/local-service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
-import { createReelflowWorker, mediaDeps } from '../workers/worker';
+import { accountLimits, createReelflowWorker, mediaDeps } from '../workers/worker';
 import {
   clearRunning,
   ensureAdminKey,
@@ -274,7 +275,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     cleanups.push(() => connection.close());
     const client = new Client({ connection, namespace });
     // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
-    const serviceClient = createServiceClient({ baseUrl: service.url, apiKey, idempotency: 'honoured' });
+    // The account's limits: REELFLOW_ACCOUNT_CONCURRENCY, shared through <state dir>/account by default.
+    const limits = accountLimits(loadAccountLimits(undefined, { stateDir: paths.root }), () => serviceClient);
+    cleanups.push(async () => limits.close());
+    const serviceClient = createServiceClient({
+      baseUrl: service.url,
+      apiKey,
+      idempotency: 'honoured',
+      rateGate: limits,
+    });
     cleanups.push(() => serviceClient.close());
     // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
     const media = mediaDeps(service.url, options.media ?? loadMediaSettings(undefined, { stateDir: paths.root }));
@@ -286,6 +295,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       service: serviceClient,
       media,
       preflight: { trustedOrigins: [service.url] },
+      limits,
       ...(options.worker ? { worker: options.worker } : {}),
     });
     const workerDone = worker.run();

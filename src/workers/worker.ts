@@ -6,6 +6,8 @@ import { openMediaStore } from '../media/store';
 import type { PreflightOptions } from '../activities/preflight';
 import { subscribeToRoute } from '../bridge/route-client';
 import { createServiceClient } from '../client/service-client';
+import { AccountLimits } from '../client/account-limits';
+import { isTerminalState } from '../contract/limits';
 import type { CallKind, ServiceClient } from '../client/types';
 import {
   ConfigError,
@@ -14,6 +16,7 @@ import {
   describeTemporalConnection,
   loadMediaSettings,
   loadWorkerConfig,
+  type AccountLimitSettings,
   loadWorkerTuning,
   type Env,
   type MediaStoreSettings,
@@ -41,6 +44,21 @@ export interface ReelflowWorkerOptions {
   media?: MediaDeps;
   /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
   preflight?: PreflightOptions;
+  /** The account's limits (accountLimits()); pass the same to the service client as its `rateGate`. */
+  limits?: AccountLimits;
+}
+
+/**
+ * The account's limits of `settings` (REELFLOW_ACCOUNT_*): permits for jobs in flight when capped, and
+ * the shared 429 back-off. Its reaper asks `service()` (called late: the client is usually built with
+ * these limits as its rate gate) whether the job of a permit nobody released is over.
+ */
+export function accountLimits(settings: AccountLimitSettings, service: () => ServiceClient): AccountLimits {
+  return new AccountLimits({
+    dir: settings.dir,
+    ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
+    isTerminal: async (requestId) => isTerminalState((await service().status(requestId)).status),
+  });
 }
 
 /** The media store of `settings` (default: the one the environment configures), for a worker talking to `serviceUrl`. */
@@ -64,6 +82,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     ...(options.onCall ? { onCall: options.onCall } : {}),
     media: options.media ?? mediaDeps(),
     ...(options.preflight ? { preflight: options.preflight } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   return Worker.create({
     connection: options.connection,
@@ -139,10 +158,12 @@ export async function main(): Promise<void> {
   const connection = await NativeConnection.connect(connect);
   const clientConnection = await Connection.connect(connect);
   const client = new Client({ connection: clientConnection, namespace: settings.namespace });
+  const limits = accountLimits(config.account, () => service);
   const service = createServiceClient({
     baseUrl: serviceSettings.url,
     apiKey: serviceSettings.apiKey,
     idempotency: serviceSettings.idempotency,
+    rateGate: limits,
     authScheme: serviceSettings.authScheme,
     cancelMethod: serviceSettings.cancelMethod,
   });
@@ -155,6 +176,7 @@ export async function main(): Promise<void> {
     service,
     media: mediaDeps(serviceSettings.url, config.media),
     preflight: { trustedOrigins: [serviceSettings.url] },
+    limits,
     ...(workflowBundle ? { workflowBundle } : {}),
     worker: workerTuning,
   });
@@ -176,6 +198,7 @@ export async function main(): Promise<void> {
     `reelflow worker: task queue ${settings.taskQueue} on ${describeTemporalConnection(settings)}` +
       `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}` +
+      `${limits.concurrency !== undefined ? `, at most ${limits.concurrency} jobs in flight for the account (${limits.dir})` : ''}` +
       `${health ? `, readiness on ${health.url}/readyz` : ''}`,
   );
   try {
@@ -183,6 +206,7 @@ export async function main(): Promise<void> {
   } finally {
     await health?.close();
     await metrics?.close();
+    limits.close();
     await service.close();
     await clientConnection.close();
     await connection.close();

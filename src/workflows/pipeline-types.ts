@@ -32,6 +32,7 @@ export type StepStatus =
 export type StepPhase =
   | 'preflight'
   | 'quoting'
+  | 'capacity'
   | 'submitting'
   | 'ambiguous'
   | 'waiting'
@@ -63,6 +64,8 @@ export interface StepAttempt {
   abandoned?: boolean;
   /** The service's reason for a FAILED (or CANCELLED) request, from its event or its status. */
   serviceError?: ServiceError;
+  /** Holds one of the account's permits (REELFLOW_ACCOUNT_CONCURRENCY) until its job is terminal. */
+  permit?: true;
 }
 
 /** `error.code` and `error.message` of a failed job, as the service gave them. */

@@ -30,7 +30,7 @@ import {
   sumLedger,
   type Publish,
 } from './steps/publish';
-import { StepQuote } from './steps/quote';
+import { PendingCharges, StepQuote } from './steps/quote';
 import { preflightSteps } from './steps/preflight';
 import { runStep } from './steps/run-step';
 import type { StepEnd, StepRun } from './steps/step-run';
@@ -60,6 +60,7 @@ async function runPipeline(
   const summary = initialSummary(input);
   observe?.(summary);
   const inbox = new Inbox();
+  const charges = new PendingCharges();
   const requestIds = (): string[] => summary.steps.flatMap((s) => s.requestIds);
   // Registered before the first await: an event that overtakes its submit's answer is kept.
   setHandler(stepEventSignal, (event) => inbox.accept(event));
@@ -133,9 +134,11 @@ async function runPipeline(
   for (const [index, step] of spec.steps.entries()) {
     const row = summary.steps[index] as StepSummary;
     // No step starts after a cancel.
+    const stopped = operator.cancelReason(step.id);
+    // The ledger quotes of earlier steps close the ledger before the pipeline does.
+    if (CancellationScope.current().consideredCancelled || stopped !== undefined) await charges.settled();
     if (CancellationScope.current().consideredCancelled)
       return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-    const stopped = operator.cancelReason(step.id);
     if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
     summary.currentStep = step.id;
     const carried = input.resume?.steps[step.id];
@@ -169,7 +172,7 @@ async function runPipeline(
       );
     }
     row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, recovery);
+    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, recovery, charges);
     publish(summary);
 
     let ended: StepEnd;
@@ -177,11 +180,13 @@ async function runPipeline(
     try {
       ended = await operator.runStep(run, netBefore, () => runStep(run));
     } catch (error) {
+      await charges.settled();
       foldStep(run);
       summary.ledger = sumLedger(summary.steps);
       return endAfterStepError(summary, row, firstApplicationFailure(error), error, publish);
     }
 
+    if (ended !== 'completed') await charges.settled();
     foldStep(run);
     summary.ledger = sumLedger(summary.steps);
     if (ended === 'completed' && row.output) {
@@ -210,6 +215,9 @@ async function runPipeline(
     );
   }
   summary.currentStep = null;
+  // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
+  await charges.settled();
+  summary.ledger = sumLedger(summary.steps);
   return finish(summary, 'completed', publish);
 }
 
@@ -274,6 +282,7 @@ function stepRun(
   summary: PipelineSummary,
   publish: Publish,
   recovery: RecoveryState,
+  charges: PendingCharges,
 ): StepRun {
   const attempts: StepAttempt[] = [];
   row.attemptLog = attempts;
@@ -288,6 +297,7 @@ function stepRun(
     attempts,
     inbox,
     quote: new StepQuote(step.model, resolved, step.id),
+    charges,
     pacing: resolvePacing(MODELS[step.model].expectedRunSeconds, { ...input.defaultPacing, ...step.pacing }),
     maxResubmits: step.retry?.maxResubmits ?? 0,
     // The summary's budget: the spec's, or what a raiseBudget update made it.

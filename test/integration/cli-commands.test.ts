@@ -205,6 +205,51 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(h.service.service.balance()).toBe(balanceBefore);
   });
 
+  it('quote --batch totals a manifest: exact and estimated credits apart, and no quote call for what the price table prices', async () => {
+    const spec = writeThreeStepSpec('cli-quote-batch');
+    const manifest = path.join(dir, 'quote-batch.csv');
+    fs.writeFileSync(
+      manifest,
+      `spec,name\n${path.basename(spec)},qb-1\n${path.basename(spec)},qb-2\n${path.basename(spec)},qb-3\n`,
+    );
+    const quotesBefore = h.service.service.counters().quoteCalls;
+    const jobsBefore = h.service.service.jobs().length;
+    const quoted = await runCli(['quote', '--batch', manifest, '--json'], cliEnv);
+    expect(quoted.code).toBe(0);
+    const quote = jsonOf(quoted);
+    const longForm = LONG_FORM_PRICES['4']['480p standard'];
+    const revoice = pricePerSecond(LOCAL_PER_SECOND_RATES['service-horizon-studio'].standard, 4);
+    const upscale = pricePerSecond(LOCAL_PER_SECOND_RATES['service-upscale-video-fast'].standard, 4);
+    expect(quote).toMatchObject({
+      name: 'quote-batch',
+      exactCredits: 3 * longForm,
+      estimatedCredits: 3 * (revoice + upscale),
+      total: 3 * (longForm + revoice + upscale),
+      unknownSteps: 0,
+      quoteCalls: 0,
+    });
+    expect((quote.items as { name: string }[]).map((item) => item.name)).toEqual(['qb-1', 'qb-2', 'qb-3']);
+    // Priced by the contract's table: the service was not asked, and nothing was spent.
+    expect(h.service.service.counters().quoteCalls).toBe(quotesBefore);
+    expect(h.service.service.jobs().length).toBe(jobsBefore);
+
+    const text = await runCli(['quote', '--batch', manifest], cliEnv);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('quote for batch quote-batch (3 items');
+    expect(text.stdout).toMatch(
+      new RegExp(`generate\\s+${LONG_FORM}\\s+price-table\\s+${3 * longForm} credits over 3 item`),
+    );
+    expect(text.stdout).toContain(`exact: ${3 * longForm} credits`);
+    expect(text.stdout).toContain(`estimated: ${3 * (revoice + upscale)} credits`);
+    expect(text.stdout).toContain(
+      `total: ${3 * (longForm + revoice + upscale)} credits (includes estimates); 0 quote call(s)`,
+    );
+
+    const both = await runCli(['quote', spec, '--batch', manifest], cliEnv);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either a spec file or --batch/);
+  });
+
   it('run --detach prints the id; cancel waits for the close and reports every step', async () => {
     // The first job runs long, so the cancel finds it running however quickly the CLI starts.
     h.service.service.setFaults({ modelDurationMs: { [LONG_FORM]: 120_000 } });

@@ -1,11 +1,17 @@
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
+import { maxJobsInFlight } from '../helpers/jobs-in-flight';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
 import { pipeline, type PipelineSpec } from '../../src/spec';
-import { SEARCH_ATTRIBUTE_KEYS, batchProgressQuery, batchWorkflowId } from '../../src/workflows/definitions';
+import {
+  SEARCH_ATTRIBUTE_KEYS,
+  batchProgressQuery,
+  batchWorkflowId,
+  raiseBatchBudgetUpdate,
+} from '../../src/workflows/definitions';
 import type { BatchItemResult, BatchProgress } from '../../src/workflows/batch-types';
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import {
   bundleReelflowWorkflows,
   eventually,
@@ -66,20 +72,6 @@ async function runBatch(
   return { result: value, maxRunning, results: await testBatchResults(value, h.media.store) };
 }
 
-/** Most jobs in flight at once, from the service's own records: created (`submittedAt`) and not yet terminal (`completedAt`). */
-function maxInFlight(jobs: { submittedAt: number; completedAt: number | null }[]): number {
-  // At equal times the end counts first: a job that ended as another was created did not overlap it.
-  const edges = jobs.flatMap((j) => [
-    { at: j.submittedAt, delta: 1 },
-    { at: j.completedAt ?? Infinity, delta: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let now = 0;
-  let max = 0;
-  for (const edge of edges) max = Math.max(max, (now += edge.delta));
-  return max;
-}
-
 describe('batch workflow', () => {
   it('runs a stored manifest page by page with bounded concurrency across continue-as-new, then re-runs only the failed item', async () => {
     const manifest = [item('batch-a'), item('batch-b'), item('batch-c', 10), item('batch-d'), item('batch-e')];
@@ -97,7 +89,7 @@ describe('batch workflow', () => {
     // The bound as the service saw it: never more than 2 of the batch's jobs in flight (created, not yet terminal).
     const batchJobs = h.service.service.jobs().filter((j) => /batch-[a-e]\/job\//.test(j.idempotencyKey ?? ''));
     expect(batchJobs).toHaveLength(4);
-    expect(maxInFlight(batchJobs)).toBeLessThanOrEqual(2);
+    expect(maxJobsInFlight(batchJobs)).toBeLessThanOrEqual(2);
     expect(first.result.runs).toBe(3);
     expect(first.result).toMatchObject({
       total: 5,
@@ -150,7 +142,7 @@ describe('batch workflow', () => {
     const jobs = h.service.service.jobs().filter((j) => /bound-\d\/job\//.test(j.idempotencyKey ?? ''));
     expect(jobs).toHaveLength(6);
     expect(jobs.every((j) => j.status === 'COMPLETED')).toBe(true);
-    expect(maxInFlight(jobs)).toBeLessThanOrEqual(2);
+    expect(maxJobsInFlight(jobs)).toBeLessThanOrEqual(2);
   });
 
   it('a window wider than one execution carries is split into partitions under the one batch id', async () => {
@@ -189,6 +181,32 @@ describe('batch workflow', () => {
       credits: { net: 80 },
     });
     expect(h.service.service.jobs().filter((j) => /budget-[23]\/job/.test(j.idempotencyKey ?? ''))).toHaveLength(0);
+  });
+
+  it('a raised budget (the raiseBatchBudget update) lets a running batch go on; a lower one is refused', async () => {
+    h.service.service.setFaults({ modelDurationMs: 3_000 });
+    try {
+      const specs = ['raise-1', 'raise-2', 'raise-3'].map((name) => item(name));
+      const handle = await startTestBatch(env.client, TASK_QUEUE, h.media.store, {
+        name: 'raised',
+        specs,
+        concurrency: 1,
+        budgetCredits: 100,
+      });
+      await eventually(
+        () => h.service.service.jobs().some((j) => j.idempotencyKey?.includes('raise-1/job/')),
+        'the first item submitted',
+      );
+      const refused = await handle.executeUpdate(raiseBatchBudgetUpdate, { args: [50] }).then(
+        () => null,
+        (error: unknown) => error as WorkflowUpdateFailedError,
+      );
+      expect(refused?.cause?.message).toMatch(/the budget is 100 credits; a new one must be larger/);
+      expect(await handle.executeUpdate(raiseBatchBudgetUpdate, { args: [1_000] })).toEqual({ budgetCredits: 1_000 });
+      expect(await handle.result()).toMatchObject({ completed: 3, skipped: 0, stoppedBy: null, budgetCredits: 1_000 });
+    } finally {
+      h.service.service.setFaults({ modelDurationMs: 0 });
+    }
   });
 
   it('cancelling a batch cancels the pipeline in flight (and its paid job) and starts no other', async () => {

@@ -251,7 +251,7 @@ it('cancelled between steps: the first step stays paid, the second is never subm
   expect(jobs.map((j) => [j.idempotencyKey?.includes('/job/generate:'), j.status, j.creditsRefunded])).toEqual([
     [true, 'COMPLETED', 0],
   ]);
-  expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 0, net: 80 });
+  expect(summary.ledger).toEqual({ quoted: 0, charged: 80, refunded: 0, net: 80 });
 });
 
 it('cancelled while the service winds the job down (an asynchronous cancel): polled until CANCELLED, then refunded', async () => {

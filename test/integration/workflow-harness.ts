@@ -21,6 +21,7 @@ import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
 import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
 import type { LocalServiceOptions } from '../../src/local-service';
+import type { AccountLimits } from '../../src/client/account-limits';
 
 /**
  * Shared parts of the workflow integration tests: the real local service, a real reelflow worker
@@ -147,16 +148,23 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts a local service and a running reelflow worker against `env`. */
+/** Starts a local service and a running reelflow worker against `env` (with the account's `limits` when given). */
 export async function startHarness(
   env: TestWorkflowEnvironment,
   bundle: WorkflowBundleWithSourceMap,
   taskQueue: string,
   serviceOptions: Partial<LocalServiceOptions> = {},
+  options: { limits?: AccountLimits } = {},
 ): Promise<Harness> {
   const service = await startTestService(serviceOptions);
   const fast = { maxAttempts: 2, initialDelayMs: 50, maxDelayMs: 200, jitter: 0 };
-  const client = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, retry: fast, submitRetry: fast });
+  const client = createServiceClient({
+    baseUrl: service.url,
+    apiKey: TEST_API_KEY,
+    retry: fast,
+    submitRetry: fast,
+    ...(options.limits ? { rateGate: options.limits } : {}),
+  });
   const sideClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, retry: fast });
   const calls: Record<CallKind, number> = { submit: 0, status: 0, result: 0, cancel: 0, quote: 0 };
   // REELFLOW_MEDIA_STORE when a test sets it (shared with CLI child processes), else a store in the service's data dir.
@@ -170,6 +178,7 @@ export async function startHarness(
     onCall: (kind) => (calls[kind] += 1),
     preflight: { trustedOrigins: [service.url] },
     media,
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   const running = worker.run();
   return {

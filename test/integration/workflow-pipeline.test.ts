@@ -115,7 +115,7 @@ describe('pipeline workflow on the dev server with the local service', () => {
     const jobs = jobsOf(summary.steps.flatMap((s) => s.requestIds));
     expect(jobs).toHaveLength(3);
     const charged = jobs.reduce((sum, j) => sum + j.creditsCharged, 0);
-    expect(summary.ledger).toEqual({ quoted: charged, charged, refunded: 0, net: charged });
+    expect(summary.ledger).toEqual({ quoted: 0, charged, refunded: 0, net: charged });
     // The final output is a real video file.
     const file = await request(upscale?.output?.videos[0]?.url as string);
     expect(file.statusCode).toBe(200);
@@ -345,7 +345,7 @@ describe('pipeline workflow on the dev server with the local service', () => {
       expect(summary.steps.map((s) => s.status)).toEqual(['completed-too-late', 'skipped']);
       expect(summary.steps[0]?.output?.request_id).toBe(job.id);
       expect(summary.steps[0]?.output?.videos[0]?.url).toMatch(/\/files\//);
-      expect(summary.ledger).toEqual({ quoted: 80, charged: 80, refunded: 0, net: 80 });
+      expect(summary.ledger).toEqual({ quoted: 0, charged: 80, refunded: 0, net: 80 });
       expect(h.service.service.counters().submits - submitsBefore).toBe(1);
     } finally {
       bridge.setEnabled(true);
@@ -557,7 +557,7 @@ describe('the real pipeline fed by the service’s signed deliveries through the
       ]);
       expect(h.service.service.counters().submits - submitsBefore).toBe(2);
       const charged = jobsOf(ids).reduce((sum, j) => sum + j.creditsCharged, 0);
-      expect(summary.ledger).toEqual({ quoted: charged, charged, refunded: 0, net: charged });
+      expect(summary.ledger).toEqual({ quoted: 0, charged, refunded: 0, net: charged });
     } finally {
       h.service.service.setFaults({ duplicateDeliveryRate: 0, modelDurationMs: 0 });
     }
@@ -610,7 +610,7 @@ describe('the real pipeline fed by the service’s signed deliveries through the
       expect(summary.steps[2]?.output?.request_id).toBe(last.id);
       expect(h.service.service.counters().submits - submitsBefore).toBe(3);
       const charged = jobsOf([generate!.id, revoice!.id, last.id]).reduce((sum, j) => sum + j.creditsCharged, 0);
-      expect(summary.ledger).toEqual({ quoted: charged, charged, refunded: 0, net: charged });
+      expect(summary.ledger).toEqual({ quoted: 0, charged, refunded: 0, net: charged });
     } finally {
       bridge.setEnabled(true);
     }
@@ -660,7 +660,7 @@ describe('answers beside the happy path', () => {
       expect(step.output).toEqual(await h.sideClient.result(job.id));
       expect(step.output?.videos[0]?.url).toMatch(/\/files\//);
       expect(summary.ledger).toEqual({
-        quoted: job.creditsCharged,
+        quoted: 0,
         charged: job.creditsCharged,
         refunded: 0,
         net: job.creditsCharged,
@@ -671,22 +671,10 @@ describe('answers beside the happy path', () => {
     }
   });
 
-  it('a quote that fails after the submit (no budget): the job runs on, the step completes, charged what the result says', async () => {
-    const queue = 'workflow-quote-after-submit';
+  it('quotes only where it buys something: none without a budget; with one, each per-second step quotes before its submit', async () => {
+    const queue = 'workflow-quote-count';
+    // Every call the worker makes, in order, as the service receives it.
     const proxy = await startAnswerProxy(h.service.url);
-    proxy.rewrite = ({ method, path }) =>
-      method === 'POST' && path.startsWith('/v1/pricing/quote')
-        ? {
-            status: 400,
-            body: {
-              type: 'about:blank',
-              title: 'Bad Request',
-              status: 400,
-              code: 'validation_failed',
-              detail: 'quote refused (test)',
-            },
-          }
-        : undefined;
     const client = createServiceClient({ baseUrl: proxy.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
     const worker = await createReelflowWorker({
       connection: env.nativeConnection,
@@ -696,31 +684,53 @@ describe('answers beside the happy path', () => {
       workflowBundle: bundle,
       preflight: { trustedOrigins: [h.service.url, proxy.url] },
     });
-    const spec = pipeline('quote-after-submit')
-      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
-      .build();
-    const submitsBefore = h.service.service.counters().submits;
-    try {
-      const summary = await worker.runUntil(async () => {
-        const handle = await env.client.workflow.start('pipelineWorkflow', {
-          taskQueue: queue,
-          workflowId: pipelineWorkflowId(spec.name),
-          args: [{ spec, defaultPacing: { earlyCheckSeconds: 0 } }],
-        });
-        return (await handle.result()) as PipelineSummary;
+    const runOne = async (name: string, budget?: number) => {
+      const spec = threeStepPipeline({ imageUrls: [PIXEL_PNG], audioUrl: silentWavDataUri(), duration: '4' }, name, {
+        allowedOrigins: [h.service.url, proxy.url],
       });
-      // The quote really was asked after the submit, and refused.
-      const seen = proxy.seen.filter((line) => /^POST \/v1\/(queue|pricing)/.test(line));
-      expect(seen[0]).toMatch(/^POST \/v1\/queue\//);
-      expect(seen).toContain('POST /v1/pricing/quote');
-      const job = h.service.service.jobs().find((j) => j.idempotencyKey?.includes('quote-after-submit/job/generate'))!;
-      const step = summary.steps[0]!;
-      expect(summary.status).toBe('completed');
-      expect(step.quoteError).toMatch(/quote refused \(test\)/);
-      expect(step.requestIds).toEqual([job.id]);
-      // No quote, but the long-form result's credits_used is the charge: the ledger still matches the service's books.
-      expect(summary.ledger).toEqual({ quoted: 0, charged: job.creditsCharged, refunded: 0, net: job.creditsCharged });
-      expect(h.service.service.counters().submits - submitsBefore).toBe(1);
+      proxy.seen.length = 0;
+      const handle = await env.client.workflow.start('pipelineWorkflow', {
+        taskQueue: queue,
+        workflowId: pipelineWorkflowId(name),
+        args: [
+          {
+            spec: budget === undefined ? spec : { ...spec, budgetCredits: budget },
+            uriRules: { allowedOrigins: [h.service.url, proxy.url] },
+            defaultPacing: FAST_PACING,
+          },
+        ],
+      });
+      const summary = (await handle.result()) as PipelineSummary;
+      const calls = proxy.seen.filter((line) => /^POST \/v1\/(queue|pricing)/.test(line));
+      const jobs = jobsOf(summary.steps.flatMap((s) => s.requestIds));
+      return { summary, calls, charged: jobs.reduce((sum, j) => sum + j.creditsCharged, 0) };
+    };
+    try {
+      await worker.runUntil(async () => {
+        const free = await runOne('quote-count-free');
+        expect(free.summary.status).toBe('completed');
+        // No budget and every result says its charge: not one quote, and the ledger is the service's books.
+        expect(free.calls.filter((line) => line.startsWith('POST /v1/pricing/quote'))).toEqual([]);
+        expect(free.calls).toHaveLength(3);
+        expect(free.summary.ledger).toEqual({ quoted: 0, charged: free.charged, refunded: 0, net: free.charged });
+
+        const budgeted = await runOne('quote-count-budget', 10_000);
+        expect(budgeted.summary.status).toBe('completed');
+        // The long-form step is priced from the contract's table (no call); revoice and upscale quote, each before its submit.
+        expect(budgeted.calls.map((line) => line.split(' ')[1])).toEqual([
+          '/v1/queue/service-video-cinema-long-form-from-references',
+          '/v1/pricing/quote',
+          '/v1/queue/service-horizon-studio',
+          '/v1/pricing/quote',
+          '/v1/queue/service-upscale-video-fast',
+        ]);
+        expect(budgeted.summary.ledger).toEqual({
+          quoted: budgeted.charged,
+          charged: budgeted.charged,
+          refunded: 0,
+          net: budgeted.charged,
+        });
+      });
     } finally {
       await client.close();
       await proxy.close();

@@ -99,6 +99,13 @@ export function scriptedService(): ScriptedService {
     async preflightJob(model) {
       return { model, checks: [] };
     },
+    // The account's permits are not scripted: the account has no cap here (test/integration/account-limits.test.ts).
+    async awaitAccountPermit(...args) {
+      record('awaitAccountPermit', args);
+    },
+    async releaseAccountPermit(...args) {
+      record('releaseAccountPermit', args);
+    },
     async quoteJob(...args) {
       const { script } = record('quoteJob', args);
       return { credits: script.quote ?? 80, pricingUnit: 'per-request' };

@@ -1,4 +1,9 @@
-import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { batchProgressQuery, pipelineProgressQuery } from '../../workflows/definitions';
 import type { BatchProgress } from '../../workflows/batch-types';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
@@ -92,7 +97,8 @@ const isClose = (e: HistoryEvent): boolean =>
  * Follows a workflow to its end: reads its progress (`read`, a query) once after each change of its
  * state (stateChanges) and shows it; every WAITING_NOTE_EVERY_MS without a change, shows the last
  * progress again (the view says how long nothing changed). Nothing is read after the close: the
- * result, when `isFinal` recognises it, is the last thing shown and returned; else the last answer.
+ * final view (finalView), when `isFinal` recognises it, is the last thing shown and returned; else
+ * the last answer.
  */
 async function followUntilEnd<T>(
   handle: WorkflowHandle,
@@ -121,10 +127,20 @@ async function followUntilEnd<T>(
     clearInterval(note);
     stop.abort();
   }
-  const result = await end.promise;
+  const result = finalView(await end.promise);
   if (!isFinal(result)) return last;
   show(result as T);
   return result as T;
+}
+
+/**
+ * What a workflow ended with, as a view: its result, or for a workflow that failed or was cancelled
+ * with its final summary as the failure's details (the pipeline does), that summary.
+ */
+function finalView(outcome: unknown): unknown {
+  if (!(outcome instanceof WorkflowFailedError)) return outcome;
+  const cause = outcome.cause;
+  return cause instanceof ApplicationFailure || cause instanceof CancelledFailure ? cause.details?.[0] : undefined;
 }
 
 const hasKeys = (value: unknown, ...keys: string[]) =>

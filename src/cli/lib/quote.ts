@@ -8,6 +8,7 @@ import {
   type ModelId,
   type ModelInputs,
   type ProcessingSpeed,
+  type QuoteResponse,
 } from '../../contract';
 import type { ServiceClient } from '../../client/types';
 import { forEachReference } from '../../spec/references';
@@ -61,6 +62,17 @@ function speedOf(input: Record<string, unknown>): ProcessingSpeed {
   return input.processing_speed === 'ultra-fast' ? 'ultra-fast' : 'standard';
 }
 
+/** How a batch quote prices steps the service would be asked about (see quoteBatch). */
+export interface QuoteOptions {
+  /**
+   * Literal long-form steps from the contract's price table instead of the quote endpoint (the same
+   * figure: the price depends only on duration, resolution and speed).
+   */
+  longFormByTable?: boolean;
+  /** Quote answers by model and input, so identical steps of several items are asked once. */
+  cache?: Map<string, Promise<QuoteResponse>>;
+}
+
 /** Prices every step of `spec`; see the module comment for what "estimate" and "unknown" mean. */
 export async function quotePipeline(
   spec: PipelineSpec,
@@ -68,7 +80,16 @@ export async function quotePipeline(
   serviceUrl: string,
   /** Turns media references into URLs or data URIs before the quote call (see src/media/resolve-input.ts). */
   resolveMedia: (input: Record<string, unknown>) => Promise<Record<string, unknown>> = async (input) => input,
+  options: QuoteOptions = {},
 ): Promise<PipelineQuote> {
+  const ask = (model: ModelId, input: Record<string, unknown>): Promise<QuoteResponse> => {
+    const key = `${model} ${JSON.stringify(input)}`;
+    const cached = options.cache?.get(key);
+    if (cached) return cached;
+    const asked = (async () => client.quote(model, (await resolveMedia(input)) as ModelInputs[typeof model]))();
+    options.cache?.set(key, asked);
+    return asked;
+  };
   const local = isLocalServiceUrl(serviceUrl);
   const seconds = new Map<string, number | null>();
   const steps: StepQuote[] = [];
@@ -78,8 +99,8 @@ export async function quotePipeline(
       dependsOn ??= reference.$from;
     });
     const base = { step: step.id, model: step.model, dependsOn };
-    if (dependsOn === null) {
-      const quote = await client.quote(step.model, (await resolveMedia(step.input)) as ModelInputs[typeof step.model]);
+    if (dependsOn === null && !(options.longFormByTable && MODELS[step.model].pricingUnit === 'per-request')) {
+      const quote = await ask(step.model, step.input);
       const length =
         step.model === 'service-video-cinema-long-form-from-references'
           ? Number(priceInputDuration(step.input))
@@ -92,7 +113,8 @@ export async function quotePipeline(
       seconds.set(step.id, Number(priceInputDuration(step.input)));
       steps.push({ ...base, credits, basis: 'price-table', seconds: Number(priceInputDuration(step.input)) });
     } else {
-      const length = seconds.get(dependsOn) ?? null;
+      // A per-second step with literal input was quoted above: this one reads an earlier output.
+      const length = dependsOn === null ? null : (seconds.get(dependsOn) ?? null);
       seconds.set(step.id, length);
       const rates = LOCAL_PER_SECOND_RATES[step.model as keyof typeof LOCAL_PER_SECOND_RATES] as
         Record<ProcessingSpeed, number> | undefined;
@@ -131,4 +153,51 @@ export async function quotePipeline(
 
 function priceInputDuration(input: Record<string, unknown>): string {
   return typeof input.duration === 'string' ? input.duration : DEFAULTS.duration;
+}
+
+/** A batch's price: every item priced as `reelflow quote` prices a spec, and the totals by how exact they are. */
+export interface BatchQuote {
+  name: string;
+  items: PipelineQuote[];
+  /** Credits priced by the service (quote endpoint) or its contract's price table: what it will charge. */
+  exactCredits: number;
+  /** Credits estimated (per-second steps whose clip does not exist yet, at the local service's rates). */
+  estimatedCredits: number;
+  /** exactCredits + estimatedCredits. */
+  total: number;
+  /** Steps that could not be priced at all (their credits are in no total). */
+  unknownSteps: number;
+  /** Quote calls made: identical steps of several items are asked once. */
+  quoteCalls: number;
+}
+
+/**
+ * Prices a whole batch (`reelflow quote --batch`): each item as quotePipeline does, with literal
+ * long-form steps from the price table and identical per-second steps quoted once, so a batch of
+ * thousands of variants of one spec costs few quote calls against the account's limit.
+ */
+export async function quoteBatch(
+  name: string,
+  items: readonly PipelineSpec[],
+  client: ServiceClient,
+  serviceUrl: string,
+  resolveMedia?: (input: Record<string, unknown>) => Promise<Record<string, unknown>>,
+): Promise<BatchQuote> {
+  const cache = new Map<string, Promise<QuoteResponse>>();
+  const priced: PipelineQuote[] = [];
+  for (const item of items)
+    priced.push(await quotePipeline(item, client, serviceUrl, resolveMedia, { longFormByTable: true, cache }));
+  const steps = priced.flatMap((p) => p.steps);
+  const sum = (keep: (s: StepQuote) => boolean) => steps.filter(keep).reduce((n, s) => n + (s.credits ?? 0), 0);
+  const exactCredits = sum((s) => s.basis === 'quote' || s.basis === 'price-table');
+  const estimatedCredits = sum((s) => s.basis === 'estimate');
+  return {
+    name,
+    items: priced,
+    exactCredits,
+    estimatedCredits,
+    total: exactCredits + estimatedCredits,
+    unknownSteps: steps.filter((s) => s.credits === null).length,
+    quoteCalls: cache.size,
+  };
 }

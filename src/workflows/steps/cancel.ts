@@ -41,8 +41,6 @@ export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<JobSt
   const terminal = isTerminalState(answer.status)
     ? answer.status
     : await awaitTerminal(run, attempt, CANCEL_POLL_PACING);
-  // Cancelled while quoting beside the job: the refund is the charge, so learn it first.
-  await run.quote.chargeOf(attempt);
   await settle(run, attempt, terminal);
   return terminal;
 }

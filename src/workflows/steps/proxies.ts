@@ -33,6 +33,23 @@ export function submitActivities(
   });
 }
 
+/**
+ * Waiting for one of the account's permits: as long as the account is at its cap, heartbeating, and
+ * cancellable (a cancelled pipeline stops waiting at once).
+ */
+export const permitActivities = proxyActivities<Pick<ReelflowActivities, 'awaitAccountPermit'>>({
+  startToCloseTimeout: '1 day',
+  heartbeatTimeout: '30 seconds',
+  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/** Giving a permit back: a few filesystem calls on this worker, so a local activity (one marker, no task). */
+export const permitRelease = proxyLocalActivities<Pick<ReelflowActivities, 'releaseAccountPermit'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
+});
+
 /** Candidate orphans of an ambiguous submit (the account ledger): a help, so few attempts. */
 export const candidates = proxyActivities<Pick<ReelflowActivities, 'candidateOrphans'>>({
   startToCloseTimeout: '30 seconds',

@@ -5,12 +5,15 @@ import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { apiWith } from './proxies';
 
 /**
- * A step's quote, asked once. Never cancelled half-way: the ledger needs it even when the step is
- * cancelled. With a budget it runs before the submit; without one, beside the running job.
+ * A step's price, asked only where it buys something: before the submit when a budget must be
+ * checked, or for the ledger when the result carries no charge (a FAILED or CANCELLED job, a webhook
+ * result with `credits_used: null`). Asked once per step (every attempt has the same input, so the
+ * same price); the long-form model is priced from the contract's table by the activity, without a
+ * service call. Never cancelled half-way: the ledger needs it even when the step is cancelled.
  */
 export class StepQuote {
   credits?: number;
-  /** Why the quote failed when it ran beside the job. */
+  /** Why the quote failed (the charge is then what the result says, or unknown). */
   error?: string;
   private asked?: Promise<number>;
 
@@ -31,7 +34,7 @@ export class StepQuote {
     }));
   }
 
-  /** Charges `attempt` the quote (the service charges the quoted price on submit); a failed quote leaves the charge to the result. */
+  /** Charges `attempt` the quote (the service charges the quoted price on submit); a failed quote leaves the charge as it was. */
   async chargeOf(attempt: StepAttempt): Promise<void> {
     try {
       attempt.charged = await this.ask();
@@ -39,5 +42,22 @@ export class StepQuote {
       this.error =
         error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
     }
+  }
+}
+
+/**
+ * Ledger quotes still running for steps that completed with a result that carried no charge: they run
+ * beside the later steps, off every hand-off, and the pipeline awaits them only before it closes.
+ */
+export class PendingCharges {
+  private readonly pending: Promise<void>[] = [];
+
+  add(charging: Promise<void>, then: () => void): void {
+    this.pending.push(charging.then(then));
+  }
+
+  /** Resolves once every ledger quote answered (or failed: its step's charge stays unknown). */
+  async settled(): Promise<void> {
+    while (this.pending.length) await Promise.all(this.pending.splice(0));
   }
 }

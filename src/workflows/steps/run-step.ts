@@ -58,18 +58,14 @@ export async function runStep(run: StepRun): Promise<StepEnd> {
       run.row.lastChangeAt = Date.now();
       run.row.phase = 'waiting';
       run.changed();
-      // Without a budget the quote only fills the ledger: it runs beside the job, off the hand-off path.
-      const charging = run.quote.chargeOf(attempt);
       let terminal: Awaited<ReturnType<typeof awaitTerminal>>;
       try {
         terminal = await awaitTerminal(run, attempt, run.pacing);
-        await charging;
         await settle(run, attempt, terminal);
       } catch (error) {
         // A failure after the job was accepted (a poll answered 401, a status or result that breaks the
         // contract) must not leave the paid job running unnoticed: cancel it, or record it abandoned.
         if (isCancellation(error)) throw error;
-        await charging.catch(() => undefined);
         await cancelOrAbandon(run, attempt, `waiting for the job failed: ${reasonOf(error)}`);
         throw error;
       }

@@ -2,7 +2,7 @@ import type { PollPacing } from '../../spec/pacing';
 import type { ModelId } from '../../contract';
 import type { StepAttempt, StepSummary } from '../pipeline-types';
 import type { Inbox } from './inbox';
-import type { StepQuote } from './quote';
+import type { PendingCharges, StepQuote } from './quote';
 import type { RecoveryState } from '../recovery';
 
 /** Everything one step of a pipeline works with; built by the pipeline, passed to each step function. */
@@ -22,6 +22,8 @@ export interface StepRun {
   attempts: StepAttempt[];
   inbox: Inbox;
   quote: StepQuote;
+  /** The pipeline's ledger quotes still running (awaited before it closes). */
+  charges: PendingCharges;
   pacing: PollPacing;
   maxResubmits: number;
   /** Credits this step may still spend (budget minus net spend so far); absent without a budget. */

@@ -4,6 +4,7 @@ import type { StepAttempt } from '../pipeline-types';
 import { ACTIVITY_SUMMARIES } from '../ui-text';
 import { cancelOrAbandon } from './abandon';
 import { awaitDecision } from './ambiguous';
+import { awaitPermit } from './permit';
 import { submitActivities } from './proxies';
 import type { StepRun } from './step-run';
 
@@ -41,6 +42,11 @@ export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> 
           subscriberWorkflowId: run.workflowId,
         }),
       );
+      if (answer.atCapacity) {
+        await awaitPermit(run, attempt);
+        continue;
+      }
+      if (answer.permit) attempt.permit = true;
       attempt.requestId = answer.request.request_id;
       attempt.statusUrl = answer.request.status_url;
       attempt.responseUrl = answer.request.response_url;
@@ -60,8 +66,11 @@ export async function submit(run: StepRun, attempt: StepAttempt): Promise<void> 
           attempt,
           `the submit may have created a job but no usable answer came back (${cause.message})`,
         )) === 'adopted'
-      )
+      ) {
+        // The ambiguous submit kept its permit, if it took one: the adopted job gives it back when settled.
+        attempt.permit = true;
         return;
+      }
     }
   }
 }
@@ -76,6 +85,8 @@ async function invalidAnswer(
   if (details.requestId) attempt.requestId = details.requestId;
   if (details.cancelUrl) attempt.cancelUrl = details.cancelUrl;
   const reason = `the service accepted the submit but its answer breaks the contract (${cause.message})`;
+  // The submit kept the account's permit, if it took one, for the job it created: settling gives it back.
+  attempt.permit = true;
   await run.quote.chargeOf(attempt).catch(() => undefined);
   await cancelOrAbandon(run, attempt, reason);
   const fate = attempt.abandoned ? 'recorded as abandoned' : `cancelled (${attempt.outcome ?? 'state unknown'})`;

@@ -20,7 +20,21 @@ describe('loadWorkerConfig', () => {
       media: { kind: 'file', dir: path.resolve('.reelflow', 'media'), urlLifetimeSeconds: 3600 },
       logLevel: 'info',
       tuning: {},
+      account: { dir: path.resolve('.reelflow', 'account') },
     });
+  });
+
+  it('reads the account limits: a cap on jobs in flight and the shared directory (default in the state directory)', () => {
+    expect(
+      loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_CONCURRENCY: '8', REELFLOW_STATE_DIR: '/var/lib/reelflow' })
+        .account,
+    ).toEqual({ dir: '/var/lib/reelflow/account', concurrency: 8 });
+    expect(loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_LIMITS_DIR: '/shared/acct' }).account).toEqual({
+      dir: '/shared/acct',
+    });
+    expect(() => loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_CONCURRENCY: '0' })).toThrow(
+      /REELFLOW_ACCOUNT_CONCURRENCY: must be at least 1/,
+    );
   });
 
   it('reads tuning, metrics and the log level', () => {
