@@ -237,3 +237,13 @@ async function spawnAndWait(argv: string[], env: NodeJS.ProcessEnv): Promise<Ser
     },
   };
 }
+
+/** The state letter of a process (`R`, `S`, `Z` for a zombie, ...) from /proc, or null when it is gone. */
+export function processState(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
+  } catch {
+    return null;
+  }
+}

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LONG_FORM, TEST_API_KEY, api, tempDataDir } from '../helpers/local-service';
+import { LONG_FORM, TEST_API_KEY, api, processState, tempDataDir } from '../helpers/local-service';
 
 /**
  * `kill -9` and an immediate restart, 20 times on one data directory. Each service runs under a
@@ -30,15 +30,6 @@ afterAll(() => {
   for (const parent of parents) parent.kill('SIGKILL');
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
-
-function processState(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /** Starts the service entry point under a parent that will never reap it; resolves once it listens. */
 function startUnreaped(env: Record<string, string>): Promise<Unreaped> {

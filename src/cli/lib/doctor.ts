@@ -4,6 +4,7 @@ import { ServiceProblemError } from '../../client/errors';
 import type { ClientAuthScheme, ReelflowEnv, ServiceSettings } from '../../config';
 import { putMediaBytes, type ConfiguredStore } from '../../media/store';
 import { checkWebhookUrl, safeFetch, type LookupFn } from '../../net';
+import { cliSearchAttributes } from '../../stack/local-stack';
 import type { RunningStackRecord } from '../../stack/stack-state';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/definitions';
 import type { CliTemporal } from './connect';
@@ -221,17 +222,6 @@ export async function checkTemporal(temporal: CliTemporal): Promise<CheckOutcome
 /** Temporal's IndexedValueType values (temporal.api.enums.v1), as reelflow's keys name their types. */
 const INDEXED_VALUE_TYPES = ['UNSPECIFIED', 'TEXT', 'KEYWORD', 'INT', 'DOUBLE', 'BOOL', 'DATETIME', 'KEYWORD_LIST'];
 
-/** The Temporal CLI's names of those types (`--type Keyword`). */
-const CLI_TYPE_NAMES: Record<string, string> = {
-  KEYWORD: 'Keyword',
-  TEXT: 'Text',
-  INT: 'Int',
-  DOUBLE: 'Double',
-  BOOL: 'Bool',
-  DATETIME: 'Datetime',
-  KEYWORD_LIST: 'KeywordList',
-};
-
 /** The namespace has every search attribute reelflow's pipelines publish, each with its type. */
 export async function checkSearchAttributes(temporal: CliTemporal): Promise<CheckOutcome> {
   const { namespace } = temporal.settings;
@@ -245,7 +235,11 @@ export async function checkSearchAttributes(temporal: CliTemporal): Promise<Chec
     return pass(
       `namespace ${namespace} has all ${SEARCH_ATTRIBUTE_KEYS.length} (${SEARCH_ATTRIBUTE_KEYS.map((k) => k.name).join(', ')})`,
     );
-  const create = missing.map((key) => `--name ${key.name} --type ${CLI_TYPE_NAMES[key.type] ?? key.type}`).join(' ');
+  const missingNames = new Set(missing.map((key) => key.name));
+  const create = cliSearchAttributes()
+    .filter((attribute) => missingNames.has(attribute.name))
+    .map((attribute) => `--name ${attribute.name} --type ${attribute.type}`)
+    .join(' ');
   const problems = [
     ...(missing.length ? [`missing: ${missing.map((k) => k.name).join(', ')}`] : []),
     ...(wrongType.length

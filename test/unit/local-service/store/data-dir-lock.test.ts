@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { lockDataDir } from '../../../../src/local-service/store/data-dir-lock';
 import { DataDirLockedError } from '../../../../src/local-service/store/errors';
+import { processState } from '../../../helpers/local-service';
 
 let dir: string;
 let wrapper: ChildProcess | null = null;
@@ -39,15 +40,6 @@ test('other directories are other locks', async () => {
     fs.rmSync(other, { recursive: true, force: true });
   }
 });
-
-function processState(pid: number): string | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 const linux = process.platform === 'linux' ? test : test.skip;
 
