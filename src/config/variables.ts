@@ -347,6 +347,19 @@ export const VARIABLES = {
     description: "The Temporal SDK's own Prometheus exporter, appended to `/metrics`.",
   },
 
+  REELFLOW_WORKER_HEALTH_PORT: {
+    schema: portTextSchema.optional(),
+    type: 'port 0-65535',
+    defaultText: 'off',
+    description:
+      "Serve the worker's `GET /readyz` (200 while Temporal answers and both pollers poll, else 503; JSON) and `GET /healthz` here, metrics on or not ([docs/production.md](production.md#worker-readiness)).",
+  },
+  REELFLOW_WORKER_HEALTH_HOST: {
+    schema: z.string().default('127.0.0.1'),
+    type: 'host',
+    description: "Address the worker's health endpoint binds.",
+  },
+
   // ---- Bridge ----
   REELFLOW_WEBHOOK_SECRETS: {
     schema: webhookSecretsSchema.optional(),

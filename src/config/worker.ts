@@ -44,6 +44,8 @@ export interface WorkerConfig {
   deployment: WorkerDeploymentSettings;
   /** Prometheus `/metrics` (REELFLOW_METRICS_*): absent when REELFLOW_METRICS_PORT is unset. */
   metrics?: { port: number; host: string };
+  /** The health endpoint (REELFLOW_WORKER_HEALTH_*): absent when REELFLOW_WORKER_HEALTH_PORT is unset. */
+  health?: { port: number; host: string };
   /** The account's limits (REELFLOW_ACCOUNT_*): the shared directory and the cap on jobs in flight (absent: none). */
   account: AccountLimitSettings;
   /** Where the SDK's own exporter listens (REELFLOW_SDK_METRICS_ADDRESS; default 127.0.0.1:9464 with metrics on). */
@@ -108,7 +110,14 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
   const tuning = loadWorkerTuning(env);
   const account = loadAccountLimits(env);
   const e = readVariables(
-    ['REELFLOW_LOG_LEVEL', 'REELFLOW_METRICS_PORT', 'REELFLOW_METRICS_HOST', 'REELFLOW_SDK_METRICS_ADDRESS'],
+    [
+      'REELFLOW_LOG_LEVEL',
+      'REELFLOW_METRICS_PORT',
+      'REELFLOW_METRICS_HOST',
+      'REELFLOW_SDK_METRICS_ADDRESS',
+      'REELFLOW_WORKER_HEALTH_PORT',
+      'REELFLOW_WORKER_HEALTH_HOST',
+    ],
     env,
   );
   const sdkMetricsAddress =
@@ -125,5 +134,8 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       ? { metrics: { port: e.REELFLOW_METRICS_PORT, host: e.REELFLOW_METRICS_HOST } }
       : {}),
     ...(sdkMetricsAddress !== undefined ? { sdkMetricsAddress } : {}),
+    ...(e.REELFLOW_WORKER_HEALTH_PORT !== undefined
+      ? { health: { port: e.REELFLOW_WORKER_HEALTH_PORT, host: e.REELFLOW_WORKER_HEALTH_HOST } }
+      : {}),
   };
 }

@@ -24,6 +24,7 @@ import {
   type WorkerTuning,
 } from '../config';
 import { createSdkLogger, sdkLogLevel } from './logging';
+import { startWorkerHealthServer, type WorkerHealthServer } from './worker-health';
 import { bundleProductionWorkflows } from './workflow-bundle';
 import {
   bundleCodeOf,
@@ -202,6 +203,18 @@ export async function main(): Promise<void> {
     limits,
     worker: workerTuning,
   });
+  // Readiness on its own port (metrics on or not): the frontend answering and both pollers polling.
+  let health: WorkerHealthServer | undefined;
+  if (config.health) {
+    health = await startWorkerHealthServer({
+      ...config.health,
+      worker,
+      connection: clientConnection,
+      address: settings.address,
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+    });
+  }
   // Worker.create installs SIGINT/SIGTERM handlers that call shutdown(); run() resolves once in-flight
   // tasks are done (or the grace time passes), then the connections close.
   console.log(
@@ -209,7 +222,8 @@ export async function main(): Promise<void> {
       `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
       `, worker version ${versionKey(version)}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}` +
-      `${limits.concurrency !== undefined ? `, at most ${limits.concurrency} jobs in flight for the account (${limits.dir})` : ''}`,
+      `${limits.concurrency !== undefined ? `, at most ${limits.concurrency} jobs in flight for the account (${limits.dir})` : ''}` +
+      `${health ? `, readiness on ${health.url}/readyz` : ''}`,
   );
   const running = worker.run();
   const stopWaiting = new AbortController();
@@ -228,6 +242,7 @@ export async function main(): Promise<void> {
     await running;
   } finally {
     stopWaiting.abort();
+    await health?.close();
     await metrics?.close();
     limits.close();
     await service.close();

@@ -136,7 +136,7 @@ export async function runClusterScenario(options: {
     const startService = async () => {
       const c = track(
         await spawnChild(
-          [path.join(DIST, 'workers', 'service.js')],
+          [path.join(DIST, 'workers', 'local-service.js')],
           {
             REELFLOW_SERVICE_PORT: String(servicePort),
             REELFLOW_SERVICE_DATA_DIR: dataDir,

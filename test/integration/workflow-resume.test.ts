@@ -5,7 +5,9 @@ import type { WorkflowBundleWithSourceMap, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createServiceClient } from '../../src/client/service-client';
 import { threeStepPipeline } from '../../src/spec';
-import { createReelflowWorker } from '../../src/workers/worker';
+import type { MediaDeps } from '../../src/activities';
+import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
+import type { BatchProgress } from '../../src/workflows/batch-types';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { PIXEL_PNG, TEST_API_KEY, startTestService, type TestService } from '../helpers/local-service';
@@ -15,7 +17,9 @@ import {
   bundleReelflowWorkflows,
   eventually,
   silentWavDataUri,
+  startTestBatch,
   startTestBridge,
+  testBatchResults,
   type TestBridge,
 } from './workflow-harness';
 
@@ -34,6 +38,8 @@ let closeClient: () => Promise<void>;
 let bridge: TestBridge;
 let cliEnv: Record<string, string>;
 let dir: string;
+let mediaStore: string;
+let media: MediaDeps;
 const TASK_QUEUE = 'workflow-resume';
 /** Fast polls: a FAILED job sends no event, so its failure is learned by a poll. */
 const PACING = { firstPollSeconds: 0.5, factor: 1.5, capSeconds: 1 };
@@ -52,12 +58,17 @@ beforeAll(async () => {
   };
   // Completion events as the bridge delivers them (runs the CLI starts poll at the models' own pace).
   bridge = await startTestBridge(svc, env, TASK_QUEUE);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-resume-'));
+  // One media store for the worker and the CLI: a batch's manifest and result pages live there.
+  mediaStore = `file://${path.join(dir, 'media')}`;
+  media = mediaFromEnv(svc.url, { REELFLOW_MEDIA_STORE: mediaStore });
   worker = await createReelflowWorker({
     connection: env.nativeConnection,
     client: env.client,
     taskQueue: TASK_QUEUE,
     service: client,
     workflowBundle: bundle,
+    media,
   });
   running = worker.run();
   cliEnv = {
@@ -66,8 +77,8 @@ beforeAll(async () => {
     REELFLOW_SERVICE_URL: svc.url,
     REELFLOW_API_KEY: TEST_API_KEY,
     REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
+    REELFLOW_MEDIA_STORE: mediaStore,
   };
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-resume-'));
 }, 120_000);
 
 afterAll(async () => {
@@ -141,15 +152,15 @@ it('reelflow batch --rerun-failed resumes the failed item from step 3, submittin
   const manifest = path.join(dir, 'batch.json');
   fs.writeFileSync(manifest, JSON.stringify({ name: 'resume-batch', items: [spec(name)] }));
   // The first batch with fast polls (the CLI has no pacing flag); its re-run goes through the CLI.
-  const first = await env.client.workflow.start('batchWorkflow', {
-    taskQueue: TASK_QUEUE,
-    workflowId: 'batch/resume-batch',
-    args: [
-      { name: 'resume-batch', items: [spec(name)], uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING },
-    ],
+  const first = await startTestBatch(env.client, TASK_QUEUE, media.store, {
+    name: 'resume-batch',
+    specs: [spec(name)],
+    uriRules: { allowedOrigins: [svc.url] },
+    defaultPacing: PACING,
   });
   await failStepThree(name);
-  expect((await first.result()).results).toEqual([expect.objectContaining({ name, status: 'failed' })]);
+  const firstResults = await testBatchResults((await first.result()) as BatchProgress, media.store);
+  expect(firstResults).toEqual([expect.objectContaining({ name, status: 'failed' })]);
   const before = svc.service.counters();
 
   const rerun = await runCli(['batch', manifest, '--rerun-failed', 'resume-batch', '--json'], cliEnv);

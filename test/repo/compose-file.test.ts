@@ -104,13 +104,13 @@ describe('docker-compose.yml', () => {
       if (service.restart === 'no') continue;
       expect({ name, test: service.healthcheck?.test }).toEqual({ name, test: expect.anything() });
     }
-    // Only the schema and init containers are one-shot.
+    // Only the schema, init and bucket containers are one-shot.
     expect(
       services
         .filter(([, s]) => s.restart === 'no')
         .map(([n]) => n)
         .sort(),
-    ).toEqual(['temporal-init', 'temporal-schema']);
+    ).toEqual(['media-bucket', 'temporal-init', 'temporal-schema']);
   });
 
   it('keeps state on named volumes: PostgreSQL data and the local service data', () => {
@@ -119,7 +119,8 @@ describe('docker-compose.yml', () => {
     expect(compose.services.service?.volumes).toContain(
       `service-data:${compose.services.service?.environment?.REELFLOW_SERVICE_DATA_DIR}`,
     );
-    expect(declared).toEqual(expect.arrayContaining(['postgres-data', 'service-data']));
+    expect(compose.services.minio?.volumes).toContain('media-data:/data');
+    expect(declared).toEqual(expect.arrayContaining(['postgres-data', 'service-data', 'media-data']));
     // Bind mounts point at files that exist in the repository.
     for (const [name, service] of services) {
       for (const volume of service.volumes ?? []) {
@@ -151,7 +152,7 @@ describe('docker-compose.yml', () => {
     expect(bridges.map(([n]) => n)).toHaveLength(2);
     const balancer = compose.services.webhooks as Service;
     expect(balancer.image).toMatch(/^nginx:/);
-    const confMount = (balancer.volumes ?? []).find((v) => v.includes('/etc/nginx/'));
+    const confMount = (balancer.volumes ?? []).find((v) => v.includes('/webhooks-tls.conf:'));
     const conf = read((confMount ?? '').split(':')[0] ?? '');
     for (const [name, bridge] of bridges) {
       expect(bridge.environment?.REELFLOW_BRIDGE_HOST).toBe('0.0.0.0');
@@ -159,6 +160,79 @@ describe('docker-compose.yml', () => {
       expect(balancer.depends_on?.[name]?.condition).toBe('service_healthy');
     }
     expect(conf).toMatch(/location \/webhooks\s*\{[^}]*proxy_pass http:\/\/reelflow_bridges;/);
+  });
+
+  it('gives every worker one shared S3 media store: MinIO, its bucket made before any worker starts', () => {
+    const bucketCommand = (compose.services['media-bucket']?.entrypoint ?? []).join(' ');
+    for (const [name, worker] of workers) {
+      const store = String(worker.environment?.REELFLOW_MEDIA_STORE);
+      expect({ name, store }).toEqual({ name, store: expect.stringMatching(/^s3:\/\//) });
+      // The bucket the one-shot container makes is the one the store names.
+      const bucket = /^s3:\/\/([^/]+)\//.exec(store)?.[1] ?? '';
+      expect(bucketCommand).toMatch(/^mc mb --ignore-existing media\//);
+      expect(bucketCommand.endsWith(`media/${bucket}`)).toBe(true);
+      expect(worker.environment?.REELFLOW_MEDIA_S3_ENDPOINT).toMatch(/http:\/\/minio:9000\}$/);
+      expect(worker.environment?.REELFLOW_MEDIA_S3_ACCESS_KEY_ID).toBe(
+        compose.services.minio?.environment?.MINIO_ROOT_USER,
+      );
+      expect(worker.environment?.REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY).toBe(
+        compose.services.minio?.environment?.MINIO_ROOT_PASSWORD,
+      );
+      expect(worker.depends_on?.['media-bucket']?.condition).toBe('service_completed_successfully');
+      // No per-container filesystem store left.
+      expect(worker.volumes ?? []).toEqual([]);
+    }
+    expect(compose.services['media-bucket']?.depends_on?.minio?.condition).toBe('service_healthy');
+    // No secret has a default in the file: compose refuses to start without it.
+    expect(compose.services.minio?.environment?.MINIO_ROOT_PASSWORD).toMatch(/^\$\{[A-Z0-9_]+:\?/);
+  });
+
+  it('ends TLS in front of the bridges: nginx serves /webhooks over https on 8443 only (webhooks-tls.conf), with the mounted certificate', () => {
+    const balancer = compose.services.webhooks as Service & { ports?: string[] };
+    expect(balancer.ports).toEqual(['8443:8443']);
+    const mounts = Object.fromEntries(
+      (balancer.volumes ?? []).map((v) => [v.split(':').slice(-2)[0], v.split(':')[0]]),
+    );
+    // The TLS config is the one test/integration/bridge-tls-front.test.ts runs with Debian's nginx.
+    expect(mounts['/etc/nginx/conf.d/webhooks-tls.conf']).toBe('./deploy/nginx/webhooks-tls.conf');
+    expect(read('test/integration/bridge-tls-front.test.ts')).toContain('webhooks-tls.conf');
+    expect(balancer.volumes).toContain('${REELFLOW_TLS_CERT_DIR:-./deploy/nginx/tls}:/etc/nginx/tls:ro');
+    expect(fs.existsSync(path.join(root, 'deploy/nginx/tls/README.md'))).toBe(true);
+    // Keys and certificates stay out of git.
+    expect(read('deploy/nginx/tls/.gitignore')).toMatch(/^\*\.pem$/m);
+    const tls = read('deploy/nginx/webhooks-tls.conf');
+    expect(tls).toMatch(/listen 8443 ssl;/);
+    expect(tls).toContain('ssl_certificate /etc/nginx/tls/fullchain.pem;');
+    expect(tls).toContain('ssl_certificate_key /etc/nginx/tls/privkey.pem;');
+    expect(tls).toMatch(/location \/webhooks\s*\{[^}]*proxy_pass http:\/\/reelflow_bridges;/);
+    // The plain listener is the container's health check only, never the webhook path.
+    const plain = read(mounts['/etc/nginx/conf.d/default.conf'] ?? '');
+    expect(plain).toMatch(/listen 8080;/);
+    expect(plain).not.toMatch(/location \/webhooks/);
+    expect(plain).not.toContain('proxy_pass');
+    expect([balancer.healthcheck?.test ?? []].flat().join(' ')).toContain('http://127.0.0.1:8080/nginx-health');
+  });
+
+  it('checks each worker by its readiness endpoint (Temporal connection and pollers), not the metrics port', () => {
+    for (const [name, worker] of workers) {
+      const port = worker.environment?.REELFLOW_WORKER_HEALTH_PORT;
+      expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^\d+$/) });
+      expect(port).not.toBe(worker.environment?.REELFLOW_METRICS_PORT);
+      expect(worker.environment?.REELFLOW_WORKER_HEALTH_HOST).toBe('0.0.0.0');
+      expect([worker.healthcheck?.test ?? []].flat().join(' ')).toContain(`http://127.0.0.1:${port}/readyz`);
+    }
+  });
+
+  it('builds the reelflow image on Node 24 and runs it as user node with writable state paths', () => {
+    const dockerfile = read('deploy/Dockerfile');
+    const bases = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+    expect(bases.length).toBeGreaterThan(0);
+    for (const base of bases) expect(base).toMatch(/^node:24\.\d+\.\d+-bookworm-slim$/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    // The local service's data volume starts owned by node (a new named volume copies the image's directory).
+    const dataDir = String(compose.services.service?.environment?.REELFLOW_SERVICE_DATA_DIR);
+    const chowned = /^RUN mkdir -p (.+) && chown node:node (.+)$/m.exec(dockerfile);
+    expect(chowned?.[2]?.split(' ')).toEqual(expect.arrayContaining([dataDir, '/app/.reelflow']));
   });
 
   it('runs Temporal on PostgreSQL with the UI', () => {

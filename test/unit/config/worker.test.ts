@@ -73,7 +73,16 @@ describe('loadWorkerConfig', () => {
     ).toEqual({ maxCachedWorkflows: 1000, shutdownGraceTime: '10 seconds' });
   });
 
+  it('serves readiness on its own port only when REELFLOW_WORKER_HEALTH_PORT is set, metrics on or not', () => {
+    expect(loadWorkerConfig(SERVICE).health).toBeUndefined();
+    expect(loadWorkerConfig({ ...SERVICE, REELFLOW_WORKER_HEALTH_PORT: '8081' })).toMatchObject({
+      health: { port: 8081, host: '127.0.0.1' },
+    });
+    expect(loadWorkerConfig({ ...SERVICE, REELFLOW_WORKER_HEALTH_PORT: '8081' }).metrics).toBeUndefined();
+  });
+
   it.each([
+    [{ ...SERVICE, REELFLOW_WORKER_HEALTH_PORT: '8o81' }, 'REELFLOW_WORKER_HEALTH_PORT'],
     [{}, 'REELFLOW_SERVICE_URL'],
     [{ ...SERVICE, REELFLOW_METRICS_PORT: '99999' }, 'REELFLOW_METRICS_PORT'],
     [{ ...SERVICE, REELFLOW_MAX_CONCURRENT_ACTIVITIES: '0' }, 'REELFLOW_MAX_CONCURRENT_ACTIVITIES'],
