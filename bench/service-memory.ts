@@ -36,7 +36,7 @@ interface Child {
 
 /** The child: the real entry point, plus a memory probe on stdin ("m" → one JSON line after a full GC). */
 const CHILD_SOURCE = `
-const { runService } = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'workers', 'service.ts'))});
+const { runService } = require(${JSON.stringify(path.resolve(__dirname, '..', 'src', 'workers', 'local-service.ts'))});
 runService().then(() => {
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', () => {
