@@ -338,18 +338,30 @@ function renderError(error: unknown): { code: string; message: string } {
   return { code: 'render_failed', message: error instanceof Error ? error.message : String(error) };
 }
 
+/**
+ * Waits `ms` by the wall clock the job records are written in: Node's timers may fire a millisecond
+ * before Date.now() reaches the target, so a timer that fires early waits the rest (a job never
+ * finishes before its duration).
+ */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  const until = Date.now() + ms;
   return new Promise((resolve, reject) => {
     if (ms <= 0) return resolve();
     if (signal.aborted) return reject(new Error('aborted'));
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    let timer: NodeJS.Timeout;
+    const arm = (wait: number) => {
+      timer = setTimeout(() => {
+        const rest = until - Date.now();
+        if (rest > 0) return arm(rest);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, wait);
+    };
     const onAbort = () => {
       clearTimeout(timer);
       reject(new Error('aborted'));
     };
+    arm(ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
