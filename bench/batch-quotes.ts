@@ -91,6 +91,9 @@ async function runBatch(
       store,
       specs.map((spec, index) => ({ index, spec })),
       workflowId,
+      // Each item carries its voice track inline (~21 KB), unlike `reelflow batch`, which moves media into
+      // the store: 20 items a page keep a page (an activity's result) far below Temporal's payload limit.
+      20,
     );
     const input: BatchWorkflowInput = {
       name,
