@@ -42,7 +42,7 @@ describe('configuration errors at boot exit 2 naming the variable', () => {
       'reelflow bridge: REELFLOW_BRIDGE_PORT: must be a port number',
     ],
     [
-      'service',
+      'local-service',
       { REELFLOW_SERVICE_DATA_DIR: '/tmp/never-created', REELFLOW_SERVICE_RENDER: 'gpu' },
       'reelflow service: REELFLOW_SERVICE_RENDER: must be one of ffmpeg, stub',
     ],
