@@ -192,7 +192,6 @@ export function faultBridgeEnvironment(o: {
     TEMPORAL_ADDRESS: o.temporalAddress,
     ...(o.namespace ? { TEMPORAL_NAMESPACE: o.namespace } : {}),
     REELFLOW_BRIDGE_PORT: String(o.port),
-    REELFLOW_BRIDGE_TASK_QUEUE: o.taskQueue,
   };
 }
 

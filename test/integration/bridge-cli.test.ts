@@ -55,7 +55,6 @@ describe('reelflow bridge', () => {
     const proc = run(['bridge', '--port', '0', '--host', '127.0.0.1', '--path', '/hooks/service'], {
       REELFLOW_WEBHOOK_SECRETS: `whsec_old,${SECRET}`,
       TEMPORAL_ADDRESS: env.address,
-      REELFLOW_BRIDGE_TASK_QUEUE: taskQueue,
     });
     try {
       const url = await listeningUrl(proc);

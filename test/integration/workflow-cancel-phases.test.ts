@@ -6,7 +6,8 @@ import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
 import { pipeline } from '../../src/spec';
 import { createActivities, type ReelflowActivities } from '../../src/activities';
 import { createServiceClient } from '../../src/client/service-client';
-import { subscribeToRoute } from '../../src/bridge/route-client';
+import { createRouteSubscriber } from '../../src/routing';
+import { testRouteStore } from '../helpers/route-store';
 import {
   SEARCH_ATTRIBUTE_KEYS,
   batchProgressQuery,
@@ -68,10 +69,7 @@ async function gatedWorker(): Promise<Worker> {
   const real = createActivities({
     client: honoured,
     media: h.media,
-    routes: {
-      subscribe: (requestId, subscriber) =>
-        subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber),
-    },
+    routes: createRouteSubscriber(testRouteStore(QUEUE)),
   });
   /** The real activity, run once the test has opened its gate (if one is set). */
   const gated =

@@ -12,7 +12,8 @@ import { createServiceClient } from '../../src/client/service-client';
 import { from, pipeline, threeStepPipeline } from '../../src/spec';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
-import { subscribeToRoute } from '../../src/bridge/route-client';
+import { createRouteSubscriber } from '../../src/routing';
+import { testRouteStore } from '../helpers/route-store';
 import {
   stepEventSignal,
   routeWorkflowId,
@@ -460,10 +461,7 @@ describe('exactly one job per step', () => {
     const honoured = createServiceClient({ baseUrl: h.service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' });
     const activities = createActivities({
       client: honoured,
-      routes: {
-        subscribe: (requestId, subscriber) =>
-          subscribeToRoute({ client: env.client, taskQueue: queue }, requestId, subscriber),
-      },
+      routes: createRouteSubscriber(testRouteStore(TASK_QUEUE)),
     });
     let lost = 0;
     let firstJobId: string | undefined;

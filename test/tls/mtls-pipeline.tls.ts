@@ -106,7 +106,6 @@ beforeAll(async () => {
     {
       REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
       REELFLOW_BRIDGE_PORT: String(bridgePort),
-      REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
       TEMPORAL_ADDRESS: cluster.address,
       TEMPORAL_TLS_CLIENT_CERT_PATH: client.cert,
       TEMPORAL_TLS_CLIENT_KEY_PATH: client.key,
