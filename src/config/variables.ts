@@ -403,14 +403,17 @@ export const VARIABLES = {
       'Undelivered events the inbox holds before the bridge answers 503 with Retry-After (the service retries); [docs/decisions/bridge.md](decisions/bridge.md).',
   },
   REELFLOW_ROUTE_STORE: {
-    schema: z.string().transform((text, context) => {
-      try {
-        return parseRouteStoreLocation(text);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+    schema: z
+      .string()
+      .transform((text, context) => {
+        try {
+          return parseRouteStoreLocation(text);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .optional(),
     type: '`sqlite:<path>` | `postgres://…`',
     defaultText: '`sqlite:<state dir>/routes.sqlite`',
     description:

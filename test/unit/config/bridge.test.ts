@@ -1,6 +1,6 @@
 import { DEFAULT_BODY_LIMIT_BYTES, loadBridgeConfig } from '../../../src/bridge';
 import { ConfigError } from '../../../src/config';
-import { TASK_QUEUES } from '../../../src/workflows/definitions';
+import * as path from 'node:path';
 
 /** Boot-time validation of the bridge's environment: a missing or wrong value is named, never echoed. */
 
@@ -24,9 +24,12 @@ describe('loadBridgeConfig', () => {
       port: 8787,
       path: '/webhooks',
       bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-      taskQueue: TASK_QUEUES.pipelines,
       signalTimeoutMs: 5000,
-      rendezvous: {},
+      backlogLimit: 20_000,
+      routeStore: {
+        location: { backend: 'sqlite', path: path.resolve('.reelflow', 'routes.sqlite') },
+        ttlMs: 86_400_000,
+      },
     });
     expect(config.temporal.apiKey).toBeUndefined();
   });
