@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/workflow-names, spec/errors, spec/references, spec/pacing) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/workflow-names, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -38,6 +38,7 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/spec/errors.ts',
   'src/spec/references.ts',
   'src/spec/pacing.ts',
+  'src/spec/ui-text.ts',
 ];
 
 const LEAN_MESSAGE =
@@ -188,6 +189,18 @@ const LAYER_ZONES = [
   },
 ];
 
+/**
+ * What code outside src/workflows may import from it: the messages (definitions), the public types
+ * (`*-types`), the workflow registry (index, for bundles and replay) and the route workflow the
+ * bridge still delivers through. Everything else there is the workflows' own.
+ */
+const WORKFLOW_PUBLIC_MODULES = ['definitions', 'index', 'webhook-route', '[a-z-]+-types'];
+const WORKFLOW_INTERNALS_PATTERN = {
+  regex: `(^|/)workflows/(?!(${WORKFLOW_PUBLIC_MODULES.join('|')})(\\.[jt]s)?$).+`,
+  message:
+    'Outside src/workflows import only its messages (workflows/definitions) and public types (workflows/*-types); the rest is workflow internals.',
+};
+
 const PROCESS_ENV_MESSAGE =
   'src/config is the one reader of the environment: declare the variable in src/config/variables.ts and read it through its process loader (docs/configuration.md).';
 
@@ -307,6 +320,14 @@ module.exports = defineConfig(
     settings: IMPORT_SETTINGS,
     rules: {
       'import/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
+    },
+  },
+  // src/workflows is reached through its messages and public types only.
+  {
+    files: TS_FILES,
+    ignores: ['src/workflows/**', 'test/unit/workflows/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [WORKFLOW_INTERNALS_PATTERN] }],
     },
   },
   // src/config is the one reader of the environment (docs/configuration.md is generated from it).

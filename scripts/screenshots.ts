@@ -21,7 +21,7 @@ import { startLocalStack } from '../src/stack/local-stack';
 import { ensureReferenceInputs } from '../src/stack/reference-inputs';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../src/workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput } from '../src/workflows/pipeline-types';
-import { pipelineStartOptions } from '../src/workflows/ui-text';
+import { pipelineStartOptions } from '../src/spec/ui-text';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resolveChromium } = require('./chromium-tools') as {

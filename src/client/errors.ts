@@ -86,17 +86,29 @@ export class AmbiguousSubmissionError extends ServiceClientError {
   }
 }
 
-/**
- * A submit answered 2xx with a body that breaks the contract: the job was accepted and is billed,
- * so whatever can be read of it (request id, cancel URL) is kept for cancelling or recording it.
- */
-export class SubmitAnswerInvalidError extends ServiceClientError {
-  readonly code = 'submit_answer_invalid';
-  readonly type = FAILURE_TYPES.submitAnswerInvalid;
+/** A 2xx answer whose body does not match the contract. */
+export class UnexpectedResponseError extends ServiceClientError {
+  readonly code: string = 'unexpected_response';
+  readonly type: FailureType = FAILURE_TYPES.unexpectedResponse;
   readonly retryable = false;
   constructor(
     message: string,
     readonly fieldErrors: FieldError[],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A submit answered 2xx with a body that breaks the contract: the job was accepted and is billed,
+ * so whatever can be read of it (request id, cancel URL) is kept for cancelling or recording it.
+ */
+export class SubmitAnswerInvalidError extends UnexpectedResponseError {
+  override readonly code = 'submit_answer_invalid';
+  override readonly type = FAILURE_TYPES.submitAnswerInvalid;
+  constructor(
+    message: string,
+    fieldErrors: FieldError[],
     readonly idempotencyKey: string | undefined,
     /** `request_id` of the answer when it is a non-empty string. */
     readonly requestId: string | undefined,
@@ -105,19 +117,6 @@ export class SubmitAnswerInvalidError extends ServiceClientError {
     /** The start of the body as received (at most 2,000 characters), for the record. */
     readonly bodyExcerpt: string,
   ) {
-    super(message);
-  }
-}
-
-/** A 2xx answer whose body does not match the contract. */
-export class UnexpectedResponseError extends ServiceClientError {
-  readonly code = 'unexpected_response';
-  readonly type = FAILURE_TYPES.unexpectedResponse;
-  readonly retryable = false;
-  constructor(
-    message: string,
-    readonly fieldErrors: FieldError[],
-  ) {
-    super(message);
+    super(message, fieldErrors);
   }
 }

@@ -52,12 +52,6 @@ export {
   type WorkerDeploymentSettings,
   type WorkerTuning,
 } from './worker';
-export {
-  loadBridgeConfig,
-  type BridgeConfig,
-  DEFAULT_BODY_LIMIT_BYTES,
-  DEFAULT_WEBHOOK_PATH,
-  DEFAULT_SIGNAL_TIMEOUT_MS,
-} from './bridge';
+export { loadBridgeConfig, type BridgeConfig } from './bridge';
 export { loadServiceConfig, RENDER_MODES, type RenderMode, type ServiceProcessSettings } from './local-service';
 export { toolPaths } from './tools';

@@ -33,3 +33,17 @@ export const LOCAL_PER_SECOND_RATES = {
 export function pricePerSecond(rate: number, clipSeconds: number): number {
   return rate * Math.max(1, Math.ceil(clipSeconds - 1e-6));
 }
+
+/**
+ * The local service's credits for `seconds` of a per-second model's output at the input's
+ * `processing_speed` (standard when absent); undefined for a model without a local per-second rate.
+ */
+export function localPerSecondPrice(
+  model: string,
+  input: { processing_speed?: unknown },
+  seconds: number,
+): number | undefined {
+  const rates = (LOCAL_PER_SECOND_RATES as Record<string, Record<ProcessingSpeed, number>>)[model];
+  if (!rates) return undefined;
+  return pricePerSecond(rates[input.processing_speed === 'ultra-fast' ? 'ultra-fast' : 'standard'], seconds);
+}

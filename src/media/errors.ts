@@ -15,11 +15,10 @@ export class FfmpegError extends ReelflowError {
   }
 }
 
-/** An output that could not be archived; `retryable` when trying again may help (network, 5xx). */
-export class ArchiveError extends ReelflowError {
-  readonly code = 'archive_failed';
-  /** The ApplicationFailure type the archive activity throws for it. */
-  readonly type = FAILURE_TYPES.archiveFailed;
+/** A media failure an activity turns into an ApplicationFailure; `retryable` when trying again may help. */
+abstract class MediaFailure extends ReelflowError {
+  /** The ApplicationFailure type the media activities throw for it. */
+  abstract readonly type: string;
   constructor(
     message: string,
     readonly retryable: boolean,
@@ -28,19 +27,24 @@ export class ArchiveError extends ReelflowError {
   }
 }
 
+/** An output that could not be archived; `retryable` when trying again may help (network, 5xx). */
+export class ArchiveError extends MediaFailure {
+  readonly code = 'archive_failed';
+  readonly type = FAILURE_TYPES.archiveFailed;
+}
+
 /**
  * Why a reference cannot be resolved; `field` is the input path (`image_urls.3`); `permanent` when
  * trying again cannot help (missing object, wrong size, too large to inline).
  */
-export class MediaResolutionError extends ReelflowError {
+export class MediaResolutionError extends MediaFailure {
   readonly code = 'media_unavailable';
-  /** The ApplicationFailure type the media activity throws for it. */
   readonly type = FAILURE_TYPES.mediaUnavailable;
   constructor(
     message: string,
     readonly field: string,
     readonly permanent: boolean,
   ) {
-    super(message);
+    super(message, !permanent);
   }
 }

@@ -8,7 +8,7 @@ import type { MediaRef } from '../media/reference';
 import { putMediaFile, type MediaStore } from '../media/store';
 import { loadMediaSettings, loadStackSettings, type Env } from '../config';
 import { mediaDeps } from '../workers/worker';
-import { pipelineStartOptions } from '../workflows/ui-text';
+import { pipelineStartOptions } from '../spec/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
 import { ensureReferenceInputs } from './reference-inputs';

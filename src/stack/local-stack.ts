@@ -5,10 +5,8 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkerOptio
 import pino from 'pino';
 import { request } from 'undici';
 import { REDACT_PATHS } from '../bridge/app';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_SIGNAL_TIMEOUT_MS, DEFAULT_WEBHOOK_PATH } from '../config/bridge';
 import {
-  DEFAULT_BODY_LIMIT_BYTES,
-  DEFAULT_SIGNAL_TIMEOUT_MS,
-  DEFAULT_WEBHOOK_PATH,
   loadAccountLimits,
   loadMediaSettings,
   loadWorkerDeployment,

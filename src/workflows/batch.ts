@@ -30,7 +30,7 @@ import type {
   BatchProgress,
   BatchWorkflowInput,
 } from './batch-types';
-import { batchCurrentDetails, sumBatchCredits } from './ui-text';
+import { batchCurrentDetails, sumBatchCredits } from '../spec/ui-text';
 
 const DEFAULT_CONCURRENCY = 4;
 

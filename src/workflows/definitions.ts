@@ -1,11 +1,20 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { WebhookEvent } from '../contract';
-import type { PipelineSummary } from './pipeline-types';
+import type {
+  CancelPipelineArgs,
+  CancelStepArgs,
+  OperatorAnswer,
+  PipelineSummary,
+  RaiseBudgetArgs,
+  RetryStepArgs,
+} from './pipeline-types';
 import type { BatchItemResult, BatchProgress } from './batch-types';
+import type { ResolveAnswer, ResolveDecision } from './recovery-types';
 
 /**
- * Signals, updates and queries shared by workflows, the bridge and the CLI. Deterministic: imports
+ * Every signal, update and query of reelflow's workflows, shared by workflows, the bridge and the CLI:
+ * with the public types (`*-types.ts`) the only part of src/workflows other code imports (ESLint). Deterministic: imports
  * only `@temporalio/workflow`, `@temporalio/common`, plain data and types. Task queues, workflow
  * types and ids live in src/contract/workflow-names.ts (plain data src/config imports too); they are
  * re-exported here for the code that takes them with the signals and queries.
@@ -79,3 +88,26 @@ export const batchItemDoneSignal = defineSignal<[BatchItemResult]>('batchItemDon
 
 /** `reelflow budget batch/<id> <credits>`: the batch's new budget (larger than the current one). */
 export const raiseBatchBudgetUpdate = defineUpdate<{ budgetCredits: number }, [number]>('raiseBatchBudget');
+
+/** Update names, as typed in the Temporal UI's "Send an Update" form. */
+export const OPERATOR_UPDATE_NAMES = {
+  cancelStep: 'cancelStep',
+  cancelPipeline: 'cancelPipeline',
+  raiseBudget: 'raiseBudget',
+  retryStep: 'retryStep',
+} as const;
+
+/**
+ * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update") or
+ * `reelflow cancel --step / budget / retry`; each has a validator (./operator-updates.ts) that refuses
+ * bad input with a reason before anything is written to history.
+ */
+export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(OPERATOR_UPDATE_NAMES.cancelStep);
+export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(
+  OPERATOR_UPDATE_NAMES.cancelPipeline,
+);
+export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(OPERATOR_UPDATE_NAMES.raiseBudget);
+export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(OPERATOR_UPDATE_NAMES.retryStep);
+
+/** The operator's decision on an ambiguous submit (validator: ./recovery.ts). */
+export const resolveAmbiguousUpdate = defineUpdate<ResolveAnswer, [ResolveDecision]>('resolveAmbiguousStep');

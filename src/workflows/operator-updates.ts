@@ -1,49 +1,11 @@
-import { defineUpdate } from '@temporalio/workflow';
 import type { PipelineSummary, StepSummary } from './pipeline-types';
 import { OperatorRefusal } from './errors';
 
 /**
- * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update") or
- * `reelflow cancel --step / budget / retry`. (Resolving an ambiguous submit is the update
- * `resolveAmbiguousStep` of the submit-recovery code, built the same way.) Each update has a validator that refuses bad
- * input with a reason (shown by the UI and the CLI) before anything is written to history.
- * The checks are pure functions of the pipeline's summary, so they are tested without a server.
+ * The validators of the operator updates (./definitions.ts): each refuses bad input with a reason
+ * (shown by the UI and the CLI) before anything is written to history. Pure functions of the
+ * pipeline's summary, so they are tested without a server.
  */
-
-/** Answer of every operator update: what the pipeline did, in words. */
-export interface OperatorAnswer {
-  ok: true;
-  message: string;
-}
-
-export interface CancelStepArgs {
-  step: string;
-  reason?: string;
-}
-export interface CancelPipelineArgs {
-  reason?: string;
-}
-export interface RaiseBudgetArgs {
-  credits: number;
-}
-export interface RetryStepArgs {
-  step: string;
-}
-
-/** Update names, as typed in the Temporal UI's "Send an Update" form. */
-export const OPERATOR_UPDATE_NAMES = {
-  cancelStep: 'cancelStep',
-  cancelPipeline: 'cancelPipeline',
-  raiseBudget: 'raiseBudget',
-  retryStep: 'retryStep',
-} as const;
-
-export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(OPERATOR_UPDATE_NAMES.cancelStep);
-export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(
-  OPERATOR_UPDATE_NAMES.cancelPipeline,
-);
-export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(OPERATOR_UPDATE_NAMES.raiseBudget);
-export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(OPERATOR_UPDATE_NAMES.retryStep);
 
 /** Steps an operator may still cancel: not started yet, or running. */
 const CANCELLABLE: ReadonlyArray<StepSummary['status']> = ['pending', 'running'];

@@ -149,3 +149,23 @@ export interface PipelineSummary {
   /** A resumed run: the earlier run it carries completed steps from, and that run's ledger. */
   resumedFrom?: ResumedFromSummary;
 }
+
+/** Answer of every operator update: what the pipeline did, in words. */
+export interface OperatorAnswer {
+  ok: true;
+  message: string;
+}
+
+export interface CancelStepArgs {
+  step: string;
+  reason?: string;
+}
+export interface CancelPipelineArgs {
+  reason?: string;
+}
+export interface RaiseBudgetArgs {
+  credits: number;
+}
+export interface RetryStepArgs {
+  step: string;
+}

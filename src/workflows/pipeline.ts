@@ -7,14 +7,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { resolveAmbiguousUpdate, validateResolution, type RecoveryState } from './recovery';
+import { validateResolution, type RecoveryState } from './recovery';
 import { RECOVERY_MEMO_KEY, type AmbiguousSubmit } from './recovery-types';
 import { MODELS } from '../contract/model-metadata';
 import { resolvePacing } from '../spec/pacing';
 import { ReferenceResolutionError } from '../spec/errors';
 import { resolveReferences } from '../spec/references';
 import type { PipelineStep } from '../spec/spec';
-import { pipelineProgressQuery, stepEventSignal, stepKeyOf } from './definitions';
+import { pipelineProgressQuery, resolveAmbiguousUpdate, stepEventSignal, stepKeyOf } from './definitions';
 import { type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
 import { archivedOrUrl, archiveStep } from './steps/archive';
 import { reportingToBatch } from './batch-item';

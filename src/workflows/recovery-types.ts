@@ -38,3 +38,29 @@ export interface RecoveryMemo {
 
 /** Memo key under which a pipeline publishes its RecoveryMemo. */
 export const RECOVERY_MEMO_KEY = 'recovery';
+
+/**
+ * The operator's decision on an ambiguous step (a submit that may have created a job whose request
+ * id is unknown), sent as the Temporal update `resolveAmbiguousStep`:
+ * - `adopt`: this request id is the step's job (found by its Idempotency-Key, the ledger, or
+ *   `reelflow orphans`); the step waits for it like any submitted job.
+ * - `resubmit`: send the submit again with the same Idempotency-Key (a service that honours it
+ *   returns the job; one that does not creates a new one: the operator judged it did not exist).
+ * - `give-up`: the step fails; the key stays listed by `reelflow orphans`.
+ */
+export interface ResolveDecision {
+  step: string;
+  action: 'adopt' | 'resubmit' | 'give-up';
+  /** Required for `adopt`. */
+  requestId?: string;
+  /** Who decided and why (kept in the step's record). */
+  note?: string;
+}
+
+/** The update's answer: what the step will do. */
+export interface ResolveAnswer {
+  step: string;
+  action: ResolveDecision['action'];
+  requestId?: string;
+  idempotencyKey: string;
+}

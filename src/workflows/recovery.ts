@@ -1,33 +1,4 @@
-import { defineUpdate } from '@temporalio/workflow';
-import type { AbandonedJob, AmbiguousSubmit } from './recovery-types';
-
-/**
- * The operator's decision on an ambiguous step (a submit that may have created a job whose request
- * id is unknown), sent as the Temporal update `resolveAmbiguousStep`:
- * - `adopt`: this request id is the step's job (found by its Idempotency-Key, the ledger, or
- *   `reelflow orphans`); the step waits for it like any submitted job.
- * - `resubmit`: send the submit again with the same Idempotency-Key (a service that honours it
- *   returns the job; one that does not creates a new one: the operator judged it did not exist).
- * - `give-up`: the step fails; the key stays listed by `reelflow orphans`.
- */
-export interface ResolveDecision {
-  step: string;
-  action: 'adopt' | 'resubmit' | 'give-up';
-  /** Required for `adopt`. */
-  requestId?: string;
-  /** Who decided and why (kept in the step's record). */
-  note?: string;
-}
-
-/** The update's answer: what the step will do. */
-export interface ResolveAnswer {
-  step: string;
-  action: ResolveDecision['action'];
-  requestId?: string;
-  idempotencyKey: string;
-}
-
-export const resolveAmbiguousUpdate = defineUpdate<ResolveAnswer, [ResolveDecision]>('resolveAmbiguousStep');
+import type { AbandonedJob, AmbiguousSubmit, ResolveDecision } from './recovery-types';
 
 /** Request ids the service issues are opaque; this only keeps out what cannot be one (blank, whitespace, paths, huge). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;

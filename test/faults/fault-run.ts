@@ -11,7 +11,7 @@ import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { api, LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
 import { findOrphans, listPipelineClaims } from '../../src/cli/lib/orphans';
-import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
+import { resolveAmbiguousUpdate } from '../../src/workflows/definitions';
 import { freePort } from '../../src/stack/stack-state';
 import { explainOutcomes, killsWithoutWork, workAtKills, type Kill } from './fault-explain';
 

@@ -7,7 +7,7 @@ import { threeStepPipeline } from '../../src/spec';
 import { DEFAULT_CLI_ARCHIVE } from '../../src/spec/spec';
 import { pipelineWorkflowId, SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
-import { pipelineStartOptions } from '../../src/workflows/ui-text';
+import { pipelineStartOptions } from '../../src/spec/ui-text';
 import {
   bundleReelflowWorkflows,
   silentWavDataUri,

@@ -9,10 +9,10 @@ import {
   pipelineProgressQuery,
   pipelineWorkflowId,
 } from '../../src/workflows/definitions';
-import { cancelStepUpdate, raiseBudgetUpdate, retryStepUpdate } from '../../src/workflows/operator-updates';
+import { cancelStepUpdate, raiseBudgetUpdate, retryStepUpdate } from '../../src/workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
-import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
-import { pipelineStartOptions } from '../../src/workflows/ui-text';
+import { resolveAmbiguousUpdate } from '../../src/workflows/definitions';
+import { pipelineStartOptions } from '../../src/spec/ui-text';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
 import {

@@ -8,7 +8,7 @@ import { pipeline } from '../../src/spec';
 import { createReelflowWorker } from '../../src/workers/worker';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
-import { resolveAmbiguousUpdate } from '../../src/workflows/recovery';
+import { resolveAmbiguousUpdate } from '../../src/workflows/definitions';
 import { startAnswerProxy, type AnswerProxy } from '../helpers/answer-proxy';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, type TestService } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';

@@ -14,7 +14,7 @@ import type { PipelineSpec } from '../../spec/spec';
 import { putJsonLines } from '../../media/json-lines';
 import type { MediaRef } from '../../media/reference';
 import type { ResumeFrom } from '../../workflows/resume-types';
-import { batchDetails, batchSummaryLine } from '../../workflows/ui-text';
+import { batchDetails, batchSummaryLine } from '../../spec/ui-text';
 import { resumeInputFor } from '../lib/resume';
 import {
   batchProgress,

@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { raiseBatchBudgetUpdate } from '../../workflows/definitions';
-import { raiseBudgetUpdate } from '../../workflows/operator-updates';
+import { raiseBudgetUpdate } from '../../workflows/definitions';
 import { batchProgress, cliEnv, findWorkflow, withTemporal, type FoundWorkflow } from '../lib/context';
 import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';

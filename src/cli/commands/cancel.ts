@@ -7,7 +7,7 @@ import { printJson, say } from '../lib/output';
 import { cliServiceClient, serviceCliError } from '../lib/service-client';
 import { cancelLeftRunning, openRequests, type LeftRunning } from '../lib/terminated-jobs';
 import { sendOperatorUpdate } from '../lib/operator';
-import { cancelStepUpdate } from '../../workflows/operator-updates';
+import { cancelStepUpdate } from '../../workflows/definitions';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
 
 /**

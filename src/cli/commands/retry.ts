@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { retryStepUpdate } from '../../workflows/operator-updates';
+import { retryStepUpdate } from '../../workflows/definitions';
 import { runOperatorUpdate } from '../lib/operator';
 
 /** `reelflow retry <id> <step>`: resubmit a failed step now instead of after its backoff (the `retryStep` update). */

@@ -1,10 +1,9 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { FieldError, UriRules } from '../../contract';
 import { safeNameSchema, type PipelineSpec } from '../../spec/spec';
 import { CliError, SpecFileError } from './errors';
 import { EXIT } from './exit';
-import { prepareSpec, readJsonFile, type SpecMedia } from './spec-files';
+import { prepareSpec, readJsonFile, readTextFile, type SpecMedia } from './spec-files';
 
 /**
  * Batch manifests (docs/batches.md): CSV (`.csv`), JSON Lines (`.jsonl`, `.ndjson`) or JSON (anything
@@ -245,15 +244,7 @@ export function applyOverrides(
 export function readManifestRows(file: string): { name?: string; concurrency?: number; rows: ManifestRow[] } {
   const lower = file.toLowerCase();
   if (lower.endsWith('.csv') || lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new CliError(
-        `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-        EXIT.usage,
-      );
-    }
+    const text = readTextFile(file);
     return { rows: lower.endsWith('.csv') ? csvRows(text) : jsonLinesRows(text) };
   }
   const raw = readJsonFile(file);

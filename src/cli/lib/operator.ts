@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
-import type { OperatorAnswer } from '../../workflows/operator-updates';
+import type { OperatorAnswer } from '../../workflows/pipeline-types';
 import { cliEnv, findWorkflow, withTemporal, type FoundWorkflow } from './context';
 import { CliError } from './errors';
 import { EXIT } from './exit';

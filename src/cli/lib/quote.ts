@@ -1,13 +1,11 @@
 import {
   DEFAULTS,
-  LOCAL_PER_SECOND_RATES,
+  localPerSecondPrice,
   MODELS,
   priceLongForm,
-  pricePerSecond,
   type LongFormInput,
   type ModelId,
   type ModelInputs,
-  type ProcessingSpeed,
   type QuoteResponse,
 } from '../../contract';
 import type { ServiceClient } from '../../client/types';
@@ -56,10 +54,6 @@ export interface PipelineQuote {
 export function isLocalServiceUrl(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
-function speedOf(input: Record<string, unknown>): ProcessingSpeed {
-  return input.processing_speed === 'ultra-fast' ? 'ultra-fast' : 'standard';
 }
 
 /** How a batch quote prices steps the service would be asked about (see quoteBatch). */
@@ -116,12 +110,11 @@ export async function quotePipeline(
       // A per-second step with literal input was quoted above: this one reads an earlier output.
       const length = dependsOn === null ? null : (seconds.get(dependsOn) ?? null);
       seconds.set(step.id, length);
-      const rates = LOCAL_PER_SECOND_RATES[step.model as keyof typeof LOCAL_PER_SECOND_RATES] as
-        Record<ProcessingSpeed, number> | undefined;
-      if (local && length !== null && rates) {
+      const estimate = length === null ? undefined : localPerSecondPrice(step.model, step.input, length);
+      if (local && length !== null && estimate !== undefined) {
         steps.push({
           ...base,
-          credits: pricePerSecond(rates[speedOf(step.input)], length),
+          credits: estimate,
           basis: 'estimate',
           seconds: length,
           note: `depends on step ${dependsOn} output (~${length} s at the local service's rate)`,

@@ -53,17 +53,21 @@ function isLocalPath(value: string): boolean {
   return !/^(https?:|data:)/i.test(value);
 }
 
-/** Reads a JSON file; unreadable or malformed → CliError exit 2 naming the file. */
-export function readJsonFile(file: string): unknown {
-  let text: string;
+/** Reads a UTF-8 file; unreadable → CliError exit 2 naming the file and the reason. */
+export function readTextFile(file: string): string {
   try {
-    text = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch (error) {
     throw new CliError(
       `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       EXIT.usage,
     );
   }
+}
+
+/** Reads a JSON file; unreadable or malformed → CliError exit 2 naming the file. */
+export function readJsonFile(file: string): unknown {
+  const text = readTextFile(file);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

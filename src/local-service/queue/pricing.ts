@@ -1,9 +1,7 @@
 import {
-  DEFAULTS,
-  LOCAL_PER_SECOND_RATES,
+  localPerSecondPrice,
   MODELS,
   priceLongForm,
-  pricePerSecond,
   type LongFormInput,
   type ModelId,
   type ModelInput,
@@ -29,16 +27,16 @@ export async function priceOf(runner: ModelRunner, model: ModelId, input: ModelI
   if (model === 'service-video-cinema-long-form-from-references') {
     return { credits: priceLongForm(input as LongFormInput), pricingUnit: 'per-request', billedSeconds: null };
   }
-  const speed =
-    (input as { processing_speed?: 'standard' | 'ultra-fast' }).processing_speed ?? DEFAULTS.processingSpeed;
   let seconds: number;
   try {
     seconds = await runner.billedSeconds(model, input, keepIn);
   } catch (error) {
     throw mediaProblem(error);
   }
+  const credits = localPerSecondPrice(model, input as { processing_speed?: unknown }, seconds);
+  if (credits === undefined) throw new ServiceProblem('internal_error', `no per-second rate for ${model}`);
   return {
-    credits: pricePerSecond(LOCAL_PER_SECOND_RATES[model][speed], seconds),
+    credits,
     pricingUnit: MODELS[model].pricingUnit,
     billedSeconds: seconds,
   };

@@ -1,7 +1,7 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { type StepAttempt } from '../pipeline-types';
-import type { ResolveDecision } from '../recovery';
+import type { ResolveDecision } from '../recovery-types';
 import type { AmbiguousSubmit } from '../recovery-types';
 import { api, candidates } from './proxies';
 import type { StepRun } from './step-run';

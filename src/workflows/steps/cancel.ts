@@ -1,6 +1,6 @@
 import { isTerminalState, type JobState } from '../../contract/limits';
 import { CANCEL_POLL_PACING } from '../../spec/pacing';
-import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { ACTIVITY_SUMMARIES } from '../../spec/ui-text';
 import { apiWith } from './proxies';
 import { settle } from './settle';
 import type { StepAttempt } from '../pipeline-types';

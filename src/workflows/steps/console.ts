@@ -1,17 +1,14 @@
 import { CancellationScope, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES } from '../definitions';
 import {
+  SEARCH_ATTRIBUTES,
   cancelPipelineUpdate,
   cancelStepUpdate,
-  checkCancelPipeline,
-  checkCancelStep,
-  checkRaiseBudget,
-  checkRetryStep,
   raiseBudgetUpdate,
   retryStepUpdate,
-} from '../operator-updates';
+} from '../definitions';
+import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from '../operator-updates';
 import type { PipelineSummary } from '../pipeline-types';
-import { currentDetailsMarkdown } from '../ui-text';
+import { currentDetailsMarkdown } from '../../spec/ui-text';
 import { whenChanged } from './publish';
 import type { StepRun } from './step-run';
 

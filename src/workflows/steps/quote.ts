@@ -1,7 +1,7 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { ModelId } from '../../contract';
 import type { StepAttempt } from '../pipeline-types';
-import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { ACTIVITY_SUMMARIES } from '../../spec/ui-text';
 import { apiWith } from './proxies';
 
 /**

@@ -7,7 +7,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
-import { TIMER_SUMMARIES } from '../ui-text';
+import { TIMER_SUMMARIES } from '../../spec/ui-text';
 import { cancelOrAbandon, reasonOf } from './abandon';
 import { type StepAttempt } from '../pipeline-types';
 import { cancelStep } from './cancel';

@@ -1,6 +1,6 @@
 import type { JobResult, JobState } from '../../contract';
 import type { StepAttempt } from '../pipeline-types';
-import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { ACTIVITY_SUMMARIES } from '../../spec/ui-text';
 import { releasePermit } from './permit';
 import { apiWith } from './proxies';
 import type { StepRun } from './step-run';

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, CancelledFailure } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { StepAttempt } from '../pipeline-types';
-import { ACTIVITY_SUMMARIES } from '../ui-text';
+import { ACTIVITY_SUMMARIES } from '../../spec/ui-text';
 import { cancelOrAbandon } from './abandon';
 import { awaitDecision } from './ambiguous';
 import { awaitPermit } from './permit';

@@ -3,7 +3,7 @@ import { isTerminalState, type JobState } from '../../contract/limits';
 import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../spec/pacing';
 import type { StepAttempt } from '../pipeline-types';
 import { serviceErrorOf } from './inbox';
-import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../ui-text';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../spec/ui-text';
 import { apiWith } from './proxies';
 import type { StepRun } from './step-run';
 

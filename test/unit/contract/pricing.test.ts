@@ -1,4 +1,10 @@
-import { LONG_FORM_PRICES, priceLongForm, pricePerSecond, validateModelInput } from '../../../src/contract';
+import {
+  LONG_FORM_PRICES,
+  localPerSecondPrice,
+  priceLongForm,
+  pricePerSecond,
+  validateModelInput,
+} from '../../../src/contract';
 
 /**
  * The spec's long-form price table, copied by hand (not imported), so a typo in
@@ -99,5 +105,17 @@ describe('per-second pricing (local rates)', () => {
   it('charges at least one second', () => {
     expect(pricePerSecond(2, 0)).toBe(2);
     expect(pricePerSecond(2, 0.3)).toBe(2);
+  });
+});
+
+describe('localPerSecondPrice', () => {
+  it("prices at the input's speed, standard when the input names none", () => {
+    expect(localPerSecondPrice('service-horizon-studio', {}, 10)).toBe(60);
+    expect(localPerSecondPrice('service-horizon-studio', { processing_speed: 'ultra-fast' }, 10)).toBe(90);
+    expect(localPerSecondPrice('service-upscale-video-fast', { processing_speed: 'standard' }, 4.5)).toBe(10);
+  });
+
+  it('has no figure for a model the local service does not price per second', () => {
+    expect(localPerSecondPrice('service-video-cinema-long-form-from-references', {}, 10)).toBeUndefined();
   });
 });

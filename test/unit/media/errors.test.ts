@@ -23,6 +23,7 @@ describe('media errors', () => {
       type: 'MediaUnavailable',
       field: 'image_urls.3',
       permanent: true,
+      retryable: false,
     });
   });
 });

@@ -12,7 +12,7 @@ import {
   shortId,
   stepElapsed,
   withoutInlineMedia,
-} from '../../../src/workflows/ui-text';
+} from '../../../src/spec/ui-text';
 import type { PipelineSpec } from '../../../src/spec/spec';
 import type { PipelineSummary, StepSummary } from '../../../src/workflows/pipeline-types';
 

@@ -1,6 +1,6 @@
-import type { PipelineSpec } from '../spec/spec';
-import type { BatchProgress } from './batch-types';
-import type { PipelineSummary, StepSummary } from './pipeline-types';
+import type { PipelineSpec } from './spec';
+import type { BatchProgress } from '../workflows/batch-types';
+import type { PipelineSummary, StepSummary } from '../workflows/pipeline-types';
 
 /**
  * What the Temporal UI shows about a pipeline: its static summary and details (set at start, by the
