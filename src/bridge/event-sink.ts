@@ -4,9 +4,10 @@ import type { WebhookEvent } from '../contract';
 export interface EventSink {
   /**
    * Rejects with EventSinkUnavailableError when the event could not be made durable (the bridge
-   * answers 503 with the error's Retry-After). `body` is the verified body as received.
+   * answers 503 with the error's Retry-After). `body` is the verified body as received (the event
+   * serialised again when absent).
    */
-  deliver(event: WebhookEvent, body: Buffer): Promise<void>;
+  deliver(event: WebhookEvent, body?: Buffer): Promise<void>;
   /** True when the backing store answers (readiness). Never throws. */
   ready(): Promise<boolean>;
 }

@@ -1,6 +1,9 @@
 import type { WebhookEvent } from '../contract';
 import { InboxFullError } from '../routing/errors';
-import type { Inbox } from '../routing/inbox';
+import { Inbox } from '../routing/inbox';
+import { startForwarder, type ForwarderOptions } from '../routing/forwarder';
+import { DEFAULT_BACKLOG_LIMIT } from '../config/bridge';
+import { DEFAULT_ROUTE_TTL_SECONDS } from '../config/route-store';
 import type { RouteStore } from '../routing/store';
 import { EventSinkUnavailableError } from './errors';
 import type { EventSink } from './event-sink';
@@ -14,9 +17,13 @@ export const FULL_RETRY_AFTER_SECONDS = 5;
  */
 export function createInboxSink(inbox: Inbox, store: RouteStore): EventSink {
   return {
-    async deliver(event: WebhookEvent, body: Buffer): Promise<void> {
+    async deliver(event: WebhookEvent, body?: Buffer): Promise<void> {
       try {
-        await inbox.append({ eventId: event.event_id, requestId: event.request_id, body: body.toString('utf8') });
+        await inbox.append({
+          eventId: event.event_id,
+          requestId: event.request_id,
+          body: body ? body.toString('utf8') : JSON.stringify(event),
+        });
       } catch (error) {
         const full = error instanceof InboxFullError;
         throw new EventSinkUnavailableError(
@@ -27,4 +34,24 @@ export function createInboxSink(inbox: Inbox, store: RouteStore): EventSink {
     },
     ready: () => store.ping(),
   };
+}
+
+/** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
+export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
+  /** Pending deliveries beyond which `deliver` rejects (503). Default REELFLOW_BRIDGE_BACKLOG_LIMIT's. */
+  backlogLimit?: number;
+  /** Retention of delivered and unsubscribed deliveries. Default 24 h. */
+  ttlMs?: number;
+}
+
+/**
+ * The bridge's way of taking events, for a receiver of your own (`createWebhookReceiver` of
+ * reelflow/webhooks): an inbox in `store` and its forwarder signalling the subscribed workflows.
+ * `stop()` stops the forwarder (the store stays open: it is the caller's).
+ */
+export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; stop(): Promise<void> } {
+  const { backlogLimit, ttlMs, ...forwarder } = options;
+  const inbox = new Inbox({ store: options.store, backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT });
+  const running = startForwarder({ ...forwarder, inbox, ttlMs: ttlMs ?? DEFAULT_ROUTE_TTL_SECONDS * 1000 });
+  return { sink: createInboxSink(inbox, options.store), stop: () => running.stop() };
 }

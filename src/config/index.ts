@@ -45,6 +45,8 @@ export {
   loadWorkerConfig,
   loadWorkerDeployment,
   loadWorkerTuning,
+  loadPluginSettings,
+  type PluginSettings,
   type AccountLimitSettings,
   type WorkerConfig,
   type WorkerDeploymentSettings,

@@ -143,3 +143,15 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       : {}),
   };
 }
+
+/** What `reelflowPlugin()` reads when given no options: the same service, media and account settings as `reelflow worker`. */
+export interface PluginSettings {
+  service: ServiceSettings;
+  media: MediaStoreSettings;
+  account: AccountLimitSettings;
+}
+
+/** Reads the plugin's settings (a subset of the worker's: Temporal's are the host worker's own); throws ConfigError naming the variable. */
+export function loadPluginSettings(env: Env = process.env): PluginSettings {
+  return { service: loadServiceSettings(env, true), media: loadMediaSettings(env), account: loadAccountLimits(env) };
+}

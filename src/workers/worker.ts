@@ -3,6 +3,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { createActivities, type ActivityDeps, type MediaDeps } from '../activities';
+import { mergeActivities, prefixedActivities } from '../plugin/activity-types';
 import { openMediaStore } from '../media/store';
 import type { PreflightOptions } from '../activities/preflight';
 import { createRouteSubscriber } from '../routing/subscriber';
@@ -51,7 +52,10 @@ export interface ReelflowWorkerOptions {
   /** A prebuilt bundle (tests bundle once per file); otherwise the workflows are bundled from source at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   onCall?: (kind: CallKind) => void;
-  /** Extra worker options (concurrency limits, shutdown grace, ...). */
+  /**
+   * Extra worker options (concurrency limits, shutdown grace, ...). Its `activities` are registered next
+   * to reelflow's; one under a `reelflow.` type is refused (ReelflowPluginOptionsError) rather than replacing reelflow's.
+   */
   worker?: Partial<WorkerOptions>;
   /** The media store; default: the one the environment configures (REELFLOW_MEDIA_STORE). */
   media?: MediaDeps;
@@ -114,10 +118,11 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
     workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
-    activities,
     shutdownGraceTime: '10 seconds',
     ...(options.deployment ? versionedWorkerOptions(options.deployment) : {}),
     ...options.worker,
+    // The caller's own activities join reelflow's (under their `reelflow.` types); they never replace them.
+    activities: mergeActivities(options.worker?.activities, prefixedActivities(activities), 'worker.activities'),
   });
 }
 

@@ -86,11 +86,11 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
   // Preflight of the steps with literal inputs (generate's image, revoice's voice track), then one submit per step.
   expect(activities).toEqual([
-    'preflightJob',
-    'preflightJob',
-    'submitAndSubscribe',
-    'submitAndSubscribe',
-    'submitAndSubscribe',
+    'reelflow.preflightJob',
+    'reelflow.preflightJob',
+    'reelflow.submitAndSubscribe',
+    'reelflow.submitAndSubscribe',
+    'reelflow.submitAndSubscribe',
   ]);
   // Every completion reached the bridge as a real signed delivery and was signalled to the pipeline itself
   // by the bridge's forwarder, from the subscription row the submit wrote: no route workflow exists.

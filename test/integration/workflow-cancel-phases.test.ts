@@ -5,6 +5,7 @@ import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
 import { pipeline } from '../../src/spec';
 import { createActivities, type ReelflowActivities } from '../../src/activities';
+import { prefixedActivities } from '../../src/plugin/activity-types';
 import { createServiceClient } from '../../src/client/service-client';
 import { createRouteSubscriber } from '../../src/routing';
 import { testRouteStore } from '../helpers/route-store';
@@ -85,7 +86,12 @@ async function gatedWorker(): Promise<Worker> {
     preflightJob: gated('preflight', real.preflightJob),
     archiveOutputs: gated('archive', real.archiveOutputs),
   };
-  return Worker.create({ connection: env.nativeConnection, taskQueue: QUEUE, workflowBundle: bundle, activities });
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: QUEUE,
+    workflowBundle: bundle,
+    activities: prefixedActivities(activities),
+  });
 }
 
 /** A gate the test opens once it has sent the cancel. */

@@ -14,6 +14,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createRouteSubscriber } from '../../src/routing';
 import { testRouteStore } from '../helpers/route-store';
+import { prefixedActivities } from '../../src/plugin/activity-types';
 import {
   stepEventSignal,
   routeWorkflowId,
@@ -228,7 +229,12 @@ describe('pipeline workflow on the dev server with the local service', () => {
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
     );
     // Preflight of the literal inputs first (nothing paid), then the quote before each submit (a budget).
-    expect(activities).toEqual(['preflightJob', 'quoteJob', 'submitAndSubscribe', 'quoteJob']);
+    expect(activities).toEqual([
+      'reelflow.preflightJob',
+      'reelflow.quoteJob',
+      'reelflow.submitAndSubscribe',
+      'reelflow.quoteJob',
+    ]);
     expect((history.events ?? []).some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
   });
 
@@ -463,7 +469,7 @@ describe('exactly one job per step', () => {
       connection: env.nativeConnection,
       taskQueue: queue,
       workflowBundle: bundle,
-      activities: {
+      activities: prefixedActivities({
         ...activities,
         // The first attempt "dies" after its POST, before it subscribed: the job completes and its
         // webhook arrives before any subscription, so the bridge parks it in the route.
@@ -476,7 +482,7 @@ describe('exactly one job per step', () => {
           await eventually(() => bridge.deliveredFor(job.request_id), 'the event delivered before the subscription');
           throw new Error('worker died before reporting the submit');
         },
-      },
+      }),
     });
     const spec = pipeline('exactly-once')
       .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })

@@ -1,4 +1,5 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
+import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../media/reference';
 import { forEachReference } from '../../spec/references';
@@ -12,7 +13,7 @@ import type { PipelineSummary, StepSummary } from '../pipeline-types';
  * steps read, are decided from the spec and the summary only.
  */
 
-const archiver = proxyActivities<ReelflowActivities>({
+const archiver = proxyReelflowActivities<ReelflowActivities>({
   // Copies stream whole videos; the activity heartbeats while it does.
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '1 minute',
