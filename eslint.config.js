@@ -180,6 +180,7 @@ const LAYER_ZONES = [
       './src/stack',
       './src/workers',
       './src/bridge',
+      './src/routing',
       './src/activities',
       './src/workflows',
       './src/local-service',

@@ -1,11 +1,13 @@
 import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Client } from '@temporalio/client';
 import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { createActivities, type MediaDeps } from '../activities';
 import type { PreflightOptions } from '../activities/preflight';
-import { subscribeToRoute } from '../bridge/route-client';
+import { createRouteSubscriber } from '../routing/subscriber';
+import { openRouteStore } from '../routing/open-store';
+import type { RouteStore } from '../routing/store';
+import { loadRouteStoreSettings } from '../config/route-store';
 import type { AccountLimits } from '../client/account-limits';
 import { createServiceClient } from '../client/service-client';
 import type { ServiceClient } from '../client/types';
@@ -30,10 +32,11 @@ export interface ServiceConnectionOptions {
 export interface ReelflowPluginOptions {
   /** The paid service: a client (`createServiceClient` of reelflow/client) or its settings. Default: REELFLOW_SERVICE_URL, REELFLOW_API_KEY, … */
   service?: ServiceClient | ServiceConnectionOptions;
-  /** The Temporal client the submit activity subscribes to webhook routes with. Default: one on the worker's own connection. */
-  client?: Client;
-  /** The task queue of the webhook route workflows. Default: the worker's task queue. */
-  routeTaskQueue?: string;
+  /**
+   * The route store the submit activity subscribes in, which the bridge reads (`openRouteStore`). Default:
+   * REELFLOW_ROUTE_STORE, else `.reelflow/routes.sqlite` (closed with the worker).
+   */
+  routeStore?: RouteStore;
   /** The media store (references, archives). Default: REELFLOW_MEDIA_STORE, else `.reelflow/media`. */
   media?: MediaDeps;
   /** Preflight settings; default trusts the service's own origin. */
@@ -49,16 +52,7 @@ export interface ReelflowPluginOptions {
   env?: Env;
 }
 
-const OPTION_NAMES = [
-  'service',
-  'client',
-  'routeTaskQueue',
-  'media',
-  'preflight',
-  'limits',
-  'workflows',
-  'env',
-] as const;
+const OPTION_NAMES = ['service', 'routeStore', 'media', 'preflight', 'limits', 'workflows', 'env'] as const;
 const SERVICE_CLIENT_METHODS = ['submit', 'status', 'result', 'cancel', 'quote'] as const;
 
 function refuse(option: string, reason: string): never {
@@ -84,10 +78,8 @@ export function checkPluginOptions(options: unknown): ReelflowPluginOptions {
   for (const key of Object.keys(options))
     if (!(OPTION_NAMES as readonly string[]).includes(key))
       refuse(key, `is not an option of reelflowPlugin (options: ${OPTION_NAMES.join(', ')})`);
-  const { service, client, routeTaskQueue, media, preflight, limits, workflows, env } = options;
+  const { service, routeStore, media, preflight, limits, workflows, env } = options;
   if (workflows !== undefined && typeof workflows !== 'boolean') refuse('workflows', 'must be true or false');
-  if (routeTaskQueue !== undefined && (typeof routeTaskQueue !== 'string' || routeTaskQueue.trim() === ''))
-    refuse('routeTaskQueue', 'must be a non-empty task queue name');
   if (service !== undefined) {
     if (!isObject(service)) refuse('service', 'must be a service client or { url, apiKey }');
     if (!isServiceClient(service)) {
@@ -106,8 +98,8 @@ export function checkPluginOptions(options: unknown): ReelflowPluginOptions {
       checkOneOf('service.cancelMethod', service.cancelMethod, ['POST', 'PUT', 'DELETE']);
     }
   }
-  if (client !== undefined && !(isObject(client) && isObject(client.workflow)))
-    refuse('client', 'must be a Temporal Client (@temporalio/client)');
+  if (routeStore !== undefined && !(isObject(routeStore) && typeof routeStore.subscribe === 'function'))
+    refuse('routeStore', 'must be a route store (openRouteStore)');
   if (media !== undefined && !(isObject(media) && isObject(media.store)))
     refuse('media', 'must be { store, urlLifetimeSeconds } (a media store)');
   if (preflight !== undefined && !isObject(preflight)) refuse('preflight', 'must be an object');
@@ -218,15 +210,16 @@ export function reelflowPlugin(options?: ReelflowPluginOptions): WorkerPlugin {
       service = made;
       serviceUrl = given?.url ?? settings!.service.url;
     }
-    const client =
-      checked.client ?? new Client({ connection: worker.connection!, namespace: worker.namespace ?? 'default' });
-    const routeQueue = checked.routeTaskQueue ?? worker.taskQueue;
+    const routeStore =
+      checked.routeStore ??
+      (() => {
+        const opened = openRouteStore(loadRouteStoreSettings(checked.env).location);
+        closers.push(() => opened.close());
+        return opened;
+      })();
     const activities = createActivities({
       client: service,
-      routes: {
-        subscribe: (requestId, subscriber) =>
-          subscribeToRoute({ client, taskQueue: routeQueue }, requestId, subscriber),
-      },
+      routes: createRouteSubscriber(routeStore),
       media: checked.media ?? mediaDeps(serviceUrl, settings!.media),
       preflight: checked.preflight ?? (serviceUrl ? { trustedOrigins: [serviceUrl] } : {}),
       ...(limits ? { limits } : {}),

@@ -21,7 +21,7 @@ export interface WebhookReceiverOptions {
   /**
    * Called with each verified event; the delivery is answered 202 once it resolves, 503 (the service
    * retries) when it rejects. To wake the workflow waiting for the job, hand the event to the bridge's
-   * sink: `onEvent: (event) => sink.deliver(event)` with `createTemporalSink` from `reelflow/bridge`.
+   * sink: `onEvent: (event) => sink.deliver(event)` with `startInboxSink` from `reelflow/bridge`.
    */
   onEvent: (event: WebhookEvent) => void | Promise<void>;
   /** Largest accepted body in bytes (413 beyond). Default 1 MiB. */

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { openMediaStore } from '../../src/media/store';
+import { openSqliteRouteStore } from '../../src/routing';
 import { reelflowPlugin } from '../../src/plugin';
 import { pipeline } from '../../src/spec';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
@@ -16,6 +17,8 @@ import { LONG_FORM, PIXEL_PNG, startTestService, TEST_API_KEY, type TestService 
 
 let env: TestWorkflowEnvironment;
 let service: TestService;
+// The submit activity subscribes here; with no bridge, the pipeline learns its outcome by polling.
+const routeStore = openSqliteRouteStore(':memory:');
 const TEAM_WORKFLOWS = path.join(__dirname, 'worker-plugin.workflows.ts');
 
 beforeAll(async () => {
@@ -23,6 +26,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await routeStore.close();
   await service?.close();
   await env?.teardown();
 });
@@ -30,7 +34,7 @@ afterAll(async () => {
 function plugin(options: Parameters<typeof reelflowPlugin>[0] = {}) {
   return reelflowPlugin({
     service: { url: service.url, apiKey: TEST_API_KEY, idempotency: 'honoured' },
-    client: env.client,
+    routeStore,
     media: openMediaStore({ kind: 'file', dir: path.join(service.dataDir, 'media'), urlLifetimeSeconds: 600 }),
     limits: false,
     ...options,
@@ -74,9 +78,9 @@ it('stops the worker at start on a bad option, naming it', async () => {
       connection: env.nativeConnection,
       taskQueue: 'plugin-bad-options',
       workflowsPath: TEAM_WORKFLOWS,
-      plugins: [plugin({ routeTaskQueue: '' })],
+      plugins: [plugin({ limits: true as never })],
     }),
-  ).rejects.toThrow('reelflowPlugin option "routeTaskQueue": must be a non-empty task queue name');
+  ).rejects.toThrow('reelflowPlugin option "limits": must be AccountLimits or false');
 });
 
 it("stops the worker at start when one of the team's activities takes a reelflow. type", async () => {

@@ -7,7 +7,8 @@ import { pipeline } from '../../src/spec';
 import { createActivities, type ReelflowActivities } from '../../src/activities';
 import { prefixedActivities } from '../../src/plugin/activity-types';
 import { createServiceClient } from '../../src/client/service-client';
-import { subscribeToRoute } from '../../src/bridge/route-client';
+import { createRouteSubscriber } from '../../src/routing';
+import { testRouteStore } from '../helpers/route-store';
 import {
   SEARCH_ATTRIBUTE_KEYS,
   batchProgressQuery,
@@ -69,10 +70,7 @@ async function gatedWorker(): Promise<Worker> {
   const real = createActivities({
     client: honoured,
     media: h.media,
-    routes: {
-      subscribe: (requestId, subscriber) =>
-        subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber),
-    },
+    routes: createRouteSubscriber(testRouteStore(QUEUE)),
   });
   /** The real activity, run once the test has opened its gate (if one is set). */
   const gated =

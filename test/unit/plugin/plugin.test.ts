@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Client } from '@temporalio/client';
+import { openSqliteRouteStore } from '../../../src/routing';
 import type { WorkerOptions } from '@temporalio/worker';
 import { ConfigError } from '../../../src/config';
 import { openMediaStore } from '../../../src/media/store';
@@ -12,8 +12,9 @@ import { ReelflowPluginOptionsError } from '../../../src/plugin/errors';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-plugin-'));
 const media = openMediaStore({ kind: 'file', dir, urlLifetimeSeconds: 60 });
-// Only `workflow` is looked at before a workflow runs: the submit activity subscribes through it later.
-const client = { workflow: {} } as unknown as Client;
+// The submit activity subscribes in it; nothing is written before an activity runs.
+const routeStore = openSqliteRouteStore(':memory:');
+afterAll(() => routeStore.close());
 const service = { url: 'http://127.0.0.1:9/', apiKey: 'key_1' };
 
 function configure(options: Parameters<typeof reelflowPlugin>[0], worker: Partial<WorkerOptions> = {}) {
@@ -24,7 +25,6 @@ describe('checkPluginOptions', () => {
   it.each([
     [{ workflow: true }, 'workflow', 'is not an option of reelflowPlugin'],
     [{ workflows: 'yes' }, 'workflows', 'must be true or false'],
-    [{ routeTaskQueue: ' ' }, 'routeTaskQueue', 'must be a non-empty task queue name'],
     [{ service: 'http://x' }, 'service', 'must be a service client or { url, apiKey }'],
     [{ service: { url: 'ftp://x', apiKey: 'k' } }, 'service.url', 'must be an http(s) URL'],
     [{ service: { url: 'http://x' } }, 'service.apiKey', 'must be a non-empty string'],
@@ -35,7 +35,7 @@ describe('checkPluginOptions', () => {
       'service.cancelMethod',
       'must be one of "POST", "PUT", "DELETE"',
     ],
-    [{ client: {} }, 'client', 'must be a Temporal Client'],
+    [{ routeStore: {} }, 'routeStore', 'must be a route store (openRouteStore)'],
     [{ media: {} }, 'media', 'must be { store, urlLifetimeSeconds }'],
     [{ preflight: 3 }, 'preflight', 'must be an object'],
     [{ limits: true }, 'limits', 'must be AccountLimits or false'],
@@ -50,8 +50,7 @@ describe('checkPluginOptions', () => {
     expect(checkPluginOptions(undefined)).toEqual({});
     const all = {
       service,
-      client,
-      routeTaskQueue: 'routes',
+      routeStore,
       media,
       preflight: {},
       limits: false,
@@ -63,7 +62,7 @@ describe('checkPluginOptions', () => {
 });
 
 describe('reelflowPlugin().configureWorker', () => {
-  const given = { service, client, media, limits: false as const };
+  const given = { service, routeStore, media, limits: false as const };
 
   it("adds reelflow's activities under reelflow. types next to the worker's own, and no workflows unless asked", async () => {
     const greet = async () => 'hi';
@@ -107,14 +106,13 @@ describe('reelflowPlugin().configureWorker', () => {
   });
 
   it('reads unset options from the environment as `reelflow worker` does: a missing service URL names the variable', async () => {
-    const start = configure({ client, env: { REELFLOW_STATE_DIR: dir } });
+    const start = configure({ routeStore, env: { REELFLOW_STATE_DIR: dir } });
     await expect(start).rejects.toThrow(ConfigError);
-    await expect(configure({ client, env: { REELFLOW_STATE_DIR: dir } })).rejects.toThrow(/REELFLOW_SERVICE_URL/);
+    await expect(configure({ routeStore, env: { REELFLOW_STATE_DIR: dir } })).rejects.toThrow(/REELFLOW_SERVICE_URL/);
   });
 
-  it('builds the service client and the media store from the environment when given none', async () => {
+  it('builds the service client, the media store and the route store from the environment when given none', async () => {
     const configured = await configure({
-      client,
       env: {
         REELFLOW_SERVICE_URL: 'http://127.0.0.1:9',
         REELFLOW_API_KEY: 'key_env',
