@@ -19,14 +19,14 @@ export interface ForwarderOptions {
   /** Signals in flight at once (the throttle on Temporal). Default 32. */
   concurrency?: number;
   /**
-   * Signals in flight at once while deliveries keep arriving (one within `busyWindowMs`) and the
-   * backlog is under a quarter of the inbox's bound: a burst's acknowledgements keep the CPU first and
-   * the forwarder catches up once it is over; past that share it forwards at full `concurrency` (a
-   * sustained overload then ends in 503s at the bound, not in a backlog that never drains). Default 1.
+   * Signals in flight at once while deliveries arrive faster than `busyRate` and the backlog is under
+   * a quarter of the inbox's bound: a burst's acknowledgements keep the CPU first and the forwarder
+   * catches up once it is over; past that share it forwards at full `concurrency` (a sustained
+   * overload then ends in 503s at the bound, not in a backlog that never drains). Default 1.
    */
   busyConcurrency?: number;
-  /** How recent the last delivery must be for the inbox to count as busy. Default 100 ms. */
-  busyWindowMs?: number;
+  /** Deliveries a second above which the inbox counts as busy. Default 200. */
+  busyRate?: number;
   /** Deadline of one signal. Default 5 s. */
   signalTimeoutMs?: number;
   /** A claim's lease: after a crash, another forwarder (or this one, restarted) retries after it. Default 15 s. */
@@ -77,7 +77,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   const batchSize = options.batchSize ?? 256;
   const concurrency = options.concurrency ?? 32;
   const busyConcurrency = Math.min(options.busyConcurrency ?? 1, concurrency);
-  const busyWindowMs = options.busyWindowMs ?? 100;
+  const busyRate = options.busyRate ?? 200;
   const signalTimeoutMs = options.signalTimeoutMs ?? 5_000;
   const leaseMs = options.leaseMs ?? 15_000;
   const parkAfterMs = options.parkAfterMs ?? 10_000;
@@ -128,14 +128,13 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     const outcomes = new Array<ForwardOutcome>(claimed.length);
     let next = 0;
     const inbox = options.inbox;
-    const busy = () =>
-      inbox !== undefined && now() - inbox.lastAppendAt < busyWindowMs && inbox.backlog < inbox.backlogLimit / 4;
+    const busy = () => inbox !== undefined && inbox.backlog < inbox.backlogLimit / 4 && inbox.recentRate() > busyRate;
     await Promise.all(
       Array.from({ length: Math.min(concurrency, claimed.length) }, async (_, lane) => {
         while (next < claimed.length) {
           // Lanes beyond the busy share wait while deliveries arrive.
           if (lane >= busyConcurrency && busy()) {
-            await new Promise((resolve) => setTimeout(resolve, busyWindowMs));
+            await new Promise((resolve) => setTimeout(resolve, 100));
             continue;
           }
           const index = next++;

@@ -30,8 +30,10 @@ export class Inbox {
   private flushing = false;
   private pending = 0;
   private readonly listeners: (() => void)[] = [];
-  /** When the last delivery was appended (ms, this inbox's clock): the forwarder yields while it is recent. */
-  lastAppendAt = 0;
+  /** Deliveries appended in the current and the previous 100 ms slot (the recent rate). */
+  private slot = 0;
+  private inSlot = 0;
+  private inPreviousSlot = 0;
   readonly backlogLimit: number;
 
   constructor(options: InboxOptions) {
@@ -56,6 +58,25 @@ export class Inbox {
     this.pending = Math.max(0, this.pending - count);
   }
 
+  /** Deliveries a second over the last 100–200 ms: the forwarder yields the CPU while it is high. */
+  recentRate(): number {
+    this.roll();
+    return (this.inSlot + this.inPreviousSlot) * 5;
+  }
+
+  private roll(): void {
+    const slot = Math.floor(this.now() / 100);
+    if (slot === this.slot) return;
+    this.inPreviousSlot = slot === this.slot + 1 ? this.inSlot : 0;
+    this.inSlot = 0;
+    this.slot = slot;
+  }
+
+  private count(): void {
+    this.roll();
+    this.inSlot += 1;
+  }
+
   /** Called after each commit that stored something new (the forwarder wakes up). */
   onAppended(listener: () => void): void {
     this.listeners.push(listener);
@@ -70,7 +91,7 @@ export class Inbox {
       return Promise.reject(
         new InboxFullError(`the inbox holds ${this.backlog} undelivered events (limit ${this.backlogLimit})`),
       );
-    this.lastAppendAt = this.now();
+    this.count();
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ entry, resolve, reject });
       if (!this.flushing) {

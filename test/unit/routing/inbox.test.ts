@@ -28,6 +28,17 @@ describe('Inbox', () => {
     expect(await store.pendingCount()).toBe(50);
   });
 
+  it('knows its recent rate of deliveries (the forwarder yields while it is high)', async () => {
+    let clock = 10_000;
+    const inbox = new Inbox({ store, backlogLimit: 1_000, now: () => clock });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => inbox.append(entry(i))));
+    expect(inbox.recentRate()).toBe(200);
+    clock += 100;
+    expect(inbox.recentRate()).toBe(200);
+    clock += 100;
+    expect(inbox.recentRate()).toBe(0);
+  });
+
   it('counts a redelivery of a stored event_id once', async () => {
     const inbox = new Inbox({ store, backlogLimit: 1_000 });
     await inbox.append(entry(1));
