@@ -57,12 +57,19 @@ export function signFor(
 export interface Answer {
   status: number;
   text: string;
+  /** The Retry-After header, when the bridge sent one (503s). */
+  retryAfter?: string;
 }
 
 /** One POST over real HTTP. */
 export async function post(url: string, body: string | Buffer, headers: Record<string, string>): Promise<Answer> {
   const response = await request(url, { method: 'POST', body, headers });
-  return { status: response.statusCode, text: await response.body.text() };
+  const retryAfter = response.headers['retry-after'];
+  return {
+    status: response.statusCode,
+    text: await response.body.text(),
+    ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+  };
 }
 
 /** A signed delivery of `event` (serialised once, as the service does). */

@@ -158,6 +158,7 @@ it('answers 503 with Retry-After while the route store is down, and the retried 
       postgres.stop();
       const whileDown = await deliver(bridge!.url, event, [SECRET]);
       expect(whileDown.status).toBe(503);
+      expect(whileDown.retryAfter).toBe('1');
       expect(JSON.parse(whileDown.text)).toMatchObject({ code: 'service_unavailable' });
       expect(await readyStatus(bridge!)).toBe(503);
       await postgres.start();

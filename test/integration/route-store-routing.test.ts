@@ -113,6 +113,25 @@ async function runningWorkflows(): Promise<number> {
 }
 
 describe('routing through the route store', () => {
+  it('past its backlog bound the bridge answers 503 with Retry-After, and takes deliveries again once drained', async () => {
+    const small = openSqliteRouteStore(':memory:');
+    const inbox = new Inbox({ store: small, backlogLimit: 2 });
+    const bounded = await createBridgeApp({ secrets: [SECRET], sink: createInboxSink(inbox, small), logger: false });
+    const boundedUrl = `${await bounded.listen({ host: '127.0.0.1', port: 0 })}/webhooks`;
+    try {
+      expect((await deliver(boundedUrl, makeEvent(), [SECRET])).status).toBe(202);
+      expect((await deliver(boundedUrl, makeEvent(), [SECRET])).status).toBe(202);
+      const full = await deliver(boundedUrl, makeEvent(), [SECRET]);
+      expect([full.status, full.retryAfter]).toEqual([503, '5']);
+      expect(JSON.parse(full.text)).toMatchObject({ code: 'service_unavailable' });
+      inbox.drained(1);
+      expect((await deliver(boundedUrl, makeEvent(), [SECRET])).status).toBe(202);
+    } finally {
+      await bounded.close();
+      await small.close();
+    }
+  });
+
   it('0 workflows running after the deliveries of 20 jobs reelflow did not submit; their rows are purged after the TTL', async () => {
     const foreign = Array.from({ length: 20 }, () => makeEvent({ request_id: `foreign-${randomUUID()}` }));
     for (const event of foreign) expect((await deliver(url, event, [SECRET])).status).toBe(202);
