@@ -90,11 +90,22 @@ function sandboxRestrictions(where, hint) {
   };
 }
 
+/**
+ * reelflow's activities are registered under `reelflow.`-prefixed types; workflow code schedules them
+ * through src/workflows/activity-proxy.ts, the one module that may use the SDK's proxies.
+ */
+const SDK_PROXIES = {
+  name: '@temporalio/workflow',
+  importNames: ['proxyActivities', 'proxyLocalActivities'],
+  message:
+    "reelflow's activities run under prefixed types: use proxyReelflowActivities / proxyReelflowLocalActivities (src/workflows/activity-proxy.ts).",
+};
+
 /** Restrictions for src/workflows/**, applied through @typescript-eslint/no-restricted-imports. */
 const workflowImportRestrictions = (() => {
   const base = sandboxRestrictions('in workflows', WORKFLOW_SANDBOX_MESSAGE);
   return {
-    paths: base.paths,
+    paths: [...base.paths, SDK_PROXIES],
     patterns: [
       ...base.patterns,
       {
@@ -169,6 +180,7 @@ const LAYER_ZONES = [
       './src/stack',
       './src/workers',
       './src/bridge',
+      './src/routing',
       './src/activities',
       './src/workflows',
       './src/local-service',
@@ -263,6 +275,16 @@ module.exports = defineConfig(
     files: ['src/workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', workflowImportRestrictions],
+    },
+  },
+  // The one module that wraps the SDK's activity proxies with reelflow's activity type prefix.
+  {
+    files: ['src/workflows/activity-proxy.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { ...workflowImportRestrictions, paths: workflowImportRestrictions.paths.filter((p) => p !== SDK_PROXIES) },
+      ],
     },
   },
   // The contract stays pure: workflows import parts of it (signature.ts is the one exception).

@@ -6,10 +6,11 @@
  *  1. Footprint: the worker's RSS (from /proc) idle, while `n` one-step pipelines are started (by a
  *     driver process) and each submits its job, and over `windowS` once all wait; CPU in that window.
  *  2. Bridge: `generators` load-generator processes send one signed `generation.completed` delivery per
- *     waiting job (`concurrency` in flight in total) to the real bridge process (verify, then
- *     signal-with-start into Temporal, 202 once accepted); before that, the same number of deliveries
- *     to a null-sink bridge process (the same bridge code, no Temporal) — the baseline. Also measured:
- *     delivery sent → its pipeline closed (Temporal's close time).
+ *     waiting job (`concurrency` in flight in total) to the real bridge process (verify, append to the
+ *     route store's inbox, 202 once committed; its forwarder signals the pipelines); before that, the
+ *     same number of deliveries to a null-sink bridge process (the same bridge code, no store) — the
+ *     baseline. Also measured: delivery sent → its pipeline closed (Temporal's close time), and the
+ *     sustained rate into pipelines (first delivery sent → last pipeline closed).
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -57,6 +58,8 @@ export interface BridgeResult {
     answerMs: Summary;
     non202: number;
     deliveryToPipelineClosedMs: Summary;
+    /** The sustained rate into pipelines: deliveries' pipelines closed per second, first send to last close. */
+    pipelinesClosedPerSecond?: number;
     /** CPU ms per delivery of each stack process during the burst (bench/lib/cpu.ts); absent in older runs. */
     cpuMsPerDelivery?: Record<string, number>;
   };
@@ -191,10 +194,11 @@ export async function runFootprintAndBridge(
     const cpu = cpuMeter(stackPids(stack));
     const real = await burst('bridge-real', stack.bridgeUrl!, stack.webhookSecret!, stack.serviceUrl, waiting, size);
     const cpuMsPerDelivery = cpu(waiting.length);
-    log(`  bridge (Temporal): ${real.deliveriesPerSecond} deliveries/s`);
+    log(`  bridge (route store inbox): ${real.deliveriesPerSecond} acknowledged deliveries/s`);
     // Delivery sent → the pipeline that waited on that job closed (Temporal's close time).
     const names = Array.from({ length: size.n }, (_, i) => `${prefix}-${i}`);
     const latencies: number[] = [];
+    const closedTimes: number[] = [];
     let next = 0;
     await Promise.all(
       Array.from({ length: 32 }, async () => {
@@ -205,8 +209,12 @@ export async function runFootprintAndBridge(
           const closed = (await handle.describe()).closeTime?.getTime();
           const sent = requestId ? real.sentAt[requestId] : undefined;
           if (closed && sent) latencies.push(closed - sent);
+          if (closed) closedTimes.push(closed);
         }
       }),
+    );
+    log(
+      `  into pipelines beside it: ${sustainedRate(Object.values(real.sentAt), closedTimes)} pipelines closed/s (first delivery sent → last pipeline closed)`,
     );
     const bridge: BridgeResult = {
       size,
@@ -220,6 +228,7 @@ export async function runFootprintAndBridge(
         answerMs: real.answerMs,
         non202: real.non202,
         deliveryToPipelineClosedMs: summarize(latencies),
+        pipelinesClosedPerSecond: sustainedRate(Object.values(real.sentAt), closedTimes),
         cpuMsPerDelivery,
       },
       ratio: round(real.deliveriesPerSecond / baseline.deliveriesPerSecond, 4),
@@ -229,4 +238,11 @@ export async function runFootprintAndBridge(
     await connection.close();
     await stack.stop();
   }
+}
+
+/** Items per second from the first of `starts` to the last of `ends` (0 when either is empty). */
+function sustainedRate(starts: number[], ends: number[]): number {
+  if (starts.length === 0 || ends.length === 0) return 0;
+  const seconds = (Math.max(...ends) - Math.min(...starts)) / 1000;
+  return seconds > 0 ? round(ends.length / seconds, 1) : 0;
 }

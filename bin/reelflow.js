@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the compiled CLI (dist/, from `npm run build`) when it is newer than every source file, else the
 // TypeScript through tsx. A fresh clone works right after `npm ci` with no build step, a stale build is
-// never used, and a built checkout starts ~1 s sooner (tsx compiles each module at load).
+// never used, and a built checkout starts ~1 s sooner (tsx compiles each module at load). The installed
+// package ships dist/ without src/: it always runs the compiled CLI and needs no TypeScript loader.
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -18,6 +19,7 @@ function newestUnder(dir) {
 }
 
 function compiledIsFresh() {
+  if (!fs.existsSync(path.join(root, 'src'))) return true;
   try {
     return fs.statSync(compiled).mtimeMs >= newestUnder(path.join(root, 'src'));
   } catch {

@@ -66,7 +66,7 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
       const taskStarted = after.find((e) => e.workflowTaskStartedEventAttributes);
       const taskCompleted = after.find((e) => e.workflowTaskCompletedEventAttributes);
       const scheduled = after.find(
-        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'submitAndSubscribe',
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'reelflow.submitAndSubscribe',
       );
       const scheduledId = scheduled ? Number(scheduled.eventId) : NaN;
       const activityStarted = after.find(

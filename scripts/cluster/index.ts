@@ -304,6 +304,14 @@ export async function stopCluster(
   return true;
 }
 
+/**
+ * The route store in the cluster's PostgreSQL (REELFLOW_ROUTE_STORE for the workers and bridges run
+ * against it): the server's default `postgres` database, beside Temporal's own.
+ */
+export function routeStoreUrl(cluster: Cluster): string {
+  return `postgres://${DATABASE_USER}:${encodeURIComponent(cluster.postgres.password)}@127.0.0.1:${cluster.record.ports.postgres}/postgres`;
+}
+
 /** Human-readable addresses of a cluster. */
 export function describeCluster(cluster: Cluster): string[] {
   const { ports } = cluster.record;
@@ -314,6 +322,7 @@ export function describeCluster(cluster: Cluster): string[] {
     `history / matching / worker gRPC      127.0.0.1:${ports.history} / 127.0.0.1:${ports.matching} / 127.0.0.1:${ports.worker}`,
     `history shards                        ${cluster.record.historyShards}`,
     `PostgreSQL                            127.0.0.1:${ports.postgres} user ${DATABASE_USER} (password in ${paths(cluster.dir).password})`,
+    `route store (REELFLOW_ROUTE_STORE)    postgres://${DATABASE_USER}:…@127.0.0.1:${ports.postgres}/postgres`,
     `logs                                  ${paths(cluster.dir).logs}`,
     `Temporal server                       v${cluster.record.version}`,
   ];

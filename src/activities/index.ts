@@ -34,8 +34,8 @@ export type { ArchiveRequest, MediaDeps } from './media';
 export interface ActivityDeps {
   client: ServiceClient;
   /**
-   * The pipeline's subscription to a request's events, returning the events that came first:
-   * `(requestId, subscriber) => subscribeToRoute(settings, requestId, subscriber)` (src/bridge/route-client.ts).
+   * The pipeline's subscription to a request's events, returning the events that came first: a row in
+   * the route store (`createRouteSubscriber`, src/routing/subscriber.ts).
    */
   routes: { subscribe(requestId: string, subscriberWorkflowId: string): Promise<WebhookEvent[]> };
   /** Called once per activity call of each kind; tests and benchmarks count status polls with it. */

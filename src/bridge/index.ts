@@ -1,4 +1,4 @@
-/** The webhook bridge: verified deliveries in, durable signals out (to the pipeline, or parked in its route). */
+/** The webhook bridge: verified deliveries into the route store's inbox, signalled on by its forwarder (src/routing). */
 export { createBridgeApp, type BridgeAppOptions } from './app';
 export { mountBridge, type BridgeRouteOptions } from './plugin';
 export {
@@ -8,8 +8,9 @@ export {
   DEFAULT_WEBHOOK_PATH,
   DEFAULT_SIGNAL_TIMEOUT_MS,
 } from '../config/bridge';
-export { createTemporalSink, type TemporalSinkOptions } from './temporal-sink';
+export { createInboxSink, startInboxSink, type InboxSinkOptions } from './inbox-sink';
+export { openRouteStore, type RouteStore } from '../routing';
+export { parseRouteStoreLocation } from '../config/route-store-location';
 export type { EventSink } from './event-sink';
-export { deliverToRoute, subscribeToRoute, type RouteDelivery, type RouteSettings } from './route-client';
-export { startBridgeServer, type RunningBridge } from './server';
+export { startBridgeServer, type RunningBridge, type BridgeServerOptions } from './server';
 export { EventSinkUnavailableError } from './errors';

@@ -4,7 +4,12 @@ import pino, { type Logger } from 'pino';
 import { createBridgeApp, REDACT_PATHS } from './app';
 import type { BridgeConfig } from '../config/bridge';
 import { connectionOptions, describeTemporalConnection } from '../config/temporal';
-import { createTemporalSink } from './temporal-sink';
+import { createInboxSink } from './inbox-sink';
+import { Inbox } from '../routing/inbox';
+import { startForwarder, type ForwardOutcome } from '../routing/forwarder';
+import { openRouteStore } from '../routing/open-store';
+import type { RouteStore } from '../routing/store';
+import { describeRouteStoreLocation } from '../config/route-store-location';
 
 /** A listening bridge and how to stop it. */
 export interface RunningBridge {
@@ -12,17 +17,29 @@ export interface RunningBridge {
   /** Full webhook URL, e.g. http://127.0.0.1:8787/webhooks. */
   url: string;
   port: number;
-  /** Stops accepting, lets in-flight deliveries finish, then closes the Temporal connection. */
+  /** The route store it appends to (the worker's subscriptions live there too). */
+  store: RouteStore;
+  /** Stops accepting, lets in-flight deliveries finish, stops the forwarder, then closes the store and the Temporal connection. */
   close(): Promise<void>;
 }
 
+/** In-process options of a bridge (the stack and tests); the process entry point passes none. */
+export interface BridgeServerOptions {
+  logger?: Logger;
+  /** A store opened by the caller (kept open on close); default: the one `config.routeStore` names. */
+  store?: RouteStore;
+  /** Told what became of each delivery the forwarder handled (tests, benchmarks). */
+  onForwarded?: (outcome: ForwardOutcome, requestId: string) => void;
+}
+
 /**
- * Boots a bridge from validated configuration. The Temporal connection is lazy: the bridge starts even
- * while Temporal is down, reports not-ready on /readyz and answers 503 to deliveries until it is back.
+ * Boots a bridge from validated configuration: deliveries are acknowledged once the route store holds
+ * them, and its forwarder signals them on. The Temporal connection is lazy: while Temporal is down the
+ * bridge still acknowledges (the forwarder retries); while the store is down it answers 503.
  */
 export async function startBridgeServer(
   config: BridgeConfig,
-  options: { logger?: Logger } = {},
+  options: BridgeServerOptions = {},
 ): Promise<RunningBridge> {
   const logger =
     options.logger ?? pino({ level: config.logLevel, redact: REDACT_PATHS, base: { service: 'reelflow-bridge' } });
@@ -30,12 +47,26 @@ export async function startBridgeServer(
   // unreadable certificate file stops the bridge here with a ConfigError naming its variable.
   const connection = Connection.lazy(connectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const sink = createTemporalSink({
+  const store = options.store ?? openRouteStore(config.routeStore.location);
+  const inbox = new Inbox({ store, backlogLimit: config.backlogLimit });
+  const forwarder = startForwarder({
+    store,
     client,
-    taskQueue: config.taskQueue,
+    inbox,
     signalTimeoutMs: config.signalTimeoutMs,
-    rendezvous: config.rendezvous,
+    ttlMs: config.routeStore.ttlMs,
+    onError: (error) =>
+      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'forwarder will retry'),
+    ...(options.onForwarded
+      ? { onOutcome: (outcome, delivery) => options.onForwarded!(outcome, delivery.requestId) }
+      : {}),
   });
+  const sink = createInboxSink(inbox, store);
+  const shutdown = async () => {
+    await forwarder.stop();
+    if (!options.store) await store.close();
+    await connection.close();
+  };
   const app = await createBridgeApp({
     secrets: config.secrets,
     sink,
@@ -46,7 +77,7 @@ export async function startBridgeServer(
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
-    await connection.close();
+    await shutdown();
     throw error;
   }
   const address = app.server.address();
@@ -58,6 +89,7 @@ export async function startBridgeServer(
       port,
       path: config.path,
       temporal: describeTemporalConnection(config.temporal),
+      route_store: describeRouteStoreLocation(config.routeStore.location),
     },
     'bridge listening',
   );
@@ -65,9 +97,10 @@ export async function startBridgeServer(
     app,
     port,
     url: `http://${host}:${port}${config.path}`,
+    store,
     async close() {
       await app.close();
-      await connection.close();
+      await shutdown();
     },
   };
 }

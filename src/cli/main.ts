@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { ConfigError } from '../config/errors';
+import { packageVersion } from '../config/package-version';
 import { CliError } from './lib/errors';
 import { EXIT } from './lib/exit';
 
@@ -21,6 +22,7 @@ Configuration comes from the environment: every variable is in docs/configuratio
 async function main(argv: string[]): Promise<void> {
   const program = new Command('reelflow')
     .description('Durable media pipelines on Temporal for an asynchronous video-generation service')
+    .version(packageVersion(), '-V, --version', 'print the reelflow version')
     .showHelpAfterError()
     .addHelpText('after', EXIT_HELP)
     .exitOverride();

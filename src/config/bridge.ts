@@ -1,5 +1,6 @@
 import { readVariables, type Env, type Flags } from './read';
 import { VARIABLES } from './variables';
+import { loadRouteStoreSettings, type RouteStoreSettings } from './route-store';
 import { BRIDGE_VARIABLES } from './processes';
 import {
   loadTemporalConnection,
@@ -11,6 +12,8 @@ import {
 export const DEFAULT_BODY_LIMIT_BYTES = VARIABLES.REELFLOW_BRIDGE_BODY_LIMIT.schema.parse(undefined);
 export const DEFAULT_WEBHOOK_PATH = VARIABLES.REELFLOW_BRIDGE_PATH.schema.parse(undefined);
 /** Well under the service's 10 s handler budget, leaving room for the HTTP round trip. */
+/** Undelivered events the inbox holds before deliveries get 503. */
+export const DEFAULT_BACKLOG_LIMIT = VARIABLES.REELFLOW_BRIDGE_BACKLOG_LIMIT.schema.parse(undefined);
 export const DEFAULT_SIGNAL_TIMEOUT_MS = VARIABLES.REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS.schema.parse(undefined);
 
 /** Validated bridge configuration (variables: BRIDGE_VARIABLES in ./processes.ts). */
@@ -22,9 +25,11 @@ export interface BridgeConfig {
   port: number;
   path: string;
   bodyLimit: number;
-  taskQueue: string;
   signalTimeoutMs: number;
-  rendezvous: { ttlMs?: number; graceMs?: number };
+  /** Undelivered events held before deliveries are answered 503 (REELFLOW_BRIDGE_BACKLOG_LIMIT). */
+  backlogLimit: number;
+  /** The route store (shared with the workers) and its retention. */
+  routeStore: RouteStoreSettings;
   logLevel: string;
 }
 
@@ -45,14 +50,9 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
     port: e.REELFLOW_BRIDGE_PORT,
     path: e.REELFLOW_BRIDGE_PATH,
     bodyLimit: e.REELFLOW_BRIDGE_BODY_LIMIT,
-    taskQueue: e.REELFLOW_BRIDGE_TASK_QUEUE,
     signalTimeoutMs: e.REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS,
-    rendezvous: {
-      ...(e.REELFLOW_RENDEZVOUS_TTL_SECONDS !== undefined ? { ttlMs: e.REELFLOW_RENDEZVOUS_TTL_SECONDS * 1000 } : {}),
-      ...(e.REELFLOW_RENDEZVOUS_GRACE_SECONDS !== undefined
-        ? { graceMs: e.REELFLOW_RENDEZVOUS_GRACE_SECONDS * 1000 }
-        : {}),
-    },
+    backlogLimit: e.REELFLOW_BRIDGE_BACKLOG_LIMIT,
+    routeStore: loadRouteStoreSettings(env),
     logLevel: e.REELFLOW_LOG_LEVEL,
   };
 }

@@ -45,6 +45,8 @@ export {
   loadWorkerConfig,
   loadWorkerDeployment,
   loadWorkerTuning,
+  loadPluginSettings,
+  type PluginSettings,
   type AccountLimitSettings,
   type WorkerConfig,
   type WorkerDeploymentSettings,
@@ -53,3 +55,10 @@ export {
 export { loadBridgeConfig, type BridgeConfig } from './bridge';
 export { loadServiceConfig, RENDER_MODES, type RenderMode, type ServiceProcessSettings } from './local-service';
 export { toolPaths } from './tools';
+export {
+  loadRouteStoreSettings,
+  DEFAULT_ROUTE_TTL_SECONDS,
+  ROUTE_STORE_VARIABLE_NAMES,
+  type RouteStoreSettings,
+} from './route-store';
+export { parseRouteStoreLocation, describeRouteStoreLocation, type RouteStoreLocation } from './route-store-location';

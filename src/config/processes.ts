@@ -2,6 +2,7 @@ import { SERVICE_CLIENT_VARIABLE_NAMES } from './service-client';
 import { MEDIA_VARIABLE_NAMES } from './media';
 import { TEMPORAL_CONNECTION_VARIABLE_NAMES, TEMPORAL_VARIABLE_NAMES } from './temporal';
 import { TOOL_VARIABLE_NAMES } from './tools';
+import { ROUTE_STORE_VARIABLE_NAMES } from './route-store';
 import type { VariableName } from './variables';
 
 /** A reelflow process and the variables it reads (the schema of its configuration). */
@@ -18,6 +19,8 @@ const TEMPORAL = TEMPORAL_VARIABLE_NAMES;
 const SERVICE_CLIENT = SERVICE_CLIENT_VARIABLE_NAMES;
 const MEDIA_STORE = MEDIA_VARIABLE_NAMES;
 const TOOLS = TOOL_VARIABLE_NAMES;
+/** The route store and where its default file lives. */
+const ROUTE_STORE = [...ROUTE_STORE_VARIABLE_NAMES, 'REELFLOW_RENDEZVOUS_TTL_SECONDS'] as const;
 
 /** The Temporal worker (src/workers/worker.ts, `reelflow worker`). */
 export const WORKER_VARIABLES = {
@@ -28,6 +31,7 @@ export const WORKER_VARIABLES = {
     ...MEDIA_STORE,
     'REELFLOW_ACCOUNT_CONCURRENCY',
     'REELFLOW_ACCOUNT_LIMITS_DIR',
+    ...ROUTE_STORE,
     'REELFLOW_LOG_LEVEL',
     'REELFLOW_WORKFLOW_BUNDLE',
     'REELFLOW_DEPLOYMENT_NAME',
@@ -57,10 +61,10 @@ export const BRIDGE_VARIABLES = {
     'REELFLOW_BRIDGE_PORT',
     'REELFLOW_BRIDGE_PATH',
     'REELFLOW_BRIDGE_BODY_LIMIT',
-    'REELFLOW_BRIDGE_TASK_QUEUE',
     'REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS',
-    'REELFLOW_RENDEZVOUS_TTL_SECONDS',
-    'REELFLOW_RENDEZVOUS_GRACE_SECONDS',
+    'REELFLOW_BRIDGE_BACKLOG_LIMIT',
+    ...ROUTE_STORE,
+    'REELFLOW_STATE_DIR',
     'REELFLOW_LOG_LEVEL',
   ],
   required: ['REELFLOW_WEBHOOK_SECRETS'],
@@ -102,6 +106,7 @@ export const CLI_VARIABLES = {
     ...MEDIA_STORE,
     'REELFLOW_ACCOUNT_CONCURRENCY',
     'REELFLOW_ACCOUNT_LIMITS_DIR',
+    ...ROUTE_STORE,
     'REELFLOW_DEV_PORTS',
     ...TOOLS,
   ],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TASK_QUEUES } from '../contract/workflow-names';
 import { RENDER_MODES } from './render-modes';
+import { parseRouteStoreLocation } from './route-store-location';
 import {
   booleanTextSchema,
   buildIdSchema,
@@ -390,28 +391,47 @@ export const VARIABLES = {
     type: 'bytes, 1-67108864',
     description: 'Largest delivery body accepted.',
   },
-  REELFLOW_BRIDGE_TASK_QUEUE: {
-    schema: nonBlankSchema.default(TASK_QUEUES.pipelines),
-    type: 'name',
-    description: 'Task queue of the route workflows the bridge starts.',
-  },
   REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: {
     schema: wholeNumberText(100, 9_000).default(5_000),
     type: 'ms, 100-9000',
     description: "How long one delivery waits for Temporal to take it; well under the service's 10 s handler budget.",
   },
-  REELFLOW_RENDEZVOUS_TTL_SECONDS: {
-    schema: wholeNumberText(1, 30 * 24 * 3600).optional(),
-    type: 'seconds, 1-2592000',
-    defaultText: 'the route default',
+  REELFLOW_BRIDGE_BACKLOG_LIMIT: {
+    schema: wholeNumberText(1, 10_000_000).default(20_000),
+    type: 'deliveries, 1-10000000',
     description:
-      'How long a route workflow parks events nobody subscribed to ([docs/webhook-routing.md](webhook-routing.md)).',
+      'Undelivered events the inbox holds before the bridge answers 503 with Retry-After (the service retries); [docs/decisions/bridge.md](decisions/bridge.md).',
   },
-  REELFLOW_RENDEZVOUS_GRACE_SECONDS: {
-    schema: wholeNumberText(0, 24 * 3600).optional(),
-    type: 'seconds, 0-86400',
-    defaultText: 'unused',
-    description: 'No effect since 0.2.0: it was the lifetime of the rendezvous workflow, which routes replaced.',
+  REELFLOW_ROUTE_STORE: {
+    schema: z
+      .string()
+      .transform((text, context) => {
+        try {
+          return parseRouteStoreLocation(text);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .optional(),
+    type: '`sqlite:<path>` | `postgres://…`',
+    defaultText: '`sqlite:<state dir>/routes.sqlite`',
+    description:
+      "Route store: which workflow waits for each request, and the bridge's inbox ([docs/webhook-routing.md](webhook-routing.md)). The worker and the bridge must use the same one; PostgreSQL when they run on several machines.",
+    secret: true,
+  },
+  REELFLOW_ROUTE_TTL_SECONDS: {
+    schema: wholeNumberText(60, 30 * 24 * 3600).optional(),
+    type: 'seconds, 60-2592000',
+    defaultText: '`86400`',
+    description:
+      'How long the route store keeps deliveries nobody subscribed to (jobs reelflow did not submit) and the ids of delivered ones (deduplication).',
+  },
+  REELFLOW_RENDEZVOUS_TTL_SECONDS: {
+    schema: wholeNumberText(60, 30 * 24 * 3600).optional(),
+    type: 'seconds, 60-2592000',
+    defaultText: 'unset',
+    description: 'Old name of `REELFLOW_ROUTE_TTL_SECONDS`, still read (with a warning).',
   },
 
   // ---- Local service process ----

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadMediaSettings, type MediaStoreSettings } from './media';
+import { loadRouteStoreSettings, type RouteStoreSettings } from './route-store';
 import { readVariables, type Env } from './read';
 import type { LogLevelName } from './schemas';
 import { loadServiceSettings, type ServiceSettings } from './service-client';
@@ -50,6 +51,8 @@ export interface WorkerConfig {
   account: AccountLimitSettings;
   /** Where the SDK's own exporter listens (REELFLOW_SDK_METRICS_ADDRESS; default 127.0.0.1:9464 with metrics on). */
   sdkMetricsAddress?: string;
+  /** The route store the submit activity subscribes in (REELFLOW_ROUTE_STORE; the bridge's must be the same). */
+  routeStore: RouteStoreSettings;
 }
 
 /** The account's limits as the worker applies them (src/client/account-limits.ts). */
@@ -130,6 +133,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     tuning,
     deployment: loadWorkerDeployment(env),
     account,
+    routeStore: loadRouteStoreSettings(env),
     ...(e.REELFLOW_METRICS_PORT !== undefined
       ? { metrics: { port: e.REELFLOW_METRICS_PORT, host: e.REELFLOW_METRICS_HOST } }
       : {}),
@@ -138,4 +142,16 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
       ? { health: { port: e.REELFLOW_WORKER_HEALTH_PORT, host: e.REELFLOW_WORKER_HEALTH_HOST } }
       : {}),
   };
+}
+
+/** What `reelflowPlugin()` reads when given no options: the same service, media and account settings as `reelflow worker`. */
+export interface PluginSettings {
+  service: ServiceSettings;
+  media: MediaStoreSettings;
+  account: AccountLimitSettings;
+}
+
+/** Reads the plugin's settings (a subset of the worker's: Temporal's are the host worker's own); throws ConfigError naming the variable. */
+export function loadPluginSettings(env: Env = process.env): PluginSettings {
+  return { service: loadServiceSettings(env, true), media: loadMediaSettings(env), account: loadAccountLimits(env) };
 }

@@ -45,3 +45,14 @@ export function batchWorkflowId(batchName: string): string {
 export function stepKeyOf(pipelineName: string, stepId: string): string {
   return `${pipelineName}/job/${stepId}`;
 }
+
+/**
+ * Prefix of every activity type reelflow registers (`reelflow.submitAndSubscribe`, …), so reelflow's
+ * activities can share a worker with a team's own (`reelflowPlugin`) without either replacing the other.
+ */
+export const ACTIVITY_PREFIX = 'reelflow.';
+
+/** The activity type under which reelflow registers and schedules its activity `name`. */
+export function reelflowActivityType(name: string): string {
+  return `${ACTIVITY_PREFIX}${name}`;
+}

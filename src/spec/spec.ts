@@ -91,7 +91,7 @@ export type SpecValidation = { ok: true; value: PipelineSpec } | { ok: false; er
  * `rules.allowedOrigins` accepts a local service's own http URLs as inputs.
  */
 export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecValidation {
-  const parsed = pipelineSpecSchema.safeParse(value);
+  const parsed = pipelineSpecSchema.safeParse(withoutSchemaKey(value));
   if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error) };
   const spec = parsed.data;
   const errors: FieldError[] = [];
@@ -131,6 +131,16 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
     earlier.add(step.id);
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}
+
+/**
+ * A spec file names its JSON Schema in `$schema` for editors (schemas/pipeline-spec.schema.json): it says
+ * nothing about the pipeline, so it is dropped before validation and never reaches a workflow.
+ */
+function withoutSchemaKey(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !('$schema' in value)) return value;
+  const { $schema: _schema, ...spec } = value as Record<string, unknown>;
+  return spec;
 }
 
 function replaceMediaRefs(value: unknown): unknown {

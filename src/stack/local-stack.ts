@@ -14,6 +14,9 @@ import {
   type MediaStoreSettings,
 } from '../config';
 import { startBridgeServer, type RunningBridge } from '../workers/bridge';
+import { openRouteStore } from '../routing/open-store';
+import { loadRouteStoreSettings } from '../config/route-store';
+import { DEFAULT_BACKLOG_LIMIT } from '../config/bridge';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/local-service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
@@ -252,6 +255,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       options.webhookUrl ?? bridgeUrl,
     );
     log(`webhook bridge on ${bridgeUrl}…`);
+    // The route store: REELFLOW_ROUTE_STORE, else <state dir>/routes.sqlite; the bridge and the worker share it.
+    const routeSettings = loadRouteStoreSettings(undefined, { stateDir: paths.root });
+    const routeStore = openRouteStore(routeSettings.location);
+    cleanups.push(() => routeStore.close());
     const bridgeConfig: BridgeConfig = {
       secrets: [endpoint.secret],
       temporal: { address: temporal.address, namespace },
@@ -259,9 +266,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: ports.bridge,
       path: DEFAULT_WEBHOOK_PATH,
       bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-      taskQueue,
       signalTimeoutMs: DEFAULT_SIGNAL_TIMEOUT_MS,
-      rendezvous: {},
+      backlogLimit: DEFAULT_BACKLOG_LIMIT,
+      routeStore: routeSettings,
       logLevel: 'warn',
     };
     // The bridge logs to a file: the terminal is for the stack's own lines.
@@ -270,7 +277,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       pino.destination({ dest: join(paths.logs, 'bridge.log'), sync: true, mkdir: true }),
     );
     const bridge: RunningBridge = await listening('webhook bridge', ports.bridge, '--bridge-port', () =>
-      startBridgeServer(bridgeConfig, { logger: bridgeLogger }),
+      startBridgeServer(bridgeConfig, { logger: bridgeLogger, store: routeStore }),
     );
     cleanups.push(() => bridge.close());
 
@@ -311,6 +318,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       workflowBundle,
       deployment: version,
       limits,
+      routeStore,
       ...(options.worker ? { worker: options.worker } : {}),
     });
     const workerDone = worker.run();

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import type { WorkerOptions } from '@temporalio/worker';
+import { packageVersion } from '../config/package-version';
 
 /**
  * Worker Versioning (docs/safe-deploys.md): each worker declares the deployment version it runs — a
@@ -13,14 +13,11 @@ import type { WorkerOptions } from '@temporalio/worker';
  */
 
 /** The package version (package.json), the first half of the default build id. */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
-  return pkg.version;
-}
+export { packageVersion };
 
 /**
  * The default build id: the package version and a hash of the workflow bundle's code
- * (`0.2.0-1a2b3c4d5e6f`). Two workers with the same workflow code get the same id; any change of
+ * (`0.3.0-1a2b3c4d5e6f`). Two workers with the same workflow code get the same id; any change of
  * workflow code gives a new one, so it can never run histories recorded by other code.
  */
 export function defaultBuildId(bundleCode: string, version: string = packageVersion()): string {

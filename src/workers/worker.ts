@@ -2,10 +2,15 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
-import { createActivities, type MediaDeps } from '../activities';
+import { createActivities, type ActivityDeps, type MediaDeps } from '../activities';
+import { mergeActivities, prefixedActivities } from '../plugin/activity-types';
 import { openMediaStore } from '../media/store';
 import type { PreflightOptions } from '../activities/preflight';
-import { subscribeToRoute } from '../bridge/route-client';
+import { createRouteSubscriber } from '../routing/subscriber';
+import { openRouteStore } from '../routing/open-store';
+import type { RouteStore } from '../routing/store';
+import { loadRouteStoreSettings } from '../config/route-store';
+import { describeRouteStoreLocation } from '../config/route-store-location';
 import { createServiceClient } from '../client/service-client';
 import { AccountLimits } from '../client/account-limits';
 import { isTerminalState } from '../contract/limits';
@@ -39,7 +44,7 @@ import {
 export interface ReelflowWorkerOptions {
   /** Worker-side connection to Temporal. */
   connection: NativeConnection;
-  /** Client of the submit activity's route subscription (src/bridge/route-client.ts). */
+  /** Client of this worker's Temporal namespace. */
   client: Client;
   taskQueue: string;
   namespace?: string;
@@ -47,7 +52,10 @@ export interface ReelflowWorkerOptions {
   /** A prebuilt bundle (tests bundle once per file); otherwise the workflows are bundled from source at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   onCall?: (kind: CallKind) => void;
-  /** Extra worker options (concurrency limits, shutdown grace, ...). */
+  /**
+   * Extra worker options (concurrency limits, shutdown grace, ...). Its `activities` are registered next
+   * to reelflow's; one under a `reelflow.` type is refused (ReelflowPluginOptionsError) rather than replacing reelflow's.
+   */
   worker?: Partial<WorkerOptions>;
   /** The media store; default: the one the environment configures (REELFLOW_MEDIA_STORE). */
   media?: MediaDeps;
@@ -61,6 +69,13 @@ export interface ReelflowWorkerOptions {
   deployment?: WorkerDeploymentVersion;
   /** The account's limits (accountLimits()); pass the same to the service client as its `rateGate`. */
   limits?: AccountLimits;
+  /**
+   * The route store the submit activity subscribes in (the bridge's must be the same); default the one
+   * REELFLOW_ROUTE_STORE names. The caller closes a store it passes.
+   */
+  routeStore?: RouteStore;
+  /** Replaces the subscription altogether (tests of pipelines pinned to builds that routed through route workflows). */
+  routes?: ActivityDeps['routes'];
 }
 
 /**
@@ -90,10 +105,8 @@ export function mediaFromEnv(serviceUrl?: string, env?: Env): MediaDeps {
 export async function createReelflowWorker(options: ReelflowWorkerOptions): Promise<Worker> {
   const activities = createActivities({
     client: options.service,
-    routes: {
-      subscribe: (requestId, subscriber) =>
-        subscribeToRoute({ client: options.client, taskQueue: options.taskQueue }, requestId, subscriber),
-    },
+    routes:
+      options.routes ?? createRouteSubscriber(options.routeStore ?? openRouteStore(loadRouteStoreSettings().location)),
     ...(options.onCall ? { onCall: options.onCall } : {}),
     media: options.media ?? mediaDeps(),
     ...(options.preflight ? { preflight: options.preflight } : {}),
@@ -105,10 +118,11 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
     workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
-    activities,
     shutdownGraceTime: '10 seconds',
     ...(options.deployment ? versionedWorkerOptions(options.deployment) : {}),
     ...options.worker,
+    // The caller's own activities join reelflow's (under their `reelflow.` types); they never replace them.
+    activities: mergeActivities(options.worker?.activities, prefixedActivities(activities), 'worker.activities'),
   });
 }
 
@@ -190,6 +204,7 @@ export async function main(): Promise<void> {
     deploymentName: config.deployment.deploymentName,
     buildId: config.deployment.buildId ?? defaultBuildId(bundleCodeOf(workflowBundle)),
   };
+  const routeStore = openRouteStore(config.routeStore.location);
   const worker = await createReelflowWorker({
     connection,
     client,
@@ -201,6 +216,7 @@ export async function main(): Promise<void> {
     workflowBundle,
     deployment: version,
     limits,
+    routeStore,
     worker: workerTuning,
   });
   // Readiness on its own port (metrics on or not): the frontend answering and both pollers polling.
@@ -221,6 +237,7 @@ export async function main(): Promise<void> {
     `reelflow worker: task queue ${settings.taskQueue} on ${describeTemporalConnection(settings)}` +
       `${config.tuning.workflowBundle ? `, workflows from ${config.tuning.workflowBundle}` : ', workflows bundled at start'}` +
       `, worker version ${versionKey(version)}` +
+      `, route store ${describeRouteStoreLocation(config.routeStore.location)}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}` +
       `${limits.concurrency !== undefined ? `, at most ${limits.concurrency} jobs in flight for the account (${limits.dir})` : ''}` +
       `${health ? `, readiness on ${health.url}/readyz` : ''}`,
@@ -245,6 +262,7 @@ export async function main(): Promise<void> {
     await health?.close();
     await metrics?.close();
     limits.close();
+    await routeStore.close();
     await service.close();
     await clientConnection.close();
     await connection.close();

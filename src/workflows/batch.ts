@@ -7,13 +7,13 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
-  proxyActivities,
   setCurrentDetails,
   setHandler,
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ReelflowActivities } from '../activities';
+import { proxyReelflowActivities } from './activity-proxy';
 import {
   batchItemDoneSignal,
   batchProgressQuery,
@@ -46,7 +46,7 @@ export const MAX_WINDOW_PER_RUN = 500;
 export const RESULTS_PER_PAGE = 500;
 
 /** The store side of a paged batch: manifest pages in, result pages out. */
-const store = proxyActivities<Pick<ReelflowActivities, 'readBatchPage' | 'writeBatchResults'>>({
+const store = proxyReelflowActivities<Pick<ReelflowActivities, 'readBatchPage' | 'writeBatchResults'>>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });

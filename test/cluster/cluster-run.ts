@@ -8,6 +8,7 @@ import {
   killPostgres,
   killRole,
   startCluster,
+  routeStoreUrl,
   startPostgres,
   startRole,
   stopCluster,
@@ -175,6 +176,7 @@ export async function runClusterScenario(options: {
             secret,
             port: bridgePorts[index]!,
             taskQueue,
+            routeStore: routeStoreUrl(theCluster),
           }),
           /listening on/,
           logs,
@@ -186,7 +188,13 @@ export async function runClusterScenario(options: {
         await spawnChild(
           [path.join(DIST, 'workers', 'worker.js')],
           {
-            ...faultWorkerEnvironment({ temporalAddress: theCluster.address, namespace, taskQueue, serviceUrl }),
+            ...faultWorkerEnvironment({
+              temporalAddress: theCluster.address,
+              namespace,
+              taskQueue,
+              serviceUrl,
+              routeStore: routeStoreUrl(theCluster),
+            }),
             REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
           },
           /reelflow worker: task queue/,

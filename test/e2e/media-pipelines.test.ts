@@ -131,7 +131,7 @@ class ExpireOutputs implements ActivityInboundCallsInterceptor {
     const result = await next(input);
     const request = input.args[0] as { pipeline?: string; step?: string; videos?: { url: string }[] } | undefined;
     if (
-      Context.current().info.activityType === 'archiveOutputs' &&
+      Context.current().info.activityType === 'reelflow.archiveOutputs' &&
       request?.pipeline &&
       expireAfterArchive.has(`${request.pipeline}/${request.step}`) &&
       stackForExpiry

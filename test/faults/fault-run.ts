@@ -166,8 +166,11 @@ export function faultWorkerEnvironment(o: {
   taskQueue: string;
   serviceUrl: string;
   idempotency?: 'honoured' | 'unknown';
+  /** REELFLOW_ROUTE_STORE shared with the bridges; default faultRouteStore(taskQueue). */
+  routeStore?: string;
 }): NodeJS.ProcessEnv {
   return {
+    REELFLOW_ROUTE_STORE: o.routeStore ?? faultRouteStore(o.taskQueue),
     TEMPORAL_ADDRESS: o.temporalAddress,
     TEMPORAL_NAMESPACE: o.namespace ?? 'default',
     REELFLOW_TASK_QUEUE: o.taskQueue,
@@ -179,6 +182,11 @@ export function faultWorkerEnvironment(o: {
   };
 }
 
+/** The route store the workers and bridges of one fault run share: an SQLite file per task queue in the temporary folder. */
+export function faultRouteStore(taskQueue: string): string {
+  return `sqlite:${path.join(os.tmpdir(), `reelflow-fault-routes-${taskQueue.replace(/[^\w.-]/g, '_')}.sqlite`)}`;
+}
+
 /** Environment of a bridge process of a fault run. */
 export function faultBridgeEnvironment(o: {
   temporalAddress: string;
@@ -186,13 +194,15 @@ export function faultBridgeEnvironment(o: {
   secret: string;
   port: number;
   taskQueue: string;
+  /** REELFLOW_ROUTE_STORE shared with the workers; default faultRouteStore(taskQueue). */
+  routeStore?: string;
 }): NodeJS.ProcessEnv {
   return {
+    REELFLOW_ROUTE_STORE: o.routeStore ?? faultRouteStore(o.taskQueue),
     REELFLOW_WEBHOOK_SECRETS: o.secret,
     TEMPORAL_ADDRESS: o.temporalAddress,
     ...(o.namespace ? { TEMPORAL_NAMESPACE: o.namespace } : {}),
     REELFLOW_BRIDGE_PORT: String(o.port),
-    REELFLOW_BRIDGE_TASK_QUEUE: o.taskQueue,
   };
 }
 

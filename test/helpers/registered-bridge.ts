@@ -1,6 +1,8 @@
 import { loadBridgeConfig, startBridgeServer, type RunningBridge } from '../../src/bridge';
 import { freePort } from '../../src/stack/stack-state';
 import { api } from './local-service';
+import { testRouteStore } from './route-store';
+import type { RouteStore } from '../../src/routing';
 
 /** A real bridge registered as the local service's webhook endpoint. */
 export interface RegisteredBridge {
@@ -14,7 +16,8 @@ export interface RegisteredBridge {
 /**
  * Registers `http://127.0.0.1:<free port>/webhooks` as an endpoint of the local service (which
  * must allow private webhooks), then starts the real bridge on that port with the endpoint's
- * secret, so the service's own signed deliveries reach Temporal.
+ * secret, so the service's own signed deliveries reach Temporal (through the route store the
+ * worker of `taskQueue` subscribes in).
  */
 export async function startRegisteredBridge(options: {
   serviceUrl: string;
@@ -23,6 +26,8 @@ export async function startRegisteredBridge(options: {
   logLevel?: 'silent' | 'warn' | 'info';
   /** Event kinds the endpoint asks for; the service's default (completions only) when absent. */
   events?: readonly string[];
+  /** The route store shared with the worker; default the test store of `taskQueue` (testRouteStore). */
+  store?: RouteStore;
 }): Promise<RegisteredBridge> {
   const port = await freePort();
   const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', {
@@ -35,9 +40,9 @@ export async function startRegisteredBridge(options: {
       REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
       TEMPORAL_ADDRESS: options.temporalAddress,
       REELFLOW_BRIDGE_PORT: String(port),
-      REELFLOW_BRIDGE_TASK_QUEUE: options.taskQueue,
       REELFLOW_LOG_LEVEL: options.logLevel ?? 'silent',
     }),
+    { store: options.store ?? testRouteStore(options.taskQueue) },
   );
   return { bridge, endpointId: String(registered.body.id), secret: String(registered.body.secret) };
 }

@@ -1,6 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { DatabaseSync } from 'node:sqlite';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer, type Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
@@ -49,21 +52,40 @@ function listeningUrl(proc: ReturnType<typeof run>): Promise<string> {
   });
 }
 
+/** Rows of `requestId` in the inbox of the store file (in `state`, when given). */
+function inboxRows(file: string, requestId: string, state?: number): number {
+  const db = new DatabaseSync(file);
+  try {
+    const row = db
+      .prepare(
+        `SELECT count(*) AS n FROM reelflow_inbox WHERE request_id = ?${state === undefined ? '' : ' AND state = ?'}`,
+      )
+      .get(...(state === undefined ? [requestId] : [requestId, state]));
+    return Number(row?.n);
+  } finally {
+    db.close();
+  }
+}
+
 describe('reelflow bridge', () => {
   it('prints the address it listens on, accepts a delivery and exits cleanly on SIGTERM', async () => {
-    const taskQueue = `bridge-cli-${randomUUID()}`;
+    const stateDir = mkdtempSync(join(tmpdir(), 'bridge-cli-'));
     const proc = run(['bridge', '--port', '0', '--host', '127.0.0.1', '--path', '/hooks/service'], {
       REELFLOW_WEBHOOK_SECRETS: `whsec_old,${SECRET}`,
       TEMPORAL_ADDRESS: env.address,
-      REELFLOW_BRIDGE_TASK_QUEUE: taskQueue,
+      REELFLOW_STATE_DIR: stateDir,
     });
     try {
       const url = await listeningUrl(proc);
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hooks\/service$/);
       const event = makeEvent();
       expect((await deliver(url, event, [SECRET])).status).toBe(202);
-      const description = await env.client.workflow.getHandle(routeWorkflowId(event.request_id)).describe();
-      expect(description.taskQueue).toBe(taskQueue);
+      // Acknowledged once it is in the route store's inbox (the default file in the state directory);
+      // no route workflow is started for a request nobody subscribed to.
+      expect(inboxRows(join(stateDir, 'routes.sqlite'), event.request_id)).toBe(1);
+      await expect(env.client.workflow.getHandle(routeWorkflowId(event.request_id)).describe()).rejects.toThrow(
+        WorkflowNotFoundError,
+      );
       expect((await deliver(url, makeEvent(), ['whsec_forged'])).status).toBe(401);
     } finally {
       proc.child.kill('SIGTERM');
@@ -78,8 +100,8 @@ describe('reelflow bridge', () => {
     expect(proc.stdout()).not.toContain('listening');
   });
 
-  it('the worker entry point finishes an in-flight delivery on SIGTERM before exiting', async () => {
-    // A Temporal address that accepts TCP but never answers: the delivery hangs until its deadline.
+  it('the entry point acknowledges a delivery while Temporal hangs, and on SIGTERM exits keeping it in the inbox', async () => {
+    // A Temporal address that accepts TCP but never answers: the forwarder's call hangs until its deadline.
     const sockets: Socket[] = [];
     let connected!: () => void;
     const reached = new Promise<void>((resolve) => (connected = resolve));
@@ -90,21 +112,24 @@ describe('reelflow bridge', () => {
     await new Promise<void>((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
     const address = blackhole.address();
     const port = typeof address === 'object' && address ? address.port : 0;
+    const stateDir = mkdtempSync(join(tmpdir(), 'bridge-cli-'));
     const proc = run(['--entry'], {
       REELFLOW_WEBHOOK_SECRETS: SECRET,
       TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
       REELFLOW_BRIDGE_PORT: '0',
       REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '1500',
+      REELFLOW_STATE_DIR: stateDir,
     });
     try {
       const url = await listeningUrl(proc);
-      const answer = deliver(url, makeEvent(), [SECRET]);
-      // The lazy Temporal connection is opened by this delivery: once it reaches us, the request is in flight.
+      const event = makeEvent();
+      expect((await deliver(url, event, [SECRET])).status).toBe(202);
+      // The lazy Temporal connection is opened by the forwarder: once it reaches us, a call is in flight.
       await reached;
       proc.child.kill('SIGTERM');
-      const settled = await answer;
-      expect(settled.status).toBe(503);
       expect(await proc.exit).toBe(0);
+      // Still pending in the inbox: the next bridge forwards it.
+      expect(inboxRows(join(stateDir, 'routes.sqlite'), event.request_id, 0)).toBe(1);
     } finally {
       proc.child.kill('SIGKILL');
       for (const socket of sockets) socket.destroy();

@@ -5,7 +5,7 @@ import pino, { type Logger } from 'pino';
 import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
 import { signedHeaders } from '../../src/contract/signature';
 import type { Client } from '@temporalio/client';
-import { subscribeToRoute } from '../../src/bridge/route-client';
+import { createRouteSubscriber, subscribeToRoute, type RouteStore } from '../../src/routing';
 import type { TestSubscribeActivities } from './bridge.workflows';
 
 /** Shared pieces of the bridge tests: events, signed deliveries over real HTTP, captured logs. */
@@ -97,8 +97,14 @@ export function quietBundlerLogger() {
   return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
 }
 
-/** The activity a worker running bridge.workflows registers: the pipeline's way of subscribing. */
-export function testSubscriberActivities(
+/** The activity a worker running bridge.workflows registers: the pipeline's way of subscribing (a row in `store`). */
+export function testSubscriberActivities(store: RouteStore): TestSubscribeActivities {
+  const subscriber = createRouteSubscriber(store);
+  return { subscribeRoute: (requestId, workflowId) => subscriber.subscribe(requestId, workflowId) };
+}
+
+/** The same activity as builds before the route store had it: through a route workflow (pinned older pipelines). */
+export function routeWorkflowSubscriberActivities(
   client: Client,
   taskQueue: string,
   lifetimes: { ttlMs?: number } = {},

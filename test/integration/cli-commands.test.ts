@@ -512,7 +512,7 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(
       (history.events ?? [])
         .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])
-        .filter((name) => name !== 'preflightJob'),
+        .filter((name) => name !== 'reelflow.preflightJob'),
     ).toEqual([]);
     const status = jsonOf(await runCli(['status', 'cli-unresolvable', '--json'], cliEnv));
     expect(status.progress.steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'failed']);

@@ -92,6 +92,16 @@ describe('reelflow CLI error paths', () => {
     expect(result.stderr).toContain(`${broken} is not valid JSON`);
   });
 
+  it('reelflow --version prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-V']) {
+      const result = await runCli([flag]);
+      expect({ flag, code: result.code, stdout: result.stdout.trim() }).toEqual({ flag, code: 0, stdout: version });
+    }
+  });
+
   it('every command has help (exit 0), and the top-level help lists the exit codes', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);

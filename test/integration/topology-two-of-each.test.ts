@@ -104,7 +104,6 @@ beforeAll(async () => {
       REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
       TEMPORAL_ADDRESS: env.address,
       REELFLOW_BRIDGE_PORT: '0',
-      REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
     });
     bridges.push(await startBridgeServer(config, { logger: pino({ level: 'silent' }) }));
   }

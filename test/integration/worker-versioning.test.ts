@@ -17,7 +17,9 @@ import {
   setCurrentWhenDrained,
 } from '../../src/workers/worker-deployment';
 import { from, pipeline } from '../../src/spec';
-import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
+import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, routeWorkflowId } from '../../src/workflows/definitions';
+import { subscribeToRoute } from '../../src/routing';
+import { testRouteStore } from '../helpers/route-store';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, eventually, startTestBridge } from './workflow-harness';
 
@@ -62,7 +64,12 @@ afterAll(async () => {
 /** A running worker on `taskQueue`: versioned with `deployment`, or unversioned without. Counts its submits. */
 async function startWorker(
   taskQueue: string,
-  options: { deployment?: WorkerDeploymentVersion; workflowBundle?: { code: string } },
+  options: {
+    deployment?: WorkerDeploymentVersion;
+    workflowBundle?: { code: string };
+    /** The subscription of builds before the route store (route workflows); default the current one. */
+    routeWorkflows?: boolean;
+  },
 ): Promise<{ submits: () => number; stop: () => Promise<void> }> {
   const client = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY });
   serviceClients.push(client);
@@ -77,6 +84,14 @@ async function startWorker(
       if (kind === 'submit') submits += 1;
     },
     ...(options.deployment ? { deployment: options.deployment } : {}),
+    ...(options.routeWorkflows
+      ? {
+          routes: {
+            subscribe: (requestId: string, subscriber: string) =>
+              subscribeToRoute({ client: env.client, taskQueue }, requestId, subscriber),
+          },
+        }
+      : { routeStore: testRouteStore(taskQueue) }),
   });
   const entry = { worker, running: worker.run() };
   workers.push(entry);
@@ -165,6 +180,39 @@ it('pipelines started on build A finish on A while build B becomes current; new 
     await eventually(async () => (await openExecutionsOn(env.client, buildA, queue)) === 0, 'no execution left on A');
     await a.stop();
     await b.stop();
+  } finally {
+    await bridge.stop();
+  }
+}, 240_000);
+
+it('a delivery to a pipeline pinned to the previous build (which subscribed through route workflows) still arrives after the bridge is upgraded', async () => {
+  const queue = 'versioning-bridge-upgrade';
+  const previous = { deploymentName: 'reelflow-upgrade-test', buildId: 'before-route-store' };
+  const current = { deploymentName: 'reelflow-upgrade-test', buildId: 'route-store' };
+  // The bridge is the upgraded one: its inbox and forwarder, with the route-workflow fallback.
+  const bridge = await startTestBridge(service, env, queue);
+  try {
+    const old = await startWorker(queue, { deployment: previous, routeWorkflows: true });
+    await setCurrentVersion(env.client, previous);
+    const pinned = await start(queue, 'upgrade-pinned');
+    await firstJobsRunning(['upgrade-pinned']);
+    // The current build becomes current while the pipeline runs; it stays pinned to the previous one.
+    const next = await startWorker(queue, { deployment: current });
+    await setCurrentVersion(env.client, current);
+    const summary = (await pinned.result()) as PipelineSummary;
+    expect(summary.status).toBe('completed');
+    expect(await buildIdsOf(pinned)).toEqual([previous.buildId]);
+    // Each step subscribed through a route workflow naming the pipeline, and the upscale step (a
+    // quick job, long before its first fallback poll) learned its outcome from the webhook the
+    // upgraded bridge forwarded through that route.
+    for (const step of summary.steps) {
+      const route = await env.client.workflow.getHandle(routeWorkflowId(step.requestIds[0]!)).describe();
+      expect(route.memo?.subscriber).toBe(pinned.workflowId);
+    }
+    const upscale = summary.steps.find((step) => step.id === 'upscale');
+    expect(upscale?.attemptLog?.map((attempt) => attempt.learnedBy)).toEqual(['webhook']);
+    await old.stop();
+    await next.stop();
   } finally {
     await bridge.stop();
   }

@@ -5,8 +5,10 @@ import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
 import { from, pipeline } from '../../src/spec';
 import { createActivities, type ReelflowActivities } from '../../src/activities';
+import { prefixedActivities } from '../../src/plugin/activity-types';
 import { createServiceClient } from '../../src/client/service-client';
-import { subscribeToRoute } from '../../src/bridge/route-client';
+import { createRouteSubscriber } from '../../src/routing';
+import { testRouteStore } from '../helpers/route-store';
 import {
   SEARCH_ATTRIBUTE_KEYS,
   batchProgressQuery,
@@ -68,10 +70,7 @@ async function gatedWorker(): Promise<Worker> {
   const real = createActivities({
     client: honoured,
     media: h.media,
-    routes: {
-      subscribe: (requestId, subscriber) =>
-        subscribeToRoute({ client: env.client, taskQueue: QUEUE }, requestId, subscriber),
-    },
+    routes: createRouteSubscriber(testRouteStore(QUEUE)),
   });
   /** The real activity, run once the test has opened its gate (if one is set). */
   const gated =
@@ -87,7 +86,12 @@ async function gatedWorker(): Promise<Worker> {
     preflightJob: gated('preflight', real.preflightJob),
     archiveOutputs: gated('archive', real.archiveOutputs),
   };
-  return Worker.create({ connection: env.nativeConnection, taskQueue: QUEUE, workflowBundle: bundle, activities });
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: QUEUE,
+    workflowBundle: bundle,
+    activities: prefixedActivities(activities),
+  });
 }
 
 /** A gate the test opens once it has sent the cancel. */

@@ -16,6 +16,7 @@ import type { CallKind, ServiceClient } from '../../src/client/types';
 import { signedHeaders } from '../../src/contract/signature';
 import { STACK_ENDPOINT_EVENTS } from '../../src/stack/webhook-endpoint';
 import { startRegisteredBridge } from '../helpers/registered-bridge';
+import { testRouteStore } from '../helpers/route-store';
 import { request } from 'undici';
 import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
 import { bundleProductionWorkflows } from '../../src/workers/workflow-bundle';
@@ -182,6 +183,7 @@ export async function startHarness(
     preflight: { trustedOrigins: [service.url] },
     media,
     deployment,
+    routeStore: testRouteStore(taskQueue),
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const running = worker.run();

@@ -77,7 +77,8 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
   it('allows the imports workflows are meant to use: the workflow API, plain-data modules, and types from anywhere', async () => {
     const messages = await lintWorkflow(
       [
-        "import { proxyActivities } from '@temporalio/workflow';",
+        "import { condition } from '@temporalio/workflow';",
+        "import { proxyReelflowActivities } from './activity-proxy';",
         "import { LIMITS } from '../contract/limits';",
         "import { EVENT_TYPES } from '../contract/events';",
         "import { MODELS } from '../contract/model-metadata';",
@@ -87,11 +88,21 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
         "import type { PipelineSpec } from '../spec/spec';",
         "import type { z } from 'zod';",
         'export type T = WebhookEvent | PipelineSpec | z.ZodType;',
-        'export const all = [proxyActivities, LIMITS, EVENT_TYPES, MODELS, resolvePacing, resolveReferences];',
+        'export const all = [condition, proxyReelflowActivities, LIMITS, EVENT_TYPES, MODELS, resolvePacing, resolveReferences];',
         '',
       ].join('\n'),
     );
     expect(messages).toEqual([]);
+  });
+
+  it("flags the SDK's activity proxies: reelflow's activities are scheduled under their prefixed types", async () => {
+    const messages = restrictedImportsOf(
+      await lintWorkflow(
+        "import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';\nexport const p = [proxyActivities, proxyLocalActivities];\n",
+      ),
+    );
+    expect(messages).toHaveLength(2);
+    for (const message of messages) expect(message).toContain('proxyReelflowActivities');
   });
 
   it('flags an un-awaited promise (no-floating-promises, type-aware)', async () => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startCluster, stopCluster, type Cluster } from '../../scripts/cluster/index';
+import { routeStoreUrl, startCluster, stopCluster, type Cluster } from '../../scripts/cluster/index';
 import { freePort } from '../../src/stack/stack-state';
 import { jsonOf, runCli } from '../integration/cli-process';
 import { LONG_FORM, PIXEL_PNG, startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
@@ -99,6 +99,8 @@ beforeAll(async () => {
   });
   if (registered.status !== 201) throw new Error(`webhook registration: HTTP ${registered.status}`);
   const media = `file://${path.join(scratch, 'media')}`;
+  // The route store the bridge and the worker share: the cluster's PostgreSQL, as in production.
+  const routeStore = routeStoreUrl(cluster);
 
   // The bridge: Temporal's standard variables.
   bridge = await startEntry(
@@ -106,7 +108,6 @@ beforeAll(async () => {
     {
       REELFLOW_WEBHOOK_SECRETS: String(registered.body.secret),
       REELFLOW_BRIDGE_PORT: String(bridgePort),
-      REELFLOW_BRIDGE_TASK_QUEUE: TASK_QUEUE,
       TEMPORAL_ADDRESS: cluster.address,
       TEMPORAL_TLS_CLIENT_CERT_PATH: client.cert,
       TEMPORAL_TLS_CLIENT_KEY_PATH: client.key,
@@ -129,6 +130,7 @@ beforeAll(async () => {
       REELFLOW_API_KEY: TEST_API_KEY,
       REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
       REELFLOW_MEDIA_STORE: media,
+      REELFLOW_ROUTE_STORE: routeStore,
       REELFLOW_LOG_LEVEL: 'warn',
     },
     /reelflow worker: task queue/,

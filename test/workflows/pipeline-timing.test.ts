@@ -6,6 +6,7 @@ import { startTimeSkippingServer } from '../helpers/temporal';
 import { bundleReelflowWorkflows, eventually } from '../integration/workflow-harness';
 import type { PipelineSpec } from '../../src/spec';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
+import { prefixedActivities } from '../../src/plugin/activity-types';
 import { completedEvent, scriptedService, type Script, type ServiceCall } from './scripted-service';
 
 /**
@@ -35,7 +36,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
-    activities: service.activities,
+    activities: prefixedActivities(service.activities),
   });
   running = worker.run();
 }, 120_000);

@@ -1,5 +1,6 @@
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { JobResult } from '../../contract';
+import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../media/reference';
 import { forEachReference } from '../../spec/references';
@@ -14,7 +15,7 @@ import type { PipelineSummary } from '../pipeline-types';
  * steps read, are decided from the spec and the summary only.
  */
 
-const archiver = proxyActivities<ReelflowActivities>({
+const archiver = proxyReelflowActivities<ReelflowActivities>({
   // Copies stream whole videos; the activity heartbeats while it does.
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '1 minute',

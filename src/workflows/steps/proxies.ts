@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { PreflightActivities } from '../../activities/preflight';
 
@@ -8,11 +8,11 @@ const API_OPTIONS = {
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 } as const;
-export const api = proxyActivities<ReelflowActivities>(API_OPTIONS);
+export const api = proxyReelflowActivities<ReelflowActivities>(API_OPTIONS);
 
 /** The same calls with a summary the Temporal UI shows on the activity ("poll the status of upscale (…c3f1)"). */
 export function apiWith(summary: string): ReelflowActivities {
-  return proxyActivities<ReelflowActivities>({ ...API_OPTIONS, summary });
+  return proxyReelflowActivities<ReelflowActivities>({ ...API_OPTIONS, summary });
 }
 
 /**
@@ -25,7 +25,7 @@ export function submitActivities(
   timeoutSeconds = 120,
   summary?: string,
 ): Pick<ReelflowActivities, 'submitAndSubscribe'> {
-  return proxyActivities<ReelflowActivities>({
+  return proxyReelflowActivities<ReelflowActivities>({
     ...(summary ? { summary } : {}),
     startToCloseTimeout: `${timeoutSeconds} seconds`,
     heartbeatTimeout: `${Math.min(30, timeoutSeconds)} seconds`,
@@ -37,7 +37,7 @@ export function submitActivities(
  * Waiting for one of the account's permits: as long as the account is at its cap, heartbeating, and
  * cancellable (a cancelled pipeline stops waiting at once).
  */
-export const permitActivities = proxyActivities<Pick<ReelflowActivities, 'awaitAccountPermit'>>({
+export const permitActivities = proxyReelflowActivities<Pick<ReelflowActivities, 'awaitAccountPermit'>>({
   startToCloseTimeout: '1 day',
   heartbeatTimeout: '30 seconds',
   cancellationType: 'WAIT_CANCELLATION_COMPLETED',
@@ -45,19 +45,19 @@ export const permitActivities = proxyActivities<Pick<ReelflowActivities, 'awaitA
 });
 
 /** Giving a permit back: a few filesystem calls on this worker, so a local activity (one marker, no task). */
-export const permitRelease = proxyLocalActivities<Pick<ReelflowActivities, 'releaseAccountPermit'>>({
+export const permitRelease = proxyReelflowLocalActivities<Pick<ReelflowActivities, 'releaseAccountPermit'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
 });
 
 /** Candidate orphans of an ambiguous submit (the account ledger): a help, so few attempts. */
-export const candidates = proxyActivities<Pick<ReelflowActivities, 'candidateOrphans'>>({
+export const candidates = proxyReelflowActivities<Pick<ReelflowActivities, 'candidateOrphans'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
 /** Checks that need zod run as local activities on the worker, outside the workflow sandbox. */
-export const checks = proxyLocalActivities<ReelflowActivities>({
+export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 3 },
 });
@@ -66,7 +66,7 @@ export const checks = proxyLocalActivities<ReelflowActivities>({
  * Preflight of a step's inputs (reads the first bytes of each URL; a few seconds at most). An input
  * that could not be checked now (PreflightUnavailable) is tried twice more; a refusal is final.
  */
-export const preflightActivities = proxyActivities<PreflightActivities>({
+export const preflightActivities = proxyReelflowActivities<PreflightActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });

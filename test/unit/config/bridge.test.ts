@@ -1,6 +1,6 @@
 import { DEFAULT_BODY_LIMIT_BYTES, loadBridgeConfig } from '../../../src/bridge';
 import { ConfigError } from '../../../src/config';
-import { TASK_QUEUES } from '../../../src/workflows/definitions';
+import * as path from 'node:path';
 
 /** Boot-time validation of the bridge's environment: a missing or wrong value is named, never echoed. */
 
@@ -24,9 +24,12 @@ describe('loadBridgeConfig', () => {
       port: 8787,
       path: '/webhooks',
       bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-      taskQueue: TASK_QUEUES.pipelines,
       signalTimeoutMs: 5000,
-      rendezvous: {},
+      backlogLimit: 20_000,
+      routeStore: {
+        location: { backend: 'sqlite', path: path.resolve('.reelflow', 'routes.sqlite') },
+        ttlMs: 86_400_000,
+      },
     });
     expect(config.temporal.apiKey).toBeUndefined();
   });
@@ -46,20 +49,35 @@ describe('loadBridgeConfig', () => {
       REELFLOW_BRIDGE_PORT: '0',
       REELFLOW_BRIDGE_PATH: '/hooks/service',
       REELFLOW_BRIDGE_BODY_LIMIT: '2048',
-      REELFLOW_BRIDGE_TASK_QUEUE: 'q',
       REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '1500',
-      REELFLOW_RENDEZVOUS_TTL_SECONDS: '3600',
-      REELFLOW_RENDEZVOUS_GRACE_SECONDS: '0',
+      REELFLOW_BRIDGE_BACKLOG_LIMIT: '500',
+      REELFLOW_ROUTE_STORE: 'postgres://reelflow:secret@db.internal:5432/reelflow',
+      REELFLOW_ROUTE_TTL_SECONDS: '3600',
     });
     expect(config).toMatchObject({
       temporal: { address: 'temporal.internal:7233', namespace: 'media' },
       port: 0,
       path: '/hooks/service',
       bodyLimit: 2048,
-      taskQueue: 'q',
       signalTimeoutMs: 1500,
-      rendezvous: { ttlMs: 3_600_000, graceMs: 0 },
+      backlogLimit: 500,
+      routeStore: {
+        location: { backend: 'postgres', url: 'postgres://reelflow:secret@db.internal:5432/reelflow' },
+        ttlMs: 3_600_000,
+      },
     });
+  });
+
+  it('defaults the route store to <state dir>/routes.sqlite and refuses an unknown one, naming the variable', () => {
+    expect(
+      loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_STATE_DIR: '/var/lib/reelflow' }).routeStore,
+    ).toEqual({
+      location: { backend: 'sqlite', path: '/var/lib/reelflow/routes.sqlite' },
+      ttlMs: 86_400_000,
+    });
+    expect(() => loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_ROUTE_STORE: 'mysql://x' })).toThrow(
+      /REELFLOW_ROUTE_STORE/,
+    );
   });
 
   it('reads the Temporal connection the worker and the CLI read: mTLS with a private CA and a server name', () => {

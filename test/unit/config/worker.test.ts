@@ -22,6 +22,10 @@ describe('loadWorkerConfig', () => {
       tuning: {},
       deployment: { deploymentName: 'reelflow', setCurrent: false },
       account: { dir: path.resolve('.reelflow', 'account') },
+      routeStore: {
+        location: { backend: 'sqlite', path: path.resolve('.reelflow', 'routes.sqlite') },
+        ttlMs: 86_400_000,
+      },
     });
   });
 

@@ -11,9 +11,10 @@ import {
 import { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary } from '../workflows/webhook-route';
 
 /**
- * Both halves of routing a webhook event to the pipeline that waits for it (docs/webhook-routing.md):
- * the subscribe half (called by the submit activity once it knows the request id) and the deliver
- * half (called by the bridge with a verified event). Stateless: all state is in Temporal.
+ * Routing through route workflows, as builds before the route store did it (docs/webhook-routing.md):
+ * kept while pipelines pinned to such a build are open. Their workers subscribe with
+ * `subscribeToRoute`; the bridge, finding no row in the route store, delivers through
+ * `deliverToRouteWorkflow`.
  */
 
 export interface RouteSettings {
@@ -23,9 +24,6 @@ export interface RouteSettings {
   /** How long a route started by an early delivery waits for its subscriber. Default 24 h. */
   ttlMs?: number;
 }
-
-/** What the bridge did with a delivery (logged and counted). */
-export type RouteDelivery = 'direct' | 'parked' | 'subscriber-closed' | 'late';
 
 function executionTimeoutMs(ttlMs: number): number {
   // Backstop for "ends by itself": even if no worker ever runs it, the server closes it.
@@ -80,20 +78,12 @@ export async function subscribeToRoute(
   return [];
 }
 
-/** The subscriber a route names in its memo, or null (no route, or one still waiting for its subscriber). */
-async function subscriberOf(client: Client, workflowId: string): Promise<string | null> {
-  try {
-    const description = await client.workflow.getHandle(workflowId).describe();
-    const subscriber = description.memo?.[ROUTE_SUBSCRIBER_MEMO];
-    return typeof subscriber === 'string' ? subscriber : null;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return null;
-    throw error;
-  }
-}
-
 /** Signals the event to its pipeline; a closed pipeline no longer needs it. */
-async function signalSubscriber(client: Client, subscriber: string, event: WebhookEvent): Promise<RouteDelivery> {
+async function signalSubscriber(
+  client: Client,
+  subscriber: string,
+  event: WebhookEvent,
+): Promise<RouteWorkflowDelivery> {
   try {
     await client.workflow.getHandle(subscriber).signal(stepEventSignal, event);
     return 'direct';
@@ -103,36 +93,32 @@ async function signalSubscriber(client: Client, subscriber: string, event: Webho
   }
 }
 
+/** What the fallback did with a delivery nobody subscribed to in the route store. */
+export type RouteWorkflowDelivery = 'direct' | 'parked' | 'subscriber-closed' | 'none';
+
 /**
- * Deliver half: hands a verified event to the workflow that waits for it. Resolves only once the
- * event is durable in Temporal (in the pipeline's history, or parked in a route) or provably not
- * needed (its receiver is closed). Common case: one describe and one signal to the pipeline, no
- * other workflow task in between.
+ * The fallback for pipelines pinned to a build from before the route store, which subscribed through
+ * a route workflow: when `webhook/<request_id>` names a subscriber, signal it; when it is still open
+ * waiting for one (an old bridge parked an early event there), add the event to it. Never starts a
+ * route workflow: `none` means no route workflow wants the event.
  */
-export async function deliverToRoute(settings: RouteSettings, event: WebhookEvent): Promise<RouteDelivery> {
-  const { client, taskQueue } = settings;
-  const ttlMs = settings.ttlMs ?? ROUTE_DEFAULTS.ttlMs;
-  const workflowId = routeWorkflowId(event.request_id);
-  const subscriber = await subscriberOf(client, workflowId);
-  if (subscriber) return signalSubscriber(client, subscriber, event);
+export async function deliverToRouteWorkflow(client: Client, event: WebhookEvent): Promise<RouteWorkflowDelivery> {
+  const handle = client.workflow.getHandle(routeWorkflowId(event.request_id));
+  let description;
   try {
-    // No subscriber known: park the event in the route. A closed execution is never replaced
-    // (REJECT_DUPLICATE).
-    const options: RouteOptions = { ttlMs };
-    await client.workflow.signalWithStart(ROUTE_WORKFLOW_TYPE, {
-      workflowId,
-      taskQueue,
-      args: [event.request_id, options],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowExecutionTimeout: executionTimeoutMs(ttlMs),
-      signal: webhookEventSignal,
-      signalArgs: [event],
-    });
+    description = await handle.describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return 'none';
+    throw error;
+  }
+  const subscriber = description.memo?.[ROUTE_SUBSCRIBER_MEMO];
+  if (typeof subscriber === 'string') return signalSubscriber(client, subscriber, event);
+  if (description.status.name !== 'RUNNING') return 'none';
+  try {
+    await handle.signal(webhookEventSignal, event);
     return 'parked';
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    if (error instanceof WorkflowNotFoundError) return 'none';
+    throw error;
   }
-  // Closed meanwhile (the subscriber's route closes as soon as it started) or long ago.
-  const late = await subscriberOf(client, workflowId);
-  return late ? signalSubscriber(client, late, event) : 'late';
 }

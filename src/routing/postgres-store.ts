@@ -1,0 +1,183 @@
+import { Pool, type PoolConfig } from 'pg';
+import { routeStoreSchema } from './schema';
+import { subscriptionOf } from './sqlite-store';
+import { INBOX_STATE, type ClaimedDelivery, type RouteStore } from './store';
+import { RouteStoreUnavailableError } from './errors';
+
+/** Options of the PostgreSQL store. */
+export interface PostgresRouteStoreOptions {
+  /** Connections in the pool. Default 8. */
+  maxConnections?: number;
+  /** How long a statement may wait for a connection or run before the call fails. Default 5 s. */
+  statementTimeoutMs?: number;
+}
+
+const S = INBOX_STATE;
+
+/** Serialises schema creation across processes that start at once (CREATE … IF NOT EXISTS races otherwise). */
+const SCHEMA_LOCK_KEY = 7_265_727_001;
+
+/**
+ * The route store in PostgreSQL, for bridges and workers on several machines. The pool connects
+ * lazily: a bridge starts while the database is down and answers 503 until it is back.
+ */
+export function openPostgresRouteStore(url: string, options: PostgresRouteStoreOptions = {}): RouteStore {
+  const timeoutMs = options.statementTimeoutMs ?? 5_000;
+  const config: PoolConfig = {
+    connectionString: url,
+    max: options.maxConnections ?? 8,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + 1_000,
+    idleTimeoutMillis: 30_000,
+  };
+  const pool = new Pool(config);
+  // An idle client whose server went away emits 'error' on the pool; the next query reconnects.
+  pool.on('error', () => undefined);
+  let schema: Promise<void> | null = null;
+  let open = true;
+
+  const ensureSchema = (): Promise<void> => {
+    schema ??= (async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
+        for (const statement of routeStoreSchema('BIGSERIAL PRIMARY KEY')) await client.query(statement);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      schema = null;
+      throw error;
+    });
+    return schema;
+  };
+  const query = async (what: string, sql: string, values: unknown[] = []) => {
+    if (!open) throw new RouteStoreUnavailableError('route store is closed');
+    try {
+      await ensureSchema();
+      return await pool.query(sql, values);
+    } catch (error) {
+      throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, { cause: error });
+    }
+  };
+
+  return {
+    backend: 'postgres',
+    async subscribe(subscription, now) {
+      // One statement: the subscription and the hand-over of what came first commit together.
+      const result = await query(
+        'subscribe',
+        `WITH route AS (
+           INSERT INTO reelflow_routes (request_id, workflow_id, signal_name, step_key, created_at)
+           VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (request_id) DO UPDATE SET workflow_id = EXCLUDED.workflow_id,
+             signal_name = EXCLUDED.signal_name, step_key = EXCLUDED.step_key
+           RETURNING request_id)
+         UPDATE reelflow_inbox SET state = ${S.taken}
+         WHERE request_id = (SELECT request_id FROM route) AND state <> ${S.forwarded}
+         RETURNING seq, body`,
+        [subscription.requestId, subscription.workflowId, subscription.signalName, subscription.stepKey ?? null, now],
+      );
+      return result.rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((row) => String(row.body));
+    },
+    async append(entries, now) {
+      if (entries.length === 0) return 0;
+      const result = await query(
+        'append',
+        `INSERT INTO reelflow_inbox (event_id, request_id, body, received_at, due_at)
+         SELECT e, r, b, $4, $4 FROM unnest($1::text[], $2::text[], $3::text[]) AS t(e, r, b)
+         ON CONFLICT (event_id) DO NOTHING`,
+        [
+          entries.map((entry) => entry.eventId),
+          entries.map((entry) => entry.requestId),
+          entries.map((e) => e.body),
+          now,
+        ],
+      );
+      return result.rowCount ?? 0;
+    },
+    async claim(limit, now, leaseMs) {
+      const result = await query(
+        'claim',
+        `WITH due AS (
+           SELECT seq FROM reelflow_inbox WHERE state = ${S.pending} AND due_at <= $1
+           ORDER BY due_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+         claimed AS (
+           UPDATE reelflow_inbox i SET due_at = $3 FROM due WHERE i.seq = due.seq
+           RETURNING i.seq, i.event_id, i.request_id, i.body, i.received_at)
+         SELECT c.seq, c.event_id, c.request_id, c.body, c.received_at, r.workflow_id, r.signal_name, r.step_key
+         FROM claimed c LEFT JOIN reelflow_routes r ON r.request_id = c.request_id ORDER BY c.seq`,
+        [now, limit, now + leaseMs],
+      );
+      return result.rows.map((row): ClaimedDelivery => ({
+        seq: Number(row.seq),
+        eventId: String(row.event_id),
+        requestId: String(row.request_id),
+        body: String(row.body),
+        receivedAt: Number(row.received_at),
+        subscription: row.workflow_id === null ? null : subscriptionOf(row),
+      }));
+    },
+    async markForwarded(seqs) {
+      if (seqs.length === 0) return;
+      await query(
+        'update',
+        `UPDATE reelflow_inbox SET state = ${S.forwarded} WHERE state = ${S.pending} AND seq = ANY($1::bigint[])`,
+        [seqs],
+      );
+    },
+    async retryAt(seqs, dueAt) {
+      if (seqs.length === 0) return;
+      await query(
+        'update',
+        `UPDATE reelflow_inbox SET due_at = $2 WHERE state = ${S.pending} AND seq = ANY($1::bigint[])`,
+        [seqs, dueAt],
+      );
+    },
+    async park(seqs) {
+      if (seqs.length === 0) return 0;
+      const result = await query(
+        'park',
+        `UPDATE reelflow_inbox i SET state = ${S.parked}
+         WHERE i.state = ${S.pending} AND i.seq = ANY($1::bigint[])
+           AND NOT EXISTS (SELECT 1 FROM reelflow_routes r WHERE r.request_id = i.request_id)`,
+        [seqs],
+      );
+      return result.rowCount ?? 0;
+    },
+    async pendingCount() {
+      const result = await query('count', `SELECT count(*) AS n FROM reelflow_inbox WHERE state = ${S.pending}`);
+      return Number(result.rows[0]?.n ?? 0);
+    },
+    async purge(deliveriesBefore, subscriptionsBefore) {
+      const deliveries = await query(
+        'purge',
+        `DELETE FROM reelflow_inbox WHERE received_at < $1 AND state <> ${S.pending}`,
+        [deliveriesBefore],
+      );
+      const subscriptions = await query('purge', 'DELETE FROM reelflow_routes WHERE created_at < $1', [
+        subscriptionsBefore,
+      ]);
+      return { deliveries: deliveries.rowCount ?? 0, subscriptions: subscriptions.rowCount ?? 0 };
+    },
+    async ping() {
+      try {
+        await query('ping', 'SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (!open) return;
+      open = false;
+      await pool.end();
+    },
+  };
+}

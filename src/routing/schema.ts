@@ -1,0 +1,29 @@
+/**
+ * The tables of the route store, the same in both backends (SQLite and PostgreSQL accept this DDL).
+ * `reelflow_routes`: one row per subscribed request. `reelflow_inbox`: one row per verified delivery,
+ * unique on the service's `event_id`; `due_at` orders the forwarder's work and carries its lease.
+ */
+export function routeStoreSchema(sequence: 'INTEGER PRIMARY KEY AUTOINCREMENT' | 'BIGSERIAL PRIMARY KEY'): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS reelflow_routes (
+      request_id TEXT PRIMARY KEY,
+      workflow_id TEXT NOT NULL,
+      signal_name TEXT NOT NULL,
+      step_key TEXT,
+      created_at BIGINT NOT NULL
+    )`,
+    'CREATE INDEX IF NOT EXISTS reelflow_routes_created ON reelflow_routes (created_at)',
+    `CREATE TABLE IF NOT EXISTS reelflow_inbox (
+      seq ${sequence},
+      event_id TEXT NOT NULL UNIQUE,
+      request_id TEXT NOT NULL,
+      body TEXT NOT NULL,
+      received_at BIGINT NOT NULL,
+      due_at BIGINT NOT NULL,
+      state SMALLINT NOT NULL DEFAULT 0
+    )`,
+    'CREATE INDEX IF NOT EXISTS reelflow_inbox_due ON reelflow_inbox (due_at, seq) WHERE state = 0',
+    'CREATE INDEX IF NOT EXISTS reelflow_inbox_request ON reelflow_inbox (request_id)',
+    'CREATE INDEX IF NOT EXISTS reelflow_inbox_received ON reelflow_inbox (received_at)',
+  ];
+}

@@ -1,0 +1,219 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { routeStoreSchema } from './schema';
+import { INBOX_STATE, type ClaimedDelivery, type InboxEntry, type RouteStore, type Subscription } from './store';
+import { RouteStoreUnavailableError } from './errors';
+
+/** Options of the embedded store. */
+export interface SqliteRouteStoreOptions {
+  /**
+   * `full` (default) syncs every commit to disk, so an acknowledged delivery survives a power cut;
+   * `normal` survives a killed process but not a power cut, and commits faster.
+   */
+  synchronous?: 'full' | 'normal';
+  /** How long a statement waits for another process's write lock. Default 5 s. */
+  busyTimeoutMs?: number;
+}
+
+interface Row {
+  [key: string]: unknown;
+}
+
+const S = INBOX_STATE;
+
+/**
+ * The embedded route store: one SQLite file (WAL mode) that the worker and the bridge of one machine
+ * share. node:sqlite is synchronous; every call here is one short transaction (the bridge batches
+ * its appends, so one commit carries many deliveries).
+ */
+export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOptions = {}): RouteStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+    db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    for (const statement of routeStoreSchema('INTEGER PRIMARY KEY AUTOINCREMENT')) db.exec(statement);
+  } catch (error) {
+    throw new RouteStoreUnavailableError(`route store ${path} cannot be opened: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const prepared = new Map<string, StatementSync>();
+  const statement = (sql: string): StatementSync => {
+    let found = prepared.get(sql);
+    if (!found) {
+      found = db.prepare(sql);
+      prepared.set(sql, found);
+    }
+    return found;
+  };
+  let open = true;
+
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE takes the write lock up front: no upgrade deadlock). */
+  const transaction = <T>(work: () => T): T => {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.isTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  };
+  /** Runs `work`, turning a database failure into RouteStoreUnavailableError. */
+  const run = async <T>(what: string, work: () => T): Promise<T> => {
+    if (!open) throw new RouteStoreUnavailableError(`route store ${path} is closed`);
+    try {
+      return work();
+    } catch (error) {
+      throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  const inList = (seqs: readonly number[]) => JSON.stringify(seqs);
+
+  return {
+    backend: 'sqlite',
+    subscribe(subscription: Subscription, now: number) {
+      return run('subscribe', () =>
+        transaction(() => {
+          statement(
+            `INSERT INTO reelflow_routes (request_id, workflow_id, signal_name, step_key, created_at)
+             VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (request_id) DO UPDATE SET workflow_id = excluded.workflow_id,
+               signal_name = excluded.signal_name, step_key = excluded.step_key`,
+          ).run(
+            subscription.requestId,
+            subscription.workflowId,
+            subscription.signalName,
+            subscription.stepKey ?? null,
+            now,
+          );
+          const rows = statement(
+            `UPDATE reelflow_inbox SET state = ${S.taken} WHERE request_id = ? AND state <> ${S.forwarded}
+             RETURNING seq, body`,
+          ).all(subscription.requestId) as Row[];
+          return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((row) => String(row.body));
+        }),
+      );
+    },
+    append(entries, now) {
+      return run('append', () =>
+        transaction(() => {
+          const insert = statement(
+            `INSERT INTO reelflow_inbox (event_id, request_id, body, received_at, due_at) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (event_id) DO NOTHING`,
+          );
+          let inserted = 0;
+          for (const entry of entries as InboxEntry[])
+            inserted += Number(insert.run(entry.eventId, entry.requestId, entry.body, now, now).changes);
+          return inserted;
+        }),
+      );
+    },
+    claim(limit, now, leaseMs) {
+      return run('claim', () =>
+        transaction(() => {
+          const rows = statement(
+            `UPDATE reelflow_inbox SET due_at = ? WHERE seq IN (
+               SELECT seq FROM reelflow_inbox WHERE state = ${S.pending} AND due_at <= ? ORDER BY due_at, seq LIMIT ?)
+             RETURNING seq, event_id, request_id, body, received_at`,
+          ).all(now + leaseMs, now, limit) as Row[];
+          if (rows.length === 0) return [];
+          const routes = statement(
+            `SELECT request_id, workflow_id, signal_name, step_key FROM reelflow_routes
+             WHERE request_id IN (SELECT value FROM json_each(?))`,
+          ).all(JSON.stringify([...new Set(rows.map((row) => String(row.request_id)))])) as Row[];
+          const byRequest = new Map(routes.map((route) => [String(route.request_id), route]));
+          return rows
+            .map((row): ClaimedDelivery => {
+              const route = byRequest.get(String(row.request_id));
+              return {
+                seq: Number(row.seq),
+                eventId: String(row.event_id),
+                requestId: String(row.request_id),
+                body: String(row.body),
+                receivedAt: Number(row.received_at),
+                subscription: route ? subscriptionOf(route) : null,
+              };
+            })
+            .sort((a, b) => a.seq - b.seq);
+        }),
+      );
+    },
+    async markForwarded(seqs) {
+      if (seqs.length === 0) return;
+      await run('update', () =>
+        statement(
+          `UPDATE reelflow_inbox SET state = ${S.forwarded}
+           WHERE state = ${S.pending} AND seq IN (SELECT value FROM json_each(?))`,
+        ).run(inList(seqs)),
+      );
+    },
+    async retryAt(seqs, dueAt) {
+      if (seqs.length === 0) return;
+      await run('update', () =>
+        statement(
+          `UPDATE reelflow_inbox SET due_at = ? WHERE state = ${S.pending} AND seq IN (SELECT value FROM json_each(?))`,
+        ).run(dueAt, inList(seqs)),
+      );
+    },
+    async park(seqs) {
+      if (seqs.length === 0) return 0;
+      const result = await run('park', () =>
+        statement(
+          `UPDATE reelflow_inbox SET state = ${S.parked}
+           WHERE state = ${S.pending} AND seq IN (SELECT value FROM json_each(?))
+             AND NOT EXISTS (SELECT 1 FROM reelflow_routes r WHERE r.request_id = reelflow_inbox.request_id)`,
+        ).run(inList(seqs)),
+      );
+      return Number(result.changes);
+    },
+    pendingCount() {
+      return run('count', () =>
+        Number((statement(`SELECT count(*) AS n FROM reelflow_inbox WHERE state = ${S.pending}`).get() as Row).n),
+      );
+    },
+    purge(deliveriesBefore, subscriptionsBefore) {
+      return run('purge', () =>
+        transaction(() => ({
+          deliveries: Number(
+            statement(`DELETE FROM reelflow_inbox WHERE received_at < ? AND state <> ${S.pending}`).run(
+              deliveriesBefore,
+            ).changes,
+          ),
+          subscriptions: Number(
+            statement('DELETE FROM reelflow_routes WHERE created_at < ?').run(subscriptionsBefore).changes,
+          ),
+        })),
+      );
+    },
+    async ping() {
+      try {
+        if (!open) return false;
+        statement('SELECT 1').get();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (!open) return;
+      open = false;
+      db.close();
+    },
+  };
+}
+
+/** A subscription from a `reelflow_routes` row (both backends). */
+export function subscriptionOf(row: Row): Subscription {
+  return {
+    requestId: String(row.request_id),
+    workflowId: String(row.workflow_id),
+    signalName: String(row.signal_name),
+    ...(row.step_key !== null && row.step_key !== undefined ? { stepKey: String(row.step_key) } : {}),
+  };
+}

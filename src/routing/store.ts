@@ -1,0 +1,86 @@
+/**
+ * The route store: which workflow waits for a request's webhook events, and the bridge's durable
+ * inbox of verified deliveries. Two backends share this interface and one table layout:
+ * `sqlite-store.ts` (node:sqlite, one file in the state directory) and `postgres-store.ts` (pg).
+ *
+ * Times are milliseconds since the epoch, taken from the caller's clock (never the database's), so
+ * both backends and the tests agree on what "expired" means.
+ */
+
+/** Who receives a request's events: any workflow, by id, through a named signal. */
+export interface Subscription {
+  requestId: string;
+  /** Workflow id of the subscriber (a pipeline, or any workflow that waits for a job). */
+  workflowId: string;
+  /** Signal the forwarder sends; its first argument is the webhook event. */
+  signalName: string;
+  /** When set, passed as the signal's second argument, so one workflow can wait for several jobs by key. */
+  stepKey?: string;
+}
+
+/** One verified delivery as the bridge appends it. */
+export interface InboxEntry {
+  eventId: string;
+  requestId: string;
+  /** The verified body as received (JSON text of the event). */
+  body: string;
+}
+
+/** A pending delivery the forwarder claimed, with its subscription when one exists. */
+export interface ClaimedDelivery {
+  seq: number;
+  eventId: string;
+  requestId: string;
+  body: string;
+  receivedAt: number;
+  subscription: Subscription | null;
+}
+
+/**
+ * State of an inbox row. `pending`: not handed over yet; `forwarded`: signalled (or its subscriber is
+ * gone); `taken`: handed to the subscribe call that came after it; `parked`: no subscriber showed up
+ * soon after it arrived (a job reelflow did not submit, or an early event whose subscribe comes late):
+ * kept until its TTL, and still handed to a subscribe that comes.
+ */
+export const INBOX_STATE = { pending: 0, forwarded: 1, taken: 2, parked: 3 } as const;
+
+/** What `purge` removed. */
+export interface PurgeCount {
+  deliveries: number;
+  subscriptions: number;
+}
+
+/** The operations both halves of routing need; every method rejects when the database cannot be reached. */
+export interface RouteStore {
+  readonly backend: 'sqlite' | 'postgres';
+  /**
+   * Names the subscriber of `subscription.requestId` (replacing an earlier one) and, in the same
+   * statement, takes the deliveries that arrived before it: their bodies, oldest first. Idempotent:
+   * a retried subscribe gets the same deliveries again (never one another subscribe was handed and
+   * then forwarded).
+   */
+  subscribe(subscription: Subscription, now: number): Promise<string[]>;
+  /** Appends verified deliveries in one transaction, skipping event ids already stored; returns how many were new. */
+  append(entries: readonly InboxEntry[], now: number): Promise<number>;
+  /**
+   * Claims up to `limit` pending deliveries that are due (oldest first) for `leaseMs`: another
+   * forwarder (or this one after a restart) takes them again only once the lease has run out.
+   */
+  claim(limit: number, now: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /** Marks deliveries handed over (signalled, or their subscriber is gone). */
+  markForwarded(seqs: readonly number[]): Promise<void>;
+  /** Leaves deliveries pending, due again at `dueAt` (Temporal refused them, or no subscriber yet). */
+  retryAt(seqs: readonly number[], dueAt: number): Promise<void>;
+  /** Parks pending deliveries whose request still has no subscriber; returns how many it parked. */
+  park(seqs: readonly number[]): Promise<number>;
+  /** Pending deliveries (the forwarder's backlog). */
+  pendingCount(): Promise<number>;
+  /**
+   * Deletes deliveries received before `deliveriesBefore` (forwarded, taken, or parked: foreign ones
+   * after their TTL) and subscriptions created before `subscriptionsBefore`.
+   */
+  purge(deliveriesBefore: number, subscriptionsBefore: number): Promise<PurgeCount>;
+  /** True when the database answers. Never throws. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,43 @@
+import type { WebhookEvent } from '../contract';
+import { stepEventSignal } from '../workflows/definitions';
+import type { RouteStore } from './store';
+
+/** How a subscriber wants its events: the signal to send and, for workflows that wait on several jobs, a key. */
+export interface SubscribeOptions {
+  /** Signal name; default the pipeline's `jobEvent`. Its first argument is the event. */
+  signalName?: string;
+  /** Passed as the signal's second argument when set. */
+  stepKey?: string;
+}
+
+/** The worker's half of routing: what the submit activity calls once it knows the request id. */
+export interface RouteSubscriber {
+  /**
+   * Names `workflowId` as the receiver of `requestId`'s webhook events and returns those that came
+   * before it (usually none), oldest first. Idempotent: an activity retry gets the same events again.
+   */
+  subscribe(requestId: string, workflowId: string, options?: SubscribeOptions): Promise<WebhookEvent[]>;
+}
+
+/**
+ * The subscribe half over the route store: one row per request, written in the same statement that
+ * takes the deliveries parked before it. No Temporal call and no workflow (docs/webhook-routing.md).
+ */
+export function createRouteSubscriber(store: RouteStore, options: { now?: () => number } = {}): RouteSubscriber {
+  const now = options.now ?? Date.now;
+  return {
+    async subscribe(requestId, workflowId, subscribeOptions = {}) {
+      const bodies = await store.subscribe(
+        {
+          requestId,
+          workflowId,
+          signalName: subscribeOptions.signalName ?? stepEventSignal.name,
+          ...(subscribeOptions.stepKey !== undefined ? { stepKey: subscribeOptions.stepKey } : {}),
+        },
+        now(),
+      );
+      // The bridge stored these bodies after verifying and validating them.
+      return bodies.map((body) => JSON.parse(body) as WebhookEvent);
+    },
+  };
+}

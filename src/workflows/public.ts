@@ -1,0 +1,27 @@
+/**
+ * reelflow/workflows: what a team's own workflow code imports from reelflow. Plain CommonJS once built
+ * (dist/workflows/public.js), importing only `@temporalio/workflow` and plain data, so the SDK's
+ * `bundleWorkflowCode` takes it as it is, with no webpack hook. Importing is not registering: the
+ * worker registers the functions of its own workflows module; reelflow's workflow types join a worker
+ * through `reelflowPlugin({ workflows: true })` (reelflow/worker).
+ *
+ * @module workflows
+ */
+export { pipelineWorkflow } from './pipeline';
+export { batchWorkflow } from './batch';
+export {
+  TASK_QUEUES,
+  WORKFLOW_TYPES,
+  pipelineWorkflowId,
+  batchWorkflowId,
+  pipelineProgressQuery,
+  batchProgressQuery,
+  stepEventSignal,
+  SEARCH_ATTRIBUTES,
+  SEARCH_ATTRIBUTE_KEYS,
+} from './definitions';
+export { ACTIVITY_PREFIX, reelflowActivityType } from '../contract/workflow-names';
+export type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
+export type { BatchProgress, BatchWorkflowInput, BatchItemResult } from './batch-types';
+export type { PipelineSpec, PipelineStep } from '../spec/spec';
+export type { ModelId, ModelInputs, JobResult, WebhookEvent } from '../contract';

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { FastifyInstance } from 'fastify';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startDevServer } from '../helpers/temporal';
+import { createBridgeApp, createInboxSink } from '../../src/bridge';
+import {
+  Inbox,
+  INBOX_STATE,
+  openSqliteRouteStore,
+  startForwarder,
+  type Forwarder,
+  type ForwardOutcome,
+  type RouteStore,
+} from '../../src/routing';
+import { routeWorkflowId } from '../../src/workflows/definitions';
+import type { RouteSummary } from '../../src/workflows/webhook-route';
+import {
+  deliver,
+  makeEvent,
+  quietBundlerLogger,
+  routeWorkflowSubscriberActivities,
+  testSubscriberActivities,
+} from './bridge-fixtures';
+import type { SubscriberState } from './bridge.workflows';
+
+/**
+ * Routing through the route store on a real dev server: deliveries for jobs nobody here submitted
+ * stay rows (never workflows) and are purged after their TTL; subscribers of builds that still
+ * subscribe through route workflows get their events from the upgraded bridge (its fallback).
+ */
+
+const SECRET = 'whsec_routes_0123456789';
+const TTL_MS = 60_000;
+const PARK_AFTER_MS = 400;
+
+let env: TestWorkflowEnvironment;
+let store: RouteStore;
+let rows: DatabaseSync;
+let forwarder: Forwarder;
+let app: FastifyInstance;
+let url: string;
+const outcomes: { outcome: ForwardOutcome; requestId: string }[] = [];
+/** Current time of the store's clock (the forwarder's purge reads it), moved forward by the TTL test. */
+let clockOffsetMs = 0;
+const now = () => Date.now() + clockOffsetMs;
+const workers: { worker: Worker; running: Promise<void> }[] = [];
+
+async function startWorker(taskQueue: string, routeWorkflows: boolean): Promise<void> {
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./bridge.workflows'),
+    logger: quietBundlerLogger(),
+  });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: routeWorkflows
+      ? routeWorkflowSubscriberActivities(env.client, taskQueue)
+      : testSubscriberActivities(store),
+  });
+  workers.push({ worker, running: worker.run() });
+}
+
+beforeAll(async () => {
+  env = await startDevServer();
+  const file = join(mkdtempSync(join(tmpdir(), 'route-store-')), 'routes.sqlite');
+  store = openSqliteRouteStore(file);
+  rows = new DatabaseSync(file);
+  const inbox = new Inbox({ store, backlogLimit: 10_000 });
+  forwarder = startForwarder({
+    store,
+    client: env.client,
+    inbox,
+    ttlMs: TTL_MS,
+    parkAfterMs: PARK_AFTER_MS,
+    purgeEveryMs: 60 * 60_000,
+    now,
+    onOutcome: (outcome, delivery) => outcomes.push({ outcome, requestId: delivery.requestId }),
+  });
+  app = await createBridgeApp({ secrets: [SECRET], sink: createInboxSink(inbox, store), logger: false });
+  url = `${await app.listen({ host: '127.0.0.1', port: 0 })}/webhooks`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await forwarder?.stop();
+  for (const { worker, running } of workers) {
+    worker.shutdown();
+    await running;
+  }
+  await store?.close();
+  rows?.close();
+  await env?.teardown();
+});
+
+async function eventually(probe: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 600; i += 1) {
+    if (await probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function runningWorkflows(): Promise<number> {
+  let count = 0;
+  for await (const _ of env.client.workflow.list({ query: 'ExecutionStatus = "Running"' })) count += 1;
+  return count;
+}
+
+describe('routing through the route store', () => {
+  it('0 workflows running after the deliveries of 20 jobs reelflow did not submit; their rows are purged after the TTL', async () => {
+    const foreign = Array.from({ length: 20 }, () => makeEvent({ request_id: `foreign-${randomUUID()}` }));
+    for (const event of foreign) expect((await deliver(url, event, [SECRET])).status).toBe(202);
+    const ids = new Set(foreign.map((event) => event.request_id));
+    await eventually(
+      () => outcomes.filter((o) => o.outcome === 'parked' && ids.has(o.requestId)).length === 20,
+      'the 20 foreign deliveries to be parked',
+    );
+    // Not one workflow: no route workflow was started for them (the visibility store is eventually
+    // consistent, so it is asked after the forwarder is done, and twice).
+    expect(await runningWorkflows()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await runningWorkflows()).toBe(0);
+    const parked = rows
+      .prepare(`SELECT count(*) AS n FROM reelflow_inbox WHERE request_id LIKE 'foreign-%' AND state = ?`)
+      .get(INBOX_STATE.parked);
+    expect(parked?.n).toBe(20);
+
+    // Kept until their TTL, then purged.
+    expect((await forwarder.purge()).deliveries).toBe(0);
+    clockOffsetMs = TTL_MS + 1_000;
+    try {
+      expect((await forwarder.purge()).deliveries).toBeGreaterThanOrEqual(20);
+    } finally {
+      clockOffsetMs = 0;
+    }
+    expect(rows.prepare(`SELECT count(*) AS n FROM reelflow_inbox WHERE request_id LIKE 'foreign-%'`).get()?.n).toBe(0);
+  });
+
+  it('a subscriber that subscribes in the store gets a later delivery by signal, with no other workflow', async () => {
+    const taskQueue = `routes-store-${randomUUID()}`;
+    await startWorker(taskQueue, false);
+    const event = makeEvent();
+    const subscriber = await env.client.workflow.start('testSubscriberWorkflow', {
+      taskQueue,
+      workflowId: `subscriber/${randomUUID()}`,
+      args: [[event.request_id], { subscribe: true }],
+    });
+    await eventually(
+      () => rows.prepare('SELECT 1 FROM reelflow_routes WHERE request_id = ?').get(event.request_id) !== undefined,
+      'the subscription row',
+    );
+    expect((await deliver(url, event, [SECRET])).status).toBe(202);
+    const state = (await subscriber.result()) as SubscriberState;
+    expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
+    expect(outcomes.find((o) => o.requestId === event.request_id)?.outcome).toBe('signalled');
+    await expect(env.client.workflow.getHandle(routeWorkflowId(event.request_id)).describe()).rejects.toThrow();
+  });
+
+  it('a subscriber of a build that routes through route workflows still gets its events from the upgraded bridge', async () => {
+    const taskQueue = `routes-pinned-${randomUUID()}`;
+    await startWorker(taskQueue, true);
+    const event = makeEvent();
+    const subscriber = await env.client.workflow.start('testSubscriberWorkflow', {
+      taskQueue,
+      workflowId: `subscriber/${randomUUID()}`,
+      args: [[event.request_id], { subscribe: true }],
+    });
+    // Its subscription is a route workflow naming it, as those builds made it.
+    await eventually(
+      () =>
+        env.client.workflow
+          .getHandle(routeWorkflowId(event.request_id))
+          .describe()
+          .then(
+            (d) => d.memo?.subscriber === subscriber.workflowId,
+            () => false,
+          ),
+      'the route workflow of the older build',
+    );
+    expect((await deliver(url, event, [SECRET])).status).toBe(202);
+    const state = (await subscriber.result()) as SubscriberState;
+    expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
+    expect(outcomes.find((o) => o.requestId === event.request_id)?.outcome).toBe('route-workflow');
+    const route = await env.client.workflow
+      .getHandle<() => Promise<RouteSummary>>(routeWorkflowId(event.request_id))
+      .result();
+    expect(route.endedBecause).toBe('handed_over');
+  });
+});

@@ -1,0 +1,55 @@
+import { Inbox, InboxFullError, openSqliteRouteStore, type RouteStore } from '../../../src/routing';
+
+let store: RouteStore;
+let commits = 0;
+
+beforeEach(() => {
+  const real = openSqliteRouteStore(':memory:');
+  commits = 0;
+  store = {
+    ...real,
+    append: (entries, now) => {
+      commits += 1;
+      return real.append(entries, now);
+    },
+  };
+});
+
+afterEach(() => store.close());
+
+const entry = (i: number) => ({ eventId: `evt-${i}`, requestId: `req-${i}`, body: `{"n":${i}}` });
+
+describe('Inbox', () => {
+  it('carries the deliveries that arrive together in one commit and counts them as backlog', async () => {
+    const inbox = new Inbox({ store, backlogLimit: 1_000 });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => inbox.append(entry(i))));
+    expect(commits).toBe(1);
+    expect(inbox.backlog).toBe(50);
+    expect(await store.pendingCount()).toBe(50);
+  });
+
+  it('counts a redelivery of a stored event_id once', async () => {
+    const inbox = new Inbox({ store, backlogLimit: 1_000 });
+    await inbox.append(entry(1));
+    await inbox.append(entry(1));
+    expect(inbox.backlog).toBe(1);
+  });
+
+  it('refuses past its backlog bound, and takes deliveries again once the forwarder drained some', async () => {
+    const inbox = new Inbox({ store, backlogLimit: 3 });
+    await Promise.all([0, 1, 2].map((i) => inbox.append(entry(i))));
+    await expect(inbox.append(entry(3))).rejects.toBeInstanceOf(InboxFullError);
+    inbox.drained(1);
+    await expect(inbox.append(entry(3))).resolves.toBeUndefined();
+  });
+
+  it('rejects every delivery of a commit the store refused, and wakes no one', async () => {
+    const inbox = new Inbox({ store, backlogLimit: 100 });
+    let woken = 0;
+    inbox.onAppended(() => (woken += 1));
+    await store.close();
+    const answers = await Promise.allSettled([inbox.append(entry(1)), inbox.append(entry(2))]);
+    expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
+    expect(woken).toBe(0);
+  });
+});
