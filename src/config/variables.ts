@@ -414,7 +414,7 @@ export const VARIABLES = {
         }
       })
       .optional(),
-    type: '`sqlite:<path>` | `postgres://…`',
+    type: '`sqlite:<path>[?synchronous=full]` | `postgres://…`',
     defaultText: '`sqlite:<state dir>/routes.sqlite`',
     description:
       "Route store: which workflow waits for each request, and the bridge's inbox ([docs/webhook-routing.md](webhook-routing.md)). The worker and the bridge must use the same one; PostgreSQL when they run on several machines.",

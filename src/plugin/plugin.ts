@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Worker, WorkerOptions, WorkerPlugin } from '@temporalio/worker';
 import { createActivities, type MediaDeps } from '../activities';
 import type { PreflightOptions } from '../activities/preflight';
@@ -116,10 +116,14 @@ export function reelflowWorkflowsPath(): string {
 
 /**
  * A workflows entry exporting the caller's workflows and reelflow's: webpack bundles it like any
- * `workflowsPath`. Written once per worker start into a fresh temporary directory.
+ * `workflowsPath`. Written once per worker start into a fresh temporary directory, beside a link to the
+ * node_modules that holds the caller's `@temporalio/workflow` (the SDK's bundler resolves its own
+ * modules from the entry's directory).
  */
 function combinedWorkflowsEntry(own: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'reelflow-workflows-'));
+  const sdk = require.resolve('@temporalio/workflow/package.json', { paths: [dirname(own)] });
+  symlinkSync(dirname(dirname(dirname(sdk))), join(dir, 'node_modules'), 'dir');
   const entry = join(dir, 'workflows.js');
   writeFileSync(
     entry,

@@ -18,6 +18,15 @@ export interface ForwarderOptions {
   batchSize?: number;
   /** Signals in flight at once (the throttle on Temporal). Default 32. */
   concurrency?: number;
+  /**
+   * Signals in flight at once while deliveries keep arriving (one within `busyWindowMs`) and the
+   * backlog is under a quarter of the inbox's bound: a burst's acknowledgements keep the CPU first and
+   * the forwarder catches up once it is over; past that share it forwards at full `concurrency` (a
+   * sustained overload then ends in 503s at the bound, not in a backlog that never drains). Default 1.
+   */
+  busyConcurrency?: number;
+  /** How recent the last delivery must be for the inbox to count as busy. Default 100 ms. */
+  busyWindowMs?: number;
   /** Deadline of one signal. Default 5 s. */
   signalTimeoutMs?: number;
   /** A claim's lease: after a crash, another forwarder (or this one, restarted) retries after it. Default 15 s. */
@@ -67,6 +76,8 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   const { store, client } = options;
   const batchSize = options.batchSize ?? 256;
   const concurrency = options.concurrency ?? 32;
+  const busyConcurrency = Math.min(options.busyConcurrency ?? 1, concurrency);
+  const busyWindowMs = options.busyWindowMs ?? 100;
   const signalTimeoutMs = options.signalTimeoutMs ?? 5_000;
   const leaseMs = options.leaseMs ?? 15_000;
   const parkAfterMs = options.parkAfterMs ?? 10_000;
@@ -116,9 +127,17 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     if (claimed.length === 0) return 0;
     const outcomes = new Array<ForwardOutcome>(claimed.length);
     let next = 0;
+    const inbox = options.inbox;
+    const busy = () =>
+      inbox !== undefined && now() - inbox.lastAppendAt < busyWindowMs && inbox.backlog < inbox.backlogLimit / 4;
     await Promise.all(
-      Array.from({ length: Math.min(concurrency, claimed.length) }, async () => {
+      Array.from({ length: Math.min(concurrency, claimed.length) }, async (_, lane) => {
         while (next < claimed.length) {
+          // Lanes beyond the busy share wait while deliveries arrive.
+          if (lane >= busyConcurrency && busy()) {
+            await new Promise((resolve) => setTimeout(resolve, busyWindowMs));
+            continue;
+          }
           const index = next++;
           outcomes[index] = await signal(claimed[index]!);
         }

@@ -30,6 +30,8 @@ export class Inbox {
   private flushing = false;
   private pending = 0;
   private readonly listeners: (() => void)[] = [];
+  /** When the last delivery was appended (ms, this inbox's clock): the forwarder yields while it is recent. */
+  lastAppendAt = 0;
   readonly backlogLimit: number;
 
   constructor(options: InboxOptions) {
@@ -68,6 +70,7 @@ export class Inbox {
       return Promise.reject(
         new InboxFullError(`the inbox holds ${this.backlog} undelivered events (limit ${this.backlogLimit})`),
       );
+    this.lastAppendAt = this.now();
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ entry, resolve, reject });
       if (!this.flushing) {

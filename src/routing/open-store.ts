@@ -9,6 +9,9 @@ export function openRouteStore(
   options: { sqlite?: SqliteRouteStoreOptions; postgres?: PostgresRouteStoreOptions } = {},
 ): RouteStore {
   return location.backend === 'sqlite'
-    ? openSqliteRouteStore(location.path, options.sqlite)
+    ? openSqliteRouteStore(location.path, {
+        ...(location.synchronous ? { synchronous: location.synchronous } : {}),
+        ...options.sqlite,
+      })
     : openPostgresRouteStore(location.url, options.postgres);
 }

@@ -8,8 +8,10 @@ import { RouteStoreUnavailableError } from './errors';
 /** Options of the embedded store. */
 export interface SqliteRouteStoreOptions {
   /**
-   * `full` (default) syncs every commit to disk, so an acknowledged delivery survives a power cut;
-   * `normal` survives a killed process but not a power cut, and commits faster.
+   * `normal` (default; WAL mode): a commit is in the operating system's hands when it returns, so an
+   * acknowledged delivery survives a killed process (-9), not a power cut, and a commit does not
+   * block the event loop on a disk sync. `full` syncs every commit to disk (survives a power cut),
+   * at about half the bridge's acknowledgement rate on the machine measured (docs/decisions/bridge.md).
    */
   synchronous?: 'full' | 'normal';
   /** How long a statement waits for another process's write lock. Default 5 s. */
@@ -34,7 +36,7 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
     db = new DatabaseSync(path);
     db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
     db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     for (const statement of routeStoreSchema('INTEGER PRIMARY KEY AUTOINCREMENT')) db.exec(statement);
   } catch (error) {
     throw new RouteStoreUnavailableError(`route store ${path} cannot be opened: ${(error as Error).message}`, {

@@ -15,7 +15,7 @@ export function testRouteStore(key: string): RouteStore {
   let store = stores.get(key);
   if (!store) {
     dir ??= mkdtempSync(join(tmpdir(), 'reelflow-routes-'));
-    store = openSqliteRouteStore(join(dir, `${key.replace(/[^\w.-]/g, '_')}.sqlite`), { synchronous: 'normal' });
+    store = openSqliteRouteStore(join(dir, `${key.replace(/[^\w.-]/g, '_')}.sqlite`));
     stores.set(key, store);
   }
   return store;

@@ -263,7 +263,7 @@ export function readyzUrl(webhookUrl: string | undefined, stack: RunningStackRec
 }
 
 /**
- * The bridge answers `/readyz` (it is up and reaches Temporal), through the public address when one
+ * The bridge answers `/readyz` (it is up and its route store answers), through the public address when one
  * is set (the TLS front included), with the same address rules the registration applies.
  */
 export async function checkBridge(
@@ -283,7 +283,7 @@ export async function checkBridge(
   } catch (error) {
     return fail(
       `${url}: ${reasonOf(error)}`,
-      'start the bridge (`reelflow bridge`) with TEMPORAL_* set like the worker, and route /readyz through the TLS front to it (docs/going-live.md); 503 means it cannot reach Temporal',
+      'start the bridge (`reelflow bridge`) with TEMPORAL_* and REELFLOW_ROUTE_STORE set like the worker, and route /readyz through the TLS front to it (docs/going-live.md); 503 means it cannot reach its route store',
     );
   }
 }

@@ -13,6 +13,16 @@ describe('parseRouteStoreLocation', () => {
     expect(parseRouteStoreLocation('sqlite::memory:')).toEqual({ backend: 'sqlite', path: ':memory:' });
   });
 
+  it('reads sqlite:<path>?synchronous=full|normal and refuses other options', () => {
+    expect(parseRouteStoreLocation('sqlite:/r.sqlite?synchronous=full')).toEqual({
+      backend: 'sqlite',
+      path: '/r.sqlite',
+      synchronous: 'full',
+    });
+    expect(() => parseRouteStoreLocation('sqlite:/r.sqlite?synchronous=off')).toThrow(/full or normal/);
+    expect(() => parseRouteStoreLocation('sqlite:/r.sqlite?cache=shared')).toThrow(/unknown option "cache"/);
+  });
+
   it('reads postgres:// and postgresql:// URLs', () => {
     for (const url of ['postgres://u:p@db:5432/reelflow', 'postgresql://db/reelflow'])
       expect(parseRouteStoreLocation(url)).toEqual({ backend: 'postgres', url });

@@ -92,7 +92,7 @@ describe('reelflowPlugin().configureWorker', () => {
 
   it("registers reelflow's workflows when asked: its own module, or an entry exporting the worker's and reelflow's", async () => {
     expect((await configure({ ...given, workflows: true })).workflowsPath).toBe(reelflowWorkflowsPath());
-    const own = path.join(dir, 'team-workflows.ts');
+    const own = path.join(__dirname, '..', '..', 'integration', 'worker-plugin.workflows.ts');
     const combined = (await configure({ ...given, workflows: true }, { workflowsPath: own })).workflowsPath!;
     expect(fs.readFileSync(combined, 'utf8')).toBe(
       `export * from ${JSON.stringify(own)};\nexport * from ${JSON.stringify(reelflowWorkflowsPath())};\n`,
