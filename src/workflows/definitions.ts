@@ -65,16 +65,7 @@ export const SEARCH_ATTRIBUTES = {
 } as const;
 
 /** Every custom search attribute reelflow sets, for `startDevServer({ searchAttributes })` and operator setup. */
-export const SEARCH_ATTRIBUTE_KEYS = [
-  SEARCH_ATTRIBUTES.status,
-  SEARCH_ATTRIBUTES.currentStep,
-  SEARCH_ATTRIBUTES.creditsSpent,
-  SEARCH_ATTRIBUTES.requestIds,
-  SEARCH_ATTRIBUTES.pipeline,
-  SEARCH_ATTRIBUTES.models,
-  SEARCH_ATTRIBUTES.overBudget,
-  SEARCH_ATTRIBUTES.batch,
-];
+export const SEARCH_ATTRIBUTE_KEYS = Object.values(SEARCH_ATTRIBUTES);
 
 /** Queries (their result types live next to each workflow). */
 export const pipelineProgressQuery = defineQuery<PipelineSummary>('pipelineProgress');

@@ -2,45 +2,41 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
+  isCancellation,
   setHandler,
-  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { validateResolution, type RecoveryState } from './recovery';
-import { RECOVERY_MEMO_KEY, type AmbiguousSubmit } from './recovery-types';
-import { MODELS } from '../contract/model-metadata';
-import { resolvePacing } from '../spec/pacing';
 import { ReferenceResolutionError } from '../spec/errors';
-import { resolveReferences } from '../spec/references';
-import type { PipelineStep } from '../spec/spec';
-import { pipelineProgressQuery, resolveAmbiguousUpdate, stepEventSignal, stepKeyOf } from './definitions';
-import { type PipelineSummary, type PipelineWorkflowInput, type StepAttempt, type StepSummary } from './pipeline-types';
-import { archivedOrUrl, archiveStep } from './steps/archive';
-import { reportingToBatch } from './batch-item';
-import { OperatorConsole } from './steps/console';
-import { checks } from './steps/proxies';
-import { Inbox } from './steps/inbox';
-import { foldStep } from './steps/ledger';
+import { forEachReference, resolveReferences } from '../spec/references';
 import {
-  endAfterStepError,
-  finish,
-  firstApplicationFailure,
-  publisherFor,
-  sumLedger,
-  type Publish,
-} from './steps/publish';
-import { PendingCharges, StepQuote } from './steps/quote';
+  cancelPipelineUpdate,
+  cancelStepUpdate,
+  pipelineProgressQuery,
+  raiseBudgetUpdate,
+  retryStepUpdate,
+  stepKeyOf,
+} from './definitions';
+import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';
+import { PipelineState, pipelineFailure } from './pipeline-state';
+import type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
+import { archiveOutputs, archivedOrUrl } from './steps/archive';
+import { reportingToBatch } from './batch-item';
+import { checks } from './steps/proxies';
 import { preflightSteps } from './steps/preflight';
-import { runStep } from './steps/run-step';
-import type { StepEnd, StepRun } from './steps/step-run';
+import { firstApplicationFailure } from './steps/publish';
+import { runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
+
+/** How one step of a pipeline ended. */
+type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
 
 /**
- * A pipeline: its steps run in order inside this one workflow (quote, submit and subscribe, wait
- * for the webhook, settle, resubmit policy, cancel; see ./steps), each step's input resolved from
- * earlier outputs. Webhook events arrive here directly (`jobEvent` signal). Keeps the credit ledger
- * and per-step state (progress query, search attributes, memo). Cancelling it cancels the job in
- * flight, awaits its terminal state and starts no later step.
+ * A pipeline: its steps run in order inside this one workflow, each one paid job of the service
+ * (`runServiceJob`: quote when a budget must be checked, submit, the webhook with paced polls as the
+ * fallback, settle, resubmit policy, cancel), its input resolved from earlier outputs. Webhook events
+ * arrive here directly (`jobEvent` signal). Its state has one owner (./pipeline-state.ts), which the
+ * progress query, the memo, the search attributes and the operator updates read. Cancelling it
+ * cancels the job in flight, awaits its terminal state and starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   // An item of a batch reports its end to the batch.
@@ -56,66 +52,28 @@ async function runPipeline(
   observe?: (summary: PipelineSummary) => void,
 ): Promise<PipelineSummary> {
   const { spec } = input;
-  const info = workflowInfo();
-  const summary = initialSummary(input);
-  observe?.(summary);
-  const inbox = new Inbox();
-  const charges = new PendingCharges();
-  const requestIds = (): string[] => summary.steps.flatMap((s) => s.requestIds);
-  // Registered before the first await: an event that overtakes its submit's answer is kept.
-  setHandler(stepEventSignal, (event) => inbox.accept(event));
-  setHandler(pipelineProgressQuery, () => ({ ...summary, events: inbox.counts(requestIds()) }));
-  const basePublish = publisherFor(input);
-  // Abandoned jobs and ambiguous submits, with the operator's update to resolve the latter.
-  const recovery: RecoveryState = { abandoned: [], ambiguous: [] };
-  let recoveryShown = '';
-  setHandler(
-    resolveAmbiguousUpdate,
-    (decision) => {
-      const waiting = recovery.waiting as AmbiguousSubmit;
-      recovery.decision = decision;
-      return {
-        step: waiting.step,
-        action: decision.action,
-        idempotencyKey: waiting.idempotencyKey,
-        ...(decision.requestId ? { requestId: decision.requestId } : {}),
-      };
-    },
-    { validator: (decision) => validateResolution(recovery.waiting, decision) },
-  );
-  if (input.resume) {
-    summary.resumedFrom = {
-      workflowId: input.resume.workflowId,
-      runId: input.resume.runId,
-      ledger: input.resume.ledger,
-      carriedSteps: Object.keys(input.resume.steps),
-    };
-  }
-  const operator = new OperatorConsole(summary, (s) => publish(s), input.publishSearchAttributes !== false);
-  const publish: Publish = (s) => {
-    s.events = inbox.counts(requestIds());
-    if (recovery.abandoned.length || recovery.ambiguous.length) {
-      s.recovery = { abandoned: recovery.abandoned, ambiguous: recovery.ambiguous };
-      // The memo changes only when the record does (each upsert is a command in the history).
-      const shown = JSON.stringify(s.recovery);
-      if (shown !== recoveryShown) {
-        recoveryShown = shown;
-        upsertMemo({ [RECOVERY_MEMO_KEY]: s.recovery });
-      }
-    }
-    basePublish(s);
-    operator.show(s);
-  };
-  operator.register();
-  publish(summary);
+  // Before the first await: an event that overtakes its submit's answer is kept.
+  const jobs = workflowJobs();
+  const state: PipelineState = new PipelineState(input, jobs, observe);
+  setHandler(pipelineProgressQuery, () => state.summary());
+  setHandler(cancelStepUpdate, (args) => state.cancelStep(args), {
+    validator: (args) => void checkCancelStep(state.summary(), args),
+  });
+  setHandler(cancelPipelineUpdate, (args) => state.cancelPipeline(args), {
+    validator: (args) => checkCancelPipeline(state.summary(), args),
+  });
+  setHandler(raiseBudgetUpdate, (args) => state.raiseBudget(args), {
+    validator: (args) => void checkRaiseBudget(state.summary(), args),
+  });
+  setHandler(retryStepUpdate, (args) => state.retryStep(args), {
+    validator: (args) => void checkRetryStep(state.summary(), args),
+  });
 
   // Validation needs zod, which stays out of the workflow sandbox: a local activity on this worker.
   const checked = await checks.validatePipeline(spec, input.uriRules);
-  if (!checked.ok) {
-    return finish(
-      summary,
+  if (!checked.ok)
+    state.stop(
       'failed',
-      publish,
       ApplicationFailure.create({
         type: FAILURE_TYPES.invalidPipelineSpec,
         nonRetryable: true,
@@ -123,102 +81,96 @@ async function runPipeline(
         details: [{ errors: checked.errors }],
       }),
     );
-  }
 
   // Inputs the service would refuse stop the pipeline here, before any step is paid for.
   if (input.preflight !== false) {
-    const refused = await preflightSteps(spec.steps, summary);
-    if (refused) return finish(summary, 'failed', publish, refused);
+    const refused = await preflightSteps(spec.steps, state);
+    if (refused) state.stop('failed', refused);
   }
 
-  for (const [index, step] of spec.steps.entries()) {
-    const row = summary.steps[index] as StepSummary;
-    // No step starts after a cancel.
-    const stopped = operator.cancelReason(step.id);
-    // The ledger quotes of earlier steps close the ledger before the pipeline does.
-    if (CancellationScope.current().consideredCancelled || stopped !== undefined) await charges.settled();
+  // Archive copies run beside the later steps; a step waits only for the copies it reads.
+  const archives = new Map<string, Promise<void>>();
+  const closing = async () => {
+    await Promise.all(archives.values());
+    // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
+    await jobs.charges.settled();
+  };
+
+  /** No step starts, or goes on, after a cancel: ends the pipeline when one came. */
+  const endIfCancelled = async (index: number, stepId: string) => {
+    if (!CancellationScope.current().consideredCancelled && state.cancelReason(stepId) === undefined) return;
+    await closing();
     if (CancellationScope.current().consideredCancelled)
-      return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-    if (stopped !== undefined) return cancelledByOperator(summary, row, stopped, publish);
-    summary.currentStep = step.id;
+      state.stop('cancelled', new CancelledFailure('pipeline cancelled'));
+    cancelledByOperator(state, index, stepId);
+  };
+
+  for (const [index, step] of spec.steps.entries()) {
     const carried = input.resume?.steps[step.id];
+    // A step waits for the archived copies of the outputs it reads (and only for those).
+    const read: Promise<void>[] = [];
+    if (!carried) forEachReference(step.input, ({ $from }) => void read.push(archives.get($from) ?? Promise.resolve()));
+    await Promise.all(read);
+    await endIfCancelled(index, step.id);
     if (carried) {
-      // Resumed run: the step completed (and was paid) in an earlier run; its output is taken over.
-      row.status = 'completed';
-      row.carriedFrom = carried.paidInRunId;
-      row.output = carried.output;
-      summary.outputs[step.id] = carried.output;
+      state.carry(index, step.id, carried);
       continue;
     }
-    row.status = 'running';
-    row.startedAt = Date.now();
+    state.startStep(index, step.id);
     let resolved: Record<string, unknown>;
     try {
       // An earlier output that was archived is read through its archived copy (service URL kept).
-      resolved = resolveReferences(step.input, summary.outputs, (value) => archivedOrUrl(summary, value));
+      resolved = resolveReferences(step.input, state.outputs(), (value) => archivedOrUrl(state.summary(), value));
     } catch (error) {
       if (!(error instanceof ReferenceResolutionError)) throw error;
-      row.status = 'failed';
-      row.error = error.message;
-      return finish(
-        summary,
-        'failed',
-        publish,
-        ApplicationFailure.create({
-          type: FAILURE_TYPES.stepFailed,
-          nonRetryable: true,
-          message: `step ${step.id}: ${error.message}`,
+      state.update(index, { status: 'failed', error: error.message });
+      state.stop('failed', pipelineFailure(FAILURE_TYPES.stepFailed, `step ${step.id}: ${error.message}`));
+    }
+    state.update(index, { input: resolved });
+
+    const outcome: StepOutcome = await state
+      .runStep(step.id, () =>
+        runServiceJob(step.model, resolved, {
+          key: stepKeyOf(spec.name, step.id),
+          label: step.id,
+          pacing: { ...input.defaultPacing, ...step.pacing },
+          maxResubmits: step.retry?.maxResubmits ?? 0,
+          budgetRemaining: () => state.budgetRemaining(),
+          ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
+          ...(input.ambiguousDeadlineHours !== undefined
+            ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours }
+            : {}),
+          observe: state.observeJob(index),
+          wakeBackoff: state.wakeBackoff(step.id),
         }),
+      )
+      .catch((error: unknown) => ({ status: 'error', error }) as const);
+    if (outcome.status === 'completed') {
+      state.update(index, { status: 'completed', finishedAt: Date.now() });
+      archives.set(
+        step.id,
+        archiveOutputs(spec, index, outcome.result).then((copies) => state.update(index, copies)),
       );
-    }
-    row.input = resolved;
-    const run = stepRun(input, info, step, row, resolved, inbox, summary, publish, recovery, charges);
-    publish(summary);
-
-    let ended: StepEnd;
-    const netBefore = summary.ledger.net;
-    try {
-      ended = await operator.runStep(run, netBefore, () => runStep(run));
-    } catch (error) {
-      await charges.settled();
-      foldStep(run);
-      summary.ledger = sumLedger(summary.steps);
-      return endAfterStepError(summary, row, firstApplicationFailure(error), error, publish);
-    }
-
-    if (ended !== 'completed') await charges.settled();
-    foldStep(run);
-    summary.ledger = sumLedger(summary.steps);
-    if (ended === 'completed' && row.output) {
-      row.status = 'completed';
-      summary.outputs[step.id] = row.output;
-      await archiveStep(spec, index, row);
-      publish(summary);
       continue;
     }
-    row.status = ended === 'completed-too-late' ? 'completed-too-late' : 'cancelled';
-    if (CancellationScope.current().consideredCancelled)
-      return finish(summary, 'cancelled', publish, new CancelledFailure('pipeline cancelled'));
-    const operatorReason = operator.cancelReason(step.id);
-    if (operatorReason !== undefined) return cancelledByOperator(summary, row, operatorReason, publish);
+    if (outcome.status === 'error') {
+      await closing();
+      endAfterStepError(state, index, step.id, outcome.error);
+    }
+    state.update(index, { status: outcome.status, finishedAt: Date.now() });
+    await endIfCancelled(index, step.id);
+    await closing();
     // The step's job was cancelled at the service by someone else: the chain cannot go on.
-    return finish(
-      summary,
+    state.stop(
       'failed',
-      publish,
-      ApplicationFailure.create({
-        type: FAILURE_TYPES.stepCancelled,
-        nonRetryable: true,
-        message: `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${row.status}); no later step was started`,
-        details: [summary],
-      }),
+      pipelineFailure(
+        FAILURE_TYPES.stepCancelled,
+        `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${outcome.status}); no later step was started`,
+      ),
     );
   }
-  summary.currentStep = null;
-  // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
-  await charges.settled();
-  summary.ledger = sumLedger(summary.steps);
-  return finish(summary, 'completed', publish);
+  await closing();
+  return state.complete();
 }
 
 /**
@@ -226,90 +178,47 @@ async function runPipeline(
  * `cancelled` (or `completed-too-late`, its output kept), no later step starts, and the workflow fails
  * with StepCancelled naming the reason (an update cannot make Temporal record a cancellation).
  */
-function cancelledByOperator(
-  summary: PipelineSummary,
-  row: StepSummary,
-  reason: string,
-  publish: Publish,
-): PipelineSummary {
-  if (row.status === 'pending') row.status = 'cancelled';
-  row.error = `cancelled by an operator: ${reason}`;
-  return finish(
-    summary,
+function cancelledByOperator(state: PipelineState, index: number, stepId: string): never {
+  const reason = state.cancelReason(stepId) as string;
+  const { status } = state.summary().steps[index] ?? {};
+  state.update(index, {
+    ...(status === 'pending' ? { status: 'cancelled' } : {}),
+    error: `cancelled by an operator: ${reason}`,
+  });
+  state.stop(
     'cancelled',
-    publish,
-    ApplicationFailure.create({
-      type: FAILURE_TYPES.stepCancelled,
-      nonRetryable: true,
-      message: `pipeline ${summary.name}: step ${row.id} was cancelled by an operator (${reason}); no later step was started`,
-      details: [summary],
-    }),
+    pipelineFailure(
+      FAILURE_TYPES.stepCancelled,
+      `pipeline ${state.summary().name}: step ${stepId} was cancelled by an operator (${reason}); no later step was started`,
+    ),
   );
 }
 
-function initialSummary(input: PipelineWorkflowInput): PipelineSummary {
-  const { spec } = input;
-  return {
-    name: spec.name,
-    status: 'running',
-    currentStep: null,
-    budgetCredits: spec.budgetCredits ?? null,
-    ledger: { quoted: 0, charged: 0, refunded: 0, net: 0 },
-    steps: spec.steps.map((step) => ({
-      id: step.id,
-      model: step.model,
-      status: 'pending',
-      stepKey: stepKeyOf(spec.name, step.id),
-      requestIds: [],
-      attempts: 0,
-      quoted: 0,
-      charged: 0,
-      refunded: 0,
-      polls: 0,
-    })),
-    outputs: {},
-  };
-}
-
-/** The working set of one step (see StepRun). */
-function stepRun(
-  input: PipelineWorkflowInput,
-  info: ReturnType<typeof workflowInfo>,
-  step: PipelineStep,
-  row: StepSummary,
-  resolved: Record<string, unknown>,
-  inbox: Inbox,
-  summary: PipelineSummary,
-  publish: Publish,
-  recovery: RecoveryState,
-  charges: PendingCharges,
-): StepRun {
-  const attempts: StepAttempt[] = [];
-  row.attemptLog = attempts;
-  const run: StepRun = {
-    workflowId: info.workflowId,
-    firstRunId: info.firstExecutionRunId,
-    stepKey: row.stepKey,
-    stepId: step.id,
-    model: step.model,
-    input: resolved,
-    row,
-    attempts,
-    inbox,
-    quote: new StepQuote(step.model, resolved, step.id),
-    charges,
-    pacing: resolvePacing(MODELS[step.model].expectedRunSeconds, { ...input.defaultPacing, ...step.pacing }),
-    maxResubmits: step.retry?.maxResubmits ?? 0,
-    // The summary's budget: the spec's, or what a raiseBudget update made it.
-    ...(summary.budgetCredits !== null ? { budgetRemaining: summary.budgetCredits - summary.ledger.net } : {}),
-    ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
-    recovery,
-    ...(input.ambiguousDeadlineHours !== undefined ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours } : {}),
-    changed: () => {
-      foldStep(run);
-      summary.ledger = sumLedger(summary.steps);
-      publish(summary);
-    },
-  };
-  return run;
+/**
+ * Ends the pipeline after step `stepId` threw `error`: budget → `BudgetExceeded`, any other failure →
+ * `StepFailed` naming the cause's type (the step's own, or the activity's the service refused), a
+ * cancellation → cancelled.
+ */
+function endAfterStepError(state: PipelineState, index: number, stepId: string, error: unknown): never {
+  const failure = firstApplicationFailure(error);
+  const name = state.summary().name;
+  if (!failure && isCancellation(error)) {
+    state.update(index, { status: 'cancelled', finishedAt: Date.now() });
+    state.stop('cancelled', new CancelledFailure('pipeline cancelled'));
+  }
+  const message = failure?.message ?? (error instanceof Error ? error.message : String(error));
+  const budget = failure?.type === FAILURE_TYPES.budgetExceeded;
+  state.update(index, { status: budget ? 'budget-exceeded' : 'failed', error: message, finishedAt: Date.now() });
+  if (budget)
+    state.stop(
+      'failed',
+      pipelineFailure(FAILURE_TYPES.budgetExceeded, `pipeline ${name} stopped before step ${stepId}: ${message}`),
+    );
+  state.stop(
+    'failed',
+    pipelineFailure(
+      FAILURE_TYPES.stepFailed,
+      `pipeline ${name} failed at step ${stepId}${failure ? ` [${failure.type ?? 'Error'}]` : ''}: ${message}`,
+    ),
+  );
 }

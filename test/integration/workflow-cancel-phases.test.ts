@@ -3,7 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
-import { pipeline } from '../../src/spec';
+import { from, pipeline } from '../../src/spec';
 import { createActivities, type ReelflowActivities } from '../../src/activities';
 import { prefixedActivities } from '../../src/plugin/activity-types';
 import { createServiceClient } from '../../src/client/service-client';
@@ -237,11 +237,12 @@ it('cancelled while waiting for a running job: the job is cancelled at the servi
 });
 
 it('cancelled between steps: the first step stays paid, the second is never submitted', async () => {
+  // The second step waits for the copy of the output it reads: the window between the steps.
   hold('archive');
   const spec = {
     ...pipeline('cancel-between')
       .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
-      .step('again', LONG_FORM, { image_urls: [PIXEL_PNG] })
+      .step('again', 'service-upscale-video-fast', { video_url: from('generate') })
       .build(),
     archive: 'always' as const,
   };

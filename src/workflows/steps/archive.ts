@@ -1,14 +1,16 @@
 import { ApplicationFailure } from '@temporalio/workflow';
+import type { JobResult } from '../../contract';
 import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../media/reference';
 import { forEachReference } from '../../spec/references';
 import type { ArchiveMode, PipelineSpec } from '../../spec/spec';
-import type { PipelineSummary, StepSummary } from '../pipeline-types';
+import type { PipelineSummary } from '../pipeline-types';
 
 /**
  * The output archive of a pipeline (docs/media-store.md): after a step completes, its outputs are
- * copied into the media store by an activity, so that later steps and `reelflow outputs` do not
+ * copied into the media store by an activity beside the next step (never before its submit), so
+ * that later steps and `reelflow outputs` do not
  * depend on the service keeping its files. Deterministic: which outputs, and the references later
  * steps read, are decided from the spec and the summary only.
  */
@@ -46,17 +48,27 @@ export function shouldArchive(spec: PipelineSpec, index: number): boolean {
 }
 
 /**
- * Archives a completed step's outputs into `row.archived`. A failure to archive does not fail the
- * paid step: it is recorded (`row.archiveError`) and later steps use the service URL.
+ * Copies a completed step's outputs into the media store when the spec asks for it. A failure to
+ * archive does not fail the paid step: it is recorded (`archiveError`) and later steps use the
+ * service URL; a cancel of the pipeline cancels it too.
  */
-export async function archiveStep(spec: PipelineSpec, index: number, row: StepSummary): Promise<void> {
-  if (!row.output || !shouldArchive(spec, index)) return;
+export async function archiveOutputs(
+  spec: PipelineSpec,
+  index: number,
+  output: JobResult,
+): Promise<{ archived?: ArchivedOutput[]; archiveError?: string }> {
+  if (!shouldArchive(spec, index)) return {};
+  const step = spec.steps[index]?.id ?? '';
   try {
-    row.archived = await archiver.archiveOutputs({ pipeline: spec.name, step: row.id, videos: row.output.videos });
+    return {
+      archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }),
+    };
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
-    row.archiveError =
-      cause instanceof ApplicationFailure ? cause.message : error instanceof Error ? error.message : String(error);
+    return {
+      archiveError:
+        cause instanceof ApplicationFailure ? cause.message : error instanceof Error ? error.message : String(error),
+    };
   }
 }
 

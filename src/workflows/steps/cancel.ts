@@ -1,26 +1,26 @@
+import { CancellationScope } from '@temporalio/workflow';
 import { isTerminalState, type JobState } from '../../contract/limits';
 import { CANCEL_POLL_PACING } from '../../spec/pacing';
 import { ACTIVITY_SUMMARIES } from '../../spec/ui-text';
 import { apiWith } from './proxies';
-import { settle } from './settle';
+import { settle, waitForOutcome } from './outcome';
 import type { StepAttempt } from '../pipeline-types';
-import { currentAttempt, type StepEnd, type StepRun } from './step-run';
-import { awaitTerminal } from './wait';
+import type { ServiceJob } from './service-job';
 
 /**
  * The pipeline was cancelled during this step: stop the paid job through its `cancel_url`, wait for
  * its terminal state, settle it. Run inside a non-cancellable scope. A job that completed before
  * the cancel reached it is `completed-too-late`, with its output.
  */
-export async function cancelStep(run: StepRun): Promise<StepEnd> {
-  const attempt = currentAttempt(run);
+export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'completed-too-late'> {
+  const attempt = job.current();
   if (!attempt?.requestId) return 'cancelled';
   if (attempt.outcome) {
     // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
-    if (attempt.outcome === 'COMPLETED' && !run.row.output) await settle(run, attempt, 'COMPLETED');
+    if (attempt.outcome === 'COMPLETED' && !job.view().output) await settle(job, attempt, 'COMPLETED');
     return attempt.outcome === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
   }
-  const terminal = await stopJob(run, attempt);
+  const terminal = await stopJob(job, attempt);
   return terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
 }
 
@@ -29,10 +29,9 @@ export async function cancelStep(run: StepRun): Promise<StepEnd> {
  * (refund, or the result of a job that completed first). Used by a cancelled step and by a step
  * that must not abandon its accepted job (./abandon.ts).
  */
-export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<JobState> {
-  run.row.phase = 'cancelling';
-  run.changed();
-  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(run.stepId, attempt.requestId as string)).cancelJob(
+export async function stopJob(job: ServiceJob, attempt: StepAttempt): Promise<JobState> {
+  job.set({ phase: 'cancelling' });
+  const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(job.label, attempt.requestId as string)).cancelJob(
     attempt.requestId as string,
     attempt.cancelUrl,
   );
@@ -40,7 +39,53 @@ export async function stopJob(run: StepRun, attempt: StepAttempt): Promise<JobSt
   if (isTerminalState(answer.status)) attempt.learnedBy = 'cancel';
   const terminal = isTerminalState(answer.status)
     ? answer.status
-    : await awaitTerminal(run, attempt, CANCEL_POLL_PACING);
-  await settle(run, attempt, terminal);
+    : await waitForOutcome(job, attempt, CANCEL_POLL_PACING);
+  await settle(job, attempt, terminal);
   return terminal;
+}
+
+/** The message of a failure (activity failures carry the service's reason in their cause). */
+export function reasonOf(error: unknown): string {
+  let current: unknown = error;
+  let message = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    if (current.message && !/^Activity task failed$/.test(current.message)) message = current.message;
+    current = current.cause;
+  }
+  return message;
+}
+
+/**
+ * A failure came after the service accepted `attempt` (a poll answered 401, a status or result that
+ * breaks the contract, a 202 body that does): the paid job must not run on unnoticed. It is
+ * cancelled through its `cancel_url` and its terminal state awaited, as a pipeline cancel does;
+ * where that cannot be done (no request id, the cancel or the wait fails too) it is recorded as
+ * `abandoned` in the pipeline's recovery record, so the summary and `reelflow orphans` show it.
+ */
+export async function cancelOrAbandon(job: ServiceJob, attempt: StepAttempt, reason: string): Promise<void> {
+  let why = reason;
+  const requestId = attempt.requestId;
+  if (requestId && !attempt.outcome) {
+    try {
+      await CancellationScope.nonCancellable(() => stopJob(job, attempt));
+      attempt.error = `${reason}; the job was cancelled at the service (${attempt.outcome ?? 'state unknown'})`;
+      job.changed();
+      return;
+    } catch (error) {
+      why = `${reason}; cancelling it failed too: ${reasonOf(error)}`;
+    }
+  }
+  if (!requestId) why = `${reason}; its request id could not be read, so it cannot be cancelled`;
+  // Billed unless refunded: the ledger keeps the quoted charge of an accepted job.
+  if (attempt.charged === 0) await job.quote.chargeOf(attempt).catch(() => undefined);
+  attempt.abandoned = true;
+  attempt.error = `abandoned: ${why}`;
+  job.jobs.recovery.abandoned.push({
+    step: job.label,
+    ...(requestId ? { requestId } : {}),
+    idempotencyKey: attempt.idempotencyKey,
+    reason: why,
+    at: new Date().toISOString(),
+  });
+  job.changed();
 }

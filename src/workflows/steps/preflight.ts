@@ -3,7 +3,8 @@ import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { PreflightFailureDetails } from '../../activities/preflight';
 import { MODELS } from '../../contract/model-metadata';
 import type { PipelineStep } from '../../spec/spec';
-import type { PipelineSummary, StepSummary } from '../pipeline-types';
+import type { PipelineSummary } from '../pipeline-types';
+import type { PipelineState } from '../pipeline-state';
 import { preflightActivities } from './proxies';
 
 /** True when a step gives at least one URI input literally (a reference to an earlier output is not checked). */
@@ -18,18 +19,18 @@ function hasLiteralMedia(step: PipelineStep): boolean {
 /**
  * Checks every step's literal inputs before anything is paid, all steps at once (a bad voice track
  * for step 3 stops the pipeline before step 1 is charged). Returns the failure to end the pipeline
- * with, naming each field (`steps.1.input.audio_url: host … does not resolve`), or null when every
+ * with (made from the final summary), naming each field (`steps.1.input.audio_url: host … does not resolve`), or null when every
  * input passed. Steps with `preflight: false` are skipped.
  */
 export async function preflightSteps(
   steps: readonly PipelineStep[],
-  summary: PipelineSummary,
-): Promise<ApplicationFailure | null> {
+  state: PipelineState,
+): Promise<((summary: PipelineSummary) => ApplicationFailure) | null> {
   const checked = steps.flatMap((step, index) =>
     step.preflight !== false && hasLiteralMedia(step) ? [{ step, index }] : [],
   );
   if (checked.length === 0) return null;
-  for (const { index } of checked) (summary.steps[index] as StepSummary).phase = 'preflight';
+  state.preflighting(checked.map(({ index }) => index));
   const outcomes = await Promise.all(
     checked.map(({ step, index }) =>
       preflightActivities.preflightJob(step.model, step.input).then(
@@ -39,10 +40,9 @@ export async function preflightSteps(
     ),
   );
   const errors: { path: string; message: string }[] = [];
-  for (const { index } of checked) delete (summary.steps[index] as StepSummary).phase;
+  state.preflighting([]);
   for (const outcome of outcomes) {
     if (!outcome) continue;
-    const row = summary.steps[outcome.index] as StepSummary;
     const cause = outcome.error instanceof ActivityFailure ? outcome.error.cause : undefined;
     if (
       !(cause instanceof ApplicationFailure) ||
@@ -56,15 +56,16 @@ export async function preflightSteps(
     // An input that could not be checked in time (PreflightUnavailable after its retries) stops the step too.
     const found = problems.length > 0 ? problems : [{ path: '(input)', message: cause.message }];
     const located = found.map((p) => ({ path: `steps.${outcome.index}.input.${p.path}`, message: p.message }));
-    row.status = 'failed';
-    row.error = `preflight: ${located.map((p) => `${p.path}: ${p.message}`).join('; ')}; nothing was submitted`;
+    const error = `preflight: ${located.map((p) => `${p.path}: ${p.message}`).join('; ')}; nothing was submitted`;
+    state.update(outcome.index, { status: 'failed', error });
     errors.push(...located);
   }
   if (errors.length === 0) return null;
-  return ApplicationFailure.create({
-    type: FAILURE_TYPES.preflightRefused,
-    nonRetryable: true,
-    message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-    details: [summary, { errors }],
-  });
+  return (summary) =>
+    ApplicationFailure.create({
+      type: FAILURE_TYPES.preflightRefused,
+      nonRetryable: true,
+      message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      details: [summary, { errors }],
+    });
 }

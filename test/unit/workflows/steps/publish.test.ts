@@ -1,9 +1,8 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
 import {
-  endAfterStepError,
-  finish,
   firstApplicationFailure,
-  sumLedger,
+  memoOf,
+  searchAttributesOf,
   whenChanged,
 } from '../../../../src/workflows/steps/publish';
 import type { PipelineSummary, StepSummary } from '../../../../src/workflows/pipeline-types';
@@ -50,55 +49,6 @@ function summaryOf(...steps: StepSummary[]): PipelineSummary {
   };
 }
 
-/** The failure `run` throws (these functions always throw or return). */
-function thrownBy(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
-
-describe('sumLedger', () => {
-  it('sums every step; net is charged minus refunded', () => {
-    expect(
-      sumLedger([row('a', { quoted: 80, charged: 160, refunded: 80 }), row('b', { quoted: 12, charged: 12 })]),
-    ).toEqual({ quoted: 92, charged: 172, refunded: 80, net: 92 });
-  });
-
-  it('is all zeros without steps', () => {
-    expect(sumLedger([])).toEqual({ quoted: 0, charged: 0, refunded: 0, net: 0 });
-  });
-});
-
-describe('finish (the end of a pipeline)', () => {
-  it('marks steps never started as skipped, sets the status, publishes once and returns the summary', () => {
-    const published: string[] = [];
-    const summary = summaryOf(row('a', { status: 'completed' }), row('b'));
-    expect(finish(summary, 'completed', (s) => published.push(s.status))).toBe(summary);
-    expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'skipped']);
-    expect(published).toEqual(['completed']);
-    expect(summary.error).toBeUndefined();
-  });
-
-  it('throws the failure after publishing, with its message as the summary’s error', () => {
-    const published: (string | undefined)[] = [];
-    const summary = summaryOf(row('a'));
-    const failure = ApplicationFailure.create({ type: 'StepFailed', message: 'step a broke' });
-    expect(thrownBy(() => finish(summary, 'failed', (s) => published.push(s.error), failure))).toBe(failure);
-    expect(published).toEqual(['step a broke']);
-    expect(summary.status).toBe('failed');
-  });
-
-  it('records no error for a cancellation', () => {
-    const summary = summaryOf(row('a'));
-    thrownBy(() => finish(summary, 'cancelled', () => undefined, new CancelledFailure('pipeline cancelled')));
-    expect(summary.error).toBeUndefined();
-    expect(summary.status).toBe('cancelled');
-  });
-});
-
 describe('firstApplicationFailure (failure shaping)', () => {
   const refused = ApplicationFailure.create({ type: 'ServiceProblem:insufficient_credits', message: '402' });
 
@@ -125,53 +75,50 @@ describe('firstApplicationFailure (failure shaping)', () => {
   });
 });
 
-describe('endAfterStepError (failure shaping)', () => {
-  const noPublish = () => undefined;
+describe('searchAttributesOf and memoOf (what the Temporal UI shows, one upsert of each)', () => {
+  const summary: PipelineSummary = {
+    ...summaryOf(
+      {
+        ...row('a', { status: 'completed', charged: 30, refunded: 0 }),
+        model: 'service-upscale-video-fast',
+        requestIds: ['r1'],
+      },
+      { ...row('b', { status: 'budget-exceeded' }), error: 'quote of 90 credits exceeds the remaining budget of 70' },
+    ),
+    currentStep: 'b',
+    ledger: { quoted: 0, charged: 30, refunded: 0, net: 30 },
+  };
 
-  it('turns a budget failure into BudgetExceeded naming the step, the step budget-exceeded, later steps skipped', () => {
-    const summary = summaryOf(row('a', { status: 'running' }), row('b'));
-    const cause = ApplicationFailure.create({ type: 'BudgetExceeded', message: 'quote of 80 exceeds 50' });
-    const thrown = thrownBy(() =>
-      endAfterStepError(summary, summary.steps[0] as StepSummary, cause, cause, noPublish),
-    ) as ApplicationFailure;
-    expect(thrown.type).toBe('BudgetExceeded');
-    expect(thrown.nonRetryable).toBe(true);
-    expect(thrown.message).toBe('pipeline p stopped before step a: quote of 80 exceeds 50');
-    expect(summary.steps.map((s) => s.status)).toEqual(['budget-exceeded', 'skipped']);
-    expect(summary.steps[0]?.error).toBe('quote of 80 exceeds 50');
-    expect(summary.status).toBe('failed');
+  it('sets status, progress and what saved views filter on in one list', () => {
+    const attributes = Object.fromEntries(searchAttributesOf(summary).map(({ key, value }) => [key.name, value]));
+    expect(attributes).toEqual({
+      ReelflowStatus: 'running',
+      ReelflowCurrentStep: 'b',
+      ReelflowCreditsSpent: 30,
+      ReelflowRequestIds: ['r1'],
+      ReelflowPipeline: 'p',
+      ReelflowModels: [...new Set(summary.steps.map((s) => s.model))],
+      ReelflowOverBudget: true,
+    });
   });
 
-  it('turns any other ApplicationFailure into StepFailed naming the cause’s type, with the summary as details', () => {
-    const summary = summaryOf(row('a', { status: 'running' }));
-    const cause = ApplicationFailure.create({ type: 'JobFailed', message: 'failed 1 time(s)' });
-    const thrown = thrownBy(() =>
-      endAfterStepError(summary, summary.steps[0] as StepSummary, cause, new Error('wrapper'), noPublish),
-    ) as ApplicationFailure;
-    expect(thrown.type).toBe('StepFailed');
-    expect(thrown.nonRetryable).toBe(true);
-    expect(thrown.message).toBe('pipeline p failed at step a [JobFailed]: failed 1 time(s)');
-    expect(thrown.details).toEqual([summary]);
-    expect(summary.steps[0]?.status).toBe('failed');
-  });
-
-  it('ends a cancelled step as a cancelled pipeline', () => {
-    const summary = summaryOf(row('a', { status: 'running' }), row('b'));
-    const thrown = thrownBy(() =>
-      endAfterStepError(summary, summary.steps[0] as StepSummary, undefined, new CancelledFailure('x'), noPublish),
-    );
-    expect(thrown).toBeInstanceOf(CancelledFailure);
-    expect(summary.status).toBe('cancelled');
-    expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'skipped']);
-  });
-
-  it('turns an error without an ApplicationFailure into StepFailed with its message', () => {
-    const summary = summaryOf(row('a', { status: 'running' }));
-    const thrown = thrownBy(() =>
-      endAfterStepError(summary, summary.steps[0] as StepSummary, undefined, new Error('socket hang up'), noPublish),
-    ) as ApplicationFailure;
-    expect(thrown.type).toBe('StepFailed');
-    expect(thrown.message).toBe('pipeline p failed at step a: socket hang up');
-    expect(summary.steps[0]).toMatchObject({ status: 'failed', error: 'socket hang up' });
+  it('keeps the memo small, and adds the recovery record only once there is one', () => {
+    expect(memoOf(summary)).toEqual({
+      summary: {
+        status: 'running',
+        currentStep: 'b',
+        ledger: summary.ledger,
+        steps: [
+          { id: 'a', status: 'completed', requestIds: ['r1'], error: null },
+          { id: 'b', status: 'budget-exceeded', requestIds: [], error: summary.steps[1]?.error },
+        ],
+        error: null,
+      },
+    });
+    const recovery = {
+      abandoned: [],
+      ambiguous: [{ step: 'b', idempotencyKey: 'k', since: 't', state: 'waiting' as const }],
+    };
+    expect(memoOf({ ...summary, recovery }).recovery).toEqual(recovery);
   });
 });

@@ -1,7 +1,18 @@
-import { currentAttempt, idempotencyKeyFor, type StepRun } from '../../../../src/workflows/steps/step-run';
+import { idempotencyKeyFor, resubmitBackoffSeconds } from '../../../../src/workflows/steps/service-job';
+
+describe('resubmitBackoffSeconds', () => {
+  it('doubles from 2 s for each resubmit', () => {
+    expect([1, 2, 3, 4, 5].map(resubmitBackoffSeconds)).toEqual([2, 4, 8, 16, 32]);
+  });
+
+  it('is capped at one minute', () => {
+    expect(resubmitBackoffSeconds(6)).toBe(60);
+    expect(resubmitBackoffSeconds(20)).toBe(60);
+  });
+});
 
 describe('idempotencyKeyFor', () => {
-  it('names the step, the first run and the attempt', () => {
+  it('names the job, the first run and the attempt', () => {
     expect(idempotencyKeyFor('demo/job/render', 'run-1', 2)).toBe('reelflow:demo/job/render:run-1:2');
   });
 
@@ -10,14 +21,5 @@ describe('idempotencyKeyFor', () => {
     expect(idempotencyKeyFor('demo/job/render', 'run-1', 1)).toBe(key);
     expect(idempotencyKeyFor('demo/job/render', 'run-1', 2)).not.toBe(key);
     expect(idempotencyKeyFor('demo/job/render', 'run-2', 1)).not.toBe(key);
-  });
-});
-
-describe('currentAttempt', () => {
-  it('is the last attempt, or none before the first submit', () => {
-    const run = { attempts: [] } as unknown as StepRun;
-    expect(currentAttempt(run)).toBeUndefined();
-    run.attempts.push({ attempt: 1 } as never, { attempt: 2 } as never);
-    expect(currentAttempt(run)?.attempt).toBe(2);
   });
 });

@@ -1,4 +1,4 @@
-import { Inbox, serviceErrorOf } from '../../../../src/workflows/steps/inbox';
+import { Inbox, serviceErrorOf } from '../../../../src/workflows/steps/outcome';
 import type { WebhookEvent } from '../../../../src/contract';
 
 const result = (requestId: string) => ({

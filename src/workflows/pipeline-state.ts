@@ -1,0 +1,291 @@
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  setCurrentDetails,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { JobResult } from '../contract';
+import type { FailureType } from '../contract/failure-types';
+import type { ArchivedOutput } from '../media/reference';
+import { currentDetailsMarkdown } from '../spec/ui-text';
+import { stepKeyOf } from './definitions';
+import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';
+import type {
+  CancelPipelineArgs,
+  CancelStepArgs,
+  OperatorAnswer,
+  PipelineStatus,
+  PipelineSummary,
+  PipelineWorkflowInput,
+  RaiseBudgetArgs,
+  RetryStepArgs,
+  StepStatus,
+  StepSummary,
+} from './pipeline-types';
+import type { CarriedStep } from './resume-types';
+import { memoOf, searchAttributesOf, whenChanged } from './steps/publish';
+import type { ServiceJob, WorkflowJobs } from './steps/service-job';
+
+/** What the pipeline keeps of one step beside its job. */
+interface StepState {
+  status: StepStatus;
+  preflight?: true;
+  input?: Record<string, unknown>;
+  job?: ServiceJob;
+  output?: JobResult;
+  archived?: ArchivedOutput[];
+  archiveError?: string;
+  error?: string;
+  carriedFrom?: string;
+  startedAt?: number;
+  finishedAt?: number;
+}
+
+/**
+ * The one owner of a pipeline's state: its methods are the only writers, and the summary (progress
+ * query, result), memo, search attributes and current details are computed from it. Search
+ * attributes and memo are published once per workflow task, and only when they changed (each upsert
+ * is a command, a history event and a visibility write). The operator updates are its methods.
+ */
+export class PipelineState {
+  private status: PipelineStatus = 'running';
+  private currentStep: string | null = null;
+  private budgetCredits: number | null;
+  private error?: string;
+  private readonly steps: StepState[];
+  /** Steps an operator cancelled, with the reason; `pipelineCancel`: every step not over yet. */
+  private readonly cancels = new Map<string, string>();
+  private pipelineCancel?: string;
+  private readonly retryNow = new Set<string>();
+  private running?: { stepId: string; scope: CancellationScope };
+  private version = 0;
+  private published = -1;
+  private readonly upsertAttributes = whenChanged(upsertSearchAttributes);
+  private readonly upsertMemo = whenChanged(upsertMemo);
+
+  constructor(
+    private readonly input: PipelineWorkflowInput,
+    private readonly jobs: WorkflowJobs,
+    /** Told each summary that is published (a batch item keeps the last one for its report). */
+    private readonly onPublish?: (summary: PipelineSummary) => void,
+  ) {
+    this.budgetCredits = input.spec.budgetCredits ?? null;
+    this.steps = input.spec.steps.map(() => ({ status: 'pending' }));
+    void CancellationScope.nonCancellable(() => this.publishEachTask());
+  }
+
+  summary(): PipelineSummary {
+    const { spec, resume } = this.input;
+    const steps = spec.steps.map((step, index): StepSummary => {
+      const { job, preflight, ...own } = this.steps[index] as StepState;
+      return {
+        id: step.id,
+        model: step.model,
+        stepKey: stepKeyOf(spec.name, step.id),
+        requestIds: [],
+        attempts: 0,
+        quoted: 0,
+        charged: 0,
+        refunded: 0,
+        polls: 0,
+        ...job?.view(),
+        ...(preflight ? { phase: 'preflight' } : {}),
+        ...own,
+      };
+    });
+    const ledger = { quoted: 0, charged: 0, refunded: 0, net: 0 };
+    for (const s of steps) {
+      ledger.quoted += s.quoted;
+      ledger.charged += s.charged;
+      ledger.refunded += s.refunded;
+      ledger.net += s.charged - s.refunded;
+    }
+    const { abandoned, ambiguous } = this.jobs.recovery;
+    return {
+      name: spec.name,
+      status: this.status,
+      currentStep: this.currentStep,
+      budgetCredits: this.budgetCredits,
+      ledger,
+      steps,
+      outputs: Object.fromEntries(
+        steps.flatMap((s) => (s.status === 'completed' && s.output ? [[s.id, s.output]] : [])),
+      ),
+      ...(this.error !== undefined ? { error: this.error } : {}),
+      events: this.jobs.inbox.counts(steps.flatMap((s) => s.requestIds)),
+      ...(abandoned.length || ambiguous.length ? { recovery: { abandoned, ambiguous } } : {}),
+      ...(resume
+        ? {
+            resumedFrom: {
+              workflowId: resume.workflowId,
+              runId: resume.runId,
+              ledger: resume.ledger,
+              carriedSteps: Object.keys(resume.steps),
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** Credits the running step may still spend; undefined without a budget. */
+  budgetRemaining(): number | undefined {
+    return this.budgetCredits === null ? undefined : this.budgetCredits - this.summary().ledger.net;
+  }
+
+  /** The reason a step must not run or go on (operator cancel of the step or the pipeline), if any. */
+  cancelReason(stepId: string): string | undefined {
+    return this.cancels.get(stepId) ?? this.pipelineCancel;
+  }
+
+  outputs(): Record<string, JobResult> {
+    return this.summary().outputs;
+  }
+
+  /** Reports a change: the next publish (at the end of this workflow task) shows it. */
+  changed(): void {
+    this.version += 1;
+  }
+
+  /** Steps whose literal inputs are being checked before anything is paid (none: the check is over). */
+  preflighting(indices: readonly number[]): void {
+    this.steps.forEach((step, index) => (indices.includes(index) ? (step.preflight = true) : delete step.preflight));
+    this.changed();
+  }
+
+  startStep(index: number, stepId: string): void {
+    this.currentStep = stepId;
+    this.update(index, { status: 'running', startedAt: Date.now() });
+  }
+
+  /** A resumed run: the step completed (and was paid) in an earlier run; its output is taken over. */
+  carry(index: number, stepId: string, carried: CarriedStep): void {
+    this.currentStep = stepId;
+    this.update(index, { status: 'completed', carriedFrom: carried.paidInRunId, output: carried.output });
+  }
+
+  /** Writes what the pipeline keeps of step `index` (status, input, error, output, archive). */
+  update(index: number, patch: Partial<Omit<StepState, 'job' | 'preflight'>>): void {
+    Object.assign(this.steps[index] as StepState, patch);
+    this.changed();
+  }
+
+  /** The observer of step `index`'s job: the job's changes are the pipeline's. */
+  observeJob(index: number): (job: ServiceJob) => void {
+    return (job) => {
+      (this.steps[index] as StepState).job = job;
+      this.changed();
+    };
+  }
+
+  /** Runs step `stepId`'s job in its own cancellation scope, so that a cancel update stops just this job. */
+  async runStep<T>(stepId: string, body: () => Promise<T>): Promise<T> {
+    const scope = new CancellationScope();
+    this.running = { stepId, scope };
+    try {
+      return await scope.run(body);
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  /** True once an operator asked step `stepId` to resubmit now instead of after its backoff. */
+  wakeBackoff(stepId: string): () => boolean {
+    return () => this.retryNow.delete(stepId);
+  }
+
+  /** Ends the pipeline completed; returns its summary. */
+  complete(): PipelineSummary {
+    this.currentStep = null;
+    this.status = 'completed';
+    return this.publish();
+  }
+
+  /**
+   * Ends the pipeline `status` and throws `failure` (or the failure it makes from the final summary,
+   * which it carries as its first detail); steps never started become `skipped`.
+   */
+  stop(status: 'failed' | 'cancelled', failure: Error | ((summary: PipelineSummary) => Error)): never {
+    this.status = status;
+    for (const step of this.steps) if (step.status === 'pending') step.status = 'skipped';
+    const summary = this.summary();
+    const error = typeof failure === 'function' ? failure(summary) : failure;
+    if (!(error instanceof CancelledFailure)) summary.error = this.error = error.message;
+    this.publish();
+    throw error;
+  }
+
+  private async publishEachTask(): Promise<void> {
+    for (;;) {
+      await condition(() => this.version !== this.published);
+      // Let every coroutine this task woke run to its next wait first: publish what the task ends with.
+      for (let seen = -1; seen !== this.version;) {
+        seen = this.version;
+        await condition(() => true);
+      }
+      this.publish();
+    }
+  }
+
+  private publish(): PipelineSummary {
+    const summary = this.summary();
+    this.published = this.version;
+    setCurrentDetails(currentDetailsMarkdown(summary, Date.now()));
+    if (this.input.publishSearchAttributes !== false) this.upsertAttributes(searchAttributesOf(summary));
+    this.upsertMemo(memoOf(summary));
+    this.onPublish?.(summary);
+    return summary;
+  }
+
+  cancelStep(args: CancelStepArgs): OperatorAnswer {
+    const step = checkCancelStep(this.summary(), args);
+    this.cancels.set(step.id, args.reason?.trim() || 'no reason given');
+    const running = this.running?.stepId === step.id;
+    if (running) this.running?.scope.cancel();
+    this.changed();
+    return {
+      ok: true,
+      message: running
+        ? `cancelling step ${step.id}: its job is cancelled at the service and its terminal state awaited; no later step starts`
+        : `step ${step.id} will not start; the pipeline stops before it`,
+    };
+  }
+
+  cancelPipeline(args: CancelPipelineArgs): OperatorAnswer {
+    checkCancelPipeline(this.summary(), args);
+    this.pipelineCancel = args?.reason?.trim() || 'no reason given';
+    this.running?.scope.cancel();
+    this.changed();
+    const name = this.input.spec.name;
+    return {
+      ok: true,
+      message: `cancelling pipeline ${name}: the step in flight is cancelled at the service; no later step starts`,
+    };
+  }
+
+  raiseBudget(args: RaiseBudgetArgs): OperatorAnswer {
+    const summary = this.summary();
+    const credits = checkRaiseBudget(summary, args);
+    const before = this.budgetCredits;
+    // A step still to be checked (or resubmitted) sees the new budget too: it reads budgetRemaining().
+    this.budgetCredits = credits;
+    this.changed();
+    return {
+      ok: true,
+      message: `budget ${before === null ? 'set' : `raised from ${before}`} to ${credits} credits (${summary.ledger.net} spent)`,
+    };
+  }
+
+  retryStep(args: RetryStepArgs): OperatorAnswer {
+    const step = checkRetryStep(this.summary(), args);
+    this.retryNow.add(step.id);
+    return { ok: true, message: `step ${step.id} resubmits now instead of after its backoff` };
+  }
+}
+
+/** A non-retryable failure of `type` carrying the pipeline's final summary as its first detail. */
+export function pipelineFailure(type: FailureType, message: string): (summary: PipelineSummary) => ApplicationFailure {
+  return (summary) => ApplicationFailure.create({ type: type, nonRetryable: true, message, details: [summary] });
+}

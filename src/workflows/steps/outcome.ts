@@ -1,0 +1,180 @@
+import { CancellationScope, condition } from '@temporalio/workflow';
+import type { JobResult, JobState, WebhookEvent } from '../../contract';
+import { resultFromEvent, terminalStateOf } from '../../contract/events';
+import { isTerminalState } from '../../contract/limits';
+import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../spec/pacing';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../spec/ui-text';
+import type { EventCounts, ServiceError, StepAttempt } from '../pipeline-types';
+import { apiWith, permitRelease } from './proxies';
+import type { ServiceJob } from './service-job';
+
+/**
+ * A job's outcome: the webhook events the workflow received (Inbox), the one call that waits for a
+ * job's terminal state (`waitForOutcome`: the webhook, paced status polls as the fallback) and its
+ * settling (result, charge, refund, the service's reason).
+ */
+
+/**
+ * Webhook events a pipeline received, by request id. Deduped on `event_id`; the first terminal
+ * event of a request wins. Events for a request the pipeline does not know yet are kept: they may
+ * belong to a submit still in flight (an event can overtake the submit's answer).
+ */
+export class Inbox {
+  private readonly seen = new Set<string>();
+  private readonly terminal = new Map<string, JobState>();
+  private readonly results = new Map<string, JobResult>();
+  private readonly errors = new Map<string, ServiceError>();
+  private received = 0;
+  private duplicates = 0;
+  /** Distinct events that said nothing new: not terminal, or a second terminal event for a request. */
+  private unused = 0;
+
+  /** Takes one delivered event (signal handler, or early events handed over by the submit). */
+  accept(event: WebhookEvent): void {
+    if (this.seen.has(event.event_id)) {
+      this.duplicates += 1;
+      return;
+    }
+    this.seen.add(event.event_id);
+    this.received += 1;
+    const state = terminalStateOf(event);
+    if (!state || this.terminal.has(event.request_id)) {
+      this.unused += 1;
+      return;
+    }
+    this.terminal.set(event.request_id, state);
+    const carried = resultFromEvent(event);
+    if (carried) this.results.set(event.request_id, carried);
+    const reason = serviceErrorOf(event.error);
+    if (reason) this.errors.set(event.request_id, reason);
+  }
+
+  /** The service's reason a failure (or cancel) event gave for `requestId`, if any. */
+  errorOf(requestId: string): ServiceError | undefined {
+    return this.errors.get(requestId);
+  }
+
+  /** The terminal state a webhook reported for `requestId`, if any. */
+  terminalOf(requestId: string): JobState | undefined {
+    return this.terminal.get(requestId);
+  }
+
+  /** The whole result a completed event carried for `requestId`, if any. */
+  resultOf(requestId: string): JobResult | undefined {
+    return this.results.get(requestId);
+  }
+
+  /** Counts; events for requests outside `requestIds` (the pipeline's own) count as ignored. */
+  counts(requestIds: readonly string[]): EventCounts {
+    const own = new Set(requestIds);
+    const strangers = [...this.terminal.keys()].filter((id) => !own.has(id)).length;
+    return { received: this.received, duplicates: this.duplicates, ignored: this.unused + strangers };
+  }
+}
+
+/** `{code, message}` from an event's or a status answer's `error`, when it has that shape. */
+export function serviceErrorOf(error: unknown): ServiceError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  return { code, message };
+}
+
+/**
+ * Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback
+ * (a healthy webhook path costs zero polls), after one early status check when the pacing asks for
+ * it. The row shows when the next poll is due; a FAILED status keeps the service's reason.
+ */
+export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, pacing: PollPacing): Promise<JobState> {
+  const requestId = attempt.requestId as string;
+  const since = Date.now();
+  job.set({ pollOffsetsSeconds: [] });
+  const arrived = () => job.jobs.inbox.terminalOf(requestId) !== undefined;
+  let lastSeen: JobState | undefined;
+  /** Waits up to `delayMs` for the webhook, then polls once; the terminal state, or null to go on. */
+  const waitThenPoll = async (delayMs: number): Promise<JobState | null> => {
+    job.set({ nextPollAt: Date.now() + delayMs });
+    if (await condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
+      attempt.learnedBy = 'webhook';
+      return job.jobs.inbox.terminalOf(requestId) as JobState;
+    }
+    const offset = (Date.now() - since) / 1000;
+    const status = await apiWith(ACTIVITY_SUMMARIES.poll(job.label, requestId)).pollJobStatus(
+      requestId,
+      attempt.statusUrl,
+    );
+    // A poll that finds the state it found before is no change.
+    job.polled(offset, status.status !== lastSeen);
+    lastSeen = status.status;
+    if (!isTerminalState(status.status)) return null;
+    attempt.learnedBy = 'poll';
+    const reason = serviceErrorOf(status.error);
+    if (reason) attempt.serviceError = reason;
+    return status.status;
+  };
+  try {
+    const early = earlyCheckDelaySeconds(pacing);
+    let spent = 0;
+    if (early !== null) {
+      const terminal = await waitThenPoll(early * 1000);
+      if (terminal) return terminal;
+      spent = early;
+    }
+    for (let k = 0; ; k += 1) {
+      // The early check counts towards the first paced poll's delay: the schedule stays as documented.
+      const terminal = await waitThenPoll((pollDelaySeconds(pacing, k) - (k === 0 ? spent : 0)) * 1000);
+      if (terminal) return terminal;
+    }
+  } finally {
+    job.set({ nextPollAt: undefined });
+  }
+}
+
+/**
+ * Records the terminal state of `attempt`. COMPLETED: the result from its signed webhook event when
+ * the event carried a whole one, else fetched from `response_url`; the charge is the result's
+ * `credits_used` when it says, else the step's price (quoted beside what follows when not known yet:
+ * nothing waits on a ledger quote). FAILED or CANCELLED: the service refunds automatically (charge
+ * and refund are the step's price); the service's reason (from the failure event, when the status
+ * poll gave none) stays on the attempt.
+ */
+export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: JobState): Promise<void> {
+  attempt.outcome = terminal;
+  // The job is no longer in flight at the service: its permit goes back before anything else.
+  await releasePermit(attempt);
+  job.set({ lastChangeAt: Date.now() });
+  if (terminal !== 'COMPLETED') {
+    // The service charged the price on submit and refunded it: both are the step's price.
+    await job.quote.chargeOf(attempt);
+    attempt.refunded = attempt.charged;
+    const reason = attempt.serviceError ?? job.jobs.inbox.errorOf(attempt.requestId as string);
+    if (reason) attempt.serviceError = reason;
+    return;
+  }
+  const requestId = attempt.requestId as string;
+  const carried = attempt.learnedBy === 'webhook' ? job.jobs.inbox.resultOf(requestId) : undefined;
+  let result: JobResult;
+  if (carried) {
+    result = carried;
+    attempt.resultFrom = 'event';
+  } else {
+    job.set({ phase: 'fetching-result' });
+    result = await apiWith(ACTIVITY_SUMMARIES.result(job.label, requestId)).fetchJobResult(
+      requestId,
+      attempt.responseUrl,
+    );
+    attempt.resultFrom = 'fetch';
+  }
+  job.set({ output: result });
+  if (result.credits_used !== null) attempt.charged = result.credits_used;
+  else if (job.quote.credits !== undefined) attempt.charged = job.quote.credits;
+  // No charge in the result and no price yet: the ledger's quote runs beside what follows.
+  else job.jobs.charges.add(job.quote.chargeOf(attempt), () => job.changed());
+}
+
+/** Gives `attempt`'s permit back once its job is terminal (or was never created); nothing when it holds none. */
+export async function releasePermit(attempt: StepAttempt): Promise<void> {
+  if (!attempt.permit) return;
+  delete attempt.permit;
+  await CancellationScope.nonCancellable(() => permitRelease.releaseAccountPermit(attempt.idempotencyKey));
+}

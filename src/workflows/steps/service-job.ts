@@ -1,0 +1,435 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  isCancellation,
+  metricMeter,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { JobResult, ModelId } from '../../contract';
+import { FAILURE_TYPES } from '../../contract/failure-types';
+import { MODELS } from '../../contract/model-metadata';
+import { resolvePacing, type PollPacing } from '../../spec/pacing';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../spec/ui-text';
+import { resolveAmbiguousUpdate, stepEventSignal } from '../definitions';
+import type { StepAttempt, StepSummary } from '../pipeline-types';
+import { validateResolution, type RecoveryState } from '../recovery';
+import { awaitDecision } from './ambiguous';
+import { cancelOrAbandon, cancelStep, reasonOf } from './cancel';
+import { Inbox, releasePermit, settle, waitForOutcome } from './outcome';
+import { permitActivities, submitActivities } from './proxies';
+import { PendingCharges, StepQuote } from './quote';
+
+/** What the jobs of one workflow share: their webhook events, the recovery record, the ledger quotes still running. */
+export interface WorkflowJobs {
+  inbox: Inbox;
+  recovery: RecoveryState;
+  charges: PendingCharges;
+}
+
+let shared: WorkflowJobs | undefined;
+
+/**
+ * This workflow's jobs' shared state (workflow module state is per execution). The first call
+ * registers the `jobEvent` signal (so an event that overtakes its submit's answer is kept: call it
+ * before the first await) and the `resolveAmbiguousStep` update.
+ */
+export function workflowJobs(): WorkflowJobs {
+  if (shared) return shared;
+  const jobs: WorkflowJobs = (shared = {
+    inbox: new Inbox(),
+    recovery: { abandoned: [], ambiguous: [] },
+    charges: new PendingCharges(),
+  });
+  setHandler(stepEventSignal, (event) => jobs.inbox.accept(event));
+  setHandler(
+    resolveAmbiguousUpdate,
+    (decision) => {
+      const { step, idempotencyKey } = jobs.recovery.waiting as NonNullable<RecoveryState['waiting']>;
+      jobs.recovery.decision = decision;
+      return {
+        step,
+        action: decision.action,
+        idempotencyKey,
+        ...(decision.requestId ? { requestId: decision.requestId } : {}),
+      };
+    },
+    { validator: (decision) => validateResolution(jobs.recovery.waiting, decision) },
+  );
+  return jobs;
+}
+
+/** Options of `runServiceJob`; every one has a default fit for a workflow that runs one job. */
+export interface ServiceJobOptions {
+  /** Stem of the job's Idempotency-Keys, unique per job of the workflow (default `<workflow id>/job/<model>`). */
+  key?: string;
+  /** The job's name in the Temporal UI's summaries and in failures (default the model). */
+  label?: string;
+  /** Fallback poll pacing (default: from the model's expected run time). */
+  pacing?: Partial<PollPacing>;
+  /** FAILED jobs resubmitted (after a backoff, with a fresh key) before the job fails (default 0). */
+  maxResubmits?: number;
+  /** Credits the job may still spend, read before each submit; absent: no budget check and no quote before it. */
+  budgetRemaining?: () => number | undefined;
+  submitTimeoutSeconds?: number;
+  /** How long an ambiguous submit waits for an operator decision, hours (default 24). */
+  ambiguousDeadlineHours?: number;
+  /** Told at the start and on every change of the job's state (a pipeline publishes once per workflow task). */
+  observe?: (job: ServiceJob) => void;
+  /** True once an operator asked to end a resubmit backoff now (the pipeline's `retryStep` update). */
+  wakeBackoff?: () => boolean;
+}
+
+/** Credits of a job over all its attempts. */
+export interface JobCredits {
+  quoted?: number;
+  charged: number;
+  refunded: number;
+}
+
+/**
+ * How a job ended when it did not fail: `completed`; `cancelled` (at the service, by someone else or
+ * because the caller's scope was cancelled: refunded); `completed-too-late` (cancelled after the job
+ * completed: its result is kept and paid). A job that fails throws (JobFailed with the service's own
+ * reason, BudgetExceeded, AmbiguousSubmission, SubmitAnswerInvalid).
+ */
+export type ServiceJobOutcome =
+  | { status: 'completed' | 'completed-too-late'; requestId: string; result: JobResult; credits: JobCredits }
+  | { status: 'cancelled'; requestId?: string; credits: JobCredits };
+
+/**
+ * Runs one paid job of the service inside any workflow: submit exactly once per attempt
+ * (Idempotency-Key, the submit's answer awaited even under a cancel), the webhook awaited with paced
+ * status polls as the fallback, the result from the event or `response_url`, the ledger entry (the
+ * result's `credits_used`, else the quote), FAILED jobs resubmitted as `maxResubmits` allows. A
+ * cancel of the caller's scope cancels the job at the service and awaits its refund. A job accepted
+ * but unusable is cancelled or recorded abandoned in the workflow's recovery record.
+ */
+export function runServiceJob(
+  model: ModelId,
+  input: Record<string, unknown>,
+  options: ServiceJobOptions = {},
+): Promise<ServiceJobOutcome> {
+  return new ServiceJob(model, input, options).run();
+}
+
+/** Seconds to wait before resubmit number `resubmit` (1, 2, ...): 2, 4, 8, ... capped at one minute. */
+export function resubmitBackoffSeconds(resubmit: number): number {
+  return Math.min(60, 2 ** resubmit);
+}
+
+/** Idempotency-Key of a deliberate attempt: stable across activity retries, fresh per resubmit and per run. */
+export function idempotencyKeyFor(key: string, firstRunId: string, attempt: number): string {
+  return `reelflow:${key}:${firstRunId}:${attempt}`;
+}
+
+/**
+ * One paid job and the one owner of its state: its own steps and those of ./outcome.ts, ./cancel.ts
+ * and ./ambiguous.ts change it through these methods, and every change is reported to `observe`.
+ */
+export class ServiceJob {
+  readonly workflowId: string;
+  readonly firstRunId: string;
+  readonly key: string;
+  readonly label: string;
+  readonly pacing: PollPacing;
+  readonly attempts: StepAttempt[] = [];
+  readonly quote: StepQuote;
+  readonly jobs = workflowJobs();
+  /** The job's own part of a step row (the rest is computed from its attempts and quote). */
+  private state: Partial<StepSummary> = { polls: 0 };
+
+  constructor(
+    readonly model: ModelId,
+    readonly input: Record<string, unknown>,
+    readonly options: ServiceJobOptions = {},
+  ) {
+    const info = workflowInfo();
+    this.workflowId = info.workflowId;
+    this.firstRunId = info.firstExecutionRunId;
+    this.key = options.key ?? `${info.workflowId}/job/${model}`;
+    this.label = options.label ?? model;
+    this.pacing = resolvePacing(MODELS[model].expectedRunSeconds, options.pacing);
+    this.quote = new StepQuote(model, input, this.label);
+    options.observe?.(this);
+  }
+
+  /** The job as a step row shows it. */
+  view(): Partial<StepSummary> & Pick<StepSummary, 'requestIds' | 'charged' | 'refunded' | 'quoted'> {
+    const requestIds = this.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));
+    const sum = (field: 'charged' | 'refunded') => this.attempts.reduce((total, a) => total + a[field], 0);
+    return {
+      ...this.state,
+      attemptLog: this.attempts,
+      requestIds,
+      attempts: this.attempts.length,
+      quoted: this.quote.credits ?? 0,
+      charged: sum('charged'),
+      refunded: sum('refunded'),
+      ...(this.quote.error !== undefined ? { quoteError: this.quote.error } : {}),
+    };
+  }
+
+  /** The attempt in flight (the last one). */
+  current(): StepAttempt | undefined {
+    return this.attempts[this.attempts.length - 1];
+  }
+
+  /** Reports a change (an attempt's record was written, a charge became known). */
+  changed(): void {
+    this.options.observe?.(this);
+  }
+
+  /** Writes the job's own fields and reports the change. */
+  set(patch: Partial<StepSummary>): void {
+    Object.assign(this.state, patch);
+    this.changed();
+  }
+
+  /** A status poll `secondsAfterSubmit` into the wait; `moved`: it found a state it had not found before. */
+  polled(secondsAfterSubmit: number, moved: boolean): void {
+    this.state.pollOffsetsSeconds = [...(this.state.pollOffsetsSeconds ?? []), secondsAfterSubmit];
+    this.set({ polls: (this.state.polls ?? 0) + 1, ...(moved ? { lastChangeAt: Date.now() } : {}) });
+  }
+
+  /** Runs the job to its outcome (see runServiceJob). */
+  async run(): Promise<ServiceJobOutcome> {
+    try {
+      for (let n = 1; ; n += 1) {
+        // Budget before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
+        const remaining = this.options.budgetRemaining?.();
+        if (remaining !== undefined) await this.checkBudget(remaining);
+        if (n > 1) await this.backOff(resubmitBackoffSeconds(n - 1));
+        // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
+        if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');
+        const attempt: StepAttempt = {
+          attempt: n,
+          idempotencyKey: idempotencyKeyFor(this.key, this.firstRunId, n),
+          charged: 0,
+          refunded: 0,
+        };
+        this.attempts.push(attempt);
+        this.set({ phase: 'submitting' });
+        await submit(this, attempt);
+        this.set({ submittedAt: this.state.submittedAt ?? Date.now(), lastChangeAt: Date.now(), phase: 'waiting' });
+        let terminal: Awaited<ReturnType<typeof waitForOutcome>>;
+        try {
+          terminal = await waitForOutcome(this, attempt, this.pacing);
+          await settle(this, attempt, terminal);
+        } catch (error) {
+          // A failure after the job was accepted (a poll answered 401, a status or result that breaks the
+          // contract) must not leave the paid job running unnoticed: cancel it, or record it abandoned.
+          if (isCancellation(error)) throw error;
+          await cancelOrAbandon(this, attempt, `waiting for the job failed: ${reasonOf(error)}`);
+          throw error;
+        }
+        // Cancelled at the service by someone else: the job is over, refunded.
+        if (terminal !== 'FAILED') return this.end(terminal === 'COMPLETED' ? 'completed' : 'cancelled');
+        this.failedAttempt(attempt, n);
+      }
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      return this.end(await CancellationScope.nonCancellable(() => cancelStep(this)));
+    }
+  }
+
+  private async backOff(seconds: number): Promise<void> {
+    this.set({ phase: 'backing-off' });
+    // The pipeline's operator can end the backoff early (`retryStep` update); the timer is the same.
+    const wake = this.options.wakeBackoff;
+    if (wake) await condition(wake, seconds * 1000, { summary: TIMER_SUMMARIES.backoff(this.label, seconds) });
+    else await sleep(`${seconds} seconds`);
+  }
+
+  /** A FAILED attempt: refunded; the job goes on to a resubmit, or fails past its policy with the service's reason. */
+  private failedAttempt(attempt: StepAttempt, n: number): void {
+    const reason = attempt.serviceError ? `${attempt.serviceError.code}: ${attempt.serviceError.message}` : undefined;
+    attempt.error = `the service reported FAILED (refunded)${reason ? `: ${reason}` : ''}`;
+    const maxResubmits = this.options.maxResubmits ?? 0;
+    if (n <= maxResubmits) return;
+    const message = `failed ${n} time(s); policy allows ${maxResubmits} resubmit(s); every attempt was refunded${reason ? `; the service said ${reason}` : ''}`;
+    this.finish('failed', message);
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.jobFailed,
+      nonRetryable: true,
+      message: `step ${this.label} (${this.model}): ${message} (request ids ${this.attempts.map((a) => a.requestId).join(', ')})`,
+      // Every request with the service's code and message, for the Temporal UI and scripts.
+      details: [
+        {
+          step: this.label,
+          attempts: this.attempts.map(({ attempt, requestId, outcome, serviceError }) => ({
+            attempt,
+            requestId,
+            outcome,
+            serviceError,
+          })),
+        },
+      ],
+    });
+  }
+
+  private end(status: ServiceJobOutcome['status']): ServiceJobOutcome {
+    this.finish(status);
+    const { requestId } = this.current() ?? {};
+    const { quoted, charged, refunded, output } = this.view();
+    const credits = { ...(this.quote.credits !== undefined ? { quoted } : {}), charged, refunded };
+    if (status !== 'cancelled' && output && requestId) return { status, requestId, result: output, credits };
+    return { status: 'cancelled', ...(requestId ? { requestId } : {}), credits };
+  }
+
+  /**
+   * The job's end: phase done, and its outcome and credits through the SDK's metric meter (dropped
+   * during replay, so each counts once). The series keep the names and help texts dashboards read.
+   */
+  private finish(outcome: string, error?: string): void {
+    this.set({ phase: 'done', ...(error ? { error } : {}) });
+    const { charged, refunded } = this.view();
+    metricMeter
+      .createCounter('reelflow_jobs', 'jobs', 'Job workflows finished, by model and outcome.')
+      .add(1, { model: this.model, outcome });
+    if (charged > 0)
+      metricMeter
+        .createCounter('reelflow_credits_charged', 'credits', 'Credits charged by job workflows, by model.')
+        .add(charged, { model: this.model });
+    if (refunded > 0)
+      metricMeter
+        .createCounter('reelflow_credits_refunded', 'credits', 'Credits refunded to job workflows, by model.')
+        .add(refunded, { model: this.model });
+  }
+
+  /** Stops the job before any spend when its quote exceeds what the budget has left. */
+  private async checkBudget(remaining: number): Promise<void> {
+    this.set({ phase: 'quoting' });
+    const credits = await this.quote.ask();
+    if (credits <= remaining) return;
+    const reason = `quote of ${credits} credits exceeds the remaining budget of ${remaining}`;
+    this.finish('budget-exceeded', reason);
+    throw ApplicationFailure.create({
+      type: FAILURE_TYPES.budgetExceeded,
+      nonRetryable: true,
+      message: `step ${this.label}: ${reason}; nothing was submitted`,
+      details: [{ quote: credits, remaining }],
+    });
+  }
+}
+
+/** Details of a SubmitAnswerInvalid activity failure (src/activities/errors.ts). */
+interface InvalidAnswerDetails {
+  requestId?: string;
+  cancelUrl?: string;
+  fieldErrors?: { path: string; message: string }[];
+}
+
+/**
+ * Submits `attempt` with its Idempotency-Key and subscribes the pipeline to the request's webhook
+ * events, in one activity. Never abandoned half-way: once the POST may have reached the service,
+ * the request id must be learned. Events that overtook the answer come back with it.
+ * A pipeline already cancelled never submits. A submit that may have created a job whose id is
+ * unknown waits for an operator decision (./ambiguous.ts); a 202 that breaks the contract is
+ * cancelled or recorded as abandoned (./abandon.ts) before the step fails.
+ */
+export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
+  for (;;) {
+    // The submit below runs in a non-cancellable scope; a cancel that came first must stop it here.
+    if (CancellationScope.current().consideredCancelled) {
+      throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
+    }
+    const activity = submitActivities(
+      job.options.submitTimeoutSeconds,
+      ACTIVITY_SUMMARIES.submit(job.label, job.model, attempt.idempotencyKey, attempt.attempt),
+    );
+    try {
+      const answer = await CancellationScope.nonCancellable(() =>
+        activity.submitAndSubscribe({
+          model: job.model,
+          input: job.input,
+          idempotencyKey: attempt.idempotencyKey,
+          subscriberWorkflowId: job.workflowId,
+        }),
+      );
+      if (answer.atCapacity) {
+        await awaitPermit(job, attempt);
+        continue;
+      }
+      if (answer.permit) attempt.permit = true;
+      attempt.requestId = answer.request.request_id;
+      attempt.statusUrl = answer.request.status_url;
+      attempt.responseUrl = answer.request.response_url;
+      attempt.cancelUrl = answer.request.cancel_url;
+      for (const event of answer.earlyEvents) job.jobs.inbox.accept(event);
+      return;
+    } catch (error) {
+      const cause = error instanceof ActivityFailure ? error.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.submitAnswerInvalid) {
+        throw await invalidAnswer(job, attempt, cause);
+      }
+      if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE_TYPES.ambiguousSubmission) throw error;
+      // Adopted: the job is the operator's request id; resubmit: the same key again.
+      if (
+        (await awaitDecision(
+          job,
+          attempt,
+          `the submit may have created a job but no usable answer came back (${cause.message})`,
+        )) === 'adopted'
+      ) {
+        // The ambiguous submit kept its permit, if it took one: the adopted job gives it back when settled.
+        attempt.permit = true;
+        return;
+      }
+    }
+  }
+}
+
+/** The 202 broke the contract: cancel the accepted job by what could be read, or record it; then fail the step. */
+async function invalidAnswer(
+  job: ServiceJob,
+  attempt: StepAttempt,
+  cause: ApplicationFailure,
+): Promise<ApplicationFailure> {
+  const details = (cause.details?.[0] ?? {}) as InvalidAnswerDetails;
+  if (details.requestId) attempt.requestId = details.requestId;
+  if (details.cancelUrl) attempt.cancelUrl = details.cancelUrl;
+  const reason = `the service accepted the submit but its answer breaks the contract (${cause.message})`;
+  // The submit kept the account's permit, if it took one, for the job it created: settling gives it back.
+  attempt.permit = true;
+  await job.quote.chargeOf(attempt).catch(() => undefined);
+  await cancelOrAbandon(job, attempt, reason);
+  const fate = attempt.abandoned ? 'recorded as abandoned' : `cancelled (${attempt.outcome ?? 'state unknown'})`;
+  const error = `${reason}; the job${attempt.requestId ? ` ${attempt.requestId}` : ''} was ${fate}`;
+  job.set({ error });
+  return ApplicationFailure.create({
+    type: FAILURE_TYPES.submitAnswerInvalid,
+    nonRetryable: true,
+    message: `step ${job.label}: ${error}`,
+    details: [
+      {
+        idempotencyKey: attempt.idempotencyKey,
+        step: job.label,
+        ...(attempt.requestId ? { requestId: attempt.requestId } : {}),
+      },
+    ],
+  });
+}
+
+/**
+ * The account's cap on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY, src/client/account-limits.ts)
+ * left no permit for `attempt`'s submit: wait for one here, where a cancel reaches the wait (the
+ * submit itself cannot be cancelled). The permit is then the attempt's; a cancel that ends the wait
+ * gives back whatever it may have taken.
+ */
+export async function awaitPermit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
+  const before = job.view().phase;
+  job.set({ phase: 'capacity' });
+  attempt.permit = true;
+  try {
+    await permitActivities.awaitAccountPermit({ idempotencyKey: attempt.idempotencyKey, workflowId: job.workflowId });
+  } catch (error) {
+    if (isCancellation(error)) await releasePermit(attempt);
+    throw error;
+  }
+  if (before) job.set({ phase: before });
+}
