@@ -14,9 +14,14 @@ let dir: string | undefined;
 export function testRouteStore(key: string): RouteStore {
   let store = stores.get(key);
   if (!store) {
-    dir ??= mkdtempSync(join(tmpdir(), 'reelflow-routes-'));
-    store = openSqliteRouteStore(join(dir, `${key.replace(/[^\w.-]/g, '_')}.sqlite`));
+    store = openSqliteRouteStore(testRouteStoreFile(key));
     stores.set(key, store);
   }
   return store;
+}
+
+/** The file of `testRouteStore(key)` (to look at its rows from a second connection). */
+export function testRouteStoreFile(key: string): string {
+  dir ??= mkdtempSync(join(tmpdir(), 'reelflow-routes-'));
+  return join(dir, `${key.replace(/[^\w.-]/g, '_')}.sqlite`);
 }
