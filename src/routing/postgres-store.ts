@@ -1,7 +1,7 @@
 import { Pool, type PoolConfig } from 'pg';
 import { routeStoreSchema } from './schema';
 import { subscriptionOf } from './sqlite-store';
-import { INBOX_STATE, type ClaimedDelivery, type RouteStore } from './store';
+import { answers, INBOX_STATE, type ClaimedDelivery, type RouteStore } from './store';
 import { RouteStoreUnavailableError } from './errors';
 
 /** Options of the PostgreSQL store. */
@@ -166,14 +166,7 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
       ]);
       return { deliveries: deliveries.rowCount ?? 0, subscriptions: subscriptions.rowCount ?? 0 };
     },
-    async ping() {
-      try {
-        await query('ping', 'SELECT 1');
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => answers(() => query('ping', 'SELECT 1')),
     async close() {
       if (!open) return;
       open = false;

@@ -2,7 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { routeStoreSchema } from './schema';
-import { INBOX_STATE, type ClaimedDelivery, type InboxEntry, type RouteStore, type Subscription } from './store';
+import {
+  answers,
+  INBOX_STATE,
+  type ClaimedDelivery,
+  type InboxEntry,
+  type RouteStore,
+  type Subscription,
+} from './store';
 import { RouteStoreUnavailableError } from './errors';
 
 /** Options of the embedded store. */
@@ -193,15 +200,7 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
         })),
       );
     },
-    async ping() {
-      try {
-        if (!open) return false;
-        statement('SELECT 1').get();
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: async () => open && (await answers(() => statement('SELECT 1').get())),
     async close() {
       if (!open) return;
       open = false;

@@ -84,3 +84,13 @@ export interface RouteStore {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** A backend's `ping`: true when `probe` runs without throwing, false (never a throw) when it does not. */
+export async function answers(probe: () => unknown): Promise<boolean> {
+  try {
+    await probe();
+    return true;
+  } catch {
+    return false;
+  }
+}
