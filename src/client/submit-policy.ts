@@ -1,6 +1,6 @@
 /**
- * The one submit policy (issue 16): what the client does after a submit failed, by what is known
- * about the failure and by whether the service honours `Idempotency-Key`
+ * The one submit policy, so that no failure pays twice: what the client does after a submit failed,
+ * by what is known about the failure and by whether the service honours `Idempotency-Key`
  * (`REELFLOW_SERVICE_IDEMPOTENCY`, read in src/config). The table is data so docs/submit-policy.md,
  * the client and the tests state the same thing.
  */

@@ -18,7 +18,7 @@ export interface VideoSource {
   url: string;
   fileName: string;
   contentType: string;
-  /** The pipeline's copy in the media store (issue 15's archive), preferred over `url`. */
+  /** The pipeline's archived copy in the media store, preferred over `url` (which may have expired at the service). */
   archived?: ArchivedOutput;
 }
 
