@@ -34,19 +34,14 @@ export {
 /** Bridge → route: a verified webhook event for `request_id`, parked until its subscriber collects it. */
 export const webhookEventSignal = defineSignal<[WebhookEvent]>('webhookEvent');
 
-/** The subscriber a route hands its events to. */
-export interface Subscription {
-  workflowId: string;
-}
-
 /**
  * A verified webhook event for the pipeline waiting on one of its steps' requests (sent by the bridge
  * directly, or forwarded by the route workflow). Its wire name `jobEvent` is what senders use.
  */
 export const stepEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
 
-/** Submit activity → route workflow: "I am the subscriber; hand me what you parked". */
-export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [Subscription]>('subscribeRoute');
+/** Submit activity → route workflow: "I am the subscriber (by workflow id); hand me what you parked". */
+export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [{ workflowId: string }]>('subscribeRoute');
 
 /** Search attributes of pipeline workflows (registered on the namespace; see SEARCH_ATTRIBUTE_KEYS). */
 export const SEARCH_ATTRIBUTES = {
@@ -80,25 +75,15 @@ export const batchItemDoneSignal = defineSignal<[BatchItemResult]>('batchItemDon
 /** `reelflow budget batch/<id> <credits>`: the batch's new budget (larger than the current one). */
 export const raiseBatchBudgetUpdate = defineUpdate<{ budgetCredits: number }, [number]>('raiseBatchBudget');
 
-/** Update names, as typed in the Temporal UI's "Send an Update" form. */
-export const OPERATOR_UPDATE_NAMES = {
-  cancelStep: 'cancelStep',
-  cancelPipeline: 'cancelPipeline',
-  raiseBudget: 'raiseBudget',
-  retryStep: 'retryStep',
-} as const;
-
 /**
- * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update") or
- * `reelflow cancel --step / budget / retry`; each has a validator (./operator-updates.ts) that refuses
- * bad input with a reason before anything is written to history.
+ * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update", under these
+ * names) or `reelflow cancel --step / budget / retry`; each has a validator (./operator-updates.ts)
+ * that refuses bad input with a reason before anything is written to history.
  */
-export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(OPERATOR_UPDATE_NAMES.cancelStep);
-export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(
-  OPERATOR_UPDATE_NAMES.cancelPipeline,
-);
-export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(OPERATOR_UPDATE_NAMES.raiseBudget);
-export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(OPERATOR_UPDATE_NAMES.retryStep);
+export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>('cancelStep');
+export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>('cancelPipeline');
+export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>('raiseBudget');
+export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>('retryStep');
 
 /** The operator's decision on an ambiguous submit (validator: ./recovery.ts). */
 export const resolveAmbiguousUpdate = defineUpdate<ResolveAnswer, [ResolveDecision]>('resolveAmbiguousStep');
