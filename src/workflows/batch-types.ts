@@ -41,16 +41,14 @@ export interface StoredBatchManifest {
 }
 
 /** Credits of a batch's finished items, summed from their ledgers. */
-export interface BatchCredits {
-  charged: number;
-  refunded: number;
-  net: number;
-}
+export type BatchCredits = Omit<CreditLedger, 'quoted'>;
 
-/** The partition a batch workflow runs: items `index`, `index + count`, `index + 2·count`, … */
-export interface BatchPartition {
-  index: number;
-  count: number;
+/** How many items ended each way. */
+export interface BatchCounts {
+  completed: number;
+  failed: number;
+  cancelled: number;
+  skipped: number;
 }
 
 /** What one run of a batch hands to the next through continue-as-new: counts, never items. */
@@ -59,7 +57,7 @@ export interface BatchCarried {
   nextIndex: number;
   /** Items in flight (started, not yet reported), name → manifest index. */
   window: Record<string, number>;
-  counts: { completed: number; failed: number; cancelled: number; skipped: number };
+  counts: BatchCounts;
   credits: BatchCredits;
   /** Results not yet written to a result page. */
   pendingResults: BatchItemResult[];
@@ -92,22 +90,18 @@ export interface BatchWorkflowInput {
   defaultPacing?: Partial<PollPacing>;
   /** Passed to every pipeline (false on a namespace without reelflow's search attributes). */
   publishSearchAttributes?: boolean;
-  /** Set by a partitioned batch for each of its partitions. */
-  partition?: BatchPartition;
+  /** Set by a partitioned batch for each of its partitions: items `index`, `index + count`, `index + 2·count`, … */
+  partition?: { index: number; count: number };
   /** Set by the workflow itself when it continues as new. */
   carried?: BatchCarried;
 }
 
 /** `batchProgress` query answer and the workflow's result. */
-export interface BatchProgress {
+export interface BatchProgress extends BatchCounts {
   name: string;
   total: number;
   /** Items this batch runs (all, or only the failed ones in re-run mode). */
   toRun: number;
-  completed: number;
-  failed: number;
-  cancelled: number;
-  skipped: number;
   running: string[];
   /** Runs of this batch so far (continue-as-new count + 1). */
   runs: number;

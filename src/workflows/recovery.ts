@@ -1,4 +1,4 @@
-import type { AbandonedJob, AmbiguousSubmit, ResolveDecision } from './recovery-types';
+import type { AmbiguousSubmit, RecoveryMemo, ResolveDecision } from './recovery-types';
 
 /** Request ids the service issues are opaque; this only keeps out what cannot be one (blank, whitespace, paths, huge). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -33,9 +33,7 @@ export function validateResolution(waiting: AmbiguousSubmit | undefined, decisio
 }
 
 /** A pipeline's recovery record as the workflow keeps it: the memo part plus what is pending now. */
-export interface RecoveryState {
-  abandoned: AbandonedJob[];
-  ambiguous: AmbiguousSubmit[];
+export interface RecoveryState extends RecoveryMemo {
   /** The ambiguous step waiting for a decision (one step runs at a time). */
   waiting?: AmbiguousSubmit;
   /** The decision the update handler accepted, taken by the waiting step. */

@@ -29,9 +29,6 @@ export interface ResumeFrom {
 }
 
 /** What a resumed run shows of its origin in its summary. */
-export interface ResumedFromSummary {
-  workflowId: string;
-  runId: string;
-  ledger: CreditLedger;
+export interface ResumedFromSummary extends Omit<ResumeFrom, 'steps'> {
   carriedSteps: string[];
 }
