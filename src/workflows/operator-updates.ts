@@ -15,16 +15,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function stepOf(summary: PipelineSummary, args: unknown, update: string): StepSummary {
-  if (!isObject(args) || typeof args.step !== 'string' || args.step === '') {
-    throw new OperatorRefusal(
-      `${update} needs {"step": "<step id>"}; steps: ${summary.steps.map((s) => s.id).join(', ')}`,
-    );
-  }
+  const ids = summary.steps.map((s) => s.id).join(', ');
+  if (!isObject(args) || typeof args.step !== 'string' || args.step === '')
+    throw new OperatorRefusal(`${update} needs {"step": "<step id>"}; steps: ${ids}`);
   const step = summary.steps.find((s) => s.id === args.step);
-  if (!step)
-    throw new OperatorRefusal(
-      `step: no step "${args.step}" in pipeline ${summary.name} (steps: ${summary.steps.map((s) => s.id).join(', ')})`,
-    );
+  if (!step) throw new OperatorRefusal(`step: no step "${args.step}" in pipeline ${summary.name} (steps: ${ids})`);
   return step;
 }
 
@@ -82,7 +77,7 @@ export function checkRaiseBudget(summary: PipelineSummary, args: unknown): numbe
 export function checkRetryStep(summary: PipelineSummary, args: unknown): StepSummary {
   stillRunning(summary);
   const step = stepOf(summary, args, 'retryStep');
-  const phase = (step as StepSummary & { phase?: string }).phase;
+  const { phase } = step;
   if (step.status !== 'running' || phase !== 'backing-off') {
     throw new OperatorRefusal(
       `step: ${step.id} is ${step.status}${phase && step.status === 'running' ? ` (${phase})` : ''}, not waiting to resubmit after a failed attempt; only such a step can be retried now`,
