@@ -25,6 +25,7 @@ import { failedItemResult, itemResult } from './batch-item';
 import { pipelineWorkflow } from './pipeline';
 import type {
   BatchCarried,
+  BatchCounts,
   BatchItemResult,
   BatchManifestItem,
   BatchProgress,
@@ -65,17 +66,12 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
   return windowedBatch(input, concurrency);
 }
 
-/** Items of the manifest a partition runs. */
-function partitionTotal(records: number, index: number, count: number): number {
-  return records > index ? Math.floor((records - index - 1) / count) + 1 : 0;
-}
-
 async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Promise<BatchProgress> {
   const info = workflowInfo();
   const itemsPerRun = Math.max(1, input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN);
   const part = input.partition ?? { index: 0, count: 1 };
   const { manifest } = input;
-  const total = partitionTotal(manifest.records, part.index, part.count);
+  const total = remainingItems(part.index, manifest.records, part.count);
   const c: BatchCarried = input.carried
     ? { ...input.carried, runs: input.carried.runs + 1 }
     : {
@@ -191,16 +187,15 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
           ...(input.publishSearchAttributes !== false
             ? { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.batch, value: input.name }] }
             : {}),
+          // Fields left undefined are not serialised: the input holds only what is set.
           args: [
             {
               spec,
               batch: { workflowId: info.workflowId },
-              ...(input.uriRules ? { uriRules: input.uriRules } : {}),
-              ...(input.defaultPacing ? { defaultPacing: input.defaultPacing } : {}),
-              ...(input.publishSearchAttributes !== undefined
-                ? { publishSearchAttributes: input.publishSearchAttributes }
-                : {}),
-              ...(item.resume ? { resume: item.resume } : {}),
+              uriRules: input.uriRules,
+              defaultPacing: input.defaultPacing,
+              publishSearchAttributes: input.publishSearchAttributes,
+              resume: item.resume,
             },
           ],
         }),
@@ -278,6 +273,7 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
   return progress();
 }
 
+/** Items of a manifest of `records` a partition runs from `nextIndex` on, taking every `step`-th. */
 function remainingItems(nextIndex: number, records: number, step: number): number {
   return nextIndex < records ? Math.floor((records - nextIndex - 1) / step) + 1 : 0;
 }
@@ -294,7 +290,7 @@ async function partitionedBatch(input: BatchWorkflowInput, concurrency: number):
   const finished: BatchProgress[] = [];
   let status: BatchProgress['status'] = 'running';
   const sum = (): BatchProgress => {
-    const add = (key: 'completed' | 'failed' | 'cancelled' | 'skipped') => finished.reduce((n, p) => n + p[key], 0);
+    const add = (key: keyof BatchCounts) => finished.reduce((n, p) => n + p[key], 0);
     return {
       name: input.name,
       total: input.manifest.records,
