@@ -11,14 +11,12 @@ import type { WebhookEvent } from '../contract';
 import { ROUTE_SUBSCRIBER_MEMO, stepEventSignal, subscribeRouteUpdate, webhookEventSignal } from './definitions';
 
 /**
- * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`.
- *
- * Common case: the submit activity starts it with the subscriber in its arguments and memo; it has
- * nothing to hold and closes in its first workflow task. The bridge reads the memo (describe) and
- * signals the pipeline itself, so no workflow task of this workflow sits between a delivery and the
- * pipeline. Rare case: a delivery comes before the submit returned: the bridge signals-with-start
- * this workflow, which parks the event until the subscriber's `subscribeRoute` update collects it,
- * then closes.
+ * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`,
+ * as builds before the route store (src/routing) subscribed: registered while pipelines pinned to
+ * such a build are open, since the route workflows their submits start run on the current build.
+ * The submit starts it with the subscriber in its arguments and memo, and it closes in its first
+ * workflow task; a route an early delivery started parks the event until the subscriber's
+ * `subscribeRoute` update collects it, then closes.
  */
 
 /** Lifetime knobs and the subscriber when the submit side starts it. */
@@ -31,13 +29,10 @@ export interface RouteOptions {
 
 export const ROUTE_DEFAULTS = { ttlMs: 24 * 60 * 60 * 1000 } as const;
 
-/** Why a route ended. */
-export type RouteEnd = 'handed_over' | 'expired_unsubscribed' | 'subscriber_gone';
-
 /** Result of a route; the submit activity reads `events` from it if its update came too late. */
 export interface RouteSummary {
   requestId: string;
-  endedBecause: RouteEnd;
+  endedBecause: 'handed_over' | 'expired_unsubscribed' | 'subscriber_gone';
   subscriber: string | null;
   /** Every distinct event it received, in arrival order. */
   events: WebhookEvent[];
@@ -77,7 +72,7 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
     return parked;
   });
 
-  const summary = (endedBecause: RouteEnd): RouteSummary => ({
+  const summary = (endedBecause: RouteSummary['endedBecause']): RouteSummary => ({
     requestId,
     endedBecause,
     subscriber,
