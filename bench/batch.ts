@@ -151,9 +151,13 @@ function runCli(args: string[], env: Record<string, string>, cwd: string, timeou
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    // The bench exiting (an error, Ctrl-C) takes the CLI with it, as it does the stack's processes.
+    const onExit = () => child.kill('SIGKILL');
+    process.once('exit', onExit);
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      process.off('exit', onExit);
       if (signal === 'SIGKILL')
         reject(new Error(`reelflow ${args[0]} killed after ${timeoutMs / 1000} s:\n${stderr.slice(-2000)}`));
       else resolve({ code, stdout: Buffer.concat(stdout).toString(), stderr, seconds: (Date.now() - started) / 1000 });
