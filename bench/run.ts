@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --quick] [--only handoff,throughput,footprint] [--cluster] [--worker-cache 250,250/256] [--out <dir>] [--no-report]`
+ * `npm run bench [-- --quick] [--only handoff,throughput,footprint,batch] [--cluster] [--worker-cache 250,250/256] [--out <dir>] [--no-report]`
+ * `npm run bench -- --only batch [--items 10000] [--manifest-rows 100000]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
  * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
@@ -13,6 +14,10 @@
  * running, and stopped again afterwards in that case), written as `handoff-cluster.json` and
  * `throughput-cluster.json` and reported beside the dev server's figures.
  *
+ * batch (bench/batch.ts) runs only when named in --only: a 10,000-item batch through the real CLI takes
+ * most of an hour, the default run stays short. `--items` and `--manifest-rows` size it down; a run at
+ * another size than the full one reports into <out> (default `.bench/small`), never into docs/.
+ *
  * --worker-cache n[/heapMiB],…: the footprint bench again with the worker's workflow cache capped at n
  * (REELFLOW_MAX_CACHED_WORKFLOWS) and, with /heapMiB, its V8 old space capped (NODE_OPTIONS
  * --max-old-space-size), written as `footprint-cache-<n>[-heap-<m>].json` / `bridge-cache-…json`: memory
@@ -24,13 +29,26 @@ import { runHandoff, HANDOFF_FULL, HANDOFF_QUICK } from './handoff';
 import { killAll, setLogDir } from './lib/processes';
 import { runInfo, startLoadSampler, writeJson } from './lib/run-info';
 import { buildForBench, ROOT } from './lib/stack';
+import { BATCH_FULL, BATCH_QUICK, runBatch, type BatchSize } from './batch';
 import { defaultClusterDir, openCluster, startCluster, stopCluster } from '../scripts/cluster/index';
 import { isAlive, ROLES } from '../scripts/cluster/roles';
 import { generateReport } from './report/generate';
 import { runThroughput, THROUGHPUT_FULL, THROUGHPUT_QUICK } from './throughput';
 
-const BENCHES = ['handoff', 'throughput', 'footprint'] as const;
+/** The benches of a run without --only. */
+const DEFAULT_BENCHES = ['handoff', 'throughput', 'footprint'] as const;
+/** Every bench --only may name (batch runs only when named). */
+const BENCHES = [...DEFAULT_BENCHES, 'batch'] as const;
 type BenchName = (typeof BENCHES)[number];
+
+/** The value of `flag` as a positive whole number, or undefined when the flag is absent. */
+function positiveIntFlag(argv: string[], flag: string): number | undefined {
+  const at = argv.indexOf(flag);
+  if (at < 0) return undefined;
+  const text = argv[at + 1] ?? '';
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`${flag}: "${text}" is not a positive whole number`);
+  return Number(text);
+}
 
 function parseArgs(argv: string[]) {
   const quick = argv.includes('--quick');
@@ -44,13 +62,29 @@ function parseArgs(argv: string[]) {
       throw new Error(`--worker-cache: "${token}" is not <entries> or <entries>/<heap MiB> (positive integers)`);
     return { cache: cache!, ...(heap !== undefined ? { heapMiB: heap } : {}) };
   });
-  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : [...BENCHES];
+  const only = onlyAt >= 0 ? (argv[onlyAt + 1] ?? '').split(',') : [...DEFAULT_BENCHES];
   for (const name of only)
     if (!(BENCHES as readonly string[]).includes(name))
       throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
-  const out = path.resolve(outAt >= 0 ? argv[outAt + 1]! : path.join(ROOT, '.bench', quick ? 'quick' : ''));
+  const items = positiveIntFlag(argv, '--items');
+  const manifestRows = positiveIntFlag(argv, '--manifest-rows');
+  const batch: BatchSize = {
+    ...(quick ? BATCH_QUICK : BATCH_FULL),
+    ...(items !== undefined ? { items } : {}),
+    ...(manifestRows !== undefined ? { manifestRows } : {}),
+  };
+  // A batch at another size than the full one is a check of the harness: reported beside its JSON, not in docs/.
+  const reduced =
+    !quick &&
+    only.includes('batch') &&
+    (batch.items !== BATCH_FULL.items || batch.manifestRows !== BATCH_FULL.manifestRows);
+  const out = path.resolve(
+    outAt >= 0 ? argv[outAt + 1]! : path.join(ROOT, '.bench', quick ? 'quick' : reduced ? 'small' : ''),
+  );
   return {
     quick,
+    reduced,
+    batch,
     only: only as BenchName[],
     out,
     report: !argv.includes('--no-report'),
@@ -89,6 +123,9 @@ async function main(): Promise<void> {
     } else if (name === 'throughput') {
       const result = await runThroughput(args.quick ? THROUGHPUT_QUICK : THROUGHPUT_FULL, log);
       writeJson(args.out, 'throughput', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
+    } else if (name === 'batch') {
+      const result = await runBatch(args.batch, log);
+      writeJson(args.out, 'batch', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
     } else {
       const { footprint, bridge } = await runFootprintAndBridge(args.quick ? FOOTPRINT_QUICK : FOOTPRINT_FULL, log);
       const run = meta(sampler.stop(), Math.round((Date.now() - t0) / 1000));
@@ -117,7 +154,7 @@ async function main(): Promise<void> {
   }
   if (args.cluster) await runOnCluster(args, meta, log);
   if (args.report) {
-    const written = await generateReport({ benchDir: args.out, quick: args.quick });
+    const written = await generateReport({ benchDir: args.out, quick: args.quick || args.reduced });
     for (const file of written) log(`written ${path.relative(ROOT, file)}`);
   }
   log(`done in ${Math.round((Date.now() - started) / 1000)} s`);

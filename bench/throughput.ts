@@ -52,7 +52,8 @@ export interface Level {
   cpuMsPerRun?: Record<string, number>;
 }
 
-async function level(
+/** One closed-loop level of `kind` runs at `concurrency` for `windowS` seconds, from its own driver process. */
+export async function level(
   stack: BenchStack,
   kind: 'pipeline' | 'raw',
   concurrency: number,
@@ -101,7 +102,7 @@ async function level(
  * Climbs concurrency 1, 2, 4, … until the rate has stopped rising by 10 % over the best so far, at two
  * levels in a row (one level can dip on a shared machine; two in a row is a plateau).
  */
-async function climb(
+export async function climb(
   stack: BenchStack,
   kind: 'pipeline' | 'raw',
   windowS: number,
@@ -122,7 +123,8 @@ async function climb(
   return levels;
 }
 
-const peakOf = (levels: Level[]) => levels.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
+/** The level with the highest rate. */
+export const peakOf = (levels: Level[]) => levels.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
 
 export interface ThroughputResult {
   size: ThroughputSize;

@@ -71,7 +71,7 @@ export interface BenchStack {
 /** Calls the service with the bench key; throws on an unexpected status. */
 export async function serviceCall(
   url: string,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   route: string,
   body?: unknown,
   key = BENCH_API_KEY,

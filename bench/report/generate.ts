@@ -16,6 +16,7 @@ import { ROOT } from '../lib/stack';
 import type { HandoffResult } from '../handoff';
 import type { Level, ThroughputResult } from '../throughput';
 import type { BridgeResult, FootprintResult } from '../footprint';
+import { BATCH_FULL, type BatchResult } from '../batch';
 import { cdfPoints, lineChart, type Series } from './svg';
 import { checkCharts } from './check-charts';
 
@@ -26,6 +27,8 @@ interface Results {
   throughput?: ThroughputResult & { run: Run };
   footprint?: FootprintResult & { run: Run };
   bridge?: BridgeResult & { run: Run };
+  /** `npm run bench -- --only batch`: a batch at scale, its rerun, a large manifest cancelled. */
+  batch?: BatchResult & { run: Run };
   /** `npm run bench -- --cluster`: the same benches on the `npm run cluster` cluster. */
   'handoff-cluster'?: HandoffResult & { run: Run };
   'throughput-cluster'?: ThroughputResult & { run: Run };
@@ -42,7 +45,7 @@ interface Results {
 export const START_MARKER = '<!-- bench:generated:start -->';
 export const END_MARKER = '<!-- bench:generated:end -->';
 export const BEFORE_FILE = path.join(ROOT, 'bench', 'results', 'before.json');
-export const CHARTS = ['handoff-cdf.svg', 'throughput.svg', 'footprint.svg'] as const;
+export const CHARTS = ['handoff-cdf.svg', 'throughput.svg', 'footprint.svg', 'batch.svg'] as const;
 
 function readResults(dir: string): Results {
   const out: Results = {};
@@ -51,6 +54,7 @@ function readResults(dir: string): Results {
     'throughput',
     'footprint',
     'bridge',
+    'batch',
     'handoff-cluster',
     'throughput-cluster',
   ] as const) {
@@ -87,7 +91,7 @@ export function saveBefore(dir: string): string {
 }
 
 const anyRun = (r: Results | null): Run | undefined =>
-  r?.handoff?.run ?? r?.throughput?.run ?? r?.footprint?.run ?? r?.bridge?.run;
+  r?.handoff?.run ?? r?.throughput?.run ?? r?.footprint?.run ?? r?.bridge?.run ?? r?.batch?.run;
 const dateOf = (run: Run) => run.date.slice(0, 16).replace('T', ' ') + ' UTC';
 const machineOf = (run: Run) =>
   `${run.machine.cpus} vCPU ${run.machine.cpuModel}, ${run.machine.memoryGiB} GiB, ${run.machine.platform}, Node ${run.machine.node}`;
@@ -527,6 +531,94 @@ function cacheSection(r: Results, lines: string[]): void {
   lines.push('');
 }
 
+/**
+ * The batch row: one batch through the real CLI against independent pipelines on the same stack, its
+ * rerun after faults, a large manifest accepted and cancelled. The chart puts the batch's items/s at its
+ * --concurrency beside the climb of independent pipelines.
+ */
+function batchSection(r: Results, lines: string[]): string | null {
+  const x = r.batch;
+  if (!x) return null;
+  const { batch: b, rerun, manifest: m, throughput: t } = x;
+  const full = x.size.items === BATCH_FULL.items && x.size.manifestRows === BATCH_FULL.manifestRows;
+  const main = anyRun(r);
+  lines.push('### 6. Batch at scale', '');
+  if (main && main.commit !== x.run.commit)
+    lines.push(`(Batch run: commit ${commitOf(x.run)}, ${dateOf(x.run)}, ${loadOf(x.run)}.)`, '');
+  lines.push(
+    `\`npm run bench -- --only batch\` (not in the default run). One stack, the worker as production runs it (workflow cache ${x.worker.maxCachedWorkflows}, \`--max-old-space-size=${x.worker.heapMiB}\`), stub renders with no hold; ` +
+      `every batch started by the real CLI (\`reelflow batch <csv> --concurrency ${b.concurrency}\`, one spec of the throughput bench's three steps, its image and voice as files in the media store). ` +
+      `The service fails ${round(b.jobFailureRate * 100, 2)} % of jobs during the batch (about 5 % of three-step items); items/s counts every item that ran to its end over the CLI's wall time (loading the CSV included), against the peak of independent pipelines climbed on the same stack (${x.size.throughputWindowS} s windows).` +
+      (full
+        ? ''
+        : ` **Reduced size** (${x.size.items} items, ${x.size.manifestRows} rows): a check of the harness, not the figures asked.`),
+    '',
+  );
+  const met = (ok: boolean) => (ok ? 'met' : '**missed**');
+  lines.push('| figure | this run | asked | |', '|---|---|---|---|');
+  lines.push(`| items, \`--concurrency\` | ${b.items}, ${b.concurrency} | 10,000 | ${met(b.items >= 10_000)} |`);
+  lines.push(
+    `| wall time (CLI) / batch workflow's own | ${b.wallSeconds} s / ${b.workflowSeconds} s (batch runs: ${b.runs}) | | |`,
+  );
+  lines.push(
+    `| items/s ÷ peak of independent pipelines | ${b.ratioToThroughputPeak} (${b.itemsPerSecond}/s vs ${t.peak.perSecond}/s at c=${t.peak.concurrency}) | ≥ 0.8 | ${met(b.ratioToThroughputPeak >= 0.8)} |`,
+  );
+  lines.push(
+    `| worker RSS, sampled each second: peak (mean) | ${b.workerRssMiB.peak} MiB (${b.workerRssMiB.mean} MiB, ${b.workerRssMiB.samples} samples) | ≤ 512 MiB | ${met(b.workerRssMiB.peak <= 512)} |`,
+  );
+  lines.push(
+    `| largest history of a batch run | ${b.largestRunHistoryEvents} events | < 51,200 (Temporal's limit) | ${met(b.largestRunHistoryEvents < 51_200)} |`,
+  );
+  const c = b.callsPerItem;
+  lines.push(
+    `| service calls per item: submits / status / result / quote / cancel | ${c.submits} / ${c.statusCalls} / ${c.resultCalls} / ${c.quoteCalls} / ${c.cancelCalls} = **${c.total}** | | |`,
+  );
+  lines.push(
+    `| jobs at the service, idempotency keys twice, most in flight | ${b.jobs}, ${b.duplicateKeys}, ${b.maxJobsInFlight} | no key twice | ${met(b.duplicateKeys === 0)} |`,
+  );
+  lines.push(
+    `| \`--rerun-failed\`: failed items → items resubmitted at the service | ${rerun.failedItems} → ${rerun.resubmittedItems} (${rerun.newJobs} jobs), ${rerun.completed} completed, ${rerun.wallSeconds} s | exactly the failed | ${met(rerun.exact)} |`,
+  );
+  lines.push(
+    `| manifest accepted and started (\`--detach\`) | ${m.rows} rows (${round(m.bytes / 2 ** 20, 1)} MiB stored) in ${m.acceptSeconds} s | 100,000 rows | ${met(m.rows >= 100_000)} |`,
+  );
+  lines.push(
+    `| \`reelflow cancel\` with jobs in flight → left in flight at the service, pipelines running | ${m.jobsInFlightAtCancel} → ${m.leftInFlightAtService}, ${m.runningPipelines} (cancel took ${m.cancelSeconds} s; batch ${m.temporalStatus.toLowerCase()}, ${m.counts.cancelled} items cancelled, ${m.counts.skipped} skipped) | 0, 0 | ${met(m.leftInFlightAtService === 0 && m.runningPipelines === 0)} |`,
+  );
+  lines.push(
+    `| worker RSS peak: rerun / manifest and cancel | ${rerun.workerRssPeakMiB} / ${m.workerRssPeakMiB} MiB | ≤ 512 MiB | ${met(Math.max(rerun.workerRssPeakMiB, m.workerRssPeakMiB) <= 512)} |`,
+  );
+  lines.push('');
+  const series: Series[] = [
+    {
+      name: 'independent pipelines/s',
+      points: t.levels.map((l) => [l.concurrency, l.perSecond] as [number, number]),
+      color: COLORS.reelflow,
+      markers: true,
+    },
+    {
+      name: 'batch items/s',
+      points: [[b.concurrency, b.itemsPerSecond]],
+      color: COLORS.naive,
+      markers: true,
+    },
+  ];
+  return lineChart({
+    title: 'Batch items/s against independent pipelines (three steps, stub renders)',
+    xLabel: 'concurrency (pipelines in flight, log scale)',
+    yLabel: 'completed per second',
+    series,
+    footer: [
+      ...footerOf(x.run),
+      ...(full
+        ? []
+        : [`reduced size: ${x.size.items} items, ${x.size.manifestRows} manifest rows (a check of the harness)`]),
+    ],
+    xLog: true,
+    yMin: 0,
+  });
+}
+
 /** Dev server and cluster side by side, from one `npm run bench -- --cluster` run. */
 function clusterSection(r: Results, lines: string[]): void {
   const hc = r['handoff-cluster'];
@@ -629,6 +721,8 @@ export function buildReport(
   const footprintChart = footprintSection(results, useBefore, lines);
   if (footprintChart) charts['footprint.svg'] = footprintChart;
   cacheSection(results, lines);
+  const batchChart = batchSection(results, lines);
+  if (batchChart) charts['batch.svg'] = batchChart;
   clusterSection(results, lines);
   if (Object.keys(charts).length) {
     lines.push('### Charts', '');
@@ -647,11 +741,17 @@ export function replaceGenerated(doc: string, generated: string): string {
 
 /**
  * Writes the report of the JSON in `benchDir`. Full runs: docs/benchmarks.md (generated section) and
- * docs/benchmarks/*.svg. Quick runs: `<benchDir>/benchmarks.md` and `<benchDir>/charts/*.svg`.
+ * docs/benchmarks/*.svg. Quick runs, and runs holding a batch row of reduced size: `<benchDir>/benchmarks.md`
+ * and `<benchDir>/charts/*.svg`.
  * Charts are then opened in headless Chromium (when installed) to check they render.
  */
-export async function generateReport(options: { benchDir: string; quick: boolean; doc?: string }): Promise<string[]> {
-  const results = readResults(options.benchDir);
+export async function generateReport(given: { benchDir: string; quick: boolean; doc?: string }): Promise<string[]> {
+  const results = readResults(given.benchDir);
+  // A batch row at a reduced size (--items, --manifest-rows) checks the harness: never into docs/.
+  const reducedBatch =
+    results.batch !== undefined &&
+    (results.batch.size.items !== BATCH_FULL.items || results.batch.size.manifestRows !== BATCH_FULL.manifestRows);
+  const options = { ...given, quick: given.quick || reducedBatch };
   const docsDir = path.join(ROOT, 'docs');
   // Another document (--doc): its own generated section, its charts named after it, no "before" columns.
   const docName = options.doc ? path.basename(options.doc, '.md') : null;
