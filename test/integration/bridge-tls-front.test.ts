@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Agent, request } from 'undici';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadBridgeConfig, startBridgeServer, type RunningBridge } from '../../src/bridge';
-import { routeWorkflowId } from '../../src/contract/workflow-names';
+import { DatabaseSync } from 'node:sqlite';
 import { freePort } from '../../src/stack/stack-state';
 import {
   LONG_FORM,
@@ -28,7 +28,7 @@ const { resolveNginx } = require('../../scripts/ensure-nginx') as { resolveNginx
  * listen address and certificate paths replaced), run by Debian's nginx with a certificate from a
  * private CA made with openssl: the local service — trusting that CA the way a real service trusts a
  * public one — registers https://localhost:<port>/webhooks and delivers a signed completion through
- * it to the real bridge, which hands it to Temporal; /readyz answers through it; a forged delivery is
+ * it to the real bridge, which keeps it in its route store; /readyz answers through it; a forged delivery is
  * still refused by the bridge behind it, and a client that does not trust the CA gets no answer.
  */
 
@@ -123,6 +123,7 @@ maybe(
     });
     nginx = await startNginx(renderFrontConf(fs.readFileSync(CONF, 'utf8'), bridgePort, port, serverCert), port);
     const webhookUrl = `https://localhost:${port}/webhooks`;
+    const routeStoreFile = path.join(dir, 'routes.sqlite');
 
     const registered = await api(service.url, 'POST', '/v1/webhooks/endpoints', { body: { url: webhookUrl } });
     expect(registered.status).toBe(201);
@@ -133,6 +134,7 @@ maybe(
         REELFLOW_BRIDGE_HOST: '127.0.0.1',
         REELFLOW_BRIDGE_PORT: String(bridgePort),
         REELFLOW_LOG_LEVEL: 'silent',
+        REELFLOW_ROUTE_STORE: `sqlite:${routeStoreFile}`,
       }),
     );
 
@@ -141,23 +143,27 @@ maybe(
     expect(ready.statusCode).toBe(200);
     expect(await ready.body.json()).toEqual({ status: 'ready' });
 
-    // A real job: its signed generation.completed goes service → nginx (TLS) → bridge → Temporal.
+    // A real job: its signed generation.completed goes service → nginx (TLS) → bridge → route store.
     const submitted = await api(service.url, 'POST', `/v1/queue/${LONG_FORM}`, {
       body: { image_urls: [PIXEL_PNG], duration: '4', resolution: '480p' },
     });
     expect(submitted.status).toBe(202);
     const requestId = String(submitted.body.request_id);
+    // The bridge acknowledged it once it was a row of its route store's inbox (no pipeline waits for
+    // this job, so the forwarder parks it there until its TTL).
     await waitUntil(
-      async () => {
+      () => {
+        const rows = new DatabaseSync(routeStoreFile, { readOnly: true });
         try {
-          await temporal!.client.workflow.getHandle(routeWorkflowId(requestId)).describe();
-          return true;
+          return rows.prepare('SELECT 1 FROM reelflow_inbox WHERE request_id = ?').get(requestId) !== undefined;
         } catch {
-          return false;
+          return false; // the bridge has not created its tables yet
+        } finally {
+          rows.close();
         }
       },
       60_000,
-      `the route workflow of ${requestId}, started by the delivery through the TLS front`,
+      `the delivery of ${requestId} through the TLS front in the bridge's inbox`,
     );
 
     // A forged delivery through the front: the bridge behind it still checks the signature.

@@ -9,7 +9,8 @@ import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, type TestService } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
 import type { CallKind } from '../../src/client/types';
-import { createReelflowWorker } from '../../src/workers/worker';
+import { createActivities } from '../../src/activities';
+import { createReelflowWorker, mediaDeps } from '../../src/workers/worker';
 import {
   currentVersion,
   openExecutionsOn,
@@ -66,7 +67,8 @@ async function startWorker(
   taskQueue: string,
   options: {
     deployment?: WorkerDeploymentVersion;
-    workflowBundle?: { code: string };
+    /** A 0.1.0 worker: its release bundle, its activities under their unprefixed types, route workflows. */
+    release010?: boolean;
     /** The subscription of builds before the route store (route workflows); default the current one. */
     routeWorkflows?: boolean;
   },
@@ -74,24 +76,26 @@ async function startWorker(
   const client = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY });
   serviceClients.push(client);
   let submits = 0;
+  const onCall = (kind: CallKind) => {
+    if (kind === 'submit') submits += 1;
+  };
+  const routes = {
+    subscribe: (requestId: string, subscriber: string) =>
+      subscribeToRoute({ client: env.client, taskQueue }, requestId, subscriber),
+  };
   const worker = await createReelflowWorker({
     connection: env.nativeConnection,
     client: env.client,
     taskQueue,
     service: client,
-    workflowBundle: options.workflowBundle ?? bundle,
-    onCall: (kind: CallKind) => {
-      if (kind === 'submit') submits += 1;
-    },
+    workflowBundle: options.release010 ? releaseBundle010() : bundle,
+    onCall,
     ...(options.deployment ? { deployment: options.deployment } : {}),
-    ...(options.routeWorkflows
-      ? {
-          routes: {
-            subscribe: (requestId: string, subscriber: string) =>
-              subscribeToRoute({ client: env.client, taskQueue }, requestId, subscriber),
-          },
-        }
-      : { routeStore: testRouteStore(taskQueue) }),
+    ...(options.routeWorkflows || options.release010 ? { routes } : { routeStore: testRouteStore(taskQueue) }),
+    // 0.1.0's workflow code schedules the activities by their names before the `reelflow.` prefix.
+    ...(options.release010
+      ? { worker: { activities: createActivities({ client, routes, onCall, media: mediaDeps() }) } }
+      : {}),
   });
   const entry = { worker, running: worker.run() };
   workers.push(entry);
@@ -223,7 +227,7 @@ it('drain-first from 0.1.0: its open executions finish on the unversioned worker
   const release020 = { deploymentName: 'reelflow-drain-test', buildId: '0.2.0-test' };
   const bridge = await startTestBridge(service, env, queue);
   try {
-    const old = await startWorker(queue, { workflowBundle: releaseBundle010() });
+    const old = await startWorker(queue, { release010: true });
     const started = [await start(queue, 'drain-old-1'), await start(queue, 'drain-old-2')];
     await firstJobsRunning(['drain-old-1', 'drain-old-2']);
     await eventually(
