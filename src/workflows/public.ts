@@ -24,7 +24,7 @@ export {
   type UpscaleInput,
   type ServiceStepResult,
 } from './service-steps';
-export type { ServiceJob, ServiceJobOptions, ServiceJobOutcome, JobCredits } from './steps/service-job';
+export type { ServiceJobOptions, ServiceJobOutcome, JobCredits } from './steps/service-job';
 export type { PollPacing } from '../spec/pacing';
 export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';

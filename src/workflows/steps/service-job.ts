@@ -78,9 +78,15 @@ export interface ServiceJobOptions {
   submitTimeoutSeconds?: number;
   /** How long an ambiguous submit waits for an operator decision, hours (default 24). */
   ambiguousDeadlineHours?: number;
-  /** Told at the start and on every change of the job's state (a pipeline publishes once per workflow task). */
+  /**
+   * Told at the start and on every change of the job's state (a pipeline publishes once per workflow task).
+   * @internal reelflow's pipeline hook
+   */
   observe?: (job: ServiceJob) => void;
-  /** True once an operator asked to end a resubmit backoff now (the pipeline's `retryStep` update). */
+  /**
+   * True once an operator asked to end a resubmit backoff now (the pipeline's `retryStep` update).
+   * @internal reelflow's pipeline hook
+   */
   wakeBackoff?: () => boolean;
 }
 
