@@ -95,9 +95,12 @@ function lockedVersions(names: string[]): Record<string, string> {
 
 /** Packs this project, installs the tarball into a fresh project in `dir`, type-checks and bundles the consumer. */
 async function buildConsumer(dir: string): Promise<void> {
+  // A checkout without dist/ (a fresh clone) is left without one: the CLI tests run from src/ as before.
+  const hadDist = fs.existsSync(path.join(ROOT, 'dist'));
   const packed = await timed('npm pack (prepack builds dist/)', () =>
     npm(['pack', '--pack-destination', dir, '--json'], ROOT),
   );
+  if (!hadDist) fs.rmSync(path.join(ROOT, 'dist'), { recursive: true, force: true });
   // The prepack build prints to the same stream: the JSON report is the last thing written.
   const [report] = JSON.parse(packed.slice(packed.lastIndexOf('\n[') + 1)) as { filename: string }[];
   const tarball = path.join(dir, (report as { filename: string }).filename);
