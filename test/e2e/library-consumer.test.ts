@@ -13,6 +13,7 @@ import { startRegisteredBridge, type RegisteredBridge } from '../helpers/registe
 import { testRouteStoreFile } from '../helpers/route-store';
 import { PIXEL_PNG, startTestService, TEST_API_KEY, waitUntil, type TestService } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
+import { runNode } from '../integration/cli-process';
 
 /**
  * reelflow as a Temporal team installs it: `npm pack` of this project (its prepack builds dist/), a fresh
@@ -26,14 +27,11 @@ import { startDevServer } from '../helpers/temporal';
 const ROOT = path.resolve(__dirname, '..', '..');
 const CONSUMER_SOURCES = path.join(__dirname, 'library-consumer');
 const TASK_QUEUE = 'library-consumer';
-const PEERS = ['@temporalio/activity', '@temporalio/client', '@temporalio/common', '@temporalio/envconfig'];
-const ALSO = ['@temporalio/worker', '@temporalio/workflow', 'express', 'typescript', '@types/express', '@types/node'];
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+/** Installed beside the tarball, at this project's locked versions: reelflow's peers, and what the consumer's own code uses. */
+const BESIDE = [
+  ...['activity', 'client', 'common', 'envconfig', 'worker', 'workflow'].map((name) => `@temporalio/${name}`),
+  ...['express', 'typescript', '@types/express', '@types/node'],
+];
 
 const phases: [string, number][] = [];
 async function timed<T>(phase: string, work: () => Promise<T>): Promise<T> {
@@ -45,39 +43,34 @@ async function timed<T>(phase: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The environment of a child: this one without npm's own variables (an outer `npm test` sets them). */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^npm_/i.test(name)) env[name] = value;
-  return { ...env, ...extra };
+/** Besides PATH and HOME (runNode), the proxy settings npm may need to reach the registry; nothing else leaks in. */
+function proxyEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => /^(https?|no)_proxy$/i.test(entry[0]) && entry[1] !== undefined,
+    ),
+  );
 }
 
-function run(command: string, args: string[], cwd: string, env = childEnv()): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function mustRun(command: string, args: string[], cwd: string): Promise<string> {
-  const result = await run(command, args, cwd);
+async function mustRunNode(argv: string[], cwd: string): Promise<string> {
+  const result = await runNode(argv, proxyEnv(), { cwd });
   if (result.code !== 0)
-    throw new Error(
-      `${path.basename(command)} ${args.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`,
-    );
+    throw new Error(`node ${argv.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
 
-/** npm of the Node that runs this test (beside it in the Node distribution), else the one on PATH. */
-function npm(args: string[], cwd: string): Promise<string> {
-  const cli = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-  return fs.existsSync(cli) ? mustRun(process.execPath, [cli, ...args], cwd) : mustRun('npm', args, cwd);
+/** npm's own script: beside the Node that runs this test (a Node distribution), else the `npm` on PATH. */
+function npmCli(): string {
+  const beside = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  if (fs.existsSync(beside)) return beside;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const found = path.join(dir, 'npm');
+    if (fs.existsSync(found) && fs.realpathSync(found).endsWith('.js')) return fs.realpathSync(found);
+  }
+  throw new Error('npm not found beside node nor on PATH');
 }
+
+const npm = (args: string[], cwd: string) => mustRunNode([npmCli(), ...args], cwd);
 
 /** The versions this project's lockfile installed: the consumer gets the same peers. */
 function lockedVersions(names: string[]): Record<string, string> {
@@ -112,7 +105,7 @@ async function buildConsumer(dir: string): Promise<void> {
         name: 'reelflow-consumer',
         version: '0.0.0',
         private: true,
-        dependencies: { reelflow: `file:${tarball}`, ...lockedVersions([...PEERS, ...ALSO]) },
+        dependencies: { reelflow: `file:${tarball}`, ...lockedVersions(BESIDE) },
       },
       null,
       2,
@@ -122,9 +115,9 @@ async function buildConsumer(dir: string): Promise<void> {
     npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], dir),
   );
   await timed('tsc (type check and compile)', () =>
-    mustRun(process.execPath, [path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], dir),
+    mustRunNode([path.join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], dir),
   );
-  await timed('bundleWorkflowCode', () => mustRun(process.execPath, ['dist/bundle.js'], dir));
+  await timed('bundleWorkflowCode', () => mustRunNode(['dist/bundle.js'], dir));
 }
 
 /** The consumer's worker process: JSON lines on stdout, the SDK's log on stderr. */
@@ -136,7 +129,8 @@ interface ConsumerWorker {
 }
 
 async function startConsumerWorker(dir: string, env: Record<string, string>): Promise<ConsumerWorker> {
-  const child = spawn(process.execPath, ['dist/worker.js'], { cwd: dir, env: childEnv(env), stdio: 'pipe' });
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+  const child = spawn(process.execPath, ['dist/worker.js'], { cwd: dir, env: { ...base, ...env }, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -179,7 +173,11 @@ let receiverPort: number;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-consumer-'));
-  [, env, service] = await Promise.all([buildConsumer(dir), startDevServer(), startTestService()]);
+  const [, stack] = await Promise.all([
+    buildConsumer(dir),
+    timed('dev server and local service (beside the build)', () => Promise.all([startDevServer(), startTestService()])),
+  ]);
+  [env, service] = stack;
   bridge = await startRegisteredBridge({
     serviceUrl: service.url,
     temporalAddress: env.address,
@@ -200,15 +198,29 @@ beforeAll(async () => {
     REELFLOW_API_KEY: TEST_API_KEY,
     REELFLOW_ROUTE_STORE: `sqlite:${testRouteStoreFile(TASK_QUEUE)}`,
   };
-  worker = await startConsumerWorker(dir, { ...workerEnv, RECEIVER_PORT: String(receiverPort) });
+  worker = await timed("consumer's worker start", () =>
+    startConsumerWorker(dir, { ...workerEnv, RECEIVER_PORT: String(receiverPort) }),
+  );
 }, 900_000);
 
 afterAll(async () => {
-  await worker?.stop();
-  await bridge?.bridge.close();
-  await service?.close();
-  await env?.teardown();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  await timed('teardown', async () => {
+    await worker?.stop();
+    await bridge?.bridge.close();
+    await service?.close();
+    await env?.teardown();
+  });
+  // Some 20,000 installed files take tens of seconds to delete on a busy disk: a detached process deletes
+  // them while the next test runs.
+  if (dir)
+    spawn(
+      process.execPath,
+      ['-e', `require('node:fs').rmSync(${JSON.stringify(dir)}, { recursive: true, force: true })`],
+      {
+        detached: true,
+        stdio: 'ignore',
+      },
+    ).unref();
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(
     [
@@ -285,11 +297,10 @@ describe('reelflow installed from its packed tarball into a fresh project', () =
 
   it("stops the consumer's worker at start on a bad plugin option, naming it", async () => {
     const bad = JSON.stringify({ service: { url: 'ftp://media.example', apiKey: 'k' } });
-    const result = await run(
-      process.execPath,
+    const result = await runNode(
       ['dist/worker.js', bad],
-      dir,
-      childEnv({ ...workerEnv, TASK_QUEUE: `${TASK_QUEUE}-bad`, RECEIVER_PORT: '0' }),
+      { ...workerEnv, TASK_QUEUE: `${TASK_QUEUE}-bad`, RECEIVER_PORT: '0' },
+      { cwd: dir },
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
@@ -299,12 +310,14 @@ describe('reelflow installed from its packed tarball into a fresh project', () =
   });
 
   it('loads reelflow/client with plain Node (node -e "require(\'reelflow/client\')")', async () => {
-    const result = await run(process.execPath, ['-e', "require('reelflow/client')"], dir);
+    const result = await runNode(['-e', "require('reelflow/client')"], {}, { cwd: dir });
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    const loaded = await run(
-      process.execPath,
+    const loaded = await runNode(
       ['-e', "console.log(typeof require('reelflow/client').createServiceClient)"],
-      dir,
+      {},
+      {
+        cwd: dir,
+      },
     );
     expect(loaded.stdout.trim()).toBe('function');
   });
