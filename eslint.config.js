@@ -192,10 +192,10 @@ const LAYER_ZONES = [
 
 /**
  * What code outside src/workflows may import from it: the messages (definitions), the public types
- * (`*-types`), the workflow registry (index, for bundles and replay) and the route workflow the
- * bridge still delivers through. Everything else there is the workflows' own.
+ * (`*-types`), the workflow registry (index, for bundles and replay), the package entry (public: the
+ * step functions) and the route workflow the bridge still delivers through. Everything else there is the workflows' own.
  */
-const WORKFLOW_PUBLIC_MODULES = ['definitions', 'index', 'webhook-route', '[a-z-]+-types'];
+const WORKFLOW_PUBLIC_MODULES = ['definitions', 'index', 'public', 'webhook-route', '[a-z-]+-types'];
 const WORKFLOW_INTERNALS_PATTERN = {
   regex: `(^|/)workflows/(?!(${WORKFLOW_PUBLIC_MODULES.join('|')})(\\.[jt]s)?$).+`,
   message:

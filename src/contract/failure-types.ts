@@ -36,6 +36,8 @@ export const FAILURE_TYPES = {
   budgetExceeded: 'BudgetExceeded',
   /** The generation failed past the retry policy. */
   jobFailed: 'JobFailed',
+  /** A step function's job was cancelled at the service by someone else (refunded): it has no result. */
+  jobCancelled: 'JobCancelled',
   /** The pipeline spec given to the workflow is invalid. */
   invalidPipelineSpec: 'InvalidPipelineSpec',
   /** A step failed; the pipeline ends with it (the message names the step and the cause's type). */

@@ -6,6 +6,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { ModelId, ModelInputs } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
 import { ReferenceResolutionError } from '../spec/errors';
 import { forEachReference, resolveReferences } from '../spec/references';
@@ -25,7 +26,8 @@ import { reportingToBatch } from './batch-item';
 import { checks } from './steps/proxies';
 import { preflightSteps } from './steps/preflight';
 import { firstApplicationFailure } from './steps/publish';
-import { runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
+import { workflowJobs, type ServiceJobOutcome } from './steps/service-job';
+import { runServiceJob } from './service-steps';
 
 /** How one step of a pipeline ended. */
 type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
@@ -130,7 +132,8 @@ async function runPipeline(
 
     const outcome: StepOutcome = await state
       .runStep(step.id, () =>
-        runServiceJob(step.model, resolved, {
+        // The public step function; the spec was validated, so the input is the model's.
+        runServiceJob(step.model, resolved as ModelInputs[ModelId], {
           key: stepKeyOf(spec.name, step.id),
           label: step.id,
           pacing: { ...input.defaultPacing, ...step.pacing },

@@ -5,8 +5,28 @@
  * worker registers the functions of its own workflows module; reelflow's workflow types join a worker
  * through `reelflowPlugin({ workflows: true })` (reelflow/worker).
  *
+ * The step functions (`generateVideo`, `revoice`, `upscale`, `runServiceJob`) run one paid job each
+ * inside the caller's own workflow; the worker runs their activities through `reelflowPlugin()`.
+ * reelflow's pipeline workflow is built on the same `runServiceJob`.
+ *
  * @module workflows
  */
+export {
+  generateVideo,
+  revoice,
+  upscale,
+  runServiceJob,
+  GENERATE_VIDEO_MODEL,
+  REVOICE_MODEL,
+  UPSCALE_MODEL,
+  type GenerateVideoInput,
+  type RevoiceInput,
+  type UpscaleInput,
+  type ServiceStepResult,
+} from './service-steps';
+export type { ServiceJobOptions, ServiceJobOutcome, JobCredits } from './steps/service-job';
+export type { PollPacing } from '../spec/pacing';
+export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';
 export { batchWorkflow } from './batch';
 export {
@@ -24,4 +44,4 @@ export { ACTIVITY_PREFIX, reelflowActivityType } from '../contract/workflow-name
 export type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
 export type { BatchProgress, BatchWorkflowInput, BatchItemResult } from './batch-types';
 export type { PipelineSpec, PipelineStep } from '../spec/spec';
-export type { ModelId, ModelInputs, JobResult, WebhookEvent } from '../contract';
+export type { ModelId, ModelInputs, JobResult, OutputVideo, WebhookEvent } from '../contract';

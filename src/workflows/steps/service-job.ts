@@ -63,9 +63,9 @@ export function workflowJobs(): WorkflowJobs {
   return jobs;
 }
 
-/** Options of `runServiceJob`; every one has a default fit for a workflow that runs one job. */
+/** Options of `runServiceJob` and the step functions (reelflow/workflows); every one has a default fit for a workflow that runs one job. */
 export interface ServiceJobOptions {
-  /** Stem of the job's Idempotency-Keys, unique per job of the workflow (default `<workflow id>/job/<model>`). */
+  /** Stem of the job's Idempotency-Keys, unique per job of the workflow (default: one per call, see runServiceJob). */
   key?: string;
   /** The job's name in the Temporal UI's summaries and in failures (default the model). */
   label?: string;
@@ -78,9 +78,15 @@ export interface ServiceJobOptions {
   submitTimeoutSeconds?: number;
   /** How long an ambiguous submit waits for an operator decision, hours (default 24). */
   ambiguousDeadlineHours?: number;
-  /** Told at the start and on every change of the job's state (a pipeline publishes once per workflow task). */
+  /**
+   * Told at the start and on every change of the job's state (a pipeline publishes once per workflow task).
+   * @internal reelflow's pipeline hook
+   */
   observe?: (job: ServiceJob) => void;
-  /** True once an operator asked to end a resubmit backoff now (the pipeline's `retryStep` update). */
+  /**
+   * True once an operator asked to end a resubmit backoff now (the pipeline's `retryStep` update).
+   * @internal reelflow's pipeline hook
+   */
   wakeBackoff?: () => boolean;
 }
 
@@ -100,22 +106,6 @@ export interface JobCredits {
 export type ServiceJobOutcome =
   | { status: 'completed' | 'completed-too-late'; requestId: string; result: JobResult; credits: JobCredits }
   | { status: 'cancelled'; requestId?: string; credits: JobCredits };
-
-/**
- * Runs one paid job of the service inside any workflow: submit exactly once per attempt
- * (Idempotency-Key, the submit's answer awaited even under a cancel), the webhook awaited with paced
- * status polls as the fallback, the result from the event or `response_url`, the ledger entry (the
- * result's `credits_used`, else the quote), FAILED jobs resubmitted as `maxResubmits` allows. A
- * cancel of the caller's scope cancels the job at the service and awaits its refund. A job accepted
- * but unusable is cancelled or recorded abandoned in the workflow's recovery record.
- */
-export function runServiceJob(
-  model: ModelId,
-  input: Record<string, unknown>,
-  options: ServiceJobOptions = {},
-): Promise<ServiceJobOutcome> {
-  return new ServiceJob(model, input, options).run();
-}
 
 /** Seconds to wait before resubmit number `resubmit` (1, 2, ...): 2, 4, 8, ... capped at one minute. */
 export function resubmitBackoffSeconds(resubmit: number): number {
@@ -156,6 +146,12 @@ export class ServiceJob {
     this.pacing = resolvePacing(MODELS[model].expectedRunSeconds, options.pacing);
     this.quote = new StepQuote(model, input, this.label);
     options.observe?.(this);
+  }
+
+  /** Credits over all attempts (the quote only when one was asked). */
+  credits(): JobCredits {
+    const { quoted, charged, refunded } = this.view();
+    return { ...(this.quote.credits !== undefined ? { quoted } : {}), charged, refunded };
   }
 
   /** The job as a step row shows it. */
@@ -275,8 +271,8 @@ export class ServiceJob {
   private end(status: ServiceJobOutcome['status']): ServiceJobOutcome {
     this.finish(status);
     const { requestId } = this.current() ?? {};
-    const { quoted, charged, refunded, output } = this.view();
-    const credits = { ...(this.quote.credits !== undefined ? { quoted } : {}), charged, refunded };
+    const { output } = this.view();
+    const credits = this.credits();
     if (status !== 'cancelled' && output && requestId) return { status, requestId, result: output, credits };
     return { status: 'cancelled', ...(requestId ? { requestId } : {}), credits };
   }
