@@ -88,7 +88,7 @@ export class AmbiguousSubmissionError extends ServiceClientError {
 
 /** A 2xx answer whose body does not match the contract. */
 export class UnexpectedResponseError extends ServiceClientError {
-  readonly code: string = 'unexpected_response';
+  readonly code: 'unexpected_response' | 'submit_answer_invalid' = 'unexpected_response';
   readonly type: FailureType = FAILURE_TYPES.unexpectedResponse;
   readonly retryable = false;
   constructor(
