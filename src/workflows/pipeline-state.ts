@@ -26,7 +26,7 @@ import type {
   StepSummary,
 } from './pipeline-types';
 import type { CarriedStep } from './resume-types';
-import { memoOf, searchAttributesOf, whenChanged } from './steps/publish';
+import { memoOf, searchAttributesOf, stateOperatorsFilterOn, whenChanged } from './steps/publish';
 import type { ServiceJob, WorkflowJobs } from './steps/service-job';
 
 /** What the pipeline keeps of one step beside its job. */
@@ -46,9 +46,9 @@ interface StepState {
 
 /**
  * The one owner of a pipeline's state: its methods are the only writers, and the summary (progress
- * query, result), memo, search attributes and current details are computed from it. Search
- * attributes and memo are published once per workflow task, and only when they changed (each upsert
- * is a command, a history event and a visibility write). The operator updates are its methods.
+ * query, result), memo, search attributes and current details are computed from it, and published
+ * once per workflow task: search attributes and memo only at the state changes operators filter on
+ * (each upsert is a command, a history event and a visibility write). The operator updates are its methods.
  */
 export class PipelineState {
   private status: PipelineStatus = 'running';
@@ -65,6 +65,7 @@ export class PipelineState {
   private published = -1;
   private readonly upsertAttributes = whenChanged(upsertSearchAttributes);
   private readonly upsertMemo = whenChanged(upsertMemo);
+  private filteredState?: string;
 
   constructor(
     private readonly input: PipelineWorkflowInput,
@@ -229,14 +230,31 @@ export class PipelineState {
     }
   }
 
+  /**
+   * Shows the summary outside. Current details (the Temporal UI's step table) cost no history event,
+   * so they follow every change. Search attributes and memo are commands (a history event and a
+   * visibility write each): they are published only when what operators filter on or claim by moved
+   * (status, request ids, over budget: ./steps/publish.ts), carrying the other values as they are
+   * then. The memo's summary is the fallback of a namespace without the search attributes; its
+   * recovery record is what `reelflow orphans` reads, so it follows every change of that record.
+   */
   private publish(): PipelineSummary {
     const summary = this.summary();
     this.published = this.version;
     setCurrentDetails(currentDetailsMarkdown(summary, Date.now()));
-    if (this.input.publishSearchAttributes !== false) this.upsertAttributes(searchAttributesOf(summary));
-    this.upsertMemo(memoOf(summary));
+    const attributes = this.input.publishSearchAttributes !== false;
+    const moved = this.filteredOn(stateOperatorsFilterOn(summary));
+    if (attributes && moved) this.upsertAttributes(searchAttributesOf(summary));
+    if (!attributes ? moved : summary.recovery !== undefined) this.upsertMemo(memoOf(summary, attributes));
     this.onPublish?.(summary);
     return summary;
+  }
+
+  /** True when `state` differs from what was last published (the first call: always). */
+  private filteredOn(state: string): boolean {
+    if (state === this.filteredState) return false;
+    this.filteredState = state;
+    return true;
   }
 
   cancelStep(args: CancelStepArgs): OperatorAnswer {

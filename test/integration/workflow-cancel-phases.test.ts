@@ -83,7 +83,8 @@ async function gatedWorker(): Promise<Worker> {
     ...real,
     quoteJob: gated('quote', real.quoteJob),
     submitAndSubscribe: gated('submit', real.submitAndSubscribe),
-    preflightJob: gated('preflight', real.preflightJob),
+    // The preflight runs inside the local activity that checks the pipeline before anything is paid.
+    checkPipeline: gated('preflight', real.checkPipeline),
     archiveOutputs: gated('archive', real.archiveOutputs),
   };
   return Worker.create({

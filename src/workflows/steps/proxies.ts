@@ -1,6 +1,5 @@
 import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
-import type { PreflightActivities } from '../../activities/preflight';
 
 /** Idempotent service calls (quote, poll, fetch, cancel): retried by Temporal with backoff; non-retryable failures stop at once. */
 const API_OPTIONS = {
@@ -56,17 +55,12 @@ export const candidates = proxyReelflowActivities<Pick<ReelflowActivities, 'cand
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
-/** Checks that need zod run as local activities on the worker, outside the workflow sandbox. */
-export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3 },
-});
-
 /**
- * Preflight of a step's inputs (reads the first bytes of each URL; a few seconds at most). An input
- * that could not be checked now (PreflightUnavailable) is tried twice more; a refusal is final.
+ * Checks that need zod (and the preflight's reads of the first bytes of each input URL, a few seconds
+ * at most; an input that cannot be checked now is tried again inside) run as local activities on the
+ * worker, outside the workflow sandbox.
  */
-export const preflightActivities = proxyReelflowActivities<PreflightActivities>({
+export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+  retry: { maximumAttempts: 3 },
 });
