@@ -107,8 +107,21 @@ export interface PreflightRefusal {
   problems: FieldError[];
 }
 
-/** `checkPipeline`'s answer: the spec's validation, then (when it passed) the preflight of the steps asked for. */
-export type PipelineChecks = Exclude<PipelineCheck, { ok: true }> | { ok: true; refused: PreflightRefusal[] };
+/**
+ * How a pipeline's submits run. `local-activity`: in the workflow task that asks for it (a marker, no
+ * activity task, no workflow task of its own); a worker that dies mid-submit makes the next one send
+ * it again with the same Idempotency-Key, so only where the service honours the key. `activity`:
+ * an activity task, whose attempts remember across a lost worker what they sent.
+ */
+export type SubmitAs = 'activity' | 'local-activity';
+
+/**
+ * `checkPipeline`'s answer: the spec's validation, then (when it passed) the preflight of the steps
+ * asked for, and how this worker's submits run (its service client's idempotency setting decides;
+ * the marker keeps the answer, so every later task of the pipeline runs them the same way).
+ */
+export type PipelineChecks =
+  Exclude<PipelineCheck, { ok: true }> | { ok: true; refused: PreflightRefusal[]; submitAs: SubmitAs };
 
 /** Attempts of one step's preflight while its input cannot be checked now (PreflightUnavailable), and the wait before each retry. */
 const PREFLIGHT_ATTEMPTS = 3;
@@ -305,7 +318,11 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
           return step ? [preflightProblems(step.model, step.input).then((problems) => ({ index, problems }))] : [];
         }),
       );
-      return { ok: true, refused: refused.filter((r) => r.problems.length > 0) };
+      return {
+        ok: true,
+        refused: refused.filter((r) => r.problems.length > 0),
+        submitAs: client.idempotency === 'honoured' ? 'local-activity' : 'activity',
+      };
     },
     async quoteJob(model, input) {
       // The long-form model's price is the contract's table, the same rule the service charges by: no call.

@@ -66,6 +66,7 @@ export class PipelineState {
   private readonly upsertAttributes = whenChanged(upsertSearchAttributes);
   private readonly upsertMemo = whenChanged(upsertMemo);
   private filteredState?: string;
+  private localActivities = 0;
 
   constructor(
     private readonly input: PipelineWorkflowInput,
@@ -218,15 +219,37 @@ export class PipelineState {
     throw error;
   }
 
+  /**
+   * Runs `body`, a local activity, holding the publishing back until it answered: a local activity
+   * keeps its workflow task open across activations, and what the task ends with is published once.
+   */
+  async inLocalActivity<T>(body: () => Promise<T>): Promise<T> {
+    this.localActivities += 1;
+    try {
+      return await body();
+    } finally {
+      this.localActivities -= 1;
+    }
+  }
+
+  /** True while a local activity runs in this workflow task (the check, or a submit run as one). */
+  private taskHeldOpen(): boolean {
+    if (this.localActivities > 0) return true;
+    const running = this.input.spec.steps.findIndex((step) => step.id === this.running?.stepId);
+    const job = this.steps[running]?.job;
+    return job?.options.submitAs === 'local-activity' && job.view().phase === 'submitting';
+  }
+
   private async publishEachTask(): Promise<void> {
     for (;;) {
-      await condition(() => this.version !== this.published);
+      await condition(() => this.version !== this.published && !this.taskHeldOpen());
       // Let every coroutine this task woke run to its next wait first: publish what the task ends with.
       for (let seen = -1; seen !== this.version;) {
         seen = this.version;
         await condition(() => true);
       }
-      this.publish();
+      // What the task woke may have been a local activity's start (the check, a submit): wait for it.
+      if (!this.taskHeldOpen()) this.publish();
     }
   }
 

@@ -62,7 +62,7 @@ async function runPipeline(
   });
 
   // Nothing is paid for a spec the contract refuses or inputs the service would refuse.
-  const refused = await checkBeforeAnyPay(input, state);
+  const { refused, submitAs } = await checkBeforeAnyPay(input, state);
   if (refused) state.stop('failed', refused);
 
   // Archive copies run beside the later steps; the pipeline waits for them only before it closes.
@@ -115,6 +115,7 @@ async function runPipeline(
           ...(input.ambiguousDeadlineHours !== undefined
             ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours }
             : {}),
+          ...(submitAs ? { submitAs } : {}),
           observe: state.observeJob(index),
           wakeBackoff: state.wakeBackoff(step.id),
         }),

@@ -100,7 +100,7 @@ export function scriptedService(): ScriptedService {
       return { model, checks: [] };
     },
     async checkPipeline() {
-      return { ok: true, refused: [] };
+      return { ok: true, refused: [], submitAs: 'activity' };
     },
     // The account's permits are not scripted: the account has no cap here (test/integration/account-limits.test.ts).
     async awaitAccountPermit(...args) {

@@ -10,6 +10,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { SubmitAs } from '../../activities';
 import type { JobResult, ModelId } from '../../contract';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { MODELS } from '../../contract/model-metadata';
@@ -76,6 +77,8 @@ export interface ServiceJobOptions {
   /** Credits the job may still spend, read before each submit; absent: no budget check and no quote before it. */
   budgetRemaining?: () => number | undefined;
   submitTimeoutSeconds?: number;
+  /** How the submit runs (default `activity`; `local-activity` only where the service honours Idempotency-Key: SubmitAs). */
+  submitAs?: SubmitAs;
   /** How long an ambiguous submit waits for an operator decision, hours (default 24). */
   ambiguousDeadlineHours?: number;
   /** Told at the start and on every change of the job's state (a pipeline publishes once per workflow task). */
@@ -341,6 +344,7 @@ export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<voi
     const activity = submitActivities(
       job.options.submitTimeoutSeconds,
       ACTIVITY_SUMMARIES.submit(job.label, job.model, attempt.idempotencyKey, attempt.attempt),
+      job.options.submitAs,
     );
     try {
       const answer = await CancellationScope.nonCancellable(() =>
