@@ -367,7 +367,8 @@ export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<voi
       for (const event of answer.earlyEvents) job.jobs.inbox.accept(event);
       return;
     } catch (error) {
-      const cause = error instanceof ActivityFailure ? error.cause : undefined;
+      // An activity's failure carries the ApplicationFailure as its cause; a local activity's may be it.
+      const cause = error instanceof ActivityFailure ? error.cause : error;
       if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.submitAnswerInvalid) {
         throw await invalidAnswer(job, attempt, cause);
       }
