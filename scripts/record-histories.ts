@@ -16,7 +16,13 @@ fs.rmSync(dir, { recursive: true, force: true });
 fs.mkdirSync(dir, { recursive: true });
 const run = spawnSync(
   process.execPath,
-  [require.resolve('jest/bin/jest'), '--runInBand', 'test/integration/workflow-', 'test/integration/cli-commands'],
+  [
+    require.resolve('jest/bin/jest'),
+    '--runInBand',
+    'test/integration/workflow-',
+    'test/integration/cli-commands',
+    'test/integration/history-footprint',
+  ],
   {
     cwd: root,
     stdio: 'inherit',

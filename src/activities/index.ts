@@ -15,6 +15,7 @@ import {
   type WebhookEvent,
 } from '../contract';
 import { validatePipelineSpec } from '../spec/spec';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceProblemError } from '../client/errors';
 import type { AccountLimits } from '../client/account-limits';
 import { guardedSubmit } from './submit-guard';
@@ -23,7 +24,12 @@ import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { createInputResolver, createMediaActivities, type MediaActivities, type MediaDeps } from './media';
-import { createPreflightActivities, type PreflightActivities, type PreflightOptions } from './preflight';
+import {
+  createPreflightActivities,
+  type PreflightActivities,
+  type PreflightFailureDetails,
+  type PreflightOptions,
+} from './preflight';
 import { createBatchActivities, type BatchActivities } from './batch';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
@@ -93,6 +99,34 @@ export interface PermitRequest {
 /** `validatePipeline`'s answer, plain data (field path + reason for each problem). */
 export type PipelineCheck = { ok: true } | { ok: false; errors: FieldError[]; message: string };
 
+/** A step whose literal inputs preflight refused (or could not check after its retries). */
+export interface PreflightRefusal {
+  /** The step's index in the spec. */
+  index: number;
+  /** Paths inside the step's input (`audio_url`), or `(input)` when the input could not be checked. */
+  problems: FieldError[];
+}
+
+/**
+ * How a pipeline's submits run. `local-activity`: in the workflow task that asks for it (a marker, no
+ * activity task, no workflow task of its own); a worker that dies mid-submit makes the next one send
+ * it again with the same Idempotency-Key, so only where the service honours the key. `activity`:
+ * an activity task, whose attempts remember across a lost worker what they sent.
+ */
+export type SubmitAs = 'activity' | 'local-activity';
+
+/**
+ * `checkPipeline`'s answer: the spec's validation, then (when it passed) the preflight of the steps
+ * asked for, and how this worker's submits run (its service client's idempotency setting decides;
+ * the marker keeps the answer, so every later task of the pipeline runs them the same way).
+ */
+export type PipelineChecks =
+  Exclude<PipelineCheck, { ok: true }> | { ok: true; refused: PreflightRefusal[]; submitAs: SubmitAs };
+
+/** Attempts of one step's preflight while its input cannot be checked now (PreflightUnavailable), and the wait before each retry. */
+const PREFLIGHT_ATTEMPTS = 3;
+const PREFLIGHT_RETRY_MS = 1_000;
+
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
 export interface ReelflowActivities extends MediaActivities, PreflightActivities, BatchActivities {
   /**
@@ -106,6 +140,16 @@ export interface ReelflowActivities extends MediaActivities, PreflightActivities
   releaseAccountPermit(idempotencyKey: string): Promise<void>;
   /** Validates a pipeline spec with the contract's schemas (a local activity: zod stays out of workflows). */
   validatePipeline(spec: unknown, uriRules?: UriRules): Promise<PipelineCheck>;
+  /**
+   * Everything a pipeline checks before anything is paid, as one local activity (one marker in the
+   * pipeline's first workflow task): the spec's validation, then the preflight of the steps at
+   * `preflightSteps` (their literal inputs, all steps at once). A refusal is an answer, not a failure.
+   */
+  checkPipeline(
+    spec: unknown,
+    uriRules: UriRules | undefined,
+    preflightSteps: readonly number[],
+  ): Promise<PipelineChecks>;
   quoteJob(model: ModelId, input: Record<string, unknown>): Promise<JobQuote>;
   /** Request ids the account ledger charged since `sinceIso` that are not in `exclude` (candidate orphans of an ambiguous submit). */
   candidateOrphans(sinceIso: string, exclude: string[]): Promise<string[]>;
@@ -186,9 +230,30 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     return request;
   }
 
+  const preflight = createPreflightActivities(deps.preflight);
+  const refusal = (errors: FieldError[]) => ({ ok: false as const, errors, message: describeFieldErrors(errors) });
+
+  /** One step's preflight: its problems (none when it passed); an input that cannot be checked now is tried again. */
+  async function preflightProblems(model: ModelId, input: Record<string, unknown>): Promise<FieldError[]> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await preflight.preflightJob(model, input);
+        return [];
+      } catch (error) {
+        const failure = error as ApplicationFailure;
+        if (failure.type === FAILURE_TYPES.preflightRefused)
+          return (failure.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? [];
+        if (failure.type !== FAILURE_TYPES.preflightUnavailable) throw error;
+        if (attempt >= PREFLIGHT_ATTEMPTS) return [{ path: '(input)', message: failure.message }];
+        heartbeat();
+        await sleep(PREFLIGHT_RETRY_MS * 2 ** (attempt - 1));
+      }
+    }
+  }
+
   return {
     ...createMediaActivities(deps.media),
-    ...createPreflightActivities(deps.preflight),
+    ...preflight,
     ...createBatchActivities(deps.media),
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
       let request = submittedByEarlierAttempt();
@@ -241,9 +306,23 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     },
     async validatePipeline(spec, uriRules) {
       const checked = validatePipelineSpec(spec, uriRules);
-      return checked.ok
-        ? { ok: true }
-        : { ok: false, errors: checked.errors, message: describeFieldErrors(checked.errors) };
+      return checked.ok ? { ok: true } : refusal(checked.errors);
+    },
+    async checkPipeline(spec, uriRules, preflightSteps) {
+      const checked = validatePipelineSpec(spec, uriRules);
+      if (!checked.ok) return refusal(checked.errors);
+      const { steps } = checked.value;
+      const refused = await Promise.all(
+        preflightSteps.flatMap((index) => {
+          const step = steps[index];
+          return step ? [preflightProblems(step.model, step.input).then((problems) => ({ index, problems }))] : [];
+        }),
+      );
+      return {
+        ok: true,
+        refused: refused.filter((r) => r.problems.length > 0),
+        submitAs: client.idempotency === 'honoured' ? 'local-activity' : 'activity',
+      };
     },
     async quoteJob(model, input) {
       // The long-form model's price is the contract's table, the same rule the service charges by: no call.

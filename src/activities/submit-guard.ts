@@ -65,6 +65,10 @@ export function earlierAttemptMayHaveSent(setting: IdempotencySetting): string |
   } catch {
     return null;
   }
+  // A local activity keeps no record across attempts, and a worker lost mid-submit runs it again as
+  // its first attempt: under `unknown` any run of it may follow a request that reached the service.
+  if (context.info.isLocal)
+    return 'the submit runs as a local activity, whose runs keep no record of what an earlier one sent';
   if (context.info.attempt <= 1) return null;
   const record = context.info.heartbeatDetails as Partial<SubmitAttemptRecord> | undefined;
   if (record?.lastFailure === 'not-sent' || record?.lastFailure === 'refused') return null;
@@ -114,7 +118,9 @@ export async function guardedSubmit<M extends ModelId>(
   const signal = submitAbortSignal();
   try {
     const request = await client.submit(model, input, { idempotencyKey, ...(signal ? { signal } : {}) });
-    recordSubmitted(request, idempotencyKey);
+    // Only `unknown` needs the record (a retry with the key returns this job where it is honoured):
+    // elsewhere the answered submit costs no heartbeat.
+    if (client.idempotency !== 'honoured') recordSubmitted(request, idempotencyKey);
     return request;
   } catch (error) {
     if (error instanceof ServiceClientError) recordNotAccepted(submitFailureKind(error));

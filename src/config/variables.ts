@@ -155,7 +155,7 @@ export const VARIABLES = {
     schema: serviceIdempotencySchema.default('unknown'),
     type: '`honoured` | `unknown`',
     description:
-      '`honoured` when the service returns the original job for a repeated `Idempotency-Key` (the local service does): an ambiguous submit is retried with the same key; `unknown` waits for an operator decision ([docs/submit-policy.md](submit-policy.md)).',
+      '`honoured` when the service returns the original job for a repeated `Idempotency-Key` (the local service does): an ambiguous submit is retried with the same key and the submits of pipelines run as local activities; `unknown` waits for an operator decision ([docs/submit-policy.md](submit-policy.md)).',
   },
   REELFLOW_ACCOUNT_CONCURRENCY: {
     schema: wholeNumberText(1, 100_000).optional(),

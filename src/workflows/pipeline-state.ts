@@ -26,7 +26,7 @@ import type {
   StepSummary,
 } from './pipeline-types';
 import type { CarriedStep } from './resume-types';
-import { memoOf, searchAttributesOf, whenChanged } from './steps/publish';
+import { memoOf, searchAttributesOf, stateOperatorsFilterOn, whenChanged } from './steps/publish';
 import type { ServiceJob, WorkflowJobs } from './steps/service-job';
 
 /** What the pipeline keeps of one step beside its job. */
@@ -46,9 +46,9 @@ interface StepState {
 
 /**
  * The one owner of a pipeline's state: its methods are the only writers, and the summary (progress
- * query, result), memo, search attributes and current details are computed from it. Search
- * attributes and memo are published once per workflow task, and only when they changed (each upsert
- * is a command, a history event and a visibility write). The operator updates are its methods.
+ * query, result), memo, search attributes and current details are computed from it, and published
+ * once per workflow task: search attributes and memo only at the state changes operators filter on
+ * (each upsert is a command, a history event and a visibility write). The operator updates are its methods.
  */
 export class PipelineState {
   private status: PipelineStatus = 'running';
@@ -65,6 +65,8 @@ export class PipelineState {
   private published = -1;
   private readonly upsertAttributes = whenChanged(upsertSearchAttributes);
   private readonly upsertMemo = whenChanged(upsertMemo);
+  private filteredState?: string;
+  private localActivities = 0;
 
   constructor(
     private readonly input: PipelineWorkflowInput,
@@ -217,26 +219,65 @@ export class PipelineState {
     throw error;
   }
 
+  /**
+   * Runs `body`, a local activity, holding the publishing back until it answered: a local activity
+   * keeps its workflow task open across activations, and what the task ends with is published once.
+   */
+  async inLocalActivity<T>(body: () => Promise<T>): Promise<T> {
+    this.localActivities += 1;
+    try {
+      return await body();
+    } finally {
+      this.localActivities -= 1;
+    }
+  }
+
+  /** True while a local activity runs in this workflow task (the check, or a submit run as one). */
+  private taskHeldOpen(): boolean {
+    if (this.localActivities > 0) return true;
+    const running = this.input.spec.steps.findIndex((step) => step.id === this.running?.stepId);
+    const job = this.steps[running]?.job;
+    return job?.options.submitAs === 'local-activity' && job.view().phase === 'submitting';
+  }
+
   private async publishEachTask(): Promise<void> {
     for (;;) {
-      await condition(() => this.version !== this.published);
+      await condition(() => this.version !== this.published && !this.taskHeldOpen());
       // Let every coroutine this task woke run to its next wait first: publish what the task ends with.
       for (let seen = -1; seen !== this.version;) {
         seen = this.version;
         await condition(() => true);
       }
-      this.publish();
+      // What the task woke may have been a local activity's start (the check, a submit): wait for it.
+      if (!this.taskHeldOpen()) this.publish();
     }
   }
 
+  /**
+   * Shows the summary outside. Current details (the Temporal UI's step table) cost no history event,
+   * so they follow every change. Search attributes and memo are commands (a history event and a
+   * visibility write each): they are published only when what operators filter on or claim by moved
+   * (status, request ids, over budget: ./steps/publish.ts), carrying the other values as they are
+   * then. The memo's summary is the fallback of a namespace without the search attributes; its
+   * recovery record is what `reelflow orphans` reads, so it follows every change of that record.
+   */
   private publish(): PipelineSummary {
     const summary = this.summary();
     this.published = this.version;
     setCurrentDetails(currentDetailsMarkdown(summary, Date.now()));
-    if (this.input.publishSearchAttributes !== false) this.upsertAttributes(searchAttributesOf(summary));
-    this.upsertMemo(memoOf(summary));
+    const attributes = this.input.publishSearchAttributes !== false;
+    const moved = this.filteredOn(stateOperatorsFilterOn(summary));
+    if (attributes && moved) this.upsertAttributes(searchAttributesOf(summary));
+    if (!attributes ? moved : summary.recovery !== undefined) this.upsertMemo(memoOf(summary, attributes));
     this.onPublish?.(summary);
     return summary;
+  }
+
+  /** True when `state` differs from what was last published (the first call: always). */
+  private filteredOn(state: string): boolean {
+    if (state === this.filteredState) return false;
+    this.filteredState = state;
+    return true;
   }
 
   cancelStep(args: CancelStepArgs): OperatorAnswer {

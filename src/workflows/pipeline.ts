@@ -1,15 +1,8 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  CancelledFailure,
-  isCancellation,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { ModelId, ModelInputs } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
 import { ReferenceResolutionError } from '../spec/errors';
-import { forEachReference, resolveReferences } from '../spec/references';
+import { resolveReferences } from '../spec/references';
 import {
   cancelPipelineUpdate,
   cancelStepUpdate,
@@ -23,8 +16,7 @@ import { PipelineState, pipelineFailure } from './pipeline-state';
 import type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
 import { archiveOutputs, archivedOrUrl } from './steps/archive';
 import { reportingToBatch } from './batch-item';
-import { checks } from './steps/proxies';
-import { preflightSteps } from './steps/preflight';
+import { checkBeforeAnyPay } from './steps/preflight';
 import { firstApplicationFailure } from './steps/publish';
 import { workflowJobs, type ServiceJobOutcome } from './steps/service-job';
 import { runServiceJob } from './service-steps';
@@ -71,26 +63,11 @@ async function runPipeline(
     validator: (args) => void checkRetryStep(state.summary(), args),
   });
 
-  // Validation needs zod, which stays out of the workflow sandbox: a local activity on this worker.
-  const checked = await checks.validatePipeline(spec, input.uriRules);
-  if (!checked.ok)
-    state.stop(
-      'failed',
-      ApplicationFailure.create({
-        type: FAILURE_TYPES.invalidPipelineSpec,
-        nonRetryable: true,
-        message: `invalid pipeline spec:\n${checked.message}`,
-        details: [{ errors: checked.errors }],
-      }),
-    );
+  // Nothing is paid for a spec the contract refuses or inputs the service would refuse.
+  const { refused, submitAs } = await checkBeforeAnyPay(input, state);
+  if (refused) state.stop('failed', refused);
 
-  // Inputs the service would refuse stop the pipeline here, before any step is paid for.
-  if (input.preflight !== false) {
-    const refused = await preflightSteps(spec.steps, state);
-    if (refused) state.stop('failed', refused);
-  }
-
-  // Archive copies run beside the later steps; a step waits only for the copies it reads.
+  // Archive copies run beside the later steps; the pipeline waits for them only before it closes.
   const archives = new Map<string, Promise<void>>();
   const closing = async () => {
     await Promise.all(archives.values());
@@ -109,10 +86,6 @@ async function runPipeline(
 
   for (const [index, step] of spec.steps.entries()) {
     const carried = input.resume?.steps[step.id];
-    // A step waits for the archived copies of the outputs it reads (and only for those).
-    const read: Promise<void>[] = [];
-    if (!carried) forEachReference(step.input, ({ $from }) => void read.push(archives.get($from) ?? Promise.resolve()));
-    await Promise.all(read);
     await endIfCancelled(index, step.id);
     if (carried) {
       state.carry(index, step.id, carried);
@@ -121,7 +94,9 @@ async function runPipeline(
     state.startStep(index, step.id);
     let resolved: Record<string, unknown>;
     try {
-      // An earlier output that was archived is read through its archived copy (service URL kept).
+      // An earlier output is read through its archived copy once the copy is there (the copy keeps the
+      // service URL, used while it is served); the step never waits for an archive: until the copy is
+      // there, the service still serves the output it just made.
       resolved = resolveReferences(step.input, state.outputs(), (value) => archivedOrUrl(state.summary(), value));
     } catch (error) {
       if (!(error instanceof ReferenceResolutionError)) throw error;
@@ -143,6 +118,7 @@ async function runPipeline(
           ...(input.ambiguousDeadlineHours !== undefined
             ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours }
             : {}),
+          ...(submitAs ? { submitAs } : {}),
           observe: state.observeJob(index),
           wakeBackoff: state.wakeBackoff(step.id),
         }),

@@ -505,14 +505,12 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     expect(h.service.service.balance()).toBe(balanceBefore);
     const handle = env.client.workflow.getHandle('pipeline/cli-unresolvable');
     const description = await handle.describe();
-    // Refused by the preflight, not found by a fallback poll (180 s after a submit): no activity but the
-    // preflight in the history, whatever the load (no wall-clock bound).
+    // Refused by the preflight (a local activity), not found by a fallback poll (180 s after a submit):
+    // no activity task in the history, whatever the load (no wall-clock bound).
     expect(description.status.name).toBe('FAILED');
     const history = await handle.fetchHistory();
     expect(
-      (history.events ?? [])
-        .flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])
-        .filter((name) => name !== 'reelflow.preflightJob'),
+      (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
     ).toEqual([]);
     const status = jsonOf(await runCli(['status', 'cli-unresolvable', '--json'], cliEnv));
     expect(status.progress.steps.map((s: { status: string }) => s.status)).toEqual(['failed', 'failed']);

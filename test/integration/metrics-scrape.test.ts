@@ -132,8 +132,9 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
   expect(jobs).toHaveLength(3);
   const workerAfter = await scrape(workerMetrics.url);
   expect(sample(workerAfter, 'reelflow_service_calls_total', { kind: 'submit', outcome: 'ok' }) - submits0).toBe(3);
-  // The SDK exporter's metrics are on the same scrape: Temporal's own, and the job workflow's counters.
-  expect(sample(workerAfter, 'temporal_workflow_completed')).toBeGreaterThanOrEqual(4);
+  // The SDK exporter's metrics are on the same scrape: Temporal's own (one execution per pipeline: routes
+  // are rows of the route store, not workflows), and the job workflow's counters.
+  expect(sample(workerAfter, 'temporal_workflow_completed')).toBeGreaterThanOrEqual(1);
   for (const model of [
     'service-video-cinema-long-form-from-references',
     'service-horizon-studio',

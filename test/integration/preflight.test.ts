@@ -9,7 +9,10 @@ import {
   type PreflightFailureDetails,
   type PreflightOptions,
 } from '../../src/activities/preflight';
+import { createActivities } from '../../src/activities';
+import { createServiceClient } from '../../src/client/service-client';
 import { FAILURE_TYPES } from '../../src/contract/failure-types';
+import { pipeline } from '../../src/spec';
 import { runFfmpeg } from '../../src/media/ffmpeg';
 import { dnsTable } from '../helpers/dns-table';
 import { silentWavDataUri } from './workflow-harness';
@@ -232,5 +235,44 @@ describe('preflight activity', () => {
     expect((missing.details?.[0] as PreflightFailureDetails).problems).toEqual([
       { path: 'video_url', message: 'reference sha256:abc is not in the media store' },
     ]);
+  });
+});
+
+describe('checkPipeline: validation and the preflight of the asked steps, one local activity', () => {
+  const rules = () => ({ allowedOrigins: [base] });
+  const spec = (videoUrl: string) =>
+    pipeline('checks').step('upscale', 'service-upscale-video-fast', { video_url: videoUrl }).build(rules());
+  async function check(specValue: unknown, steps: number[], idempotency?: 'honoured' | 'unknown') {
+    const client = createServiceClient({ baseUrl: base, apiKey: 'unused', ...(idempotency ? { idempotency } : {}) });
+    try {
+      const activities = createActivities({ client, routes: { subscribe: async () => [] }, preflight: options() });
+      return await activities.checkPipeline(specValue, rules(), steps);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('answers a spec the contract refuses with its field errors, before any input is read', async () => {
+    const before = requests.length;
+    const checked = await check({ ...spec(`${base}/clip.mp4?type=video/mp4`), name: 'not a name!' }, [0]);
+    expect(checked).toMatchObject({ ok: false, errors: [expect.objectContaining({ path: 'name' })] });
+    expect(requests.length).toBe(before);
+  });
+
+  it('answers a refusal with its step; an input that stays unavailable is read three times, then refused', async () => {
+    const refused = await check(spec(`${base}/page.html?type=text/html`), [0]);
+    expect(refused).toMatchObject({ ok: true, refused: [{ index: 0, problems: [{ path: 'video_url' }] }] });
+    const before = requests.length;
+    const busy = await check(spec(`${base}/clip.mp4?status=503`), [0]);
+    expect(busy).toMatchObject({ ok: true, refused: [{ index: 0, problems: [{ path: '(input)' }] }] });
+    expect(requests.slice(before).filter((r) => r.url === '/clip.mp4')).toHaveLength(3);
+    // A step not asked for (`preflight: false`) is not read.
+    expect(await check(spec(`${base}/clip.mp4?status=503`), [])).toMatchObject({ ok: true, refused: [] });
+  }, 20_000);
+
+  it('runs the submits as local activities only for a client whose service honours Idempotency-Key', async () => {
+    const passing = spec(`${base}/clip.mp4?type=video/mp4`);
+    expect(await check(passing, [0], 'honoured')).toMatchObject({ ok: true, submitAs: 'local-activity' });
+    expect(await check(passing, [0], 'unknown')).toMatchObject({ ok: true, submitAs: 'activity' });
   });
 });

@@ -84,10 +84,10 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
   const events = history.events ?? [];
   expect(events.some((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
   const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-  // Preflight of the steps with literal inputs (generate's image, revoice's voice track), then one submit per step.
+  // One submit per step; the preflight of the literal inputs (generate's image, revoice's voice track) ran
+  // with the spec's validation as one local activity: one marker, no activity task.
+  expect(events.filter((e) => e.markerRecordedEventAttributes)).toHaveLength(1);
   expect(activities).toEqual([
-    'reelflow.preflightJob',
-    'reelflow.preflightJob',
     'reelflow.submitAndSubscribe',
     'reelflow.submitAndSubscribe',
     'reelflow.submitAndSubscribe',

@@ -83,7 +83,8 @@ async function gatedWorker(): Promise<Worker> {
     ...real,
     quoteJob: gated('quote', real.quoteJob),
     submitAndSubscribe: gated('submit', real.submitAndSubscribe),
-    preflightJob: gated('preflight', real.preflightJob),
+    // The preflight runs inside the local activity that checks the pipeline before anything is paid.
+    checkPipeline: gated('preflight', real.checkPipeline),
     archiveOutputs: gated('archive', real.archiveOutputs),
   };
   return Worker.create({
@@ -212,12 +213,17 @@ it('cancelled while backing off before a resubmit: no second job', async () => {
   }
 });
 
-it('cancelled before the submit (while its inputs are checked): nothing reaches the service', async () => {
+it('cancelled while its inputs are checked: nothing stays paid', async () => {
+  // The checks are a local activity in the pipeline's first workflow task, which also decides the first
+  // submit: a cancel that comes meanwhile is seen when that task ends (or when the task is extended
+  // while the check runs long), so the first job may have been sent; it is then cancelled and refunded.
   hold('preflight');
   const summary = await cancelled('cancel-preflight', (s) => s.steps[0]?.phase === 'preflight');
   expect(summary.status).toBe('cancelled');
-  expect(summary.steps[0]).toMatchObject({ requestIds: [], attempts: 0 });
-  expectNothingAtService('cancel-preflight');
+  const jobs = jobsOf('cancel-preflight');
+  expect(jobs.length).toBeLessThanOrEqual(1);
+  expectRefundedAtService('cancel-preflight', jobs.length);
+  expect(summary.steps[0]).toMatchObject({ requestIds: jobs.map((j) => j.id), attempts: jobs.length });
   expect(summary.ledger.net).toBe(0);
 });
 
@@ -236,27 +242,35 @@ it('cancelled while waiting for a running job: the job is cancelled at the servi
   }
 });
 
-it('cancelled between steps: the first step stays paid, the second is never submitted', async () => {
-  // The second step waits for the copy of the output it reads: the window between the steps.
+it('cancelled after the hand-off: the first step stays paid, the second is cancelled at the service and refunded', async () => {
+  // No window is left between two steps: the task that learns the first step's end decides the second's
+  // submit (without waiting for the first output's copy, held here until the cancel, which cancels it too).
   hold('archive');
-  const spec = {
-    ...pipeline('cancel-between')
-      .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
-      .step('again', 'service-upscale-video-fast', { video_url: from('generate') })
-      .build(),
-    archive: 'always' as const,
-  };
-  const summary = await cancelled(
-    'cancel-between',
-    (s) => s.steps[0]?.status === 'completed' && s.steps[1]?.status === 'pending',
-    spec,
-  );
-  expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'skipped']);
-  const jobs = jobsOf('cancel-between');
-  expect(jobs.map((j) => [j.idempotencyKey?.includes('/job/generate:'), j.status, j.creditsRefunded])).toEqual([
-    [true, 'COMPLETED', 0],
-  ]);
-  expect(summary.ledger).toEqual({ quoted: 0, charged: 80, refunded: 0, net: 80 });
+  h.service.service.setFaults({ modelDurationMs: { 'service-upscale-video-fast': 600_000 } });
+  try {
+    const spec = {
+      ...pipeline('cancel-between')
+        .step('generate', LONG_FORM, { image_urls: [PIXEL_PNG] })
+        .step('again', 'service-upscale-video-fast', { video_url: from('generate') })
+        .build(),
+      archive: 'always' as const,
+    };
+    const summary = await cancelled(
+      'cancel-between',
+      (s) => s.steps[0]?.status === 'completed' && s.steps[1]?.phase === 'waiting',
+      spec,
+    );
+    expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'cancelled']);
+    const jobs = jobsOf('cancel-between');
+    const again = jobs.find((j) => j.idempotencyKey?.includes('/job/again:'));
+    expect(jobs.map((j) => [j.idempotencyKey?.includes('/job/generate:'), j.status, j.creditsRefunded])).toEqual([
+      [true, 'COMPLETED', 0],
+      [false, 'CANCELLED', again?.creditsCharged],
+    ]);
+    expect(summary.ledger.net).toBe(80);
+  } finally {
+    h.service.service.setFaults({ modelDurationMs: 0 });
+  }
 });
 
 it('cancelled while the service winds the job down (an asynchronous cancel): polled until CANCELLED, then refunded', async () => {

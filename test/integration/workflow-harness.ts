@@ -13,6 +13,7 @@ import { temporal } from '@temporalio/proto';
 import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
 import { createServiceClient } from '../../src/client/service-client';
 import type { CallKind, ServiceClient } from '../../src/client/types';
+import type { IdempotencySetting } from '../../src/client/submit-policy';
 import { signedHeaders } from '../../src/contract/signature';
 import { STACK_ENDPOINT_EVENTS } from '../../src/stack/webhook-endpoint';
 import { startRegisteredBridge } from '../helpers/registered-bridge';
@@ -150,13 +151,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts a local service and a running reelflow worker against `env` (with the account's `limits` when given). */
+/**
+ * Starts a local service and a running reelflow worker against `env` (with the account's `limits` when
+ * given; its client's `idempotency` setting, default `unknown`).
+ */
 export async function startHarness(
   env: TestWorkflowEnvironment,
   bundle: WorkflowBundleWithSourceMap,
   taskQueue: string,
   serviceOptions: Partial<LocalServiceOptions> = {},
-  options: { limits?: AccountLimits } = {},
+  options: { limits?: AccountLimits; idempotency?: IdempotencySetting } = {},
 ): Promise<Harness> {
   const service = await startTestService(serviceOptions);
   const fast = { maxAttempts: 2, initialDelayMs: 50, maxDelayMs: 200, jitter: 0 };
@@ -166,6 +170,7 @@ export async function startHarness(
     retry: fast,
     submitRetry: fast,
     ...(options.limits ? { rateGate: options.limits } : {}),
+    ...(options.idempotency ? { idempotency: options.idempotency } : {}),
   });
   const sideClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, retry: fast });
   const calls: Record<CallKind, number> = { submit: 0, status: 0, result: 0, cancel: 0, quote: 0 };

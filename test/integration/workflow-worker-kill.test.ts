@@ -11,6 +11,7 @@ import { pipeline } from '../../src/spec';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startTestBridge } from './workflow-harness';
+import { testRouteStore, testRouteStoreFile } from '../helpers/route-store';
 
 /**
  * Exactly once, the hard way: the real worker entry point (src/workers/worker.ts) runs as a child
@@ -85,6 +86,8 @@ function spawnWorker(serviceUrl: string): { child: ChildProcess; output: () => s
       REELFLOW_API_KEY: TEST_API_KEY,
       // The local service honours the key: the next attempt after the kill resends with it.
       REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
+      // The bridge's route store (startTestBridge): the event parked there is handed to the retried submit.
+      REELFLOW_ROUTE_STORE: `sqlite:${testRouteStoreFile(TASK_QUEUE)}`,
       // The replacement worker below runs the same version: the pipeline is pinned to it.
       REELFLOW_DEPLOYMENT_NAME: KILLED_VERSION.deploymentName,
       REELFLOW_BUILD_ID: KILLED_VERSION.buildId,
@@ -130,6 +133,7 @@ it('a worker killed right after its submit reached the service does not create a
       service: client,
       workflowBundle: bundle,
       deployment: KILLED_VERSION,
+      routeStore: testRouteStore(TASK_QUEUE),
     });
     const summary = await worker
       .runUntil(async () => {

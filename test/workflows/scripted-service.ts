@@ -99,6 +99,9 @@ export function scriptedService(): ScriptedService {
     async preflightJob(model) {
       return { model, checks: [] };
     },
+    async checkPipeline() {
+      return { ok: true, refused: [], submitAs: 'activity' };
+    },
     // The account's permits are not scripted: the account has no cap here (test/integration/account-limits.test.ts).
     async awaitAccountPermit(...args) {
       record('awaitAccountPermit', args);

@@ -1,11 +1,11 @@
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
-import type { PreflightFailureDetails } from '../../activities/preflight';
 import { MODELS } from '../../contract/model-metadata';
+import type { SubmitAs } from '../../activities';
 import type { PipelineStep } from '../../spec/spec';
-import type { PipelineSummary } from '../pipeline-types';
+import type { PipelineSummary, PipelineWorkflowInput } from '../pipeline-types';
 import type { PipelineState } from '../pipeline-state';
-import { preflightActivities } from './proxies';
+import { checks } from './proxies';
 
 /** True when a step gives at least one URI input literally (a reference to an earlier output is not checked). */
 function hasLiteralMedia(step: PipelineStep): boolean {
@@ -17,55 +17,55 @@ function hasLiteralMedia(step: PipelineStep): boolean {
 }
 
 /**
- * Checks every step's literal inputs before anything is paid, all steps at once (a bad voice track
- * for step 3 stops the pipeline before step 1 is charged). Returns the failure to end the pipeline
- * with (made from the final summary), naming each field (`steps.1.input.audio_url: host … does not resolve`), or null when every
- * input passed. Steps with `preflight: false` are skipped.
+ * What a pipeline checks before anything is paid, in one local activity (a marker in its first
+ * workflow task, no activity task): the spec's validation (zod stays out of the workflow sandbox),
+ * then every step's literal inputs, all steps at once (a bad voice track for step 3 stops the
+ * pipeline before step 1 is charged). Returns the failure to end the pipeline with (a preflight
+ * refusal is made from the final summary, naming each field: `steps.1.input.audio_url: host … does
+ * not resolve`), or null when everything passed, and how the worker runs the pipeline's submits. Steps with `preflight: false`, and every step when
+ * the input says `preflight: false`, are not preflighted.
  */
-export async function preflightSteps(
-  steps: readonly PipelineStep[],
+export async function checkBeforeAnyPay(
+  input: PipelineWorkflowInput,
   state: PipelineState,
-): Promise<((summary: PipelineSummary) => ApplicationFailure) | null> {
-  const checked = steps.flatMap((step, index) =>
-    step.preflight !== false && hasLiteralMedia(step) ? [{ step, index }] : [],
-  );
-  if (checked.length === 0) return null;
-  state.preflighting(checked.map(({ index }) => index));
-  const outcomes = await Promise.all(
-    checked.map(({ step, index }) =>
-      preflightActivities.preflightJob(step.model, step.input).then(
-        () => null,
-        (error: unknown) => ({ index, error }),
-      ),
-    ),
-  );
-  const errors: { path: string; message: string }[] = [];
+): Promise<{
+  refused: ApplicationFailure | ((summary: PipelineSummary) => ApplicationFailure) | null;
+  submitAs?: SubmitAs;
+}> {
+  const { spec } = input;
+  const preflighted =
+    input.preflight === false
+      ? []
+      : spec.steps.flatMap((step, index) => (step.preflight !== false && hasLiteralMedia(step) ? [index] : []));
+  state.preflighting(preflighted);
+  const checked = await state.inLocalActivity(() => checks.checkPipeline(spec, input.uriRules, preflighted));
   state.preflighting([]);
-  for (const outcome of outcomes) {
-    if (!outcome) continue;
-    const cause = outcome.error instanceof ActivityFailure ? outcome.error.cause : undefined;
-    if (
-      !(cause instanceof ApplicationFailure) ||
-      (cause.type !== FAILURE_TYPES.preflightRefused && cause.type !== FAILURE_TYPES.preflightUnavailable)
-    )
-      throw outcome.error;
-    const problems =
-      cause.type === FAILURE_TYPES.preflightRefused
-        ? ((cause.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? [])
-        : [];
-    // An input that could not be checked in time (PreflightUnavailable after its retries) stops the step too.
-    const found = problems.length > 0 ? problems : [{ path: '(input)', message: cause.message }];
-    const located = found.map((p) => ({ path: `steps.${outcome.index}.input.${p.path}`, message: p.message }));
+  if (!checked.ok)
+    return {
+      refused: ApplicationFailure.create({
+        type: FAILURE_TYPES.invalidPipelineSpec,
+        nonRetryable: true,
+        message: `invalid pipeline spec:\n${checked.message}`,
+        details: [{ errors: checked.errors }],
+      }),
+    };
+  const { submitAs } = checked;
+  const errors: { path: string; message: string }[] = [];
+  for (const { index, problems } of checked.refused) {
+    const located = problems.map((p) => ({ path: `steps.${index}.input.${p.path}`, message: p.message }));
     const error = `preflight: ${located.map((p) => `${p.path}: ${p.message}`).join('; ')}; nothing was submitted`;
-    state.update(outcome.index, { status: 'failed', error });
+    state.update(index, { status: 'failed', error });
     errors.push(...located);
   }
-  if (errors.length === 0) return null;
-  return (summary) =>
-    ApplicationFailure.create({
-      type: FAILURE_TYPES.preflightRefused,
-      nonRetryable: true,
-      message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-      details: [summary, { errors }],
-    });
+  if (errors.length === 0) return { refused: null, submitAs };
+  return {
+    submitAs,
+    refused: (summary) =>
+      ApplicationFailure.create({
+        type: FAILURE_TYPES.preflightRefused,
+        nonRetryable: true,
+        message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+        details: [summary, { errors }],
+      }),
+  };
 }

@@ -1,6 +1,6 @@
+import type { RetryPolicy } from '@temporalio/workflow';
 import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../activity-proxy';
-import type { ReelflowActivities } from '../../activities';
-import type { PreflightActivities } from '../../activities/preflight';
+import type { ReelflowActivities, SubmitAs } from '../../activities';
 
 /** Idempotent service calls (quote, poll, fetch, cancel): retried by Temporal with backoff; non-retryable failures stop at once. */
 const API_OPTIONS = {
@@ -19,17 +19,26 @@ export function apiWith(summary: string): ReelflowActivities {
  * The submit-and-subscribe activity. Transport failures before the request reached the service are
  * retried by the client; a retry here mostly covers a worker that died mid-submit, which the
  * Idempotency-Key makes safe. `timeoutSeconds` bounds one attempt (a crashed worker's submit is
- * retried after the heartbeat timeout at the latest).
+ * retried after the heartbeat timeout at the latest). As a local activity (`submitAs`, only where the
+ * service honours the key) it runs in the workflow task that asks for it: a marker instead of three
+ * activity events and the workflow task its completion would need.
  */
 export function submitActivities(
   timeoutSeconds = 120,
   summary?: string,
+  submitAs: SubmitAs = 'activity',
 ): Pick<ReelflowActivities, 'submitAndSubscribe'> {
+  const retry: RetryPolicy = {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 10,
+  };
+  const options = { ...(summary ? { summary } : {}), startToCloseTimeout: `${timeoutSeconds} seconds`, retry } as const;
+  if (submitAs === 'local-activity') return proxyReelflowLocalActivities<ReelflowActivities>(options);
   return proxyReelflowActivities<ReelflowActivities>({
-    ...(summary ? { summary } : {}),
-    startToCloseTimeout: `${timeoutSeconds} seconds`,
+    ...options,
     heartbeatTimeout: `${Math.min(30, timeoutSeconds)} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
   });
 }
 
@@ -56,17 +65,12 @@ export const candidates = proxyReelflowActivities<Pick<ReelflowActivities, 'cand
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
-/** Checks that need zod run as local activities on the worker, outside the workflow sandbox. */
-export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 3 },
-});
-
 /**
- * Preflight of a step's inputs (reads the first bytes of each URL; a few seconds at most). An input
- * that could not be checked now (PreflightUnavailable) is tried twice more; a refusal is final.
+ * Checks that need zod (and the preflight's reads of the first bytes of each input URL, a few seconds
+ * at most; an input that cannot be checked now is tried again inside) run as local activities on the
+ * worker, outside the workflow sandbox.
  */
-export const preflightActivities = proxyReelflowActivities<PreflightActivities>({
+export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+  retry: { maximumAttempts: 3 },
 });

@@ -18,22 +18,46 @@ export function searchAttributesOf(summary: PipelineSummary) {
   ];
 }
 
-/** The memo a summary shows in the Temporal UI, with the recovery record (`reelflow orphans`) once there is one. */
-export function memoOf(summary: PipelineSummary) {
+/**
+ * What moves a pipeline's search attributes (and, without them, its memo): its status, its request
+ * ids (`reelflow orphans` claims a running pipeline's jobs by them, so a job is named as soon as its
+ * submit is answered) and whether a budget stopped it. The step in flight and the credits spent ride
+ * along with these (a step's credits are known when it completes, and the next step's request id
+ * follows a moment later): publishing them on every move would cost two history events a step.
+ */
+export function stateOperatorsFilterOn(summary: PipelineSummary): string {
+  return JSON.stringify([
+    summary.status,
+    summary.steps.map((s) => s.requestIds),
+    summary.steps.some((s) => s.status === 'budget-exceeded'),
+  ]);
+}
+
+/**
+ * The memo of a pipeline: the recovery record (`reelflow orphans`) once there is one and, on a
+ * namespace without reelflow's search attributes (`withAttributes` false), the summary that stands in
+ * for them. With them, the Temporal UI shows the step table as the workflow's current details (no
+ * history event) and the search attributes say the rest.
+ */
+export function memoOf(summary: PipelineSummary, withAttributes = false) {
   return {
-    summary: {
-      status: summary.status,
-      currentStep: summary.currentStep,
-      ledger: summary.ledger,
-      steps: summary.steps.map((s) => ({
-        id: s.id,
-        status: s.status,
-        requestIds: s.requestIds,
-        error: s.error ?? null,
-      })),
-      error: summary.error ?? null,
-    },
+    ...(withAttributes ? {} : { summary: memoSummaryOf(summary) }),
     ...(summary.recovery ? { [RECOVERY_MEMO_KEY]: summary.recovery } : {}),
+  };
+}
+
+function memoSummaryOf(summary: PipelineSummary) {
+  return {
+    status: summary.status,
+    currentStep: summary.currentStep,
+    ledger: summary.ledger,
+    steps: summary.steps.map((s) => ({
+      id: s.id,
+      status: s.status,
+      requestIds: s.requestIds,
+      error: s.error ?? null,
+    })),
+    error: summary.error ?? null,
   };
 }
 

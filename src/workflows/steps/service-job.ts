@@ -10,6 +10,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { SubmitAs } from '../../activities';
 import type { JobResult, ModelId } from '../../contract';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { MODELS } from '../../contract/model-metadata';
@@ -76,6 +77,8 @@ export interface ServiceJobOptions {
   /** Credits the job may still spend, read before each submit; absent: no budget check and no quote before it. */
   budgetRemaining?: () => number | undefined;
   submitTimeoutSeconds?: number;
+  /** How the submit runs (default `activity`; `local-activity` only where the service honours Idempotency-Key: SubmitAs). */
+  submitAs?: SubmitAs;
   /** How long an ambiguous submit waits for an operator decision, hours (default 24). */
   ambiguousDeadlineHours?: number;
   /**
@@ -337,6 +340,7 @@ export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<voi
     const activity = submitActivities(
       job.options.submitTimeoutSeconds,
       ACTIVITY_SUMMARIES.submit(job.label, job.model, attempt.idempotencyKey, attempt.attempt),
+      job.options.submitAs,
     );
     try {
       const answer = await CancellationScope.nonCancellable(() =>
@@ -359,7 +363,8 @@ export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<voi
       for (const event of answer.earlyEvents) job.jobs.inbox.accept(event);
       return;
     } catch (error) {
-      const cause = error instanceof ActivityFailure ? error.cause : undefined;
+      // An activity's failure carries the ApplicationFailure as its cause; a local activity's may be it.
+      const cause = error instanceof ActivityFailure ? error.cause : error;
       if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.submitAnswerInvalid) {
         throw await invalidAnswer(job, attempt, cause);
       }

@@ -2,6 +2,7 @@ import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } fro
 import {
   firstApplicationFailure,
   memoOf,
+  stateOperatorsFilterOn,
   searchAttributesOf,
   whenChanged,
 } from '../../../../src/workflows/steps/publish';
@@ -120,5 +121,31 @@ describe('searchAttributesOf and memoOf (what the Temporal UI shows, one upsert 
       ambiguous: [{ step: 'b', idempotencyKey: 'k', since: 't', state: 'waiting' as const }],
     };
     expect(memoOf({ ...summary, recovery }).recovery).toEqual(recovery);
+  });
+
+  it('leaves the summary out of the memo where the search attributes say it (the recovery record stays)', () => {
+    expect(memoOf(summary, true)).toEqual({});
+    const recovery = { abandoned: [], ambiguous: [] };
+    expect(memoOf({ ...summary, recovery }, true)).toEqual({ recovery });
+  });
+});
+
+describe('stateOperatorsFilterOn (what moves the search attributes)', () => {
+  const base = summaryOf({ ...row('a', { status: 'running' }), requestIds: ['r1'] });
+  const key = stateOperatorsFilterOn(base);
+
+  it('moves with the status, a new request id, or a step stopped by its budget', () => {
+    expect(stateOperatorsFilterOn({ ...base, status: 'completed' })).not.toBe(key);
+    expect(
+      stateOperatorsFilterOn({ ...base, steps: base.steps.map((s) => ({ ...s, requestIds: ['r1', 'r2'] })) }),
+    ).not.toBe(key);
+    expect(
+      stateOperatorsFilterOn({ ...base, steps: base.steps.map((s) => ({ ...s, status: 'budget-exceeded' })) }),
+    ).not.toBe(key);
+  });
+
+  it('does not move with the step in flight or the credits alone (they ride along with the next move)', () => {
+    expect(stateOperatorsFilterOn({ ...base, currentStep: 'b' })).toBe(key);
+    expect(stateOperatorsFilterOn({ ...base, ledger: { quoted: 0, charged: 9, refunded: 0, net: 9 } })).toBe(key);
   });
 });
