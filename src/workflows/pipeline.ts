@@ -2,7 +2,7 @@ import { CancellationScope, CancelledFailure, isCancellation, setHandler, workfl
 import type { ModelId, ModelInputs } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
 import { ReferenceResolutionError } from '../spec/errors';
-import { resolveReferences } from '../spec/references';
+import { forEachReference, resolveReferences } from '../spec/references';
 import {
   cancelPipelineUpdate,
   cancelStepUpdate,
@@ -92,11 +92,19 @@ async function runPipeline(
       continue;
     }
     state.startStep(index, step.id);
+    // The previous step's output was made moments ago and the service serves it: the step never waits
+    // for that copy. An older output may outlive the service's file, so a step reading one waits for its
+    // copy (started a whole step earlier, so it is there by then in all but rare cases).
+    const older: Promise<void>[] = [];
+    forEachReference(step.input, ({ $from }) => {
+      if ($from !== spec.steps[index - 1]?.id) older.push(archives.get($from) ?? Promise.resolve());
+    });
+    if (older.length > 0) await Promise.all(older);
     let resolved: Record<string, unknown>;
     try {
       // An earlier output is read through its archived copy once the copy is there (the copy keeps the
-      // service URL, used while it is served); the step never waits for an archive: until the copy is
-      // there, the service still serves the output it just made.
+      // service URL, used while it is served); until the previous step's copy is there, the service
+      // still serves the output it just made.
       resolved = resolveReferences(step.input, state.outputs(), (value) => archivedOrUrl(state.summary(), value));
     } catch (error) {
       if (!(error instanceof ReferenceResolutionError)) throw error;

@@ -120,29 +120,29 @@ function serviceFilesOf(stack: LocalStack, urls: string[]): string[] {
 }
 
 /**
- * Stands for a service that deletes its outputs: once a named step's outputs are archived, the
- * service's files of that step are removed before the next step starts (the moment is chosen by a
- * real activity interceptor, so the test does not depend on timing).
+ * Stands for a service that has deleted its outputs by the time a later step reads them: right before
+ * a named step's submit runs (`<pipeline>/job/<step>`), the service's files of every archived output
+ * its input reads are removed (the moment is chosen by a real activity interceptor, so the test does
+ * not depend on timing).
  */
-const expireAfterArchive = new Set<string>();
+const expireBeforeSubmit = new Set<string>();
 let stackForExpiry: LocalStack | undefined;
 class ExpireOutputs implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
-    const result = await next(input);
-    const request = input.args[0] as { pipeline?: string; step?: string; videos?: { url: string }[] } | undefined;
+    const request = input.args[0] as { idempotencyKey?: string; input?: Record<string, unknown> } | undefined;
+    const key = request?.idempotencyKey?.split(':')[1];
     if (
-      Context.current().info.activityType === 'reelflow.archiveOutputs' &&
-      request?.pipeline &&
-      expireAfterArchive.has(`${request.pipeline}/${request.step}`) &&
+      Context.current().info.activityType === 'reelflow.submitAndSubscribe' &&
+      key !== undefined &&
+      expireBeforeSubmit.has(key) &&
       stackForExpiry
     ) {
-      for (const file of serviceFilesOf(
-        stackForExpiry,
-        (request.videos ?? []).map((v) => v.url),
-      ))
-        if (existsSync(file)) unlinkSync(file);
+      const urls = Object.values(request?.input ?? {}).flatMap((value) =>
+        typeof value === 'object' && value !== null && '$media' in value && 'url' in value ? [String(value.url)] : [],
+      );
+      for (const file of serviceFilesOf(stackForExpiry, urls)) if (existsSync(file)) unlinkSync(file);
     }
-    return result;
+    return next(input);
   }
 }
 
@@ -245,10 +245,11 @@ describe('filesystem media store (the local stack default)', () => {
       steps: [
         { id: 'generate', model: LONG_FORM, input: { image_urls: ['ref-00.png', 'ref-01.png'], duration: '4' } },
         { id: 'upscale', model: 'service-upscale-video-fast', input: { video_url: { $from: 'generate' } } },
+        // Reads the first step's output a whole step later: by then the service has deleted its file.
+        { id: 'upscale-original', model: 'service-upscale-video-fast', input: { video_url: { $from: 'generate' } } },
       ],
     });
-    // The service deletes the generate output once it is archived, before the upscale step starts.
-    expireAfterArchive.add('archived/generate');
+    expireBeforeSubmit.add('archived/job/upscale-original');
     const run = await runCli(['run', spec, '--json'], env);
     expect({ code: run.code, stderr: run.stderr.slice(-2000) }).toEqual({ code: 0, stderr: expect.any(String) });
     const summary = jsonOf(run);
@@ -257,12 +258,12 @@ describe('filesystem media store (the local stack default)', () => {
     expect(summary.steps[0].archived).toEqual([
       expect.objectContaining({ $media: expect.stringMatching(/^sha256:/), type: 'video/mp4', url: generateUrl }),
     ]);
-    // The upscale step read the archived copy: the service could no longer serve its own file.
-    expect(summary.steps[1].input.video_url).toMatchObject({
+    // The last step waited for the first step's copy and read it: the service could no longer serve its own file.
+    expect(summary.steps[2].input.video_url).toMatchObject({
       $media: summary.steps[0].archived[0].$media,
       url: generateUrl,
     });
-    expect(summary.steps[1].status).toBe('completed');
+    expect(summary.steps.map((s: { status: string }) => s.status)).toEqual(['completed', 'completed', 'completed']);
 
     // Every service file of the pipeline goes; the outputs still come back, from the archive.
     for (const file of serviceFilesOf(
@@ -278,6 +279,7 @@ describe('filesystem media store (the local stack default)', () => {
     expect(files.map((f) => [f.step, f.from])).toEqual([
       ['generate', 'archive'],
       ['upscale', 'archive'],
+      ['upscale-original', 'archive'],
     ]);
     for (const f of files) expect((await probe(f.file)).streams.some((s) => s.codecType === 'video')).toBe(true);
   }, 900_000);
