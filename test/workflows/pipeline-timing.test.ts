@@ -1,13 +1,9 @@
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { startTimeSkippingServer } from '../helpers/temporal';
 import { bundleReelflowWorkflows, eventually } from '../integration/workflow-harness';
 import type { PipelineSpec } from '../../src/spec';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
-import { prefixedActivities } from '../../src/plugin/activity-types';
-import { completedEvent, scriptedService, type Script, type ServiceCall } from './scripted-service';
+import { completedEvent, scriptedService, useScriptedWorker, type Script, type ServiceCall } from './scripted-service';
 
 /**
  * The pipeline's timing rules on the time-skipping server: a real worker runs the real workflow
@@ -24,28 +20,10 @@ const LONG_FORM = 'service-video-cinema-long-form-from-references';
 const UPSCALE = 'service-upscale-video-fast';
 const INPUT = { image_urls: ['https://media.test/reference.png'] };
 
-let bundle: WorkflowBundleWithSourceMap;
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
 const service = scriptedService();
-
-beforeAll(async () => {
-  [bundle, env] = await Promise.all([bundleReelflowWorkflows(), startTimeSkippingServer()]);
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowBundle: bundle,
-    activities: prefixedActivities(service.activities),
-  });
-  running = worker.run();
-}, 120_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const scripted = useScriptedWorker(TASK_QUEUE, service, async () => ({
+  workflowBundle: await bundleReelflowWorkflows(),
+}));
 
 type Step = PipelineSpec['steps'][number];
 
@@ -62,7 +40,7 @@ async function start(
     spec: { name, steps, ...extra },
     publishSearchAttributes: false,
   };
-  return env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId, args: [input] });
+  return scripted.env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId, args: [input] });
 }
 
 const step = (id: string, more: Partial<Step> = {}): Step => ({ id, model: LONG_FORM, input: INPUT, ...more });
@@ -121,7 +99,7 @@ describe('pipeline timing (time-skipping server, scripted service)', () => {
     await eventually(() => service.calls(handle.workflowId, 'submitAndSubscribe').length === 1, 'the submit');
     // Workflow time moves only while the test waits: skip to the job's end, then deliver its event
     // as the bridge does (signal `jobEvent`).
-    await env.sleep('100 seconds');
+    await scripted.env.sleep('100 seconds');
     const [submit] = service.calls(handle.workflowId, 'submitAndSubscribe');
     const requestId = `pipeline-webhook-first-1`;
     expect(submit).toBeDefined();
@@ -247,7 +225,7 @@ describe('pipeline timing (time-skipping server, scripted service)', () => {
       const handle = await start('ambiguous-resolved', [step('render')], { ambiguous: (n) => n === 1 });
       // The step waits for a decision once the candidate orphans were listed.
       await eventually(() => service.calls(handle.workflowId, 'candidateOrphans').length === 1, 'the step waiting');
-      await env.sleep('23 hours');
+      await scripted.env.sleep('23 hours');
       expect((await handle.describe()).status.name).toBe('RUNNING');
       expect(service.calls(handle.workflowId, 'submitAndSubscribe')).toHaveLength(1);
       await handle.executeUpdate('resolveAmbiguousStep', { args: [{ step: 'render', action: 'resubmit' }] });
@@ -267,7 +245,7 @@ describe('pipeline timing (time-skipping server, scripted service)', () => {
         publishSearchAttributes: false,
         ambiguousDeadlineHours: 2,
       };
-      const handle = await env.client.workflow.start('pipelineWorkflow', {
+      const handle = await scripted.env.client.workflow.start('pipelineWorkflow', {
         taskQueue: TASK_QUEUE,
         workflowId,
         args: [input],

@@ -3,6 +3,10 @@ import { Context } from '@temporalio/activity';
 import type { ReelflowActivities, SubmitAnswer, SubmitRequest } from '../../src/activities';
 import { FAILURE_TYPES } from '../../src/contract/failure-types';
 import type { JobResult, JobState, ModelId } from '../../src/contract';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
+import { prefixedActivities } from '../../src/plugin/activity-types';
+import { startTimeSkippingServer } from '../helpers/temporal';
 
 /**
  * The paid service as the pipeline's activities see it, scripted per pipeline: the only test double
@@ -204,4 +208,41 @@ export function completedEvent(requestId: string, model: ModelId, credits: numbe
     },
     error: null,
   };
+}
+
+/** The time-skipping server and a real worker on `taskQueue` whose activities are `service`'s scripts. */
+export interface ScriptedWorker {
+  env: TestWorkflowEnvironment;
+}
+
+/**
+ * Starts the time-skipping server and a worker running `workflows` (a bundle, or a module the worker
+ * bundles) with `service`'s scripted activities in this test file's `beforeAll`, and stops both in its
+ * `afterAll`. `env` is set once `beforeAll` has run.
+ */
+export function useScriptedWorker(
+  taskQueue: string,
+  service: ScriptedService,
+  workflows: () => Promise<Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>>,
+): ScriptedWorker {
+  const started = {} as ScriptedWorker;
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  beforeAll(async () => {
+    const [source, env] = await Promise.all([workflows(), startTimeSkippingServer()]);
+    started.env = env;
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      ...source,
+      activities: prefixedActivities(service.activities),
+    });
+    running = worker.run();
+  }, 120_000);
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await started.env?.teardown();
+  });
+  return started;
 }

@@ -1,14 +1,10 @@
 import * as path from 'node:path';
-import { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { startTimeSkippingServer } from '../helpers/temporal';
 import { eventually } from '../integration/workflow-harness';
-import { prefixedActivities } from '../../src/plugin/activity-types';
 import type { SubmitRequest } from '../../src/activities';
 import type { ServiceStepResult } from '../../src/workflows/public';
-import { scriptedService, type Script } from './scripted-service';
+import { scriptedService, useScriptedWorker, type Script } from './scripted-service';
 
 /**
  * reelflow's step functions (generateVideo, upscale: src/workflows/service-steps.ts) called from a
@@ -20,31 +16,12 @@ const TASK_QUEUE = 'service-steps';
 const IMAGE = 'https://media.test/reference.png';
 const WORKFLOWS = path.join(__dirname, 'service-steps.workflows.ts');
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
 const service = scriptedService();
-
-beforeAll(async () => {
-  env = await startTimeSkippingServer();
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowsPath: WORKFLOWS,
-    activities: prefixedActivities(service.activities),
-  });
-  running = worker.run();
-}, 120_000);
-
-afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
-});
+const scripted = useScriptedWorker(TASK_QUEUE, service, async () => ({ workflowsPath: WORKFLOWS }));
 
 function start(type: string, workflowId: string, script: Script): Promise<WorkflowHandle> {
   service.script(workflowId, script);
-  return env.client.workflow.start(type, { taskQueue: TASK_QUEUE, workflowId, args: [IMAGE] });
+  return scripted.env.client.workflow.start(type, { taskQueue: TASK_QUEUE, workflowId, args: [IMAGE] });
 }
 
 async function failureOf(handle: WorkflowHandle): Promise<unknown> {
