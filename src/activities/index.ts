@@ -138,8 +138,6 @@ export interface ReelflowActivities extends MediaActivities, PreflightActivities
   awaitAccountPermit(request: PermitRequest): Promise<void>;
   /** Gives the submission's permit back (its job is terminal, or it was never submitted); harmless twice. */
   releaseAccountPermit(idempotencyKey: string): Promise<void>;
-  /** Validates a pipeline spec with the contract's schemas (a local activity: zod stays out of workflows). */
-  validatePipeline(spec: unknown, uriRules?: UriRules): Promise<PipelineCheck>;
   /**
    * Everything a pipeline checks before anything is paid, as one local activity (one marker in the
    * pipeline's first workflow task): the spec's validation, then the preflight of the steps at
@@ -303,10 +301,6 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     candidateOrphans(sinceIso, exclude) {
       // An account read, not a job call: kept out of the per-kind call counts (as subscribing is).
       return wrap('subscribe', () => candidateOrphans(client, sinceIso, exclude));
-    },
-    async validatePipeline(spec, uriRules) {
-      const checked = validatePipelineSpec(spec, uriRules);
-      return checked.ok ? { ok: true } : refusal(checked.errors);
     },
     async checkPipeline(spec, uriRules, preflightSteps) {
       const checked = validatePipelineSpec(spec, uriRules);

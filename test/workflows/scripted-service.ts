@@ -15,11 +15,8 @@ import { startTimeSkippingServer } from '../helpers/temporal';
  * read the pipeline's timing from what it asked the service and when.
  */
 
-/** The activities a pipeline calls (the legacy job workflow's own two and the batch's are left out: pipelines never call them). */
-export type PipelineActivities = Omit<
-  ReelflowActivities,
-  'submitJob' | 'subscribeToWebhook' | 'readBatchPage' | 'writeBatchResults'
->;
+/** The activities a pipeline calls (the batch's are left out: pipelines never call them). */
+export type PipelineActivities = Omit<ReelflowActivities, 'readBatchPage' | 'writeBatchResults'>;
 
 /** How one submitted job behaves at the service. */
 export interface ScriptedJob {
@@ -97,9 +94,6 @@ export function scriptedService(): ScriptedService {
   });
 
   const activities: PipelineActivities = {
-    async validatePipeline() {
-      return { ok: true };
-    },
     async preflightJob(model) {
       return { model, checks: [] };
     },
