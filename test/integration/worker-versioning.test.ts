@@ -93,9 +93,7 @@ async function startWorker(
     ...(options.deployment ? { deployment: options.deployment } : {}),
     ...(options.routeWorkflows || options.release010 ? { routes } : { routeStore: testRouteStore(taskQueue) }),
     // 0.1.0's workflow code schedules the activities by their names before the `reelflow.` prefix.
-    ...(options.release010
-      ? { worker: { activities: createActivities({ client, routes, onCall, media: mediaDeps() }) } }
-      : {}),
+    ...(options.release010 ? { worker: { activities: release010Activities(client, routes, onCall) } } : {}),
   });
   const entry = { worker, running: worker.run() };
   workers.push(entry);
@@ -104,6 +102,25 @@ async function startWorker(
     stop: async () => {
       worker.shutdown();
       await entry.running;
+    },
+  };
+}
+
+/**
+ * The activities a 0.1.0 worker registered: today's, plus `validatePipeline`, which 0.1.0's pipeline
+ * schedules as a local activity and 0.3.0 folded into `checkPipeline` (the spec check without preflight).
+ */
+function release010Activities(
+  client: ReturnType<typeof createServiceClient>,
+  routes: Parameters<typeof createActivities>[0]['routes'],
+  onCall: (kind: CallKind) => void,
+) {
+  const activities = createActivities({ client, routes, onCall, media: mediaDeps() });
+  return {
+    ...activities,
+    async validatePipeline(spec: unknown, uriRules?: Parameters<typeof activities.checkPipeline>[1]) {
+      const checked = await activities.checkPipeline(spec, uriRules, []);
+      return checked.ok ? { ok: true } : checked;
     },
   };
 }
