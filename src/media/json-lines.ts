@@ -13,7 +13,10 @@ import { putMediaFile, type MediaStore } from './store';
 /** The media type of a JSON Lines object in the store. */
 export const JSON_LINES_TYPE = 'application/x-ndjson';
 
-/** A JSON Lines object split into pages of `pageSize` records: where each page starts, in bytes. */
+/**
+ * A JSON Lines object split into pages of at most `pageSize` records and, past its first record, at
+ * most `maxPageBytes`: where each page starts, in bytes and in records.
+ */
 export interface PagedJsonLines {
   sha256: string;
   bytes: number;
@@ -21,33 +24,52 @@ export interface PagedJsonLines {
   pageSize: number;
   /** Byte offset of each page's first line; page `p` ends where page `p + 1` starts (or at `bytes`). */
   pageOffsets: number[];
+  /** Index of each page's first record (pages bounded by bytes hold fewer than `pageSize`). */
+  pageStarts: number[];
 }
 
 /**
  * Serialises `records` (one JSON text a line), puts the object into the store with `referrer`
  * recorded (so `reelflow media gc` keeps it while the referrer runs), and returns where its pages are.
+ * A page read back is one activity result in workflow history, so `maxPageBytes` keeps it under what
+ * one payload may carry: records with large inline values (data URIs) make shorter pages.
  */
 export async function putJsonLines(
   store: MediaStore,
   records: readonly unknown[],
   referrer: string,
   pageSize = 100,
+  maxPageBytes = Number.POSITIVE_INFINITY,
 ): Promise<PagedJsonLines> {
   const pageOffsets: number[] = [];
+  const pageStarts: number[] = [];
   const lines: string[] = [];
   let bytes = 0;
   records.forEach((record, index) => {
-    if (index % pageSize === 0) pageOffsets.push(bytes);
     const line = `${JSON.stringify(record)}\n`;
+    const size = Buffer.byteLength(line);
+    const pageStart = pageStarts[pageStarts.length - 1];
+    const pageBytes = bytes - (pageOffsets[pageOffsets.length - 1] ?? 0);
+    if (pageStart === undefined || index - pageStart >= pageSize || pageBytes + size > maxPageBytes) {
+      pageOffsets.push(bytes);
+      pageStarts.push(index);
+    }
     lines.push(line);
-    bytes += Buffer.byteLength(line);
+    bytes += size;
   });
   const dir = await mkdtemp(join(tmpdir(), 'reelflow-jsonl-'));
   try {
     const file = join(dir, 'records.jsonl');
     await writeFile(file, lines.join(''));
     const ref = await putMediaFile(store, file, JSON_LINES_TYPE, referrer);
-    return { sha256: ref.$media.slice('sha256:'.length), bytes, records: records.length, pageSize, pageOffsets };
+    return {
+      sha256: ref.$media.slice('sha256:'.length),
+      bytes,
+      records: records.length,
+      pageSize,
+      pageOffsets,
+      pageStarts,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -73,7 +95,11 @@ function parseLines(text: string, where: string): unknown[] {
 }
 
 /** The records of page `page` of a paged object (an empty array past the last page). */
-export async function readJsonLinesPage(store: MediaStore, object: PagedJsonLines, page: number): Promise<unknown[]> {
+export async function readJsonLinesPage(
+  store: MediaStore,
+  object: Pick<PagedJsonLines, 'sha256' | 'bytes' | 'pageOffsets'>,
+  page: number,
+): Promise<unknown[]> {
   const start = object.pageOffsets[page];
   if (start === undefined) return [];
   const end = (object.pageOffsets[page + 1] ?? object.bytes) - 1;

@@ -38,6 +38,26 @@ export interface StoredBatchManifest {
   records: number;
   pageSize: number;
   pageOffsets: number[];
+  /** First item of each page; absent in manifests stored before pages were bounded by bytes (page p starts at p·pageSize). */
+  pageStarts?: number[];
+}
+
+/** The page holding item `index` of a stored manifest, and the item's place in it. */
+export function manifestPageOf(manifest: StoredBatchManifest, index: number): { page: number; offset: number } {
+  const starts = manifest.pageStarts;
+  if (!starts) {
+    const page = Math.floor(index / manifest.pageSize);
+    return { page, offset: index - page * manifest.pageSize };
+  }
+  // The last page starting at or before `index` (pages are in order).
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if ((starts[middle] ?? 0) <= index) low = middle;
+    else high = middle - 1;
+  }
+  return { page: low, offset: index - (starts[low] ?? 0) };
 }
 
 /** Credits of a batch's finished items, summed from their ledgers. */

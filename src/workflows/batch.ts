@@ -31,6 +31,7 @@ import type {
   BatchProgress,
   BatchWorkflowInput,
 } from './batch-types';
+import { manifestPageOf } from './batch-types';
 import { batchCurrentDetails, sumBatchCredits } from '../spec/ui-text';
 
 const DEFAULT_CONCURRENCY = 4;
@@ -43,6 +44,12 @@ export const DEFAULT_ITEMS_PER_RUN = 400;
  * per run) events. A larger `concurrency` is split over partitions (docs/decisions/batches.md).
  */
 export const MAX_WINDOW_PER_RUN = 500;
+/**
+ * A run whose history passes this many bytes continues as new whatever its count of starts: each
+ * start records the item's whole spec and each end the pipeline's summary, so items with large inline
+ * inputs fill a run's history (Temporal's limit is 50 MB) long before `itemsPerRun` starts.
+ */
+export const MAX_RUN_HISTORY_BYTES = 8 * 1024 * 1024;
 /** Results kept in the workflow before they are written out as a result page. */
 export const RESULTS_PER_PAGE = 500;
 
@@ -156,9 +163,9 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
 
   let page: { number: number; items: BatchManifestItem[] } | undefined;
   const itemAt = async (index: number): Promise<BatchManifestItem> => {
-    const number = Math.floor(index / manifest.pageSize);
+    const { page: number, offset } = manifestPageOf(manifest, index);
     if (page?.number !== number) page = { number, items: await store.readBatchPage(manifest, number) };
-    const item = page.items[index - number * manifest.pageSize];
+    const item = page.items[offset];
     if (!item || item.index !== index) throw new Error(`manifest page ${number} has no item ${index}`);
     return item;
   };
@@ -213,9 +220,13 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
   };
 
   let startedThisRun = 0;
+  const runIsFull = (): boolean => {
+    const { historySize, continueAsNewSuggested } = workflowInfo();
+    return startedThisRun >= itemsPerRun || continueAsNewSuggested || historySize > MAX_RUN_HISTORY_BYTES;
+  };
   try {
     const records = manifest.records;
-    while (c.nextIndex < records && startedThisRun < itemsPerRun && c.stoppedBy === null) {
+    while (c.nextIndex < records && (startedThisRun === 0 || !runIsFull()) && c.stoppedBy === null) {
       await condition(() => inFlight() < concurrency);
       if (overBudget()) {
         if (inFlight() === 0 && pendingStarts === 0) {

@@ -12,6 +12,7 @@ import type {
 } from '../../workflows/batch-types';
 import type { PipelineSpec } from '../../spec/spec';
 import { putJsonLines } from '../../media/json-lines';
+import { MEDIA_LIMITS } from '../../contract/limits';
 import type { MediaRef } from '../../media/reference';
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../spec/ui-text';
@@ -211,17 +212,18 @@ export function registerBatchCommand(program: Command): void {
           }
           const workflowId = batchWorkflowId(name);
           // The manifest goes into the store as one object; the batch (and gc) refer to it by digest.
-          const { sha256, bytes, records, pageSize, pageOffsets } = await putJsonLines(
+          const manifestObject = await putJsonLines(
             store,
             items,
             workflowId,
             MANIFEST_PAGE_SIZE,
+            MEDIA_LIMITS.payloadBudgetBytes,
           );
           for (const ref of stored.values())
             await store.addReferrer((await ref).$media.slice('sha256:'.length), workflowId);
           const input: BatchWorkflowInput = {
             name,
-            manifest: { sha256, bytes, records, pageSize, pageOffsets },
+            manifest: manifestObject,
             ...(concurrency !== undefined ? { concurrency } : {}),
             ...(options.budget !== undefined ? { budgetCredits: options.budget } : {}),
             ...(rerunOf ? { rerunOf } : {}),

@@ -15,6 +15,12 @@ import { batchBar, pipelineLines, printJson, progressKey, say, waitingLines } fr
 const WAITING_NOTE_EVERY_MS = 15_000;
 /** After a failed history read (a restarting frontend), how long to wait before the next. */
 const RETRY_READ_MS = 1_000;
+/**
+ * The most often a follower asks for progress. A batch completes a workflow task for every few items;
+ * a query per task made the CLI the batch's heaviest reader (each answer runs in the worker beside the
+ * batch's own tasks), while a progress bar needs no more than a line a second.
+ */
+const MIN_READ_INTERVAL_MS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -94,28 +100,35 @@ const isClose = (e: HistoryEvent): boolean =>
   );
 
 /**
- * Follows a workflow to its end: reads its progress (`read`, a query) once after each change of its
- * state (stateChanges) and shows it; every WAITING_NOTE_EVERY_MS without a change, shows the last
- * progress again (the view says how long nothing changed). Nothing is read after the close: the
- * final view (finalView), when `isFinal` recognises it, is the last thing shown and returned; else
- * the last answer.
+ * Follows a workflow to its end: reads its progress (`read`, a query) after a change of its state
+ * (stateChanges), at most once every MIN_READ_INTERVAL_MS, and shows it; every WAITING_NOTE_EVERY_MS
+ * without a change, shows the last progress again (the view says how long nothing changed). A `quiet`
+ * follower shows nothing, so it reads nothing while the workflow runs. Nothing is read after the
+ * close: the final view (finalView), when `isFinal` recognises it, is the last thing shown and
+ * returned; else the last answer (a quiet follower asks once, then, for the closed workflow's view).
  */
 async function followUntilEnd<T>(
   handle: WorkflowHandle,
   read: () => Promise<T>,
   show: (progress: T) => void,
   isFinal: (result: unknown) => boolean,
+  quiet: boolean,
 ): Promise<T | undefined> {
   const end = outcome(handle);
   const stop = new AbortController();
   let last: T | undefined;
   const note = setInterval(() => last !== undefined && show(last), WAITING_NOTE_EVERY_MS);
   try {
-    const changes = stateChanges(handle, stop.signal);
+    const changes = quiet ? undefined : stateChanges(handle, stop.signal);
     const ended = end.promise.then(() => 'ended' as const);
-    for (;;) {
+    let lastRead = 0;
+    while (changes) {
       const next = await Promise.race([changes.next(), ended]);
       if (next === 'ended' || next.done) break;
+      const early = lastRead + MIN_READ_INTERVAL_MS - Date.now();
+      // Changes that come meanwhile wait in the history stream; the one read after the pause covers them.
+      if (early > 0 && (await Promise.race([sleep(early), ended])) === 'ended') break;
+      lastRead = Date.now();
       try {
         last = await read();
         show(last);
@@ -128,9 +141,12 @@ async function followUntilEnd<T>(
     stop.abort();
   }
   const result = finalView(await end.promise);
-  if (!isFinal(result)) return last;
-  show(result as T);
-  return result as T;
+  if (isFinal(result)) {
+    show(result as T);
+    return result as T;
+  }
+  if (quiet && last === undefined) return read().catch(() => undefined);
+  return last;
 }
 
 /**
@@ -183,6 +199,7 @@ export async function followPipeline(
     () => handle.query(pipelineProgressQuery),
     show,
     (result) => hasKeys(result, 'steps', 'ledger'),
+    options.quiet,
   );
 }
 
@@ -203,6 +220,7 @@ export async function followBatch(
     () => handle.query(batchProgressQuery),
     show,
     (result) => hasKeys(result, 'results', 'total'),
+    options.quiet,
   );
 }
 
