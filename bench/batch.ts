@@ -8,8 +8,9 @@
  *  2. a batch of `items` three-step items (the throughput bench's pipelines: long-form → re-voice →
  *     upscale, same models and inputs, the image and voice as files the CLI moves into the media
  *     store, archive mode `never` as theirs) from one CSV naming one spec, with the service failing
- *     a share of jobs so that about 5 % of the items fail: wall time, items/s ÷ the peak, worker RSS (sampled each second), the largest
- *     history of any batch run, service calls per item (the service's own counters);
+ *     a share of jobs so that about 5 % of the items fail: wall time, items/s ÷ the peak, worker RSS
+ *     (sampled each second), the largest history of any batch run, service calls per item (the
+ *     service's own counters);
  *  3. `reelflow batch --rerun-failed`: the items resubmitted, counted from the service's job records;
  *  4. a manifest of `manifestRows` rows accepted and started (`--detach`), jobs held in progress at the
  *     service, then `reelflow cancel batch/…`: the service's job records after it, and the pipelines
