@@ -351,13 +351,6 @@ export class ServiceJob {
   }
 }
 
-/** Details of a SubmitAnswerInvalid activity failure (src/activities/errors.ts). */
-interface InvalidAnswerDetails {
-  requestId?: string;
-  cancelUrl?: string;
-  fieldErrors?: { path: string; message: string }[];
-}
-
 /**
  * Submits `attempt` with its Idempotency-Key and subscribes the pipeline to the request's webhook
  * events, in one activity. Never abandoned half-way: once the POST may have reached the service,
@@ -421,7 +414,8 @@ async function invalidAnswer(
   attempt: StepAttempt,
   cause: ApplicationFailure,
 ): Promise<ApplicationFailure> {
-  const details = (cause.details?.[0] ?? {}) as InvalidAnswerDetails;
+  // What of the accepted job the activity could read (its SubmitAnswerInvalid details, src/activities/errors.ts).
+  const details = (cause.details?.[0] ?? {}) as { requestId?: string; cancelUrl?: string };
   if (details.requestId) attempt.requestId = details.requestId;
   if (details.cancelUrl) attempt.cancelUrl = details.cancelUrl;
   const reason = `the service accepted the submit but its answer breaks the contract (${cause.message})`;
