@@ -202,8 +202,9 @@ export class PipelineState {
 
   /** Ends the pipeline `status` with a non-retryable failure of `type` that carries the final summary as its first detail. */
   fail(type: FailureType, message: string, status: 'failed' | 'cancelled' = 'failed'): never {
+    // `type: type`, not the shorthand: test/repo/errors.test.ts checks the property's value against the table.
     return this.stop(status, (summary) =>
-      ApplicationFailure.create({ type, nonRetryable: true, message, details: [summary] }),
+      ApplicationFailure.create({ type: type, nonRetryable: true, message, details: [summary] }),
     );
   }
 
