@@ -121,11 +121,10 @@ async function runPipeline(
           pacing: { ...input.defaultPacing, ...step.pacing },
           maxResubmits: step.retry?.maxResubmits ?? 0,
           budgetRemaining: () => state.budgetRemaining(),
-          ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
-          ...(input.ambiguousDeadlineHours !== undefined
-            ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours }
-            : {}),
-          ...(submitAs ? { submitAs } : {}),
+          // Unset ones take the job's defaults.
+          submitTimeoutSeconds: input.submitTimeoutSeconds,
+          ambiguousDeadlineHours: input.ambiguousDeadlineHours,
+          submitAs,
           observe: state.observeJob(index),
           wakeBackoff: state.wakeBackoff(step.id),
         }),
