@@ -8,9 +8,15 @@ export {
   DEFAULT_WEBHOOK_PATH,
   DEFAULT_SIGNAL_TIMEOUT_MS,
 } from '../config/bridge';
-export { createInboxSink, startInboxSink, type InboxSinkOptions } from './inbox-sink';
 export { openRouteStore, type RouteStore } from '../routing';
 export { parseRouteStoreLocation } from '../config/route-store-location';
 export type { EventSink } from './event-sink';
-export { startBridgeServer, type RunningBridge, type BridgeServerOptions } from './server';
+export {
+  startBridgeServer,
+  startInboxSink,
+  createInboxSink,
+  type RunningBridge,
+  type BridgeServerOptions,
+  type InboxSinkOptions,
+} from './server';
 export { EventSinkUnavailableError } from './errors';

@@ -4,12 +4,41 @@ import pino, { type Logger } from 'pino';
 import { createBridgeApp, REDACT_PATHS } from './app';
 import type { BridgeConfig } from '../config/bridge';
 import { connectionOptions, describeTemporalConnection } from '../config/temporal';
-import { createInboxSink } from './inbox-sink';
-import { Inbox } from '../routing/inbox';
-import { startForwarder, type ForwardOutcome } from '../routing/forwarder';
+import { DEFAULT_BACKLOG_LIMIT } from '../config/bridge';
+import { DEFAULT_ROUTE_TTL_SECONDS } from '../config/route-store';
+import { Inbox, startForwarder, type ForwarderOptions, type ForwardOutcome } from '../routing/inbox';
 import { openRouteStore } from '../routing/open-store';
 import type { RouteStore } from '../routing/store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
+import type { EventSink } from './event-sink';
+
+/** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
+export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
+  /** Pending deliveries beyond which `deliver` rejects (503). Default REELFLOW_BRIDGE_BACKLOG_LIMIT's. */
+  backlogLimit?: number;
+  /** Retention of delivered and unsubscribed deliveries. Default 24 h. */
+  ttlMs?: number;
+}
+
+/**
+ * The bridge's way of taking events, for a receiver of your own (`createWebhookReceiver` of
+ * reelflow/webhooks): an inbox in `store` (the sink) and its forwarder signalling the subscribed
+ * workflows. `stop()` stops the forwarder (the store stays open: it is the caller's).
+ */
+export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; stop(): Promise<void> } {
+  const { backlogLimit, ttlMs, ...forwarder } = options;
+  const inbox = new Inbox({ store: options.store, backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT });
+  const running = startForwarder({ ...forwarder, inbox, ttlMs: ttlMs ?? DEFAULT_ROUTE_TTL_SECONDS * 1000 });
+  return { sink: inbox, stop: () => running.stop() };
+}
+
+/**
+ * The sink of an inbox you built yourself: the inbox is one (its `deliver` and `ready`); kept for
+ * callers that took it through this function. `store` is the inbox's own.
+ */
+export function createInboxSink(inbox: Inbox, _store?: RouteStore): EventSink {
+  return inbox;
+}
 
 /** A listening bridge and how to stop it. */
 export interface RunningBridge {
@@ -48,11 +77,10 @@ export async function startBridgeServer(
   const connection = Connection.lazy(connectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const store = options.store ?? openRouteStore(config.routeStore.location);
-  const inbox = new Inbox({ store, backlogLimit: config.backlogLimit });
-  const forwarder = startForwarder({
+  const { sink, stop } = startInboxSink({
     store,
     client,
-    inbox,
+    backlogLimit: config.backlogLimit,
     signalTimeoutMs: config.signalTimeoutMs,
     ttlMs: config.routeStore.ttlMs,
     onError: (error) =>
@@ -61,9 +89,8 @@ export async function startBridgeServer(
       ? { onOutcome: (outcome, delivery) => options.onForwarded!(outcome, delivery.requestId) }
       : {}),
   });
-  const sink = createInboxSink(inbox, store);
   const shutdown = async () => {
-    await forwarder.stop();
+    await stop();
     if (!options.store) await store.close();
     await connection.close();
   };

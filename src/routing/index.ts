@@ -1,7 +1,7 @@
 /**
  * Routing webhook events to the workflows that wait for them, through the route store: the worker's
  * half (`createRouteSubscriber`, called by the submit activity) and the bridge's half (`Inbox`, the
- * durable append, and `startForwarder`, which signals). Route workflows remain only as the fallback
+ * durable append that is the bridge's event sink, and `startForwarder`, which signals). Route workflows remain only as the fallback
  * for pipelines pinned to older builds (`route-workflows.ts`).
  */
 export type { RouteStore, Subscription, InboxEntry, ClaimedDelivery, PurgeCount } from './store';
@@ -10,8 +10,14 @@ export { openRouteStore } from './open-store';
 export { openSqliteRouteStore, type SqliteRouteStoreOptions } from './sqlite-store';
 export { openPostgresRouteStore, type PostgresRouteStoreOptions } from './postgres-store';
 export { createRouteSubscriber, type RouteSubscriber, type SubscribeOptions } from './subscriber';
-export { Inbox, type InboxOptions } from './inbox';
-export { startForwarder, type Forwarder, type ForwarderOptions, type ForwardOutcome } from './forwarder';
+export {
+  Inbox,
+  startForwarder,
+  type InboxOptions,
+  type Forwarder,
+  type ForwarderOptions,
+  type ForwardOutcome,
+} from './inbox';
 export {
   subscribeToRoute,
   deliverToRouteWorkflow,

@@ -85,5 +85,5 @@ export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipeline
 export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>('raiseBudget');
 export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>('retryStep');
 
-/** The operator's decision on an ambiguous submit (validator: ./recovery.ts). */
+/** The operator's decision on an ambiguous submit (validator: ./operator-updates.ts). */
 export const resolveAmbiguousUpdate = defineUpdate<ResolveAnswer, [ResolveDecision]>('resolveAmbiguousStep');

@@ -7,9 +7,7 @@ import {
   upsertMemo,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { JobResult } from '../contract';
 import type { FailureType } from '../contract/failure-types';
-import type { ArchivedOutput } from '../media/reference';
 import { currentDetailsMarkdown } from '../spec/ui-text';
 import { stepKeyOf } from './definitions';
 import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';
@@ -22,27 +20,18 @@ import type {
   PipelineWorkflowInput,
   RaiseBudgetArgs,
   RetryStepArgs,
-  StepStatus,
   StepSummary,
 } from './pipeline-types';
 import type { CarriedStep } from './resume-types';
 import { memoOf, searchAttributesOf, stateOperatorsFilterOn, whenChanged } from './steps/publish';
 import type { ServiceJob, WorkflowJobs } from './steps/service-job';
 
-/** What the pipeline keeps of one step beside its job. */
-interface StepState {
-  status: StepStatus;
-  preflight?: true;
-  input?: Record<string, unknown>;
-  job?: ServiceJob;
-  output?: JobResult;
-  archived?: ArchivedOutput[];
-  archiveError?: string;
-  error?: string;
-  carriedFrom?: string;
-  startedAt?: number;
-  finishedAt?: number;
-}
+/** What the pipeline keeps of one step beside its job: its own fields of the step row. */
+type StepOwnState = Pick<
+  StepSummary,
+  'status' | 'input' | 'output' | 'archived' | 'archiveError' | 'error' | 'carriedFrom' | 'startedAt' | 'finishedAt'
+>;
+type StepState = StepOwnState & { preflight?: true; job?: ServiceJob };
 
 /**
  * The one owner of a pipeline's state: its methods are the only writers, and the summary (progress
@@ -98,13 +87,9 @@ export class PipelineState {
         ...own,
       };
     });
-    const ledger = { quoted: 0, charged: 0, refunded: 0, net: 0 };
-    for (const s of steps) {
-      ledger.quoted += s.quoted;
-      ledger.charged += s.charged;
-      ledger.refunded += s.refunded;
-      ledger.net += s.charged - s.refunded;
-    }
+    const sum = (field: 'quoted' | 'charged' | 'refunded') => steps.reduce((total, s) => total + s[field], 0);
+    const ledger = { quoted: sum('quoted'), charged: sum('charged'), refunded: sum('refunded'), net: 0 };
+    ledger.net = ledger.charged - ledger.refunded;
     const { abandoned, ambiguous } = this.jobs.recovery;
     return {
       name: spec.name,
@@ -142,10 +127,6 @@ export class PipelineState {
     return this.cancels.get(stepId) ?? this.pipelineCancel;
   }
 
-  outputs(): Record<string, JobResult> {
-    return this.summary().outputs;
-  }
-
   /** Reports a change: the next publish (at the end of this workflow task) shows it. */
   changed(): void {
     this.version += 1;
@@ -169,7 +150,7 @@ export class PipelineState {
   }
 
   /** Writes what the pipeline keeps of step `index` (status, input, error, output, archive). */
-  update(index: number, patch: Partial<Omit<StepState, 'job' | 'preflight'>>): void {
+  update(index: number, patch: Partial<StepOwnState>): void {
     Object.assign(this.steps[index] as StepState, patch);
     this.changed();
   }
@@ -217,6 +198,14 @@ export class PipelineState {
     if (!(error instanceof CancelledFailure)) summary.error = this.error = error.message;
     this.publish();
     throw error;
+  }
+
+  /** Ends the pipeline `status` with a non-retryable failure of `type` that carries the final summary as its first detail. */
+  fail(type: FailureType, message: string, status: 'failed' | 'cancelled' = 'failed'): never {
+    // `type: type`, not the shorthand: test/repo/errors.test.ts checks the property's value against the table.
+    return this.stop(status, (summary) =>
+      ApplicationFailure.create({ type: type, nonRetryable: true, message, details: [summary] }),
+    );
   }
 
   /**
@@ -324,9 +313,4 @@ export class PipelineState {
     this.retryNow.add(step.id);
     return { ok: true, message: `step ${step.id} resubmits now instead of after its backoff` };
   }
-}
-
-/** A non-retryable failure of `type` carrying the pipeline's final summary as its first detail. */
-export function pipelineFailure(type: FailureType, message: string): (summary: PipelineSummary) => ApplicationFailure {
-  return (summary) => ApplicationFailure.create({ type: type, nonRetryable: true, message, details: [summary] });
 }

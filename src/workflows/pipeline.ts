@@ -12,14 +12,13 @@ import {
   stepKeyOf,
 } from './definitions';
 import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';
-import { PipelineState, pipelineFailure } from './pipeline-state';
+import { PipelineState } from './pipeline-state';
 import type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
 import { archiveOutputs, archivedOrUrl } from './steps/archive';
 import { reportingToBatch } from './batch-item';
 import { checkBeforeAnyPay } from './steps/preflight';
 import { firstApplicationFailure } from './steps/publish';
-import { workflowJobs, type ServiceJobOutcome } from './steps/service-job';
-import { runServiceJob } from './service-steps';
+import { runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
 
 /** How one step of a pipeline ended. */
 type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
@@ -64,8 +63,7 @@ async function runPipeline(
   });
 
   // Nothing is paid for a spec the contract refuses or inputs the service would refuse.
-  const { refused, submitAs } = await checkBeforeAnyPay(input, state);
-  if (refused) state.stop('failed', refused);
+  const submitAs = await checkBeforeAnyPay(input, state);
 
   // Archive copies run beside the later steps; the pipeline waits for them only before it closes.
   const archives = new Map<string, Promise<void>>();
@@ -105,11 +103,12 @@ async function runPipeline(
       // An earlier output is read through its archived copy once the copy is there (the copy keeps the
       // service URL, used while it is served); until the previous step's copy is there, the service
       // still serves the output it just made.
-      resolved = resolveReferences(step.input, state.outputs(), (value) => archivedOrUrl(state.summary(), value));
+      const summary = state.summary();
+      resolved = resolveReferences(step.input, summary.outputs, (value) => archivedOrUrl(summary, value));
     } catch (error) {
       if (!(error instanceof ReferenceResolutionError)) throw error;
       state.update(index, { status: 'failed', error: error.message });
-      state.stop('failed', pipelineFailure(FAILURE_TYPES.stepFailed, `step ${step.id}: ${error.message}`));
+      state.fail(FAILURE_TYPES.stepFailed, `step ${step.id}: ${error.message}`);
     }
     state.update(index, { input: resolved });
 
@@ -122,11 +121,10 @@ async function runPipeline(
           pacing: { ...input.defaultPacing, ...step.pacing },
           maxResubmits: step.retry?.maxResubmits ?? 0,
           budgetRemaining: () => state.budgetRemaining(),
-          ...(input.submitTimeoutSeconds !== undefined ? { submitTimeoutSeconds: input.submitTimeoutSeconds } : {}),
-          ...(input.ambiguousDeadlineHours !== undefined
-            ? { ambiguousDeadlineHours: input.ambiguousDeadlineHours }
-            : {}),
-          ...(submitAs ? { submitAs } : {}),
+          // Unset ones take the job's defaults.
+          submitTimeoutSeconds: input.submitTimeoutSeconds,
+          ambiguousDeadlineHours: input.ambiguousDeadlineHours,
+          submitAs,
           observe: state.observeJob(index),
           wakeBackoff: state.wakeBackoff(step.id),
         }),
@@ -148,12 +146,9 @@ async function runPipeline(
     await endIfCancelled(index, step.id);
     await closing();
     // The step's job was cancelled at the service by someone else: the chain cannot go on.
-    state.stop(
-      'failed',
-      pipelineFailure(
-        FAILURE_TYPES.stepCancelled,
-        `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${outcome.status}); no later step was started`,
-      ),
+    state.fail(
+      FAILURE_TYPES.stepCancelled,
+      `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${outcome.status}); no later step was started`,
     );
   }
   await closing();
@@ -172,12 +167,10 @@ function cancelledByOperator(state: PipelineState, index: number, stepId: string
     ...(status === 'pending' ? { status: 'cancelled' } : {}),
     error: `cancelled by an operator: ${reason}`,
   });
-  state.stop(
+  state.fail(
+    FAILURE_TYPES.stepCancelled,
+    `pipeline ${state.summary().name}: step ${stepId} was cancelled by an operator (${reason}); no later step was started`,
     'cancelled',
-    pipelineFailure(
-      FAILURE_TYPES.stepCancelled,
-      `pipeline ${state.summary().name}: step ${stepId} was cancelled by an operator (${reason}); no later step was started`,
-    ),
   );
 }
 
@@ -196,16 +189,9 @@ function endAfterStepError(state: PipelineState, index: number, stepId: string, 
   const message = failure?.message ?? (error instanceof Error ? error.message : String(error));
   const budget = failure?.type === FAILURE_TYPES.budgetExceeded;
   state.update(index, { status: budget ? 'budget-exceeded' : 'failed', error: message, finishedAt: Date.now() });
-  if (budget)
-    state.stop(
-      'failed',
-      pipelineFailure(FAILURE_TYPES.budgetExceeded, `pipeline ${name} stopped before step ${stepId}: ${message}`),
-    );
-  state.stop(
-    'failed',
-    pipelineFailure(
-      FAILURE_TYPES.stepFailed,
-      `pipeline ${name} failed at step ${stepId}${failure ? ` [${failure.type ?? 'Error'}]` : ''}: ${message}`,
-    ),
+  if (budget) state.fail(FAILURE_TYPES.budgetExceeded, `pipeline ${name} stopped before step ${stepId}: ${message}`);
+  state.fail(
+    FAILURE_TYPES.stepFailed,
+    `pipeline ${name} failed at step ${stepId}${failure ? ` [${failure.type ?? 'Error'}]` : ''}: ${message}`,
   );
 }

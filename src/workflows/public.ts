@@ -15,7 +15,6 @@ export {
   generateVideo,
   revoice,
   upscale,
-  runServiceJob,
   GENERATE_VIDEO_MODEL,
   REVOICE_MODEL,
   UPSCALE_MODEL,
@@ -24,7 +23,7 @@ export {
   type UpscaleInput,
   type ServiceStepResult,
 } from './service-steps';
-export type { ServiceJobOptions, ServiceJobOutcome, JobCredits } from './steps/service-job';
+export { runServiceJob, type ServiceJobOptions, type ServiceJobOutcome, type JobCredits } from './steps/service-job';
 export type { PollPacing } from '../spec/pacing';
 export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';

@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, CancelledFailure, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, CancelledFailure } from '@temporalio/workflow';
 import type {
   HorizonStudioInput,
   JobResult,
@@ -8,13 +8,7 @@ import type {
   UpscaleVideoFastInput,
 } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import {
-  ServiceJob,
-  workflowJobs,
-  type JobCredits,
-  type ServiceJobOptions,
-  type ServiceJobOutcome,
-} from './steps/service-job';
+import { ServiceJob, workflowJobs, type JobCredits, type ServiceJobOptions } from './steps/service-job';
 
 /** The model `generateVideo` runs: a clip from reference images (and optional prompt, audio, video). */
 export const GENERATE_VIDEO_MODEL = 'service-video-cinema-long-form-from-references' satisfies ModelId;
@@ -46,43 +40,6 @@ export type ServiceStepResult = JobResult & {
   outcome: 'completed' | 'completed-too-late';
 };
 
-// Module state is per workflow execution: the jobs this run started, for their default keys.
-let jobsStarted = 0;
-
-/**
- * Runs one paid job of the service inside the calling workflow, with everything reelflow guarantees:
- * submit exactly once per attempt (Idempotency-Key; the submit's answer is awaited even under a
- * cancel), the signed webhook awaited with paced status polls as the fallback, the result from the
- * event or `response_url`, the credits (the result's `credits_used`, else the quote), FAILED jobs
- * resubmitted as `maxResubmits` allows. Cancelling the caller's scope cancels the job at the service
- * and awaits its refund.
- *
- * Resolves with the job's outcome: `completed` (or `completed-too-late`) with the service's result,
- * or `cancelled` (refunded). Throws an `ApplicationFailure` whose type says why the job failed:
- * `JobFailed` (the service's own code and message), `BudgetExceeded`, `AmbiguousSubmission`,
- * `SubmitAnswerInvalid`, or a `ServiceProblem:<code>` the service answered the submit with.
- *
- * The worker must run reelflow's activities (`reelflowPlugin()` of reelflow/worker) on the
- * workflow's task queue. Each call without a `key` gets its own: `<workflow id>/<run id>/job/<n>-<model>`,
- * n counting this run's calls, so two calls never share a job.
- *
- * @param model the service's model id
- * @param input the model's input (docs/service-api.md); checked by the service at submit
- * @example
- * const outcome = await runServiceJob('service-upscale-video-fast', { video_url });
- * if (outcome.status !== 'cancelled') console.log(outcome.result.videos[0]?.url);
- */
-export function runServiceJob<M extends ModelId>(
-  model: M,
-  input: ModelInputs[M],
-  options: ServiceJobOptions = {},
-): Promise<ServiceJobOutcome> {
-  jobsStarted += 1;
-  const { workflowId, runId } = workflowInfo();
-  const key = options.key ?? `${workflowId}/${runId}/job/${jobsStarted}-${model}`;
-  return new ServiceJob(model, input as Record<string, unknown>, { ...options, key }).run();
-}
-
 /**
  * `runServiceJob` for a step that needs the service's result: resolves with it, and throws when the
  * job did not complete — a `CancelledFailure` when the caller's scope was cancelled, an
@@ -94,15 +51,12 @@ async function resultOf<M extends ModelId>(
   input: ModelInputs[M],
   options: ServiceJobOptions = {},
 ): Promise<ServiceStepResult> {
-  let job: ServiceJob | undefined;
-  const observe = (observed: ServiceJob) => {
-    job = observed;
-    options.observe?.(observed);
-  };
-  const outcome = await runServiceJob(model, input, { ...options, observe });
+  // The job of runServiceJob, kept for its credits.
+  const job = new ServiceJob(model, input as Record<string, unknown>, options);
+  const outcome = await job.run();
   // A result without a charge is priced by a quote running beside; the caller gets the settled credits.
   await workflowJobs().charges.settled();
-  const credits = job?.credits() ?? outcome.credits;
+  const credits = job.credits();
   if (outcome.status !== 'cancelled')
     return { ...outcome.result, requestId: outcome.requestId, credits, outcome: outcome.status };
   const what = `${model} job${outcome.requestId ? ` ${outcome.requestId}` : ''}`;

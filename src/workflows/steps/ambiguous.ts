@@ -1,11 +1,18 @@
 import { ApplicationFailure, condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
-import { type StepAttempt } from '../pipeline-types';
-import type { ResolveDecision } from '../recovery-types';
-import type { AmbiguousSubmit } from '../recovery-types';
+import type { StepAttempt } from '../pipeline-types';
+import type { AmbiguousSubmit, RecoveryMemo, ResolveDecision } from '../recovery-types';
 import { reasonOf } from './cancel';
 import { api, candidates } from './proxies';
 import type { ServiceJob } from './service-job';
+
+/** A pipeline's recovery record as the workflow keeps it: the memo part plus what is pending now. */
+export interface RecoveryState extends RecoveryMemo {
+  /** The ambiguous step waiting for a decision (one step runs at a time). */
+  waiting?: AmbiguousSubmit;
+  /** The decision the update handler accepted, taken by the waiting step. */
+  decision?: ResolveDecision;
+}
 
 /** How long an ambiguous step waits for a decision when the pipeline sets no deadline. */
 export const DEFAULT_AMBIGUOUS_DEADLINE_HOURS = 24;

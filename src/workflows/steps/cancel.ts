@@ -15,19 +15,16 @@ import type { ServiceJob } from './service-job';
 export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'completed-too-late'> {
   const attempt = job.current();
   if (!attempt?.requestId) return 'cancelled';
-  if (attempt.outcome) {
-    // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
-    if (attempt.outcome === 'COMPLETED' && !job.view().output) await settle(job, attempt, 'COMPLETED');
-    return attempt.outcome === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
-  }
-  const terminal = await stopJob(job, attempt);
+  // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
+  if (attempt.outcome === 'COMPLETED' && !job.view().output) await settle(job, attempt, 'COMPLETED');
+  const terminal = attempt.outcome ?? (await stopJob(job, attempt));
   return terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
 }
 
 /**
  * Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it
  * (refund, or the result of a job that completed first). Used by a cancelled step and by a step
- * that must not abandon its accepted job (./abandon.ts).
+ * that must not abandon its accepted job (`cancelOrAbandon`).
  */
 export async function stopJob(job: ServiceJob, attempt: StepAttempt): Promise<JobState> {
   job.set({ phase: 'cancelling' });

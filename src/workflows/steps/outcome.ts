@@ -21,9 +21,8 @@ import type { ServiceJob } from './service-job';
  */
 export class Inbox {
   private readonly seen = new Set<string>();
-  private readonly terminal = new Map<string, JobState>();
-  private readonly results = new Map<string, JobResult>();
-  private readonly errors = new Map<string, ServiceError>();
+  /** Each request's first terminal event: its state, and the whole result or the reason it carried. */
+  private readonly terminal = new Map<string, { state: JobState; result?: JobResult; error?: ServiceError }>();
   private received = 0;
   private duplicates = 0;
   /** Distinct events that said nothing new: not terminal, or a second terminal event for a request. */
@@ -42,26 +41,22 @@ export class Inbox {
       this.unused += 1;
       return;
     }
-    this.terminal.set(event.request_id, state);
-    const carried = resultFromEvent(event);
-    if (carried) this.results.set(event.request_id, carried);
-    const reason = serviceErrorOf(event.error);
-    if (reason) this.errors.set(event.request_id, reason);
+    this.terminal.set(event.request_id, { state, result: resultFromEvent(event), error: serviceErrorOf(event.error) });
   }
 
   /** The service's reason a failure (or cancel) event gave for `requestId`, if any. */
   errorOf(requestId: string): ServiceError | undefined {
-    return this.errors.get(requestId);
+    return this.terminal.get(requestId)?.error;
   }
 
   /** The terminal state a webhook reported for `requestId`, if any. */
   terminalOf(requestId: string): JobState | undefined {
-    return this.terminal.get(requestId);
+    return this.terminal.get(requestId)?.state;
   }
 
   /** The whole result a completed event carried for `requestId`, if any. */
   resultOf(requestId: string): JobResult | undefined {
-    return this.results.get(requestId);
+    return this.terminal.get(requestId)?.result;
   }
 
   /** Counts; events for requests outside `requestIds` (the pipeline's own) count as ignored. */

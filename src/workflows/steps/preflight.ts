@@ -3,7 +3,7 @@ import { FAILURE_TYPES } from '../../contract/failure-types';
 import { MODELS } from '../../contract/model-metadata';
 import type { SubmitAs } from '../../activities';
 import type { PipelineStep } from '../../spec/spec';
-import type { PipelineSummary, PipelineWorkflowInput } from '../pipeline-types';
+import type { PipelineWorkflowInput } from '../pipeline-types';
 import type { PipelineState } from '../pipeline-state';
 import { checks } from './proxies';
 
@@ -20,18 +20,15 @@ function hasLiteralMedia(step: PipelineStep): boolean {
  * What a pipeline checks before anything is paid, in one local activity (a marker in its first
  * workflow task, no activity task): the spec's validation (zod stays out of the workflow sandbox),
  * then every step's literal inputs, all steps at once (a bad voice track for step 3 stops the
- * pipeline before step 1 is charged). Returns the failure to end the pipeline with (a preflight
- * refusal is made from the final summary, naming each field: `steps.1.input.audio_url: host … does
- * not resolve`), or null when everything passed, and how the worker runs the pipeline's submits. Steps with `preflight: false`, and every step when
- * the input says `preflight: false`, are not preflighted.
+ * pipeline before step 1 is charged). A refusal ends the pipeline here (a preflight refusal carries
+ * the final summary and names each field: `steps.1.input.audio_url: host … does not resolve`);
+ * otherwise it returns how the worker runs the pipeline's submits. Steps with `preflight: false`, and
+ * every step when the input says `preflight: false`, are not preflighted.
  */
 export async function checkBeforeAnyPay(
   input: PipelineWorkflowInput,
   state: PipelineState,
-): Promise<{
-  refused: ApplicationFailure | ((summary: PipelineSummary) => ApplicationFailure) | null;
-  submitAs?: SubmitAs;
-}> {
+): Promise<SubmitAs | undefined> {
   const { spec } = input;
   const preflighted =
     input.preflight === false
@@ -41,15 +38,15 @@ export async function checkBeforeAnyPay(
   const checked = await state.inLocalActivity(() => checks.checkPipeline(spec, input.uriRules, preflighted));
   state.preflighting([]);
   if (!checked.ok)
-    return {
-      refused: ApplicationFailure.create({
+    state.stop(
+      'failed',
+      ApplicationFailure.create({
         type: FAILURE_TYPES.invalidPipelineSpec,
         nonRetryable: true,
         message: `invalid pipeline spec:\n${checked.message}`,
         details: [{ errors: checked.errors }],
       }),
-    };
-  const { submitAs } = checked;
+    );
   const errors: { path: string; message: string }[] = [];
   for (const { index, problems } of checked.refused) {
     const located = problems.map((p) => ({ path: `steps.${index}.input.${p.path}`, message: p.message }));
@@ -57,15 +54,13 @@ export async function checkBeforeAnyPay(
     state.update(index, { status: 'failed', error });
     errors.push(...located);
   }
-  if (errors.length === 0) return { refused: null, submitAs };
-  return {
-    submitAs,
-    refused: (summary) =>
-      ApplicationFailure.create({
-        type: FAILURE_TYPES.preflightRefused,
-        nonRetryable: true,
-        message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-        details: [summary, { errors }],
-      }),
-  };
+  if (errors.length === 0) return checked.submitAs;
+  state.stop('failed', (summary) =>
+    ApplicationFailure.create({
+      type: FAILURE_TYPES.preflightRefused,
+      nonRetryable: true,
+      message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      details: [summary, { errors }],
+    }),
+  );
 }

@@ -11,15 +11,15 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SubmitAs } from '../../activities';
-import type { JobResult, ModelId } from '../../contract';
+import type { JobResult, ModelId, ModelInputs } from '../../contract';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { MODELS } from '../../contract/model-metadata';
 import { resolvePacing, type PollPacing } from '../../spec/pacing';
 import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../spec/ui-text';
 import { resolveAmbiguousUpdate, stepEventSignal } from '../definitions';
+import { validateResolution } from '../operator-updates';
 import type { StepAttempt, StepSummary } from '../pipeline-types';
-import { validateResolution, type RecoveryState } from '../recovery';
-import { awaitDecision } from './ambiguous';
+import { awaitDecision, type RecoveryState } from './ambiguous';
 import { cancelOrAbandon, cancelStep, reasonOf } from './cancel';
 import { Inbox, releasePermit, settle, waitForOutcome } from './outcome';
 import { permitActivities, submitActivities } from './proxies';
@@ -64,9 +64,43 @@ export function workflowJobs(): WorkflowJobs {
   return jobs;
 }
 
+// Module state is per workflow execution: the jobs this run started, for their default keys.
+let jobsStarted = 0;
+
+/**
+ * Runs one paid job of the service inside the calling workflow, with everything reelflow guarantees:
+ * submit exactly once per attempt (Idempotency-Key; the submit's answer is awaited even under a
+ * cancel), the signed webhook awaited with paced status polls as the fallback, the result from the
+ * event or `response_url`, the credits (the result's `credits_used`, else the quote), FAILED jobs
+ * resubmitted as `maxResubmits` allows. Cancelling the caller's scope cancels the job at the service
+ * and awaits its refund.
+ *
+ * Resolves with the job's outcome: `completed` (or `completed-too-late`) with the service's result,
+ * or `cancelled` (refunded). Throws an `ApplicationFailure` whose type says why the job failed:
+ * `JobFailed` (the service's own code and message), `BudgetExceeded`, `AmbiguousSubmission`,
+ * `SubmitAnswerInvalid`, or a `ServiceProblem:<code>` the service answered the submit with.
+ *
+ * The worker must run reelflow's activities (`reelflowPlugin()` of reelflow/worker) on the
+ * workflow's task queue. Each call without a `key` gets its own: `<workflow id>/<run id>/job/<n>-<model>`,
+ * n counting this run's calls, so two calls never share a job.
+ *
+ * @param model the service's model id
+ * @param input the model's input (docs/service-api.md); checked by the service at submit
+ * @example
+ * const outcome = await runServiceJob('service-upscale-video-fast', { video_url });
+ * if (outcome.status !== 'cancelled') console.log(outcome.result.videos[0]?.url);
+ */
+export function runServiceJob<M extends ModelId>(
+  model: M,
+  input: ModelInputs[M],
+  options: ServiceJobOptions = {},
+): Promise<ServiceJobOutcome> {
+  return new ServiceJob(model, input as Record<string, unknown>, options).run();
+}
+
 /** Options of `runServiceJob` and the step functions (reelflow/workflows); every one has a default fit for a workflow that runs one job. */
 export interface ServiceJobOptions {
-  /** Stem of the job's Idempotency-Keys, unique per job of the workflow (default: one per call, see runServiceJob). */
+  /** Stem of the job's Idempotency-Keys, unique per job of the workflow (default: one per job, see runServiceJob). */
   key?: string;
   /** The job's name in the Temporal UI's summaries and in failures (default the model). */
   label?: string;
@@ -144,7 +178,8 @@ export class ServiceJob {
     const info = workflowInfo();
     this.workflowId = info.workflowId;
     this.firstRunId = info.firstExecutionRunId;
-    this.key = options.key ?? `${info.workflowId}/job/${model}`;
+    jobsStarted += 1;
+    this.key = options.key ?? `${info.workflowId}/${info.runId}/job/${jobsStarted}-${model}`;
     this.label = options.label ?? model;
     this.pacing = resolvePacing(MODELS[model].expectedRunSeconds, options.pacing);
     this.quote = new StepQuote(model, input, this.label);
@@ -316,20 +351,13 @@ export class ServiceJob {
   }
 }
 
-/** Details of a SubmitAnswerInvalid activity failure (src/activities/errors.ts). */
-interface InvalidAnswerDetails {
-  requestId?: string;
-  cancelUrl?: string;
-  fieldErrors?: { path: string; message: string }[];
-}
-
 /**
  * Submits `attempt` with its Idempotency-Key and subscribes the pipeline to the request's webhook
  * events, in one activity. Never abandoned half-way: once the POST may have reached the service,
  * the request id must be learned. Events that overtook the answer come back with it.
  * A pipeline already cancelled never submits. A submit that may have created a job whose id is
  * unknown waits for an operator decision (./ambiguous.ts); a 202 that breaks the contract is
- * cancelled or recorded as abandoned (./abandon.ts) before the step fails.
+ * cancelled or recorded as abandoned (`cancelOrAbandon`, ./cancel.ts) before the step fails.
  */
 export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
   for (;;) {
@@ -369,14 +397,9 @@ export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<voi
         throw await invalidAnswer(job, attempt, cause);
       }
       if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE_TYPES.ambiguousSubmission) throw error;
+      const why = `the submit may have created a job but no usable answer came back (${cause.message})`;
       // Adopted: the job is the operator's request id; resubmit: the same key again.
-      if (
-        (await awaitDecision(
-          job,
-          attempt,
-          `the submit may have created a job but no usable answer came back (${cause.message})`,
-        )) === 'adopted'
-      ) {
+      if ((await awaitDecision(job, attempt, why)) === 'adopted') {
         // The ambiguous submit kept its permit, if it took one: the adopted job gives it back when settled.
         attempt.permit = true;
         return;
@@ -391,7 +414,8 @@ async function invalidAnswer(
   attempt: StepAttempt,
   cause: ApplicationFailure,
 ): Promise<ApplicationFailure> {
-  const details = (cause.details?.[0] ?? {}) as InvalidAnswerDetails;
+  // What of the accepted job the activity could read (its SubmitAnswerInvalid details, src/activities/errors.ts).
+  const details = (cause.details?.[0] ?? {}) as { requestId?: string; cancelUrl?: string };
   if (details.requestId) attempt.requestId = details.requestId;
   if (details.cancelUrl) attempt.cancelUrl = details.cancelUrl;
   const reason = `the service accepted the submit but its answer breaks the contract (${cause.message})`;

@@ -4,8 +4,10 @@ import {
   checkCancelStep,
   checkRaiseBudget,
   checkRetryStep,
+  validateResolution,
 } from '../../../src/workflows/operator-updates';
 import type { PipelineSummary, StepSummary } from '../../../src/workflows/pipeline-types';
+import type { AmbiguousSubmit } from '../../../src/workflows/recovery-types';
 
 function row(id: string, status: StepSummary['status'], extra: Record<string, unknown> = {}): StepSummary {
   return {
@@ -105,5 +107,45 @@ describe('operator update validators', () => {
     expect(refusal(() => checkRetryStep(summary(), { step: 'generate' }))).toMatch(
       /^step: generate is completed, not waiting to resubmit/,
     );
+  });
+});
+
+const waitingStep: AmbiguousSubmit = {
+  step: 'generate',
+  idempotencyKey: 'reelflow:p/job/generate:r:1',
+  since: '2026-11-23T10:00:00.000Z',
+  state: 'waiting',
+};
+
+describe('the resolveAmbiguousStep validator', () => {
+  it('accepts adopt with a request id, resubmit and give-up for the waiting step', () => {
+    expect(() =>
+      validateResolution(waitingStep, {
+        step: 'generate',
+        action: 'adopt',
+        requestId: 'e4f467d0-e2cf-41d7-94f1-30d6a50da8c5',
+      }),
+    ).not.toThrow();
+    expect(() =>
+      validateResolution(waitingStep, { step: 'generate', action: 'resubmit', note: 'checked the dashboard: no job' }),
+    ).not.toThrow();
+    expect(() => validateResolution(waitingStep, { step: 'generate', action: 'give-up' })).not.toThrow();
+  });
+
+  it.each([
+    [undefined, { step: 'generate', action: 'give-up' }, /^step: no ambiguous step is waiting/],
+    [
+      { ...waitingStep, state: 'adopted' as const },
+      { step: 'generate', action: 'give-up' },
+      /^step: .*generate is adopted/,
+    ],
+    [waitingStep, { step: 'upscale', action: 'give-up' }, /^step: the waiting ambiguous step is generate, not upscale/],
+    [waitingStep, { step: 'generate', action: 'delete' }, /^action: must be adopt, resubmit or give-up/],
+    [waitingStep, { step: 'generate', action: 'adopt' }, /^requestId: adopt needs/],
+    [waitingStep, { step: 'generate', action: 'adopt', requestId: '../../etc' }, /^requestId: adopt needs/],
+    [waitingStep, { step: 'generate', action: 'resubmit', requestId: 'x' }, /^requestId: only adopt/],
+    [waitingStep, { step: 'generate', action: 'give-up', note: 'x'.repeat(501) }, /^note: /],
+  ])('rejects %j / %j naming the field', (state, decision, message) => {
+    expect(() => validateResolution(state, decision as never)).toThrow(message);
   });
 });
