@@ -1,8 +1,9 @@
 /**
  * The batch bench (`npm run bench -- --only batch [--items 10000] [--manifest-rows 100000]`; not part of
  * the default run). One stack (every part its own process, stub renders with no hold), the worker run as
- * production runs it (docker-compose.yml: workflow cache 250, `--max-old-space-size=256`), and every batch
- * started by the real CLI (`dist/cli/main.js batch …`, its own process) as a user starts it:
+ * production runs it (docker-compose.yml: workflow cache 250, `--max-old-space-size=256`,
+ * `MALLOC_ARENA_MAX=2`), and every batch started by the real CLI (`dist/cli/main.js batch …`, its own
+ * process) as a user starts it:
  *  1. the throughput peak of independent three-step pipelines on the same stack (bench/throughput.ts's
  *     climb, shorter windows allowed): the baseline of items/s;
  *  2. a batch of `items` three-step items (the throughput bench's pipelines: long-form → re-voice →
@@ -55,7 +56,7 @@ export const BATCH_FULL: BatchSize = {
 export const BATCH_QUICK: BatchSize = { items: 40, manifestRows: 500, throughputWindowS: 3, throughputMaxLevel: 2 };
 
 /** The worker as docker-compose.yml runs it in production (docs/production.md, worker memory). */
-export const PRODUCTION_WORKER = { maxCachedWorkflows: 250, heapMiB: 256 };
+export const PRODUCTION_WORKER = { maxCachedWorkflows: 250, heapMiB: 256, mallocArenaMax: 2 };
 
 /** Share of items the service's faults should fail: a job fails with rate p, an item of 3 jobs with 1 − (1 − p)³. */
 const ITEM_FAILURE_SHARE = 0.05;
@@ -285,6 +286,7 @@ export async function runBatch(size: BatchSize, log: (line: string) => void): Pr
       REELFLOW_MEDIA_STORE: mediaStore,
       REELFLOW_MAX_CACHED_WORKFLOWS: String(PRODUCTION_WORKER.maxCachedWorkflows),
       NODE_OPTIONS: `--max-old-space-size=${PRODUCTION_WORKER.heapMiB}`,
+      MALLOC_ARENA_MAX: String(PRODUCTION_WORKER.mallocArenaMax),
     },
   });
   const connection = await Connection.connect({ address: stack.temporalAddress });

@@ -546,7 +546,7 @@ function batchSection(r: Results, lines: string[]): string | null {
   if (main && main.commit !== x.run.commit)
     lines.push(`(Batch run: commit ${commitOf(x.run)}, ${dateOf(x.run)}, ${loadOf(x.run)}.)`, '');
   lines.push(
-    `\`npm run bench -- --only batch\` (not in the default run). One stack, the worker as production runs it (workflow cache ${x.worker.maxCachedWorkflows}, \`--max-old-space-size=${x.worker.heapMiB}\`), stub renders with no hold; ` +
+    `\`npm run bench -- --only batch\` (not in the default run). One stack, the worker as production runs it (workflow cache ${x.worker.maxCachedWorkflows}, \`--max-old-space-size=${x.worker.heapMiB}\`, \`MALLOC_ARENA_MAX=${x.worker.mallocArenaMax ?? 'unset'}\`), stub renders with no hold; ` +
       `every batch started by the real CLI (\`reelflow batch <csv> --concurrency ${b.concurrency}\`, one spec of the throughput bench's three steps, its image and voice as files in the media store). ` +
       `The service fails ${round(b.jobFailureRate * 100, 2)} % of jobs during the batch (about 5 % of three-step items); items/s counts every item that ran to its end over the CLI's wall time (loading the CSV included), against the peak of independent pipelines climbed on the same stack (${x.size.throughputWindowS} s windows).` +
       (full
