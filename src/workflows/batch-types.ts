@@ -38,7 +38,10 @@ export interface StoredBatchManifest {
   records: number;
   pageSize: number;
   pageOffsets: number[];
-  /** First item of each page; absent in manifests stored before pages were bounded by bytes (page p starts at p·pageSize). */
+  /**
+   * First item of each page; absent in manifests stored before pages were bounded by bytes (page p
+   * starts at p·pageSize).
+   */
   pageStarts?: number[];
 }
 
