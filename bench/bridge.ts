@@ -31,7 +31,7 @@ import { startDevServer } from '../test/helpers/temporal';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createBridgeApp, createInboxSink, type EventSink } from '../src/bridge';
+import { createBridgeApp, type EventSink } from '../src/bridge';
 import { Inbox, createRouteSubscriber, openRouteStore, startForwarder, type RouteStore } from '../src/routing';
 import { parseRouteStoreLocation } from '../src/config/route-store-location';
 import type { WebhookEvent } from '../src/contract';
@@ -219,7 +219,7 @@ async function main(): Promise<void> {
     const inbox = new Inbox({ store, backlogLimit: 1_000_000 });
     const forwarder = startForwarder({ store, client: env.client, inbox, ttlMs: 24 * 3600_000 });
     stops.push(() => forwarder.stop());
-    const sink = createInboxSink(inbox, store);
+    const sink = inbox;
     const app = await createBridgeApp({ secrets: SECRETS, sink, logger: false });
     apps.push(app);
     const url = await listen(app);

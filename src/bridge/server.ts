@@ -33,8 +33,9 @@ export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; st
 }
 
 /**
- * The sink of an inbox you built yourself: the inbox is one (its `deliver` and `ready`); kept for
- * callers that took it through this function. `store` is the inbox's own.
+ * The sink of an inbox you built yourself: the inbox is one (its `deliver` and `ready`), so pass the
+ * inbox as `sink` directly. Kept for 0.3.0 callers; `store` is ignored (the inbox has its own).
+ * @deprecated pass the `Inbox` itself as the sink.
  */
 export function createInboxSink(inbox: Inbox, _store?: RouteStore): EventSink {
   return inbox;

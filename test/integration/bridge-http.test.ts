@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { createBridgeApp, createInboxSink, mountBridge, type EventSink } from '../../src/bridge';
+import { createBridgeApp, mountBridge, type EventSink } from '../../src/bridge';
 import {
   Inbox,
   openSqliteRouteStore,
@@ -91,7 +91,7 @@ beforeAll(async () => {
       if (outcome !== 'unrouted-retry') routed.push(outcome);
     },
   });
-  sink = createInboxSink(inbox, store);
+  sink = inbox;
   const captured = captureLogs();
   logs = captured.lines;
   bridgeA = await createBridgeApp({ secrets: SECRETS, sink, bodyLimit: BODY_LIMIT, logger: captured.logger });

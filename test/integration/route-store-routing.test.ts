@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
-import { createBridgeApp, createInboxSink } from '../../src/bridge';
+import { createBridgeApp } from '../../src/bridge';
 import {
   Inbox,
   INBOX_STATE,
@@ -82,7 +82,7 @@ beforeAll(async () => {
     now,
     onOutcome: (outcome, delivery) => outcomes.push({ outcome, requestId: delivery.requestId }),
   });
-  app = await createBridgeApp({ secrets: [SECRET], sink: createInboxSink(inbox, store), logger: false });
+  app = await createBridgeApp({ secrets: [SECRET], sink: inbox, logger: false });
   url = `${await app.listen({ host: '127.0.0.1', port: 0 })}/webhooks`;
 });
 
@@ -116,7 +116,7 @@ describe('routing through the route store', () => {
   it('past its backlog bound the bridge answers 503 with Retry-After, and takes deliveries again once drained', async () => {
     const small = openSqliteRouteStore(':memory:');
     const inbox = new Inbox({ store: small, backlogLimit: 2 });
-    const bounded = await createBridgeApp({ secrets: [SECRET], sink: createInboxSink(inbox, small), logger: false });
+    const bounded = await createBridgeApp({ secrets: [SECRET], sink: inbox, logger: false });
     const boundedUrl = `${await bounded.listen({ host: '127.0.0.1', port: 0 })}/webhooks`;
     try {
       expect((await deliver(boundedUrl, makeEvent(), [SECRET])).status).toBe(202);
