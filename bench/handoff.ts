@@ -11,15 +11,24 @@
  * `video_url` names the earlier job's output), so no client-side clock and no workflow internals.
  */
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
 import { MODELS } from '../src/contract';
 import { pollOffsetSeconds, resolvePacing } from '../src/spec';
 import { driveNaive, drivePipelines } from './lib/drive';
-import { BENCH_API_KEY, startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
+import { BENCH_API_KEY, startBenchStack, type BenchStack } from './lib/stack';
 import { summarize, round, type Summary } from './lib/stats';
 import { UPSCALE } from './lib/shapes';
 import { measureFirstSubmit, type FirstSubmitResult } from './first-submit';
-import { hopBreakdown, type HopBreakdown } from './lib/hops';
+import { handoffsOf, hopBreakdown, type HopBreakdown } from './lib/hops';
+import {
+  ARCHIVE_HANDOFF_FULL,
+  ARCHIVE_HANDOFF_QUICK,
+  runArchiveHandoff,
+  type ArchiveHandoffResult,
+  type ArchiveHandoffSize,
+} from './archive-handoff';
 import { cpuMeter, stackPids } from './lib/cpu';
+import { startProcess, tsNode } from './lib/processes';
 import { pipelineWorkflowId } from '../src/workflows/definitions';
 import { Client, Connection } from '@temporalio/client';
 
@@ -31,10 +40,30 @@ export interface HandoffSize {
   alone: number;
   /** `reelflow run` → first submit measurements per entry point (bench/first-submit.ts). */
   firstSubmitRuns: number;
+  /** Hand-offs of the floor probe (bench/handoff-floor) run beside, on the same server. */
+  floorHandOffs: number;
+  /** The hand-off as users run it, by archive mode (bench/archive-handoff.ts). */
+  archive: ArchiveHandoffSize;
 }
 
-export const HANDOFF_FULL: HandoffSize = { holdMs: 500, revoices: 10, chains: 20, alone: 1, firstSubmitRuns: 7 };
-export const HANDOFF_QUICK: HandoffSize = { holdMs: 200, revoices: 2, chains: 3, alone: 1, firstSubmitRuns: 1 };
+export const HANDOFF_FULL: HandoffSize = {
+  holdMs: 500,
+  revoices: 10,
+  chains: 20,
+  alone: 1,
+  firstSubmitRuns: 7,
+  floorHandOffs: 40,
+  archive: ARCHIVE_HANDOFF_FULL,
+};
+export const HANDOFF_QUICK: HandoffSize = {
+  holdMs: 200,
+  revoices: 2,
+  chains: 3,
+  alone: 1,
+  firstSubmitRuns: 1,
+  floorHandOffs: 10,
+  archive: ARCHIVE_HANDOFF_QUICK,
+};
 export const NAIVE_POLL_MS = 500;
 
 type Mode = 'webhook' | 'polling' | 'naive';
@@ -50,22 +79,6 @@ interface PhaseResult {
   workflowIds: string[];
   /** CPU ms per hand-off of each stack process over the phase (bench/lib/cpu.ts). */
   cpuMsPerHandoff: Record<string, number>;
-}
-
-/** Hand-offs among `jobs` (only those created in this phase): next job's receivedAt − its input job's completedAt. */
-export function handoffsOf(jobs: JobClocks[], all: Map<string, JobClocks>): number[] {
-  const firstConsumer = new Map<string, JobClocks>();
-  for (const job of jobs) {
-    if (!job.inputRequestId) continue;
-    const seen = firstConsumer.get(job.inputRequestId);
-    if (!seen || job.receivedAt < seen.receivedAt) firstConsumer.set(job.inputRequestId, job);
-  }
-  const out: number[] = [];
-  for (const [inputId, next] of firstConsumer) {
-    const before = all.get(inputId);
-    if (before?.completedAt) out.push(next.receivedAt - before.completedAt);
-  }
-  return out;
 }
 
 async function phase(stack: BenchStack, mode: Mode, chains: number, size: HandoffSize): Promise<PhaseResult> {
@@ -141,10 +154,46 @@ export interface HandoffResult {
   cpuMsPerHandoff?: Record<string, Record<string, number>>;
   /** Webhook hand-offs hop by hop (bench/lib/hops.ts), alone and contended. */
   hops?: Record<'alone' | 'contended', HopBreakdown>;
+  /** The floor probe beside the uncontended phase: signal sent → the activity's POST received, ms. */
+  floor?: { latencyMs: Summary; samples: number[] };
+  /** `reelflow run` with the CLI's default archive mode beside `archive: never` (dev server runs only). */
+  asUsersRunIt?: ArchiveHandoffResult;
 }
 
-/** Runs the hand-off bench on its own stack (on its own dev server unless `temporalAddress` is given). */
+/**
+ * The floor probe (bench/handoff-floor: signal → activity → loopback POST, nothing else) against the
+ * stack's Temporal server, in its own process: the least a hand-off can cost on this machine now.
+ */
+async function measureFloor(temporalAddress: string, handOffs: number): Promise<number[]> {
+  const [command, args] = tsNode(path.join(__dirname, 'handoff-floor', 'run.ts'), '--json');
+  const probe = await startProcess('handoff-floor', command, args, {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, FLOOR_HAND_OFFS: String(handOffs) },
+  });
+  const code = await probe.exited;
+  const line = /^FLOOR (.*)$/m.exec(probe.output());
+  if (code !== 0 || !line) throw new Error(`the floor probe exited ${code}:\n${probe.output().slice(-2000)}`);
+  return (JSON.parse(line[1]!) as { samples: number[] }).samples;
+}
+
+/**
+ * Runs the hand-off bench on its own stack (on its own dev server unless `temporalAddress` is given),
+ * then, on a dev server, the hand-off as users run it by archive mode on a stack of its own.
+ */
 export async function runHandoff(
+  size: HandoffSize,
+  log: (line: string) => void,
+  temporalAddress?: string,
+): Promise<HandoffResult> {
+  const result = await runHandoffPhases(size, log, temporalAddress);
+  if (temporalAddress) return result;
+  const asUsersRunIt = await runArchiveHandoff(size.archive, log);
+  log(
+    `  as users run it (30 s 720p): hand-off p50 ${asUsersRunIt.handoffMs['on-expiry-risk'].p50} ms (on-expiry-risk) vs ${asUsersRunIt.handoffMs.never.p50} ms (never), ratio ${asUsersRunIt.ratio}`,
+  );
+  return { ...result, asUsersRunIt };
+}
+
+async function runHandoffPhases(
   size: HandoffSize,
   log: (line: string) => void,
   temporalAddress?: string,
@@ -173,6 +222,9 @@ export async function runHandoff(
     log(
       `  reelflow run → first submit: bin/reelflow.js p50 ${firstSubmit.userCommandMs.p50} ms, node dist/cli/main.js p50 ${firstSubmit.compiledMs.p50} ms`,
     );
+    const floorSamples = await measureFloor(stack.temporalAddress, size.floorHandOffs);
+    const floor = { latencyMs: summarize(floorSamples), samples: floorSamples };
+    log(`  floor probe beside it: p50 ${floor.latencyMs.p50} ms over ${floorSamples.length} hand-offs`);
     const runs: Record<string, PhaseResult> = {};
     for (const mode of ['webhook', 'polling', 'naive'] as const) {
       if (mode === 'polling') await stack.deleteEndpoint();
@@ -264,6 +316,7 @@ export async function runHandoff(
       },
       failedPipelines: Object.values(runs).reduce((n, r) => n + r.failed, 0),
       firstSubmit,
+      floor,
       cpuMsPerHandoff: Object.fromEntries(Object.entries(runs).map(([key, r]) => [key, r.cpuMsPerHandoff])),
       ...(hops ? { hops } : {}),
     };

@@ -14,7 +14,7 @@ import { drivePipelines } from './lib/drive';
 import { cpuMeter, stackPids } from './lib/cpu';
 import { startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
 import { percentile, round } from './lib/stats';
-import { handoffsOf } from './handoff';
+import { handoffsOf } from './lib/hops';
 
 export interface ThroughputSize {
   reelflowWindowS: number;

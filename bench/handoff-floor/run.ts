@@ -2,6 +2,8 @@
  * The hand-off floor: a client signals a waiting workflow, the workflow schedules one activity, the
  * activity POSTs to a loopback HTTP server. Signal sent → POST received is the least any design in
  * which a verified webhook signals the waiting pipeline can cost on this machine (README.md beside).
+ * `--json` adds the samples as one `FLOOR {"samples":[…]}` line (bench/handoff.ts runs the probe beside
+ * the hand-off bench, on the same server); FLOOR_HAND_OFFS sets how many hand-offs (default 40).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +11,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { request } from 'undici';
 
-const HAND_OFFS = 40;
+const HAND_OFFS = Number(process.env.FLOOR_HAND_OFFS ?? 40);
 
 async function main(): Promise<void> {
   const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
   });
   server.close();
   await connection.close();
+  if (process.argv.includes('--json')) console.log(`FLOOR ${JSON.stringify({ samples: latencies })}`);
   latencies.sort((a, b) => a - b);
   const at = (p: number): string =>
     (latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN).toFixed(1);

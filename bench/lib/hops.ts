@@ -91,3 +91,19 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
     hops: Object.fromEntries(HOPS.map((h) => [h, summarize(samples[h])])) as Record<Hop, Summary>,
   };
 }
+
+/** Hand-offs among `jobs` (only those created in this phase): next job's receivedAt − its input job's completedAt. */
+export function handoffsOf(jobs: JobClocks[], all: Map<string, JobClocks>): number[] {
+  const firstConsumer = new Map<string, JobClocks>();
+  for (const job of jobs) {
+    if (!job.inputRequestId) continue;
+    const seen = firstConsumer.get(job.inputRequestId);
+    if (!seen || job.receivedAt < seen.receivedAt) firstConsumer.set(job.inputRequestId, job);
+  }
+  const out: number[] = [];
+  for (const [inputId, next] of firstConsumer) {
+    const before = all.get(inputId);
+    if (before?.completedAt) out.push(next.receivedAt - before.completedAt);
+  }
+  return out;
+}

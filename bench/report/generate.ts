@@ -205,6 +205,25 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
       '',
     );
   }
+  if (h.floor)
+    lines.push(
+      `Floor probe beside it (bench/handoff-floor on the same Temporal server, just before the uncontended phase: a signal sent → one activity → its loopback POST received, nothing else), ${h.floor.latencyMs.n} hand-offs: p50 **${h.floor.latencyMs.p50}** ms, p90 ${h.floor.latencyMs.p90}, p99 ${h.floor.latencyMs.p99}; reelflow's uncontended webhook hand-off p50 is **${round(h.latencyMs.alone.webhook.p50 - h.floor.latencyMs.p50, 1)} ms** above it (it also carries the service's webhook dispatch, the HTTP delivery, the bridge's verify and commit).`,
+      '',
+    );
+  const u = h.asUsersRunIt;
+  if (u) {
+    lines.push(
+      `**The hand-off as users run it** (bench/archive-handoff.ts): \`reelflow run <spec>\` (bin/reelflow.js, foreground) of a long-form generation and ${u.size.revoices} re-voicings whose outputs are ${u.output.seconds} s of ${u.output.height}p (${round(u.output.bytes / 1048576, 1)} MiB each), stub renders held ${u.size.holdMs} ms, on a stack of its own; ${u.size.runs} runs of each archive mode after one warm-up of each, the modes alternating. p50 / p90 / max ms:`,
+      '',
+      '| archive mode | hand-off p50 / p90 / max | n | outputs archived |',
+      '|---|---|---|---|',
+      `| \`on-expiry-risk\` (the CLI's default: the spec names no mode) | ${u.handoffMs['on-expiry-risk'].p50} / ${u.handoffMs['on-expiry-risk'].p90} / ${u.handoffMs['on-expiry-risk'].max} | ${u.handoffMs['on-expiry-risk'].n} | ${u.archivedCopies['on-expiry-risk']} |`,
+      `| \`never\` | ${u.handoffMs.never.p50} / ${u.handoffMs.never.p90} / ${u.handoffMs.never.max} | ${u.handoffMs.never.n} | ${u.archivedCopies.never} |`,
+      '',
+      `Ratio of the p50s (on-expiry-risk ÷ never): **${u.ratio}**. Each archived output is downloaded from the service and hashed beside the next step (the content-addressed store writes the stub's one file once).`,
+      '',
+    );
+  }
   lines.push('### 2. Status calls per job', '');
   const header2 = ['job length', 'reelflow webhook', 'reelflow polling fallback', 'naive', 'how'];
   lines.push(`| ${header2.join(' | ')} |`, `|${header2.map(() => '---').join('|')}|`);
@@ -351,7 +370,7 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   lines.push('### 4. Bridge', '');
   lines.push(
     `${g.size.n} signed \`generation.completed\` deliveries from ${g.size.generators} load-generator processes (${g.size.concurrency} in flight in total) to the bridge process. ` +
-      `Baseline: the same bridge code (HTTP, signature check, parsing) with a null sink, its own process. Bridge: the real entry point, 202 once the event is durable in Temporal (the route's subscriber read, the pipeline signalled; the before code: signal-with-start of a rendezvous); ` +
+      `Baseline: the same bridge code (HTTP, signature check, parsing) with a null sink, its own process. Bridge: the real entry point, 202 once the event is committed to the route store's inbox (its forwarder then signals the pipeline; before 0.3 the 202 waited for the signal in Temporal); ` +
       `each delivery completes one of the waiting pipelines of the footprint bench.`,
     '',
   );
@@ -502,6 +521,70 @@ function targetsSection(r: Results, lines: string[]): void {
     lines.push(`| ${label} | ${asked} | ${show(value)} | ${met(value) ? 'met' : '**missed**'} |`);
   }
   lines.push('');
+}
+
+/** The targets of issue 27 (lean orchestration) against this run. */
+function leanTargetsSection(r: Results, lines: string[]): void {
+  const rows: string[] = [];
+  const row = (label: string, asked: string, shown: string, met: boolean) =>
+    rows.push(`| ${label} | ${asked} | ${shown} | ${met ? 'met' : '**missed**'} |`);
+  const t = r.throughput;
+  const reel = t?.peaks.reelflow.cpuMsPerRun;
+  const raw = t?.peaks.raw.cpuMsPerRun;
+  if (reel && raw) {
+    const orchestration = (reel.temporal ?? 0) + (reel.worker ?? 0) + (reel.bridge ?? 0);
+    const rawCost = (raw.temporal ?? 0) + (raw.rawWorker ?? 0);
+    const ratio = round(orchestration / Math.max(1, rawCost), 2);
+    row(
+      "orchestration CPU per pipeline (Temporal + worker + bridge) ÷ the raw workflow's (Temporal + its worker), at the peaks",
+      '≤ 2.5 (aim 1.5)',
+      `${ratio} (${round(orchestration, 0)} ms vs ${round(rawCost, 0)} ms)`,
+      ratio <= 2.5,
+    );
+  }
+  const h = r.handoff;
+  if (h?.floor) {
+    const over = round(h.latencyMs.alone.webhook.p50 - h.floor.latencyMs.p50, 1);
+    row(
+      "hand-off p50 uncontended − the floor probe's p50 beside it",
+      '≤ 5 ms',
+      `${over} ms (${h.latencyMs.alone.webhook.p50} vs ${h.floor.latencyMs.p50} ms)`,
+      over <= 5,
+    );
+  }
+  if (h) {
+    const ratio = round(h.latencyMs.contended.webhook.p50 / h.latencyMs.contended.naive.p50, 2);
+    row(
+      `hand-off p50 under ${h.size.chains} chains ÷ the naive poller's`,
+      '≤ 0.33',
+      `${ratio} (${h.latencyMs.contended.webhook.p50} vs ${h.latencyMs.contended.naive.p50} ms)`,
+      ratio <= 0.33,
+    );
+  }
+  const g = r.bridge;
+  if (g)
+    row(
+      'bridge acknowledged deliveries/s ÷ its null-sink baseline, same run',
+      '≥ 0.8 (aim ≥ 2,000/s)',
+      `${g.ratio} (${g.bridge.deliveriesPerSecond}/s vs ${g.baseline.deliveriesPerSecond}/s)`,
+      g.ratio >= 0.8,
+    );
+  const u = h?.asUsersRunIt;
+  if (u)
+    row(
+      `hand-off as users run it (${u.output.seconds} s ${u.output.height}p): the CLI's default archive mode ÷ \`never\`, p50`,
+      'within 10 %',
+      `${u.ratio} (${u.handoffMs['on-expiry-risk'].p50} vs ${u.handoffMs.never.p50} ms)`,
+      Math.abs(u.ratio - 1) <= 0.1,
+    );
+  if (!rows.length) return;
+  lines.push(
+    '### Targets of issue 27 (lean orchestration)',
+    '',
+    '| target | asked | this run | |',
+    '|---|---|---|---|',
+  );
+  lines.push(...rows, '');
 }
 
 /** The worker cache sizes measured with `--worker-cache`, beside the default of the main run. */
@@ -713,6 +796,7 @@ export function buildReport(
     lines.push('');
   }
   const charts: Record<string, string> = {};
+  leanTargetsSection(results, lines);
   targetsSection(results, lines);
   const handoffChart = handoffSection(results, useBefore, lines);
   if (handoffChart) charts['handoff-cdf.svg'] = handoffChart;
