@@ -31,7 +31,19 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
     for (const chart of ['handoff-cdf.svg', 'throughput.svg', 'footprint.svg']) {
       expect(fs.readFileSync(path.join(out, 'charts', chart), 'utf8')).toMatch(/^<svg [^]*<\/svg>\s*$/);
     }
-    expect(fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8')).toContain('### 3. Throughput ceilings');
+    // The floor probe beside the hand-offs and the hand-off as users run it, by archive mode.
+    const handoff = JSON.parse(fs.readFileSync(path.join(out, 'handoff.json'), 'utf8')) as {
+      floor?: { samples: number[] };
+      asUsersRunIt?: { samples: Record<string, number[]>; archivedCopies: Record<string, number> };
+    };
+    expect(handoff.floor?.samples.length).toBeGreaterThan(0);
+    expect(handoff.asUsersRunIt?.samples['on-expiry-risk']?.length).toBeGreaterThan(0);
+    expect(handoff.asUsersRunIt?.samples.never?.length).toBeGreaterThan(0);
+    expect(handoff.asUsersRunIt?.archivedCopies).toEqual({ 'on-expiry-risk': expect.any(Number), never: 0 });
+    expect(handoff.asUsersRunIt?.archivedCopies['on-expiry-risk']).toBeGreaterThan(0);
+    const report = fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8');
+    expect(report).toContain('### 3. Throughput ceilings');
+    expect(report).toContain('### Targets of issue 27');
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
