@@ -53,14 +53,9 @@ export function manifestPageOf(manifest: StoredBatchManifest, index: number): { 
     return { page, offset: index - page * manifest.pageSize };
   }
   // The last page starting at or before `index` (pages are in order).
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if ((starts[middle] ?? 0) <= index) low = middle;
-    else high = middle - 1;
-  }
-  return { page: low, offset: index - (starts[low] ?? 0) };
+  let page = 0;
+  while ((starts[page + 1] ?? Infinity) <= index) page += 1;
+  return { page, offset: index - (starts[page] ?? 0) };
 }
 
 /** Credits of a batch's finished items, summed from their ledgers. */

@@ -156,16 +156,13 @@ export interface OperatorAnswer {
   message: string;
 }
 
-export interface CancelStepArgs {
-  step: string;
-  reason?: string;
-}
 export interface CancelPipelineArgs {
   reason?: string;
 }
-export interface RaiseBudgetArgs {
-  credits: number;
-}
 export interface RetryStepArgs {
   step: string;
+}
+export type CancelStepArgs = RetryStepArgs & CancelPipelineArgs;
+export interface RaiseBudgetArgs {
+  credits: number;
 }

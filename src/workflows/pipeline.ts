@@ -18,7 +18,7 @@ import { archiveOutputs, archivedOrUrl } from './steps/archive';
 import { reportingToBatch } from './batch-item';
 import { checkBeforeAnyPay } from './steps/preflight';
 import { firstApplicationFailure } from './steps/publish';
-import { runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
+import { chargesSettled, runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
 
 /** How one step of a pipeline ended. */
 type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
@@ -70,7 +70,7 @@ async function runPipeline(
   const closing = async () => {
     await Promise.all(archives.values());
     // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
-    await jobs.charges.settled();
+    await chargesSettled();
   };
 
   /** No step starts, or goes on, after a cancel: ends the pipeline when one came. */

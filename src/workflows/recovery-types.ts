@@ -58,9 +58,4 @@ export interface ResolveDecision {
 }
 
 /** The update's answer: what the step will do. */
-export interface ResolveAnswer {
-  step: string;
-  action: ResolveDecision['action'];
-  requestId?: string;
-  idempotencyKey: string;
-}
+export type ResolveAnswer = Pick<ResolveDecision, 'step' | 'action' | 'requestId'> & { idempotencyKey: string };

@@ -8,7 +8,7 @@ import type {
   UpscaleVideoFastInput,
 } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { ServiceJob, workflowJobs, type JobCredits, type ServiceJobOptions } from './steps/service-job';
+import { chargesSettled, ServiceJob, type JobCredits, type ServiceJobOptions } from './steps/service-job';
 
 /** The model `generateVideo` runs: a clip from reference images (and optional prompt, audio, video). */
 export const GENERATE_VIDEO_MODEL = 'service-video-cinema-long-form-from-references' satisfies ModelId;
@@ -55,7 +55,7 @@ async function resultOf<M extends ModelId>(
   const job = new ServiceJob(model, input as Record<string, unknown>, options);
   const outcome = await job.run();
   // A result without a charge is priced by a quote running beside; the caller gets the settled credits.
-  await workflowJobs().charges.settled();
+  await chargesSettled();
   const credits = job.credits();
   if (outcome.status !== 'cancelled')
     return { ...outcome.result, requestId: outcome.requestId, credits, outcome: outcome.status };

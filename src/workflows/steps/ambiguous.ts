@@ -1,5 +1,6 @@
-import { ApplicationFailure, condition } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
+import { workflowFailure } from '../errors';
 import type { StepAttempt } from '../pipeline-types';
 import type { AmbiguousSubmit, RecoveryMemo, ResolveDecision } from '../recovery-types';
 import { reasonOf } from './cancel';
@@ -94,10 +95,8 @@ function fail(job: ServiceJob, record: AmbiguousSubmit, why: string): never {
     `the submit of step ${job.label} may have created a job whose request id is unknown, and ${why}; ` +
     `reelflow orphans lists it by Idempotency-Key ${record.idempotencyKey}`;
   job.set({ error: message });
-  throw ApplicationFailure.create({
-    type: FAILURE_TYPES.ambiguousSubmission,
-    nonRetryable: true,
-    message,
-    details: [{ idempotencyKey: record.idempotencyKey, step: job.label }],
+  throw workflowFailure(FAILURE_TYPES.ambiguousSubmission, message, {
+    idempotencyKey: record.idempotencyKey,
+    step: job.label,
   });
 }

@@ -74,7 +74,7 @@ export async function cancelOrAbandon(job: ServiceJob, attempt: StepAttempt, rea
   }
   if (!requestId) why = `${reason}; its request id could not be read, so it cannot be cancelled`;
   // Billed unless refunded: the ledger keeps the quoted charge of an accepted job.
-  if (attempt.charged === 0) await job.quote.chargeOf(attempt).catch(() => undefined);
+  if (attempt.charged === 0) await job.chargeQuote(attempt).catch(() => undefined);
   attempt.abandoned = true;
   attempt.error = `abandoned: ${why}`;
   job.jobs.recovery.abandoned.push({

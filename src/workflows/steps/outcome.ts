@@ -8,21 +8,20 @@ import type { EventCounts, ServiceError, StepAttempt } from '../pipeline-types';
 import { apiWith, permitRelease } from './proxies';
 import type { ServiceJob } from './service-job';
 
-/**
- * A job's outcome: the webhook events the workflow received (Inbox), the one call that waits for a
- * job's terminal state (`waitForOutcome`: the webhook, paced status polls as the fallback) and its
- * settling (result, charge, refund, the service's reason).
- */
+/** A request's first terminal event: its state, and the whole result or the reason it carried. */
+export interface TerminalEvent {
+  state: JobState;
+  result?: JobResult;
+  error?: ServiceError;
+}
 
 /**
- * Webhook events a pipeline received, by request id. Deduped on `event_id`; the first terminal
- * event of a request wins. Events for a request the pipeline does not know yet are kept: they may
- * belong to a submit still in flight (an event can overtake the submit's answer).
+ * Webhook events a workflow received, by request id. Deduped on `event_id`; the first terminal event
+ * of a request wins. Events for a request not known yet are kept: an event can overtake its submit's answer.
  */
 export class Inbox {
   private readonly seen = new Set<string>();
-  /** Each request's first terminal event: its state, and the whole result or the reason it carried. */
-  private readonly terminal = new Map<string, { state: JobState; result?: JobResult; error?: ServiceError }>();
+  private readonly terminal = new Map<string, TerminalEvent>();
   private received = 0;
   private duplicates = 0;
   /** Distinct events that said nothing new: not terminal, or a second terminal event for a request. */
@@ -44,19 +43,9 @@ export class Inbox {
     this.terminal.set(event.request_id, { state, result: resultFromEvent(event), error: serviceErrorOf(event.error) });
   }
 
-  /** The service's reason a failure (or cancel) event gave for `requestId`, if any. */
-  errorOf(requestId: string): ServiceError | undefined {
-    return this.terminal.get(requestId)?.error;
-  }
-
-  /** The terminal state a webhook reported for `requestId`, if any. */
-  terminalOf(requestId: string): JobState | undefined {
-    return this.terminal.get(requestId)?.state;
-  }
-
-  /** The whole result a completed event carried for `requestId`, if any. */
-  resultOf(requestId: string): JobResult | undefined {
-    return this.terminal.get(requestId)?.result;
+  /** The terminal event a webhook reported for `requestId`, if any. */
+  terminalOf(requestId: string): TerminalEvent | undefined {
+    return this.terminal.get(requestId);
   }
 
   /** Counts; events for requests outside `requestIds` (the pipeline's own) count as ignored. */
@@ -91,7 +80,7 @@ export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, paci
     job.set({ nextPollAt: Date.now() + delayMs });
     if (await condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
       attempt.learnedBy = 'webhook';
-      return job.jobs.inbox.terminalOf(requestId) as JobState;
+      return (job.jobs.inbox.terminalOf(requestId) as TerminalEvent).state;
     }
     const offset = (Date.now() - since) / 1000;
     const status = await apiWith(ACTIVITY_SUMMARIES.poll(job.label, requestId)).pollJobStatus(
@@ -140,14 +129,14 @@ export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: Jo
   job.set({ lastChangeAt: Date.now() });
   if (terminal !== 'COMPLETED') {
     // The service charged the price on submit and refunded it: both are the step's price.
-    await job.quote.chargeOf(attempt);
+    await job.chargeQuote(attempt);
     attempt.refunded = attempt.charged;
-    const reason = attempt.serviceError ?? job.jobs.inbox.errorOf(attempt.requestId as string);
+    const reason = attempt.serviceError ?? job.jobs.inbox.terminalOf(attempt.requestId as string)?.error;
     if (reason) attempt.serviceError = reason;
     return;
   }
   const requestId = attempt.requestId as string;
-  const carried = attempt.learnedBy === 'webhook' ? job.jobs.inbox.resultOf(requestId) : undefined;
+  const carried = attempt.learnedBy === 'webhook' ? job.jobs.inbox.terminalOf(requestId)?.result : undefined;
   let result: JobResult;
   if (carried) {
     result = carried;
@@ -162,9 +151,9 @@ export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: Jo
   }
   job.set({ output: result });
   if (result.credits_used !== null) attempt.charged = result.credits_used;
-  else if (job.quote.credits !== undefined) attempt.charged = job.quote.credits;
+  else if (job.quoted !== undefined) attempt.charged = job.quoted;
   // No charge in the result and no price yet: the ledger's quote runs beside what follows.
-  else job.jobs.charges.add(job.quote.chargeOf(attempt), () => job.changed());
+  else job.jobs.charges.push(job.chargeQuote(attempt).then(() => job.changed()));
 }
 
 /** Gives `attempt`'s permit back once its job is terminal (or was never created); nothing when it holds none. */

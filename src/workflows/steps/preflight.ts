@@ -1,5 +1,5 @@
-import { ApplicationFailure } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
+import { workflowFailure } from '../errors';
 import { MODELS } from '../../contract/model-metadata';
 import type { SubmitAs } from '../../activities';
 import type { PipelineStep } from '../../spec/spec';
@@ -40,11 +40,8 @@ export async function checkBeforeAnyPay(
   if (!checked.ok)
     state.stop(
       'failed',
-      ApplicationFailure.create({
-        type: FAILURE_TYPES.invalidPipelineSpec,
-        nonRetryable: true,
-        message: `invalid pipeline spec:\n${checked.message}`,
-        details: [{ errors: checked.errors }],
+      workflowFailure(FAILURE_TYPES.invalidPipelineSpec, `invalid pipeline spec:\n${checked.message}`, {
+        errors: checked.errors,
       }),
     );
   const errors: { path: string; message: string }[] = [];
@@ -55,12 +52,14 @@ export async function checkBeforeAnyPay(
     errors.push(...located);
   }
   if (errors.length === 0) return checked.submitAs;
+  const inputs = errors.length === 1 ? 'an input' : `${errors.length} inputs`;
+  const refused = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
   state.stop('failed', (summary) =>
-    ApplicationFailure.create({
-      type: FAILURE_TYPES.preflightRefused,
-      nonRetryable: true,
-      message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-      details: [summary, { errors }],
-    }),
+    workflowFailure(
+      FAILURE_TYPES.preflightRefused,
+      `pipeline ${summary.name}: preflight refused ${inputs} before anything was submitted or charged: ${refused}`,
+      summary,
+      { errors },
+    ),
   );
 }

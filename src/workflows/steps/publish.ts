@@ -40,24 +40,11 @@ export function stateOperatorsFilterOn(summary: PipelineSummary): string {
  * history event) and the search attributes say the rest.
  */
 export function memoOf(summary: PipelineSummary, withAttributes = false) {
+  const { status, currentStep, ledger, steps, error, recovery } = summary;
+  const shown = steps.map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds, error: s.error ?? null }));
   return {
-    ...(withAttributes ? {} : { summary: memoSummaryOf(summary) }),
-    ...(summary.recovery ? { [RECOVERY_MEMO_KEY]: summary.recovery } : {}),
-  };
-}
-
-function memoSummaryOf(summary: PipelineSummary) {
-  return {
-    status: summary.status,
-    currentStep: summary.currentStep,
-    ledger: summary.ledger,
-    steps: summary.steps.map((s) => ({
-      id: s.id,
-      status: s.status,
-      requestIds: s.requestIds,
-      error: s.error ?? null,
-    })),
-    error: summary.error ?? null,
+    ...(withAttributes ? {} : { summary: { status, currentStep, ledger, steps: shown, error: error ?? null } }),
+    ...(recovery ? { [RECOVERY_MEMO_KEY]: recovery } : {}),
   };
 }
 
