@@ -14,10 +14,8 @@ import type { ResolveAnswer, ResolveDecision } from './recovery-types';
 
 /**
  * Every signal, update and query of reelflow's workflows, shared by workflows, the bridge and the CLI:
- * with the public types (`*-types.ts`) the only part of src/workflows other code imports (ESLint). Deterministic: imports
- * only `@temporalio/workflow`, `@temporalio/common`, plain data and types. Task queues, workflow
- * types and ids live in src/contract/workflow-names.ts (plain data src/config imports too); they are
- * re-exported here for the code that takes them with the signals and queries.
+ * with the public types (`*-types.ts`) the only part of src/workflows other code imports (ESLint).
+ * Names and ids live in src/contract/workflow-names.ts (plain data), re-exported here.
  */
 
 export {

@@ -7,7 +7,7 @@ export class OperatorRefusal extends ReelflowError {
   readonly code = 'operator_update_refused';
 }
 
-/** A failure the workflows throw: non-retryable, its `type` from the failure table, `details` for the UI and scripts. */
+/** A failure the workflows throw: non-retryable, its `type` from the failure table. */
 export function workflowFailure(type: FailureType, message: string, ...details: unknown[]): ApplicationFailure {
   // `type: type`, not the shorthand: test/repo/errors.test.ts checks the property's value against the table.
   return ApplicationFailure.create({ type: type, nonRetryable: true, message, details });

@@ -3,9 +3,8 @@ import { OperatorRefusal } from './errors';
 import type { AmbiguousSubmit, ResolveDecision } from './recovery-types';
 
 /**
- * The validators of the operator updates (./definitions.ts), `resolveAmbiguousStep`'s included: each refuses bad input with a reason
- * (shown by the UI and the CLI) before anything is written to history. Pure functions of the
- * pipeline's summary, so they are tested without a server.
+ * The validators of the operator updates: each refuses bad input with a reason before anything is
+ * written to history. Pure functions, so they are tested without a server.
  */
 
 /** Steps an operator may still cancel: not started yet, or running. */
@@ -46,13 +45,9 @@ export function checkCancelStep(summary: PipelineSummary, args: unknown): StepSu
 /** Refuses a cancel of a pipeline that is over. */
 export function checkCancelPipeline(summary: PipelineSummary, args: unknown): void {
   stillRunning(summary);
-  if (
-    args !== undefined &&
-    args !== null &&
-    (!isObject(args) || (args.reason !== undefined && typeof args.reason !== 'string'))
-  ) {
+  if (args === undefined || args === null) return;
+  if (!isObject(args) || (args.reason !== undefined && typeof args.reason !== 'string'))
     throw new OperatorRefusal('cancelPipeline takes no argument or {"reason": "<text>"}');
-  }
 }
 
 /** Refuses a budget that is not a positive integer, is below what is already spent, or does not raise it. */
@@ -90,11 +85,7 @@ export function checkRetryStep(summary: PipelineSummary, args: unknown): StepSum
 /** Request ids the service issues are opaque; this only keeps out what cannot be one (blank, whitespace, paths, huge). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
 
-/**
- * `resolveAmbiguousStep`'s validator (pure, so the same rule rejects before anything is written to history):
- * an ambiguous step must be waiting, the decision must name it, the action must be known, and
- * `adopt` needs a plausible request id. Throws an Error naming the field and the reason.
- */
+/** `resolveAmbiguousStep`'s validator: throws an Error naming the field and the reason. */
 export function validateResolution(waiting: AmbiguousSubmit | undefined, decision: ResolveDecision): void {
   if (!decision || typeof decision !== 'object')
     throw new Error('decision: must be an object {step, action, requestId?}');

@@ -176,10 +176,7 @@ export class PipelineState {
     return this.publish();
   }
 
-  /**
-   * Ends the pipeline `status` and throws `failure` (or the failure it makes from the final summary,
-   * which it carries as its first detail); steps never started become `skipped`.
-   */
+  /** Ends the pipeline `status` and throws `failure` (or one made from the final summary); steps not run: `skipped`. */
   stop(status: 'failed' | 'cancelled', failure: Error | ((summary: PipelineSummary) => Error)): never {
     this.status = status;
     for (const step of this.steps) if (step.status === 'pending') step.status = 'skipped';
@@ -195,10 +192,7 @@ export class PipelineState {
     return this.stop(status, (summary) => workflowFailure(type, message, summary));
   }
 
-  /**
-   * Runs `body`, a local activity, holding the publishing back until it answered: a local activity
-   * keeps its workflow task open across activations, and what the task ends with is published once.
-   */
+  /** Runs `body`, a local activity, holding publishing back: it keeps the workflow task open across activations. */
   async inLocalActivity<T>(body: () => Promise<T>): Promise<T> {
     this.localActivities += 1;
     try {

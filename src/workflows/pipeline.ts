@@ -25,11 +25,8 @@ type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
 
 /**
  * A pipeline: its steps run in order inside this one workflow, each one paid job of the service
- * (`runServiceJob`: quote when a budget must be checked, submit, the webhook with paced polls as the
- * fallback, settle, resubmit policy, cancel), its input resolved from earlier outputs. Webhook events
- * arrive here directly (`jobEvent` signal). Its state has one owner (./pipeline-state.ts), which the
- * progress query, the memo, the search attributes and the operator updates read. Cancelling it
- * cancels the job in flight, awaits its terminal state and starts no later step.
+ * (`runServiceJob`), its input resolved from earlier outputs. Cancelling it cancels the job in
+ * flight, awaits its terminal state and starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   // An item of a batch reports its end to the batch.
@@ -90,8 +87,7 @@ async function runPipeline(
       continue;
     }
     state.startStep(index, step.id);
-    // The previous step's output was made moments ago and the service serves it: the step never waits
-    // for that copy. An older output may outlive the service's file, so a step reading one waits for its
+    // The service still serves the previous step's output: only a step reading an older one waits for its
     // copy (started a whole step earlier, so it is there by then in all but rare cases).
     const older: Promise<void>[] = [];
     forEachReference(step.input, ({ $from }) => {
@@ -100,9 +96,7 @@ async function runPipeline(
     if (older.length > 0) await Promise.all(older);
     let resolved: Record<string, unknown>;
     try {
-      // An earlier output is read through its archived copy once the copy is there (the copy keeps the
-      // service URL, used while it is served); until the previous step's copy is there, the service
-      // still serves the output it just made.
+      // An earlier output is read through its archived copy once there (it keeps the service URL).
       const summary = state.summary();
       resolved = resolveReferences(step.input, summary.outputs, (value) => archivedOrUrl(summary, value));
     } catch (error) {
@@ -156,9 +150,8 @@ async function runPipeline(
 }
 
 /**
- * Ends a pipeline whose step an operator cancelled (cancelStep or cancelPipeline update): the step is
- * `cancelled` (or `completed-too-late`, its output kept), no later step starts, and the workflow fails
- * with StepCancelled naming the reason (an update cannot make Temporal record a cancellation).
+ * Ends a pipeline whose step an operator cancelled: it fails with StepCancelled naming the reason (an
+ * update cannot make Temporal record a cancellation).
  */
 function cancelledByOperator(state: PipelineState, index: number, stepId: string): never {
   const reason = state.cancelReason(stepId) as string;
@@ -174,11 +167,7 @@ function cancelledByOperator(state: PipelineState, index: number, stepId: string
   );
 }
 
-/**
- * Ends the pipeline after step `stepId` threw `error`: budget → `BudgetExceeded`, any other failure →
- * `StepFailed` naming the cause's type (the step's own, or the activity's the service refused), a
- * cancellation → cancelled.
- */
+/** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */
 function endAfterStepError(state: PipelineState, index: number, stepId: string, error: unknown): never {
   const failure = firstApplicationFailure(error);
   const name = state.summary().name;

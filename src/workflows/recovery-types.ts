@@ -1,7 +1,6 @@
 /**
- * What a pipeline records about paid jobs it could not keep, so none is lost unseen: jobs it had to
- * abandon and submits whose outcome is unknown. Published in the pipeline's memo under `recovery`, read by
- * `reelflow orphans`. Plain data: workflows, the CLI and tests share it.
+ * What a pipeline records about paid jobs it could not keep, so none is lost unseen: published in its
+ * memo under `recovery`, read by `reelflow orphans`.
  */
 
 /** An accepted (billed) job the pipeline could neither use nor cancel. */

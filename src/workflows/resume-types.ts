@@ -14,9 +14,8 @@ export interface CarriedStep {
 }
 
 /**
- * `resume` of a pipeline's input (`reelflow resume`, `reelflow batch --rerun-failed`): a new run
- * that takes the outputs of the steps the earlier run completed and starts at the first step that
- * did not complete. The new run's ledger counts only what it pays; `resumedFrom` links the earlier one.
+ * `resume` of a pipeline's input (`reelflow resume`, `reelflow batch --rerun-failed`): the new run
+ * carries the steps the earlier run completed; its ledger counts only what it pays.
  */
 export interface ResumeFrom {
   workflowId: string;

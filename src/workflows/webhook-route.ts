@@ -14,9 +14,6 @@ import { ROUTE_SUBSCRIBER_MEMO, stepEventSignal, subscribeRouteUpdate, webhookEv
  * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`,
  * as builds before the route store (src/routing) subscribed: registered while pipelines pinned to
  * such a build are open, since the route workflows their submits start run on the current build.
- * The submit starts it with the subscriber in its arguments and memo, and it closes in its first
- * workflow task; a route an early delivery started parks the event until the subscriber's
- * `subscribeRoute` update collects it, then closes.
  */
 
 /** Lifetime knobs and the subscriber when the submit side starts it. */

@@ -8,9 +8,8 @@ import type { StepAttempt } from '../pipeline-types';
 import type { ServiceJob } from './service-job';
 
 /**
- * The pipeline was cancelled during this step: stop the paid job through its `cancel_url`, wait for
- * its terminal state, settle it. Run inside a non-cancellable scope. A job that completed before
- * the cancel reached it is `completed-too-late`, with its output.
+ * The caller was cancelled during the job: stop it at the service and settle it (in a non-cancellable
+ * scope). A job that completed before the cancel reached it is `completed-too-late`, with its output.
  */
 export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'completed-too-late'> {
   const attempt = job.current();
@@ -21,11 +20,7 @@ export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'comple
   return terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
 }
 
-/**
- * Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it
- * (refund, or the result of a job that completed first). Used by a cancelled step and by a step
- * that must not abandon its accepted job (`cancelOrAbandon`).
- */
+/** Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it. */
 export async function stopJob(job: ServiceJob, attempt: StepAttempt): Promise<JobState> {
   job.set({ phase: 'cancelling' });
   const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(job.label, attempt.requestId as string)).cancelJob(
@@ -53,11 +48,8 @@ export function reasonOf(error: unknown): string {
 }
 
 /**
- * A failure came after the service accepted `attempt` (a poll answered 401, a status or result that
- * breaks the contract, a 202 body that does): the paid job must not run on unnoticed. It is
- * cancelled through its `cancel_url` and its terminal state awaited, as a pipeline cancel does;
- * where that cannot be done (no request id, the cancel or the wait fails too) it is recorded as
- * `abandoned` in the pipeline's recovery record, so the summary and `reelflow orphans` show it.
+ * A failure came after the service accepted `attempt`: the paid job must not run on unnoticed. It is
+ * cancelled, or where that cannot be done recorded as `abandoned` in the recovery record (`reelflow orphans`).
  */
 export async function cancelOrAbandon(job: ServiceJob, attempt: StepAttempt, reason: string): Promise<void> {
   let why = reason;

@@ -27,7 +27,6 @@ export class Inbox {
   /** Distinct events that said nothing new: not terminal, or a second terminal event for a request. */
   private unused = 0;
 
-  /** Takes one delivered event (signal handler, or early events handed over by the submit). */
   accept(event: WebhookEvent): void {
     if (this.seen.has(event.event_id)) {
       this.duplicates += 1;
@@ -64,11 +63,7 @@ export function serviceErrorOf(error: unknown): ServiceError | undefined {
   return { code, message };
 }
 
-/**
- * Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback
- * (a healthy webhook path costs zero polls), after one early status check when the pacing asks for
- * it. The row shows when the next poll is due; a FAILED status keeps the service's reason.
- */
+/** Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback. */
 export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, pacing: PollPacing): Promise<JobState> {
   const requestId = attempt.requestId as string;
   const since = Date.now();
@@ -115,12 +110,8 @@ export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, paci
 }
 
 /**
- * Records the terminal state of `attempt`. COMPLETED: the result from its signed webhook event when
- * the event carried a whole one, else fetched from `response_url`; the charge is the result's
- * `credits_used` when it says, else the step's price (quoted beside what follows when not known yet:
- * nothing waits on a ledger quote). FAILED or CANCELLED: the service refunds automatically (charge
- * and refund are the step's price); the service's reason (from the failure event, when the status
- * poll gave none) stays on the attempt.
+ * Records the terminal state of `attempt`: a COMPLETED job's result (from its webhook event, else
+ * fetched) and charge (its `credits_used`, else the quote); a FAILED or CANCELLED job's refund and reason.
  */
 export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: JobState): Promise<void> {
   attempt.outcome = terminal;

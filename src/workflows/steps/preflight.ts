@@ -17,13 +17,9 @@ function hasLiteralMedia(step: PipelineStep): boolean {
 }
 
 /**
- * What a pipeline checks before anything is paid, in one local activity (a marker in its first
- * workflow task, no activity task): the spec's validation (zod stays out of the workflow sandbox),
- * then every step's literal inputs, all steps at once (a bad voice track for step 3 stops the
- * pipeline before step 1 is charged). A refusal ends the pipeline here (a preflight refusal carries
- * the final summary and names each field: `steps.1.input.audio_url: host … does not resolve`);
- * otherwise it returns how the worker runs the pipeline's submits. Steps with `preflight: false`, and
- * every step when the input says `preflight: false`, are not preflighted.
+ * What a pipeline checks before anything is paid, in one local activity: the spec, then every step's
+ * literal inputs at once (a bad input of step 3 stops the pipeline before step 1 is charged). A
+ * refusal ends the pipeline here; otherwise it returns how the worker runs the pipeline's submits.
  */
 export async function checkBeforeAnyPay(
   input: PipelineWorkflowInput,

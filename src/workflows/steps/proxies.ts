@@ -16,12 +16,9 @@ export function apiWith(summary: string): ReelflowActivities {
 }
 
 /**
- * The submit-and-subscribe activity. Transport failures before the request reached the service are
- * retried by the client; a retry here mostly covers a worker that died mid-submit, which the
- * Idempotency-Key makes safe. `timeoutSeconds` bounds one attempt (a crashed worker's submit is
- * retried after the heartbeat timeout at the latest). As a local activity (`submitAs`, only where the
- * service honours the key) it runs in the workflow task that asks for it: a marker instead of three
- * activity events and the workflow task its completion would need.
+ * The submit-and-subscribe activity: a retry here mostly covers a worker that died mid-submit, which
+ * the Idempotency-Key makes safe. As a local activity (only where the service honours the key) it is
+ * a marker instead of three activity events and the workflow task its completion would need.
  */
 export function submitActivities(
   timeoutSeconds = 120,
@@ -42,10 +39,7 @@ export function submitActivities(
   });
 }
 
-/**
- * Waiting for one of the account's permits: as long as the account is at its cap, heartbeating, and
- * cancellable (a cancelled pipeline stops waiting at once).
- */
+/** Waiting for one of the account's permits, as long as the account is at its cap: cancellable at once. */
 export const permitActivities = proxyReelflowActivities<Pick<ReelflowActivities, 'awaitAccountPermit'>>({
   startToCloseTimeout: '1 day',
   heartbeatTimeout: '30 seconds',
@@ -65,11 +59,7 @@ export const candidates = proxyReelflowActivities<Pick<ReelflowActivities, 'cand
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
-/**
- * Checks that need zod (and the preflight's reads of the first bytes of each input URL, a few seconds
- * at most; an input that cannot be checked now is tried again inside) run as local activities on the
- * worker, outside the workflow sandbox.
- */
+/** Checks that need zod or read the first bytes of inputs: local activities, outside the workflow sandbox. */
 export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 3 },

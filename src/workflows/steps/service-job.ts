@@ -56,10 +56,7 @@ export function workflowJobs(): WorkflowJobs {
   return jobs;
 }
 
-/**
- * Resolves once the ledger quotes of results without a charge, which run beside the later steps,
- * answered (or failed: that step's charge stays unknown).
- */
+/** Resolves once the ledger quotes running beside later steps answered (or failed: the charge stays unknown). */
 export async function chargesSettled(): Promise<void> {
   const { charges } = workflowJobs();
   while (charges.length) await Promise.all(charges.splice(0));
@@ -69,21 +66,15 @@ export async function chargesSettled(): Promise<void> {
 let jobsStarted = 0;
 
 /**
- * Runs one paid job of the service inside the calling workflow, with everything reelflow guarantees:
- * submit exactly once per attempt (Idempotency-Key; the submit's answer is awaited even under a
- * cancel), the signed webhook awaited with paced status polls as the fallback, the result from the
- * event or `response_url`, the credits (the result's `credits_used`, else the quote), FAILED jobs
- * resubmitted as `maxResubmits` allows. Cancelling the caller's scope cancels the job at the service
- * and awaits its refund.
+ * Runs one paid job of the service inside the calling workflow: submit exactly once per attempt
+ * (Idempotency-Key, its answer awaited even under a cancel), the signed webhook awaited with paced
+ * status polls as the fallback, the credits (`credits_used`, else the quote), FAILED jobs resubmitted
+ * as `maxResubmits` allows. Cancelling the caller's scope cancels the job and awaits its refund.
  *
- * Resolves with the job's outcome: `completed` (or `completed-too-late`) with the service's result,
- * or `cancelled` (refunded). Throws an `ApplicationFailure` whose type says why the job failed:
+ * Resolves with the job's outcome; throws an `ApplicationFailure` whose type says why the job failed:
  * `JobFailed` (the service's own code and message), `BudgetExceeded`, `AmbiguousSubmission`,
- * `SubmitAnswerInvalid`, or a `ServiceProblem:<code>` the service answered the submit with.
- *
- * The worker must run reelflow's activities (`reelflowPlugin()` of reelflow/worker) on the
- * workflow's task queue. Each call without a `key` gets its own: `<workflow id>/<run id>/job/<n>-<model>`,
- * n counting this run's calls, so two calls never share a job.
+ * `SubmitAnswerInvalid`, or the `ServiceProblem:<code>` the service answered the submit with. The
+ * worker runs reelflow's activities (`reelflowPlugin()`); each call without a `key` is its own job.
  *
  * @param model the service's model id
  * @param input the model's input (docs/service-api.md); checked by the service at submit
@@ -101,7 +92,7 @@ export function runServiceJob<M extends ModelId>(
 
 /** Options of `runServiceJob` and the step functions (reelflow/workflows); every one has a default fit for a workflow that runs one job. */
 export interface ServiceJobOptions {
-  /** Stem of the job's Idempotency-Keys, unique per job of the workflow (default: one per job, see runServiceJob). */
+  /** Stem of the job's Idempotency-Keys, unique per job (default `<workflow id>/<run id>/job/<n>-<model>`). */
   key?: string;
   /** The job's name in the Temporal UI's summaries and in failures (default the model). */
   label?: string;
@@ -116,15 +107,9 @@ export interface ServiceJobOptions {
   submitAs?: SubmitAs;
   /** How long an ambiguous submit waits for an operator decision, hours (default 24). */
   ambiguousDeadlineHours?: number;
-  /**
-   * Told at the start and on every change of the job's state (a pipeline publishes once per workflow task).
-   * @internal reelflow's pipeline hook
-   */
+  /** @internal reelflow's pipeline hook: told at the start and on every change of the job's state. */
   observe?: (job: ServiceJob) => void;
-  /**
-   * True once an operator asked to end a resubmit backoff now (the pipeline's `retryStep` update).
-   * @internal reelflow's pipeline hook
-   */
+  /** @internal reelflow's pipeline hook: true once an operator asked to end a resubmit backoff now (`retryStep`). */
   wakeBackoff?: () => boolean;
 }
 
@@ -136,10 +121,8 @@ export interface JobCredits {
 }
 
 /**
- * How a job ended when it did not fail: `completed`; `cancelled` (at the service, by someone else or
- * because the caller's scope was cancelled: refunded); `completed-too-late` (cancelled after the job
- * completed: its result is kept and paid). A job that fails throws (JobFailed with the service's own
- * reason, BudgetExceeded, AmbiguousSubmission, SubmitAnswerInvalid).
+ * How a job ended when it did not fail (a failed job throws): `completed`; `cancelled` (refunded);
+ * `completed-too-late` (cancelled after the job completed: its result is kept and paid).
  */
 export type ServiceJobOutcome =
   | { status: 'completed' | 'completed-too-late'; requestId: string; result: JobResult; credits: JobCredits }
@@ -181,9 +164,8 @@ export class ServiceJob {
   }
 
   /**
-   * The job's price, asked only where it buys something: before a submit when a budget must be checked,
-   * or for the ledger when the result carries no charge. One activity for all attempts (same input, same
-   * price); never cancelled half-way, since the ledger needs it even when the job is cancelled.
+   * The job's price, asked only before a submit a budget must allow, or for the ledger when a result
+   * carries no charge: once for all attempts, and never cancelled half-way (the ledger needs it).
    */
   quote(): Promise<number> {
     return (this.quoting ??= CancellationScope.nonCancellable(() =>
@@ -191,7 +173,7 @@ export class ServiceJob {
     ).then((quote) => (this.quoted = quote.credits)));
   }
 
-  /** Charges `attempt` the quote (the service charges the quoted price on submit); a failed quote leaves the charge as it was. */
+  /** Charges `attempt` the quote (the service charges it on submit); a failed quote leaves the charge as it was. */
   async chargeQuote(attempt: StepAttempt): Promise<void> {
     try {
       attempt.charged = await this.quote();
@@ -228,7 +210,7 @@ export class ServiceJob {
     return this.attempts[this.attempts.length - 1];
   }
 
-  /** Reports a change (an attempt's record was written, a charge became known). */
+  /** Reports a change (an attempt's record was written). */
   changed(): void {
     this.options.observe?.(this);
   }
