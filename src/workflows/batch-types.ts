@@ -1,8 +1,6 @@
-import type { UriRules } from '../contract';
 import type { ArchivedOutput } from '../media/reference';
 import type { PipelineSpec } from '../spec/spec';
-import type { PollPacing } from '../spec/pacing';
-import type { CreditLedger, PipelineStatus } from './pipeline-types';
+import type { CreditLedger, PipelineStatus, PipelineWorkflowInput } from './pipeline-types';
 import type { ResumeFrom } from './resume-types';
 
 /** Outcome of one pipeline of a batch (one line of a result page; kept small). */
@@ -70,30 +68,26 @@ export interface BatchCounts {
 }
 
 /** What one run of a batch hands to the next through continue-as-new: counts, never items. */
-export interface BatchCarried {
+export type BatchCarried = Required<
+  Pick<BatchProgress, 'credits' | 'resultPages' | 'runs' | 'startedAt' | 'budgetCredits' | 'stoppedBy'>
+> & {
   /** The next manifest index this partition starts. */
   nextIndex: number;
   /** Items in flight (started, not yet reported), name → manifest index. */
   window: Record<string, number>;
   counts: BatchCounts;
-  credits: BatchCredits;
   /** Results not yet written to a result page. */
   pendingResults: BatchItemResult[];
-  /** Digests of the result pages written so far (JSON Lines of BatchItemResult). */
-  resultPages: string[];
-  runs: number;
-  /** Workflow time the batch started, ms. */
-  startedAt: number;
-  budgetCredits: number | null;
-  /** Why the batch stopped starting items before the end of its manifest. */
-  stoppedBy: 'budget' | null;
-}
+};
 
 /**
  * Input of `batchWorkflow`: the manifest is a reference to the media store, so the input (and each
  * run's history) stays small whatever the number of items. See docs/batches.md.
  */
-export interface BatchWorkflowInput {
+export interface BatchWorkflowInput extends Pick<
+  PipelineWorkflowInput,
+  'uriRules' | 'defaultPacing' | 'publishSearchAttributes'
+> {
   name: string;
   manifest: StoredBatchManifest;
   /** Pipelines in flight at once (default 4); above MAX_WINDOW_PER_RUN the batch is partitioned. */
@@ -104,10 +98,6 @@ export interface BatchWorkflowInput {
   budgetCredits?: number;
   /** The batch this one re-runs the failed items of (`reelflow batch --rerun-failed`), for display. */
   rerunOf?: string;
-  uriRules?: UriRules;
-  defaultPacing?: Partial<PollPacing>;
-  /** Passed to every pipeline (false on a namespace without reelflow's search attributes). */
-  publishSearchAttributes?: boolean;
   /** Set by a partitioned batch for each of its partitions: items `index`, `index + count`, `index + 2·count`, … */
   partition?: { index: number; count: number };
   /** Set by the workflow itself when it continues as new. */
@@ -136,6 +126,7 @@ export interface BatchProgress extends BatchCounts {
   startedAt?: number;
   updatedAt?: number;
   budgetCredits?: number | null;
+  /** Why the batch stopped starting items before the end of its manifest. */
   stoppedBy?: 'budget' | null;
   /** A partitioned batch: the workflow ids of its partitions (each a batch workflow of its own). */
   partitions?: string[];

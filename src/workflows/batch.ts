@@ -237,15 +237,13 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
     await condition(() => pendingStarts === 0);
     if (c.nextIndex < records && c.stoppedBy === null) {
       await flush();
-      // Keep each run's history small: only counts, the window and result page digests go on.
-      // Pinned like a pipeline, but each run is short: the next run starts on the current version
+      // Only counts, the window and result page digests go on; the next run starts on the current version
       // (docs/safe-deploys.md), so a long batch moves to a new release instead of keeping old workers.
       await makeContinueAsNewFunc<typeof batchWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
         ...input,
         carried: c,
       });
     }
-    // Everything started (or the budget stopped it): wait for the window to drain.
     await condition(() => inFlight() === 0);
   } catch (error) {
     if (!isCancellation(error)) throw error;

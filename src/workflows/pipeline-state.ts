@@ -248,12 +248,11 @@ export class PipelineState {
     const running = this.running?.stepId === step.id;
     if (running) this.running?.scope.cancel();
     this.changed();
-    return {
-      ok: true,
-      message: running
+    return answer(
+      running
         ? `cancelling step ${step.id}: its job is cancelled at the service and its terminal state awaited; no later step starts`
         : `step ${step.id} will not start; the pipeline stops before it`,
-    };
+    );
   }
 
   cancelPipeline(args: CancelPipelineArgs): OperatorAnswer {
@@ -262,10 +261,7 @@ export class PipelineState {
     this.running?.scope.cancel();
     this.changed();
     const name = this.input.spec.name;
-    return {
-      ok: true,
-      message: `cancelling pipeline ${name}: the step in flight is cancelled at the service; no later step starts`,
-    };
+    return answer(`cancelling pipeline ${name}: the step in flight is cancelled at the service; no later step starts`);
   }
 
   raiseBudget(args: RaiseBudgetArgs): OperatorAnswer {
@@ -275,17 +271,20 @@ export class PipelineState {
     // A step still to be checked (or resubmitted) sees the new budget too: it reads budgetRemaining().
     this.budgetCredits = credits;
     this.changed();
-    return {
-      ok: true,
-      message: `budget ${before === null ? 'set' : `raised from ${before}`} to ${credits} credits (${summary.ledger.net} spent)`,
-    };
+    const raised = before === null ? 'set' : `raised from ${before}`;
+    return answer(`budget ${raised} to ${credits} credits (${summary.ledger.net} spent)`);
   }
 
   retryStep(args: RetryStepArgs): OperatorAnswer {
     const step = checkRetryStep(this.summary(), args);
     this.retryNow.add(step.id);
-    return { ok: true, message: `step ${step.id} resubmits now instead of after its backoff` };
+    return answer(`step ${step.id} resubmits now instead of after its backoff`);
   }
+}
+
+/** An operator update's answer. */
+function answer(message: string): OperatorAnswer {
+  return { ok: true, message };
 }
 
 /** What a resumed run shows of the run it resumes. */

@@ -29,7 +29,6 @@ type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
  * flight, awaits its terminal state and starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
-  // An item of a batch reports its end to the batch.
   if (input.batch)
     return reportingToBatch(input.batch.workflowId, input.spec.name, workflowInfo().workflowId, (observe) =>
       runPipeline(input, observe),
@@ -59,7 +58,6 @@ async function runPipeline(
     validator: (args) => void checkRetryStep(state.summary(), args),
   });
 
-  // Nothing is paid for a spec the contract refuses or inputs the service would refuse.
   const submitAs = await checkBeforeAnyPay(input, state);
 
   // Archive copies run beside the later steps; the pipeline waits for them only before it closes.
@@ -87,8 +85,7 @@ async function runPipeline(
       continue;
     }
     state.startStep(index, step.id);
-    // The service still serves the previous step's output: only a step reading an older one waits for its
-    // copy (started a whole step earlier, so it is there by then in all but rare cases).
+    // The service still serves the previous step's output: only a step reading an older one waits for its copy.
     const older: Promise<void>[] = [];
     forEachReference(step.input, ({ $from }) => {
       if ($from !== spec.steps[index - 1]?.id) older.push(archives.get($from) ?? Promise.resolve());

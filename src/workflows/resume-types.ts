@@ -1,14 +1,10 @@
 import type { JobResult } from '../contract';
-import type { CreditLedger } from './pipeline-types';
+import type { CreditLedger, StepSummary } from './pipeline-types';
 
-/** A completed step taken over from an earlier run of the same pipeline (paid there, not here). */
-export interface CarriedStep {
+/** A completed step carried from an earlier run (paid there, not here); its request ids and credits are that run's. */
+export interface CarriedStep extends Pick<StepSummary, 'requestIds' | 'charged' | 'refunded'> {
   /** The step's result in the earlier run, its output URLs verified to still answer. */
   output: JobResult;
-  /** Request ids and credits of the step in the run that paid for it. */
-  requestIds: string[];
-  charged: number;
-  refunded: number;
   /** Run id of the run that paid for it (an earlier resume carries it on unchanged). */
   paidInRunId: string;
 }

@@ -51,7 +51,6 @@ async function resultOf<M extends ModelId>(
   input: ModelInputs[M],
   options: ServiceJobOptions = {},
 ): Promise<ServiceStepResult> {
-  // The job of runServiceJob, kept for its credits.
   const job = new ServiceJob(model, input as Record<string, unknown>, options);
   const outcome = await job.run();
   // A result without a charge is priced by a quote running beside; the caller gets the settled credits.

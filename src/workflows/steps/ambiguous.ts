@@ -43,8 +43,7 @@ export async function awaitDecision(
   job.set({ phase: 'ambiguous', error: waitingFor });
   attempt.error = cause;
   try {
-    const own = job.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));
-    record.candidates = await candidates.candidateOrphans(record.since, own);
+    record.candidates = await candidates.candidateOrphans(record.since, job.view().requestIds);
   } catch {
     // Candidates are a help, not a need: a ledger that cannot be read leaves the list empty.
   }

@@ -50,9 +50,7 @@ export async function archiveOutputs(
   if (!shouldArchive(spec, index)) return {};
   const step = spec.steps[index]?.id ?? '';
   try {
-    return {
-      archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }),
-    };
+    return { archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }) };
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     return {

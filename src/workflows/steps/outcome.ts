@@ -93,15 +93,10 @@ export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, paci
   };
   try {
     const early = earlyCheckDelaySeconds(pacing);
-    let spent = 0;
-    if (early !== null) {
-      const terminal = await waitThenPoll(early * 1000);
-      if (terminal) return terminal;
-      spent = early;
-    }
-    for (let k = 0; ; k += 1) {
-      // The early check counts towards the first paced poll's delay: the schedule stays as documented.
-      const terminal = await waitThenPoll((pollDelaySeconds(pacing, k) - (k === 0 ? spent : 0)) * 1000);
+    // Poll -1 is the early check; it counts towards the first paced poll's delay (the documented schedule).
+    for (let k = early === null ? 0 : -1; ; k += 1) {
+      const delay = k < 0 ? (early as number) : pollDelaySeconds(pacing, k) - (k === 0 ? (early ?? 0) : 0);
+      const terminal = await waitThenPoll(delay * 1000);
       if (terminal) return terminal;
     }
   } finally {
@@ -128,18 +123,11 @@ export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: Jo
   }
   const requestId = attempt.requestId as string;
   const carried = attempt.learnedBy === 'webhook' ? job.jobs.inbox.terminalOf(requestId)?.result : undefined;
-  let result: JobResult;
-  if (carried) {
-    result = carried;
-    attempt.resultFrom = 'event';
-  } else {
-    job.set({ phase: 'fetching-result' });
-    result = await apiWith(ACTIVITY_SUMMARIES.result(job.label, requestId)).fetchJobResult(
-      requestId,
-      attempt.responseUrl,
-    );
-    attempt.resultFrom = 'fetch';
-  }
+  if (!carried) job.set({ phase: 'fetching-result' });
+  const fetchResult = () =>
+    apiWith(ACTIVITY_SUMMARIES.result(job.label, requestId)).fetchJobResult(requestId, attempt.responseUrl);
+  const result = carried ?? (await fetchResult());
+  attempt.resultFrom = carried ? 'event' : 'fetch';
   job.set({ output: result });
   if (result.credits_used !== null) attempt.charged = result.credits_used;
   else if (job.quoted !== undefined) attempt.charged = job.quoted;

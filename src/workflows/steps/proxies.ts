@@ -1,4 +1,3 @@
-import type { RetryPolicy } from '@temporalio/workflow';
 import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../activity-proxy';
 import type { ReelflowActivities, SubmitAs } from '../../activities';
 
@@ -21,17 +20,15 @@ export function apiWith(summary: string): ReelflowActivities {
  * a marker instead of three activity events and the workflow task its completion would need.
  */
 export function submitActivities(
+  summary: string,
   timeoutSeconds = 120,
-  summary?: string,
   submitAs: SubmitAs = 'activity',
 ): Pick<ReelflowActivities, 'submitAndSubscribe'> {
-  const retry: RetryPolicy = {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 10,
-  };
-  const options = { ...(summary ? { summary } : {}), startToCloseTimeout: `${timeoutSeconds} seconds`, retry } as const;
+  const options = {
+    summary,
+    startToCloseTimeout: `${timeoutSeconds} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+  } as const;
   if (submitAs === 'local-activity') return proxyReelflowLocalActivities<ReelflowActivities>(options);
   return proxyReelflowActivities<ReelflowActivities>({
     ...options,

@@ -191,12 +191,11 @@ export class ServiceJob {
 
   /** The job as a step row shows it. */
   view(): Partial<StepSummary> & Pick<StepSummary, 'requestIds' | 'charged' | 'refunded' | 'quoted'> {
-    const requestIds = this.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));
     const sum = (field: 'charged' | 'refunded') => this.attempts.reduce((total, a) => total + a[field], 0);
     return {
       ...this.state,
       attemptLog: this.attempts,
-      requestIds,
+      requestIds: this.attempts.flatMap((a) => (a.requestId ? [a.requestId] : [])),
       attempts: this.attempts.length,
       quoted: this.quoted ?? 0,
       charged: sum('charged'),
@@ -231,7 +230,7 @@ export class ServiceJob {
   async run(): Promise<ServiceJobOutcome> {
     try {
       for (let n = 1; ; n += 1) {
-        // Budget before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
+        // Before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
         const remaining = this.options.budgetRemaining?.();
         if (remaining !== undefined) await this.checkBudget(remaining);
         if (n > 1) await this.backOff(resubmitBackoffSeconds(n - 1));
@@ -249,8 +248,7 @@ export class ServiceJob {
           terminal = await waitForOutcome(this, attempt, pacing);
           await settle(this, attempt, terminal);
         } catch (error) {
-          // A failure after the job was accepted (a poll answered 401, a status or result that breaks the
-          // contract) must not leave the paid job running unnoticed: cancel it, or record it abandoned.
+          // A failure after the job was accepted must not leave the paid job running unnoticed.
           if (isCancellation(error)) throw error;
           await cancelOrAbandon(this, attempt, `waiting for the job failed: ${reasonOf(error)}`);
           throw error;
@@ -282,7 +280,6 @@ export class ServiceJob {
     const message = `failed ${n} time(s); policy allows ${maxResubmits} resubmit(s); every attempt was refunded${reason ? `; the service said ${reason}` : ''}`;
     this.finish('failed', message);
     const requestIds = this.attempts.map((a) => a.requestId).join(', ');
-    // Every request with the service's code and message.
     const attempts = this.attempts.map(({ attempt, requestId, outcome, serviceError }) => {
       return { attempt, requestId, outcome, serviceError };
     });
@@ -344,8 +341,8 @@ async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
       throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
     }
     const activity = submitActivities(
-      job.options.submitTimeoutSeconds,
       ACTIVITY_SUMMARIES.submit(job.label, job.model, attempt.idempotencyKey, attempt.attempt),
+      job.options.submitTimeoutSeconds,
       job.options.submitAs,
     );
     try {
