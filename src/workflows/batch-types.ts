@@ -25,10 +25,7 @@ export interface BatchManifestItem {
   resume?: ResumeFrom;
 }
 
-/**
- * Where a batch's manifest is: a JSON Lines object in the media store, one BatchManifestItem a line,
- * read by the workflow one page at a time (src/media/json-lines.ts `PagedJsonLines`).
- */
+/** A batch's manifest: JSON Lines in the media store, one BatchManifestItem a line, read a page at a time. */
 export interface StoredBatchManifest {
   sha256: string;
   bytes: number;
@@ -36,10 +33,7 @@ export interface StoredBatchManifest {
   records: number;
   pageSize: number;
   pageOffsets: number[];
-  /**
-   * First item of each page; absent in manifests stored before pages were bounded by bytes (page p
-   * starts at p·pageSize).
-   */
+  /** First item of each page; absent in manifests stored before pages were bounded by bytes (p·pageSize). */
   pageStarts?: number[];
 }
 
@@ -80,10 +74,7 @@ export type BatchCarried = Required<
   pendingResults: BatchItemResult[];
 };
 
-/**
- * Input of `batchWorkflow`: the manifest is a reference to the media store, so the input (and each
- * run's history) stays small whatever the number of items. See docs/batches.md.
- */
+/** Input of `batchWorkflow`: the manifest is a reference, so the input stays small (docs/batches.md). */
 export interface BatchWorkflowInput extends Pick<
   PipelineWorkflowInput,
   'uriRules' | 'defaultPacing' | 'publishSearchAttributes'

@@ -7,9 +7,6 @@ import type { AmbiguousSubmit, ResolveDecision } from './recovery-types';
  * written to history. Pure functions, so they are tested without a server.
  */
 
-/** Steps an operator may still cancel: not started yet, or running. */
-const CANCELLABLE: ReadonlyArray<StepSummary['status']> = ['pending', 'running'];
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -32,11 +29,10 @@ function stillRunning(summary: PipelineSummary): void {
 export function checkCancelStep(summary: PipelineSummary, args: unknown): StepSummary {
   stillRunning(summary);
   const step = stepOf(summary, args, 'cancelStep');
-  if (!CANCELLABLE.includes(step.status)) {
+  if (step.status !== 'pending' && step.status !== 'running')
     throw new OperatorRefusal(
       `step: ${step.id} is ${step.status}; only a pending or running step can be cancelled${step.status === 'completed' ? ' (its output is already paid for and kept)' : ''}`,
     );
-  }
   if (isObject(args) && args.reason !== undefined && typeof args.reason !== 'string')
     throw new OperatorRefusal('reason: must be a string');
   return step;
@@ -61,11 +57,10 @@ export function checkRaiseBudget(summary: PipelineSummary, args: unknown): numbe
     throw new OperatorRefusal(
       `credits: a budget of ${credits} is below the ${spent} credits this pipeline has already spent`,
     );
-  if (summary.budgetCredits !== null && credits <= summary.budgetCredits) {
+  if (summary.budgetCredits !== null && credits <= summary.budgetCredits)
     throw new OperatorRefusal(
       `credits: ${credits} does not raise the current budget of ${summary.budgetCredits} credits`,
     );
-  }
   return credits;
 }
 
@@ -74,11 +69,10 @@ export function checkRetryStep(summary: PipelineSummary, args: unknown): StepSum
   stillRunning(summary);
   const step = stepOf(summary, args, 'retryStep');
   const { phase } = step;
-  if (step.status !== 'running' || phase !== 'backing-off') {
+  if (step.status !== 'running' || phase !== 'backing-off')
     throw new OperatorRefusal(
       `step: ${step.id} is ${step.status}${phase && step.status === 'running' ? ` (${phase})` : ''}, not waiting to resubmit after a failed attempt; only such a step can be retried now`,
     );
-  }
   return step;
 }
 
@@ -95,9 +89,8 @@ export function validateResolution(waiting: AmbiguousSubmit | undefined, decisio
     );
   if (decision.step !== waiting.step)
     throw new Error(`step: the waiting ambiguous step is ${waiting.step}, not ${String(decision.step)}`);
-  if (decision.action !== 'adopt' && decision.action !== 'resubmit' && decision.action !== 'give-up') {
+  if (decision.action !== 'adopt' && decision.action !== 'resubmit' && decision.action !== 'give-up')
     throw new Error(`action: must be adopt, resubmit or give-up (got ${JSON.stringify(decision.action)})`);
-  }
   if (
     decision.action === 'adopt' &&
     (typeof decision.requestId !== 'string' || !REQUEST_ID_PATTERN.test(decision.requestId))

@@ -224,9 +224,8 @@ export class PipelineState {
   }
 
   /**
-   * Shows the summary outside. Current details cost no history event, so they follow every change;
-   * search attributes and memo are commands, published only when what operators filter on moved
-   * (./steps/publish.ts). The memo's recovery record, read by `reelflow orphans`, follows each of its changes.
+   * Shows the summary outside: current details (no history event) on every change; search attributes
+   * and memo (commands) only when what operators filter on moved, or the recovery record changed.
    */
   private publish(): PipelineSummary {
     const summary = this.summary();

@@ -95,10 +95,7 @@ export interface StepSummary {
   quoteError?: string;
   /** Seconds after the current attempt's submit at which each status poll happened. */
   pollOffsetsSeconds?: number[];
-  /**
-   * Clock of the step (epoch ms, workflow time): started, first submit answered, terminal state
-   * reached, last change seen, next fallback poll due while waiting.
-   */
+  /** Clock of the step, epoch ms of workflow time: started, first submit answered, ended, last change, next poll. */
   startedAt?: number;
   submittedAt?: number;
   finishedAt?: number;

@@ -68,13 +68,26 @@ async function runPipeline(
     await chargesSettled();
   };
 
-  /** No step starts, or goes on, after a cancel: ends the pipeline when one came. */
+  /**
+   * No step starts, or goes on, after a cancel. An operator's fails the pipeline with StepCancelled
+   * naming the reason: an update cannot make Temporal record a cancellation.
+   */
   const endIfCancelled = async (index: number, stepId: string) => {
     if (!CancellationScope.current().consideredCancelled && state.cancelReason(stepId) === undefined) return;
     await closing();
     if (CancellationScope.current().consideredCancelled)
       state.stop('cancelled', new CancelledFailure('pipeline cancelled'));
-    cancelledByOperator(state, index, stepId);
+    const reason = state.cancelReason(stepId) as string;
+    const { status } = state.summary().steps[index] ?? {};
+    state.update(index, {
+      ...(status === 'pending' ? { status: 'cancelled' } : {}),
+      error: `cancelled by an operator: ${reason}`,
+    });
+    state.fail(
+      FAILURE_TYPES.stepCancelled,
+      `pipeline ${spec.name}: step ${stepId} was cancelled by an operator (${reason}); no later step was started`,
+      'cancelled',
+    );
   };
 
   for (const [index, step] of spec.steps.entries()) {
@@ -144,24 +157,6 @@ async function runPipeline(
   }
   await closing();
   return state.complete();
-}
-
-/**
- * Ends a pipeline whose step an operator cancelled: it fails with StepCancelled naming the reason (an
- * update cannot make Temporal record a cancellation).
- */
-function cancelledByOperator(state: PipelineState, index: number, stepId: string): never {
-  const reason = state.cancelReason(stepId) as string;
-  const { status } = state.summary().steps[index] ?? {};
-  state.update(index, {
-    ...(status === 'pending' ? { status: 'cancelled' } : {}),
-    error: `cancelled by an operator: ${reason}`,
-  });
-  state.fail(
-    FAILURE_TYPES.stepCancelled,
-    `pipeline ${state.summary().name}: step ${stepId} was cancelled by an operator (${reason}); no later step was started`,
-    'cancelled',
-  );
 }
 
 /** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */

@@ -1,7 +1,4 @@
-/**
- * What a pipeline records about paid jobs it could not keep, so none is lost unseen: published in its
- * memo under `recovery`, read by `reelflow orphans`.
- */
+/** What a pipeline records about paid jobs it could not keep (memo `recovery`, read by `reelflow orphans`). */
 
 /** An accepted (billed) job the pipeline could neither use nor cancel. */
 export interface AbandonedJob {

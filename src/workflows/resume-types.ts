@@ -9,10 +9,7 @@ export interface CarriedStep extends Pick<StepSummary, 'requestIds' | 'charged' 
   paidInRunId: string;
 }
 
-/**
- * `resume` of a pipeline's input (`reelflow resume`, `reelflow batch --rerun-failed`): the new run
- * carries the steps the earlier run completed; its ledger counts only what it pays.
- */
+/** `resume` of a pipeline's input: the new run carries the steps an earlier run completed and pays for the rest. */
 export interface ResumeFrom {
   workflowId: string;
   /** The earlier run this one resumes. */

@@ -41,10 +41,8 @@ export type ServiceStepResult = JobResult & {
 };
 
 /**
- * `runServiceJob` for a step that needs the service's result: resolves with it, and throws when the
- * job did not complete — a `CancelledFailure` when the caller's scope was cancelled, an
- * `ApplicationFailure` of type `JobCancelled` when the job was cancelled at the service by someone
- * else (refunded either way).
+ * `runServiceJob` for a step that needs the service's result: a job that did not complete throws
+ * (`CancelledFailure` when the caller's scope was cancelled, else `JobCancelled`).
  */
 async function resultOf<M extends ModelId>(
   model: M,
@@ -71,8 +69,7 @@ async function resultOf<M extends ModelId>(
 
 /**
  * Generates a video from reference images (`service-video-cinema-long-form-from-references`) inside
- * the calling workflow and resolves with the service's result. One paid job with the guarantees of
- * `runServiceJob`; throws as it does, and when the job ends without a result (see `ServiceStepResult`).
+ * the calling workflow: one paid job as `runServiceJob` runs it; throws as it does, and when there is no result.
  *
  * @example
  * const clip = await generateVideo({ image_urls: [still], prompt: 'a slow pan over the harbour' });

@@ -19,9 +19,8 @@ export interface RecoveryState extends RecoveryMemo {
 export const DEFAULT_AMBIGUOUS_DEADLINE_HOURS = 24;
 
 /**
- * The submit of `attempt` may have created a job whose request id is unknown: wait (up to the
- * deadline) for the operator's `resolveAmbiguousStep` decision, showing the key and the candidate
- * orphans meanwhile. Throws `AmbiguousSubmission` on give-up or when the deadline passes.
+ * The submit of `attempt` may have created a job whose request id is unknown: wait up to the deadline
+ * for the operator's `resolveAmbiguousStep` decision, else throw `AmbiguousSubmission`.
  */
 export async function awaitDecision(
   job: ServiceJob,

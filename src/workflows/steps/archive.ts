@@ -26,9 +26,8 @@ export function archiveModeOf(spec: Pick<PipelineSpec, 'archive'>): ArchiveMode 
 }
 
 /**
- * Whether step `index`'s outputs are archived: `always` every step; `never` none; `on-expiry-risk`
- * the outputs still needed after the service may have deleted them — read by a later step, or the
- * final step's (what the user downloads).
+ * Whether step `index`'s outputs are archived; `on-expiry-risk`: the outputs still needed after the
+ * service may have deleted them (read by a later step, or the final step's).
  */
 export function shouldArchive(spec: PipelineSpec, index: number): boolean {
   const mode = archiveModeOf(spec);
@@ -60,10 +59,7 @@ export async function archiveOutputs(
   }
 }
 
-/**
- * What a `$from` reference to `url` resolves to: the archived copy (a media reference that keeps the
- * service URL, used while it is served) when the output was archived, else the URL itself.
- */
+/** What a `$from` reference to `url` resolves to: its archived copy (which keeps the URL), else the URL. */
 export function archivedOrUrl(summary: PipelineSummary, url: string): string | ArchivedOutput {
   for (const step of summary.steps) {
     const copy = step.archived?.find((a) => a.url === url);

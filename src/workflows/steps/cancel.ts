@@ -7,12 +7,9 @@ import { settle, waitForOutcome } from './outcome';
 import type { StepAttempt } from '../pipeline-types';
 import type { ServiceJob } from './service-job';
 
-/**
- * The caller was cancelled during the job: stop it at the service and settle it (in a non-cancellable
- * scope). A job that completed before the cancel reached it is `completed-too-late`, with its output.
- */
+/** The caller was cancelled during the job: stop and settle it; one that completed first is `completed-too-late`. */
 export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'completed-too-late'> {
-  const attempt = job.current();
+  const attempt = job.attempts.at(-1);
   if (!attempt?.requestId) return 'cancelled';
   // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
   if (attempt.outcome === 'COMPLETED' && !job.view().output) await settle(job, attempt, 'COMPLETED');
@@ -49,7 +46,7 @@ export function reasonOf(error: unknown): string {
 
 /**
  * A failure came after the service accepted `attempt`: the paid job must not run on unnoticed. It is
- * cancelled, or where that cannot be done recorded as `abandoned` in the recovery record (`reelflow orphans`).
+ * cancelled, or else recorded as `abandoned` in the recovery record (`reelflow orphans`).
  */
 export async function cancelOrAbandon(job: ServiceJob, attempt: StepAttempt, reason: string): Promise<void> {
   let why = reason;

@@ -15,9 +15,8 @@ export function apiWith(summary: string): ReelflowActivities {
 }
 
 /**
- * The submit-and-subscribe activity: a retry here mostly covers a worker that died mid-submit, which
- * the Idempotency-Key makes safe. As a local activity (only where the service honours the key) it is
- * a marker instead of three activity events and the workflow task its completion would need.
+ * The submit-and-subscribe activity (a retry mostly covers a worker that died mid-submit: the key makes
+ * it safe); as a local activity, a marker instead of three activity events and a workflow task.
  */
 export function submitActivities(
   summary: string,

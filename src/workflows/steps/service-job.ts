@@ -35,9 +35,8 @@ export interface WorkflowJobs {
 let shared: WorkflowJobs | undefined;
 
 /**
- * This workflow's jobs' shared state (module state is per execution). The first call registers the
- * `jobEvent` signal and the `resolveAmbiguousStep` update: call it before the first await, so that an
- * event that overtakes its submit's answer is kept.
+ * This workflow's jobs' shared state; the first call registers the `jobEvent` signal and the
+ * `resolveAmbiguousStep` update (before the first await: an event may overtake its submit's answer).
  */
 export function workflowJobs(): WorkflowJobs {
   if (shared) return shared;
@@ -204,11 +203,6 @@ export class ServiceJob {
     };
   }
 
-  /** The attempt in flight (the last one). */
-  current(): StepAttempt | undefined {
-    return this.attempts[this.attempts.length - 1];
-  }
-
   /** Reports a change (an attempt's record was written). */
   changed(): void {
     this.options.observe?.(this);
@@ -292,7 +286,7 @@ export class ServiceJob {
 
   private end(status: ServiceJobOutcome['status']): ServiceJobOutcome {
     this.finish(status);
-    const { requestId } = this.current() ?? {};
+    const { requestId } = this.attempts.at(-1) ?? {};
     const { output } = this.view();
     const credits = this.credits();
     if (status !== 'cancelled' && output && requestId) return { status, requestId, result: output, credits };
