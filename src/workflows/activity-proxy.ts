@@ -9,10 +9,8 @@ import {
 import { reelflowActivityType } from '../contract/workflow-names';
 
 /**
- * reelflow's activities are registered under prefixed types (`reelflow.quoteJob`, src/contract/workflow-names.ts)
- * so they never collide with a team's own activities on a shared worker. These proxies are the SDK's
- * `proxyActivities`/`proxyLocalActivities` with that prefix: `proxy.quoteJob(…)` schedules `reelflow.quoteJob`.
- * Workflow code schedules reelflow's activities only through them (ESLint refuses the SDK's proxies in src/workflows).
+ * reelflow's activities are registered under prefixed types (`reelflow.quoteJob`) so they never collide
+ * with a team's own: `proxy.quoteJob(…)` schedules `reelflow.quoteJob` (ESLint refuses the SDK's proxies here).
  */
 
 function prefixed<P extends object>(raw: object): P {

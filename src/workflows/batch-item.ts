@@ -31,11 +31,7 @@ export function itemResult(
   };
 }
 
-/**
- * The result of an item whose pipeline threw `error` (inside the pipeline, or the child failure its
- * parent saw): cancelled, or failed with the reason. `summary` is the pipeline's own when known,
- * else the one a failure carries as its first detail.
- */
+/** The result of an item whose pipeline threw `error`; its summary, else the one the failure carries. */
 export function failedItemResult(
   name: string,
   workflowId: string,
@@ -51,9 +47,8 @@ export function failedItemResult(
 }
 
 /**
- * Runs a batch item's pipeline and tells its batch how it ended (by workflow id: the batch may have
- * continued as new since it started this item). The signal goes out even when the pipeline was
- * cancelled; a batch that has closed meanwhile is no error for the pipeline.
+ * Runs a batch item's pipeline and tells its batch how it ended, by workflow id (the batch may have
+ * continued as new), even when cancelled; a batch closed meanwhile is no error for the pipeline.
  */
 export async function reportingToBatch(
   batchWorkflowId: string,

@@ -1,8 +1,6 @@
-import type { UriRules } from '../contract';
 import type { ArchivedOutput } from '../media/reference';
 import type { PipelineSpec } from '../spec/spec';
-import type { PollPacing } from '../spec/pacing';
-import type { CreditLedger, PipelineStatus } from './pipeline-types';
+import type { CreditLedger, PipelineStatus, PipelineWorkflowInput } from './pipeline-types';
 import type { ResumeFrom } from './resume-types';
 
 /** Outcome of one pipeline of a batch (one line of a result page; kept small). */
@@ -27,10 +25,7 @@ export interface BatchManifestItem {
   resume?: ResumeFrom;
 }
 
-/**
- * Where a batch's manifest is: a JSON Lines object in the media store, one BatchManifestItem a line,
- * read by the workflow one page at a time (src/media/json-lines.ts `PagedJsonLines`).
- */
+/** A batch's manifest: JSON Lines in the media store, one BatchManifestItem a line, read a page at a time. */
 export interface StoredBatchManifest {
   sha256: string;
   bytes: number;
@@ -38,10 +33,7 @@ export interface StoredBatchManifest {
   records: number;
   pageSize: number;
   pageOffsets: number[];
-  /**
-   * First item of each page; absent in manifests stored before pages were bounded by bytes (page p
-   * starts at p·pageSize).
-   */
+  /** First item of each page; absent in manifests stored before pages were bounded by bytes (p·pageSize). */
   pageStarts?: number[];
 }
 
@@ -53,14 +45,9 @@ export function manifestPageOf(manifest: StoredBatchManifest, index: number): { 
     return { page, offset: index - page * manifest.pageSize };
   }
   // The last page starting at or before `index` (pages are in order).
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if ((starts[middle] ?? 0) <= index) low = middle;
-    else high = middle - 1;
-  }
-  return { page: low, offset: index - (starts[low] ?? 0) };
+  let page = 0;
+  while ((starts[page + 1] ?? Infinity) <= index) page += 1;
+  return { page, offset: index - (starts[page] ?? 0) };
 }
 
 /** Credits of a batch's finished items, summed from their ledgers. */
@@ -75,30 +62,23 @@ export interface BatchCounts {
 }
 
 /** What one run of a batch hands to the next through continue-as-new: counts, never items. */
-export interface BatchCarried {
+export type BatchCarried = Required<
+  Pick<BatchProgress, 'credits' | 'resultPages' | 'runs' | 'startedAt' | 'budgetCredits' | 'stoppedBy'>
+> & {
   /** The next manifest index this partition starts. */
   nextIndex: number;
   /** Items in flight (started, not yet reported), name → manifest index. */
   window: Record<string, number>;
   counts: BatchCounts;
-  credits: BatchCredits;
   /** Results not yet written to a result page. */
   pendingResults: BatchItemResult[];
-  /** Digests of the result pages written so far (JSON Lines of BatchItemResult). */
-  resultPages: string[];
-  runs: number;
-  /** Workflow time the batch started, ms. */
-  startedAt: number;
-  budgetCredits: number | null;
-  /** Why the batch stopped starting items before the end of its manifest. */
-  stoppedBy: 'budget' | null;
-}
+};
 
-/**
- * Input of `batchWorkflow`: the manifest is a reference to the media store, so the input (and each
- * run's history) stays small whatever the number of items. See docs/batches.md.
- */
-export interface BatchWorkflowInput {
+/** Input of `batchWorkflow`: the manifest is a reference, so the input stays small (docs/batches.md). */
+export interface BatchWorkflowInput extends Pick<
+  PipelineWorkflowInput,
+  'uriRules' | 'defaultPacing' | 'publishSearchAttributes'
+> {
   name: string;
   manifest: StoredBatchManifest;
   /** Pipelines in flight at once (default 4); above MAX_WINDOW_PER_RUN the batch is partitioned. */
@@ -109,10 +89,6 @@ export interface BatchWorkflowInput {
   budgetCredits?: number;
   /** The batch this one re-runs the failed items of (`reelflow batch --rerun-failed`), for display. */
   rerunOf?: string;
-  uriRules?: UriRules;
-  defaultPacing?: Partial<PollPacing>;
-  /** Passed to every pipeline (false on a namespace without reelflow's search attributes). */
-  publishSearchAttributes?: boolean;
   /** Set by a partitioned batch for each of its partitions: items `index`, `index + count`, `index + 2·count`, … */
   partition?: { index: number; count: number };
   /** Set by the workflow itself when it continues as new. */
@@ -141,6 +117,7 @@ export interface BatchProgress extends BatchCounts {
   startedAt?: number;
   updatedAt?: number;
   budgetCredits?: number | null;
+  /** Why the batch stopped starting items before the end of its manifest. */
   stoppedBy?: 'budget' | null;
   /** A partitioned batch: the workflow ids of its partitions (each a batch workflow of its own). */
   partitions?: string[];

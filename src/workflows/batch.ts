@@ -39,15 +39,13 @@ const DEFAULT_CONCURRENCY = 4;
 /** Items started per run before continue-as-new: about 8 events each keeps a run under ~5,000 events. */
 export const DEFAULT_ITEMS_PER_RUN = 400;
 /**
- * The largest window one batch execution keeps: each item in flight may signal the run, and a run
- * also starts `itemsPerRun` children, so a run's history is bounded by roughly 8 × (window + items
- * per run) events. A larger `concurrency` is split over partitions (docs/decisions/batches.md).
+ * The largest window one batch execution keeps (a run's history is about 8 × (window + items per run)
+ * events); a larger `concurrency` is split over partitions (docs/decisions/batches.md).
  */
 export const MAX_WINDOW_PER_RUN = 500;
 /**
- * A run whose history passes this many bytes continues as new whatever its count of starts: each
- * start records the item's whole spec and each end the pipeline's summary, so items with large inline
- * inputs fill a run's history (Temporal's limit is 50 MB) long before `itemsPerRun` starts.
+ * A run whose history passes this many bytes continues as new whatever its count of starts: items with
+ * large inline inputs fill a run's history (Temporal's limit is 50 MB) long before `itemsPerRun` starts.
  */
 export const MAX_RUN_HISTORY_BYTES = 8 * 1024 * 1024;
 /** Results kept in the workflow before they are written out as a result page. */
@@ -61,11 +59,8 @@ const store = proxyReelflowActivities<Pick<ReelflowActivities, 'readBatchPage' |
 
 /**
  * Runs the pipelines of a manifest kept in the media store (docs/batches.md): a sliding window of at
- * most `concurrency` child pipelines, reading the manifest one page at a time through an activity
- * and continuing as new every `itemsPerRun` starts with only counts and the window carried. Each
- * child reports its end by signal to `batch/<name>` (so children of an earlier run reach the current
- * one); results go to the store as JSON Lines pages. Cancelling it starts no other item, cancels the
- * ones in flight and waits for them to report.
+ * most `concurrency` child pipelines, each reporting its end by signal to `batch/<name>`, continuing
+ * as new every `itemsPerRun` starts. Cancelling it cancels the items in flight and awaits their reports.
  */
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchProgress> {
   const concurrency = Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY);
@@ -124,11 +119,7 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
     if (!(result.name in c.window)) return;
     delete c.window[result.name];
     c.counts[result.status] += 1;
-    if (result.ledger) {
-      c.credits.charged += result.ledger.charged;
-      c.credits.refunded += result.ledger.refunded;
-      c.credits.net += result.ledger.net;
-    }
+    for (const key of ['charged', 'refunded', 'net'] as const) c.credits[key] += result.ledger?.[key] ?? 0;
     c.pendingResults.push(result);
     changes += 1;
     show();
@@ -246,15 +237,13 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
     await condition(() => pendingStarts === 0);
     if (c.nextIndex < records && c.stoppedBy === null) {
       await flush();
-      // Keep each run's history small: only counts, the window and result page digests go on.
-      // Pinned like a pipeline, but each run is short: the next run starts on the current version
+      // Only counts, the window and result page digests go on; the next run starts on the current version
       // (docs/safe-deploys.md), so a long batch moves to a new release instead of keeping old workers.
       await makeContinueAsNewFunc<typeof batchWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
         ...input,
         carried: c,
       });
     }
-    // Everything started (or the budget stopped it): wait for the window to drain.
     await condition(() => inFlight() === 0);
   } catch (error) {
     if (!isCancellation(error)) throw error;
@@ -290,9 +279,8 @@ function remainingItems(nextIndex: number, records: number, step: number): numbe
 }
 
 /**
- * A window larger than one execution should carry: `count` partitions (`batch/<name>/part-<k>`),
- * each a windowed batch over every `count`-th item with its share of the window and the budget.
- * This workflow waits for them and sums their results; `partitions` names them for the CLI.
+ * A window larger than one execution should carry: `count` partitions (`batch/<name>/part-<k>`), each
+ * a windowed batch over every `count`-th item with its share of the window and budget; their results summed.
  */
 async function partitionedBatch(input: BatchWorkflowInput, concurrency: number): Promise<BatchProgress> {
   const info = workflowInfo();

@@ -14,10 +14,8 @@ import type { ResolveAnswer, ResolveDecision } from './recovery-types';
 
 /**
  * Every signal, update and query of reelflow's workflows, shared by workflows, the bridge and the CLI:
- * with the public types (`*-types.ts`) the only part of src/workflows other code imports (ESLint). Deterministic: imports
- * only `@temporalio/workflow`, `@temporalio/common`, plain data and types. Task queues, workflow
- * types and ids live in src/contract/workflow-names.ts (plain data src/config imports too); they are
- * re-exported here for the code that takes them with the signals and queries.
+ * with the public types (`*-types.ts`) the only part of src/workflows other code imports (ESLint).
+ * Names and ids live in src/contract/workflow-names.ts (plain data), re-exported here.
  */
 
 export {
@@ -34,10 +32,7 @@ export {
 /** Bridge → route: a verified webhook event for `request_id`, parked until its subscriber collects it. */
 export const webhookEventSignal = defineSignal<[WebhookEvent]>('webhookEvent');
 
-/**
- * A verified webhook event for the pipeline waiting on one of its steps' requests (sent by the bridge
- * directly, or forwarded by the route workflow). Its wire name `jobEvent` is what senders use.
- */
+/** A verified webhook event for the workflow waiting on its request (from the bridge or a route workflow). */
 export const stepEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
 
 /** Submit activity → route workflow: "I am the subscriber (by workflow id); hand me what you parked". */
@@ -66,10 +61,7 @@ export const SEARCH_ATTRIBUTE_KEYS = Object.values(SEARCH_ATTRIBUTES);
 export const pipelineProgressQuery = defineQuery<PipelineSummary>('pipelineProgress');
 export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
 
-/**
- * Pipeline of a batch → the batch (by workflow id, so it reaches the current run after any
- * continue-as-new): "this item ended so".
- */
+/** Pipeline of a batch → the batch, by workflow id (so it reaches the current run): "this item ended so". */
 export const batchItemDoneSignal = defineSignal<[BatchItemResult]>('batchItemDone');
 
 /** `reelflow budget batch/<id> <credits>`: the batch's new budget (larger than the current one). */
@@ -77,8 +69,7 @@ export const raiseBatchBudgetUpdate = defineUpdate<{ budgetCredits: number }, [n
 
 /**
  * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update", under these
- * names) or `reelflow cancel --step / budget / retry`; each has a validator (./operator-updates.ts)
- * that refuses bad input with a reason before anything is written to history.
+ * names) or `reelflow cancel --step / budget / retry`; validators: ./operator-updates.ts.
  */
 export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>('cancelStep');
 export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>('cancelPipeline');

@@ -3,13 +3,9 @@ import { OperatorRefusal } from './errors';
 import type { AmbiguousSubmit, ResolveDecision } from './recovery-types';
 
 /**
- * The validators of the operator updates (./definitions.ts), `resolveAmbiguousStep`'s included: each refuses bad input with a reason
- * (shown by the UI and the CLI) before anything is written to history. Pure functions of the
- * pipeline's summary, so they are tested without a server.
+ * The validators of the operator updates: each refuses bad input with a reason before anything is
+ * written to history. Pure functions, so they are tested without a server.
  */
-
-/** Steps an operator may still cancel: not started yet, or running. */
-const CANCELLABLE: ReadonlyArray<StepSummary['status']> = ['pending', 'running'];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -33,11 +29,10 @@ function stillRunning(summary: PipelineSummary): void {
 export function checkCancelStep(summary: PipelineSummary, args: unknown): StepSummary {
   stillRunning(summary);
   const step = stepOf(summary, args, 'cancelStep');
-  if (!CANCELLABLE.includes(step.status)) {
+  if (step.status !== 'pending' && step.status !== 'running')
     throw new OperatorRefusal(
       `step: ${step.id} is ${step.status}; only a pending or running step can be cancelled${step.status === 'completed' ? ' (its output is already paid for and kept)' : ''}`,
     );
-  }
   if (isObject(args) && args.reason !== undefined && typeof args.reason !== 'string')
     throw new OperatorRefusal('reason: must be a string');
   return step;
@@ -46,13 +41,9 @@ export function checkCancelStep(summary: PipelineSummary, args: unknown): StepSu
 /** Refuses a cancel of a pipeline that is over. */
 export function checkCancelPipeline(summary: PipelineSummary, args: unknown): void {
   stillRunning(summary);
-  if (
-    args !== undefined &&
-    args !== null &&
-    (!isObject(args) || (args.reason !== undefined && typeof args.reason !== 'string'))
-  ) {
+  if (args === undefined || args === null) return;
+  if (!isObject(args) || (args.reason !== undefined && typeof args.reason !== 'string'))
     throw new OperatorRefusal('cancelPipeline takes no argument or {"reason": "<text>"}');
-  }
 }
 
 /** Refuses a budget that is not a positive integer, is below what is already spent, or does not raise it. */
@@ -66,11 +57,10 @@ export function checkRaiseBudget(summary: PipelineSummary, args: unknown): numbe
     throw new OperatorRefusal(
       `credits: a budget of ${credits} is below the ${spent} credits this pipeline has already spent`,
     );
-  if (summary.budgetCredits !== null && credits <= summary.budgetCredits) {
+  if (summary.budgetCredits !== null && credits <= summary.budgetCredits)
     throw new OperatorRefusal(
       `credits: ${credits} does not raise the current budget of ${summary.budgetCredits} credits`,
     );
-  }
   return credits;
 }
 
@@ -79,22 +69,17 @@ export function checkRetryStep(summary: PipelineSummary, args: unknown): StepSum
   stillRunning(summary);
   const step = stepOf(summary, args, 'retryStep');
   const { phase } = step;
-  if (step.status !== 'running' || phase !== 'backing-off') {
+  if (step.status !== 'running' || phase !== 'backing-off')
     throw new OperatorRefusal(
       `step: ${step.id} is ${step.status}${phase && step.status === 'running' ? ` (${phase})` : ''}, not waiting to resubmit after a failed attempt; only such a step can be retried now`,
     );
-  }
   return step;
 }
 
 /** Request ids the service issues are opaque; this only keeps out what cannot be one (blank, whitespace, paths, huge). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
 
-/**
- * `resolveAmbiguousStep`'s validator (pure, so the same rule rejects before anything is written to history):
- * an ambiguous step must be waiting, the decision must name it, the action must be known, and
- * `adopt` needs a plausible request id. Throws an Error naming the field and the reason.
- */
+/** `resolveAmbiguousStep`'s validator: throws an Error naming the field and the reason. */
 export function validateResolution(waiting: AmbiguousSubmit | undefined, decision: ResolveDecision): void {
   if (!decision || typeof decision !== 'object')
     throw new Error('decision: must be an object {step, action, requestId?}');
@@ -104,9 +89,8 @@ export function validateResolution(waiting: AmbiguousSubmit | undefined, decisio
     );
   if (decision.step !== waiting.step)
     throw new Error(`step: the waiting ambiguous step is ${waiting.step}, not ${String(decision.step)}`);
-  if (decision.action !== 'adopt' && decision.action !== 'resubmit' && decision.action !== 'give-up') {
+  if (decision.action !== 'adopt' && decision.action !== 'resubmit' && decision.action !== 'give-up')
     throw new Error(`action: must be adopt, resubmit or give-up (got ${JSON.stringify(decision.action)})`);
-  }
   if (
     decision.action === 'adopt' &&
     (typeof decision.requestId !== 'string' || !REQUEST_ID_PATTERN.test(decision.requestId))

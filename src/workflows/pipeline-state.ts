@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   CancellationScope,
   CancelledFailure,
   condition,
@@ -10,6 +9,7 @@ import {
 import type { FailureType } from '../contract/failure-types';
 import { currentDetailsMarkdown } from '../spec/ui-text';
 import { stepKeyOf } from './definitions';
+import { workflowFailure } from './errors';
 import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';
 import type {
   CancelPipelineArgs,
@@ -22,7 +22,7 @@ import type {
   RetryStepArgs,
   StepSummary,
 } from './pipeline-types';
-import type { CarriedStep } from './resume-types';
+import type { CarriedStep, ResumedFromSummary, ResumeFrom } from './resume-types';
 import { memoOf, searchAttributesOf, stateOperatorsFilterOn, whenChanged } from './steps/publish';
 import type { ServiceJob, WorkflowJobs } from './steps/service-job';
 
@@ -34,10 +34,9 @@ type StepOwnState = Pick<
 type StepState = StepOwnState & { preflight?: true; job?: ServiceJob };
 
 /**
- * The one owner of a pipeline's state: its methods are the only writers, and the summary (progress
- * query, result), memo, search attributes and current details are computed from it, and published
- * once per workflow task: search attributes and memo only at the state changes operators filter on
- * (each upsert is a command, a history event and a visibility write). The operator updates are its methods.
+ * The one owner of a pipeline's state: its methods (the operator updates among them) are the only
+ * writers; the summary, memo, search attributes and current details are computed from it and
+ * published once per workflow task.
  */
 export class PipelineState {
   private status: PipelineStatus = 'running';
@@ -104,16 +103,7 @@ export class PipelineState {
       ...(this.error !== undefined ? { error: this.error } : {}),
       events: this.jobs.inbox.counts(steps.flatMap((s) => s.requestIds)),
       ...(abandoned.length || ambiguous.length ? { recovery: { abandoned, ambiguous } } : {}),
-      ...(resume
-        ? {
-            resumedFrom: {
-              workflowId: resume.workflowId,
-              runId: resume.runId,
-              ledger: resume.ledger,
-              carriedSteps: Object.keys(resume.steps),
-            },
-          }
-        : {}),
+      ...(resume ? { resumedFrom: resumedFromOf(resume) } : {}),
     };
   }
 
@@ -186,10 +176,7 @@ export class PipelineState {
     return this.publish();
   }
 
-  /**
-   * Ends the pipeline `status` and throws `failure` (or the failure it makes from the final summary,
-   * which it carries as its first detail); steps never started become `skipped`.
-   */
+  /** Ends the pipeline `status` and throws `failure` (or one made from the final summary); steps not run: `skipped`. */
   stop(status: 'failed' | 'cancelled', failure: Error | ((summary: PipelineSummary) => Error)): never {
     this.status = status;
     for (const step of this.steps) if (step.status === 'pending') step.status = 'skipped';
@@ -202,16 +189,10 @@ export class PipelineState {
 
   /** Ends the pipeline `status` with a non-retryable failure of `type` that carries the final summary as its first detail. */
   fail(type: FailureType, message: string, status: 'failed' | 'cancelled' = 'failed'): never {
-    // `type: type`, not the shorthand: test/repo/errors.test.ts checks the property's value against the table.
-    return this.stop(status, (summary) =>
-      ApplicationFailure.create({ type: type, nonRetryable: true, message, details: [summary] }),
-    );
+    return this.stop(status, (summary) => workflowFailure(type, message, summary));
   }
 
-  /**
-   * Runs `body`, a local activity, holding the publishing back until it answered: a local activity
-   * keeps its workflow task open across activations, and what the task ends with is published once.
-   */
+  /** Runs `body`, a local activity, holding publishing back: it keeps the workflow task open across activations. */
   async inLocalActivity<T>(body: () => Promise<T>): Promise<T> {
     this.localActivities += 1;
     try {
@@ -243,30 +224,21 @@ export class PipelineState {
   }
 
   /**
-   * Shows the summary outside. Current details (the Temporal UI's step table) cost no history event,
-   * so they follow every change. Search attributes and memo are commands (a history event and a
-   * visibility write each): they are published only when what operators filter on or claim by moved
-   * (status, request ids, over budget: ./steps/publish.ts), carrying the other values as they are
-   * then. The memo's summary is the fallback of a namespace without the search attributes; its
-   * recovery record is what `reelflow orphans` reads, so it follows every change of that record.
+   * Shows the summary outside: current details (no history event) on every change; search attributes
+   * and memo (commands) only when what operators filter on moved, or the recovery record changed.
    */
   private publish(): PipelineSummary {
     const summary = this.summary();
     this.published = this.version;
     setCurrentDetails(currentDetailsMarkdown(summary, Date.now()));
     const attributes = this.input.publishSearchAttributes !== false;
-    const moved = this.filteredOn(stateOperatorsFilterOn(summary));
+    const filtered = stateOperatorsFilterOn(summary);
+    const moved = filtered !== this.filteredState;
+    this.filteredState = filtered;
     if (attributes && moved) this.upsertAttributes(searchAttributesOf(summary));
     if (!attributes ? moved : summary.recovery !== undefined) this.upsertMemo(memoOf(summary, attributes));
     this.onPublish?.(summary);
     return summary;
-  }
-
-  /** True when `state` differs from what was last published (the first call: always). */
-  private filteredOn(state: string): boolean {
-    if (state === this.filteredState) return false;
-    this.filteredState = state;
-    return true;
   }
 
   cancelStep(args: CancelStepArgs): OperatorAnswer {
@@ -275,12 +247,11 @@ export class PipelineState {
     const running = this.running?.stepId === step.id;
     if (running) this.running?.scope.cancel();
     this.changed();
-    return {
-      ok: true,
-      message: running
+    return answer(
+      running
         ? `cancelling step ${step.id}: its job is cancelled at the service and its terminal state awaited; no later step starts`
         : `step ${step.id} will not start; the pipeline stops before it`,
-    };
+    );
   }
 
   cancelPipeline(args: CancelPipelineArgs): OperatorAnswer {
@@ -289,10 +260,7 @@ export class PipelineState {
     this.running?.scope.cancel();
     this.changed();
     const name = this.input.spec.name;
-    return {
-      ok: true,
-      message: `cancelling pipeline ${name}: the step in flight is cancelled at the service; no later step starts`,
-    };
+    return answer(`cancelling pipeline ${name}: the step in flight is cancelled at the service; no later step starts`);
   }
 
   raiseBudget(args: RaiseBudgetArgs): OperatorAnswer {
@@ -302,15 +270,23 @@ export class PipelineState {
     // A step still to be checked (or resubmitted) sees the new budget too: it reads budgetRemaining().
     this.budgetCredits = credits;
     this.changed();
-    return {
-      ok: true,
-      message: `budget ${before === null ? 'set' : `raised from ${before}`} to ${credits} credits (${summary.ledger.net} spent)`,
-    };
+    const raised = before === null ? 'set' : `raised from ${before}`;
+    return answer(`budget ${raised} to ${credits} credits (${summary.ledger.net} spent)`);
   }
 
   retryStep(args: RetryStepArgs): OperatorAnswer {
     const step = checkRetryStep(this.summary(), args);
     this.retryNow.add(step.id);
-    return { ok: true, message: `step ${step.id} resubmits now instead of after its backoff` };
+    return answer(`step ${step.id} resubmits now instead of after its backoff`);
   }
+}
+
+/** An operator update's answer. */
+function answer(message: string): OperatorAnswer {
+  return { ok: true, message };
+}
+
+/** What a resumed run shows of the run it resumes. */
+function resumedFromOf({ steps, ...origin }: ResumeFrom): ResumedFromSummary {
+  return { ...origin, carriedSteps: Object.keys(steps) };
 }

@@ -95,10 +95,7 @@ export interface StepSummary {
   quoteError?: string;
   /** Seconds after the current attempt's submit at which each status poll happened. */
   pollOffsetsSeconds?: number[];
-  /**
-   * Clock of the step (epoch ms, workflow time): started, first submit answered, terminal state
-   * reached, last change seen, next fallback poll due while waiting.
-   */
+  /** Clock of the step, epoch ms of workflow time: started, first submit answered, ended, last change, next poll. */
   startedAt?: number;
   submittedAt?: number;
   finishedAt?: number;
@@ -156,16 +153,13 @@ export interface OperatorAnswer {
   message: string;
 }
 
-export interface CancelStepArgs {
-  step: string;
-  reason?: string;
-}
 export interface CancelPipelineArgs {
   reason?: string;
 }
-export interface RaiseBudgetArgs {
-  credits: number;
-}
 export interface RetryStepArgs {
   step: string;
+}
+export type CancelStepArgs = RetryStepArgs & CancelPipelineArgs;
+export interface RaiseBudgetArgs {
+  credits: number;
 }

@@ -18,21 +18,17 @@ import { archiveOutputs, archivedOrUrl } from './steps/archive';
 import { reportingToBatch } from './batch-item';
 import { checkBeforeAnyPay } from './steps/preflight';
 import { firstApplicationFailure } from './steps/publish';
-import { runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
+import { chargesSettled, runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
 
 /** How one step of a pipeline ended. */
 type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
 
 /**
  * A pipeline: its steps run in order inside this one workflow, each one paid job of the service
- * (`runServiceJob`: quote when a budget must be checked, submit, the webhook with paced polls as the
- * fallback, settle, resubmit policy, cancel), its input resolved from earlier outputs. Webhook events
- * arrive here directly (`jobEvent` signal). Its state has one owner (./pipeline-state.ts), which the
- * progress query, the memo, the search attributes and the operator updates read. Cancelling it
- * cancels the job in flight, awaits its terminal state and starts no later step.
+ * (`runServiceJob`), its input resolved from earlier outputs. Cancelling it cancels the job in
+ * flight, awaits its terminal state and starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
-  // An item of a batch reports its end to the batch.
   if (input.batch)
     return reportingToBatch(input.batch.workflowId, input.spec.name, workflowInfo().workflowId, (observe) =>
       runPipeline(input, observe),
@@ -62,7 +58,6 @@ async function runPipeline(
     validator: (args) => void checkRetryStep(state.summary(), args),
   });
 
-  // Nothing is paid for a spec the contract refuses or inputs the service would refuse.
   const submitAs = await checkBeforeAnyPay(input, state);
 
   // Archive copies run beside the later steps; the pipeline waits for them only before it closes.
@@ -70,16 +65,29 @@ async function runPipeline(
   const closing = async () => {
     await Promise.all(archives.values());
     // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
-    await jobs.charges.settled();
+    await chargesSettled();
   };
 
-  /** No step starts, or goes on, after a cancel: ends the pipeline when one came. */
+  /**
+   * No step starts, or goes on, after a cancel. An operator's fails the pipeline with StepCancelled
+   * naming the reason: an update cannot make Temporal record a cancellation.
+   */
   const endIfCancelled = async (index: number, stepId: string) => {
     if (!CancellationScope.current().consideredCancelled && state.cancelReason(stepId) === undefined) return;
     await closing();
     if (CancellationScope.current().consideredCancelled)
       state.stop('cancelled', new CancelledFailure('pipeline cancelled'));
-    cancelledByOperator(state, index, stepId);
+    const reason = state.cancelReason(stepId) as string;
+    const { status } = state.summary().steps[index] ?? {};
+    state.update(index, {
+      ...(status === 'pending' ? { status: 'cancelled' } : {}),
+      error: `cancelled by an operator: ${reason}`,
+    });
+    state.fail(
+      FAILURE_TYPES.stepCancelled,
+      `pipeline ${spec.name}: step ${stepId} was cancelled by an operator (${reason}); no later step was started`,
+      'cancelled',
+    );
   };
 
   for (const [index, step] of spec.steps.entries()) {
@@ -90,9 +98,7 @@ async function runPipeline(
       continue;
     }
     state.startStep(index, step.id);
-    // The previous step's output was made moments ago and the service serves it: the step never waits
-    // for that copy. An older output may outlive the service's file, so a step reading one waits for its
-    // copy (started a whole step earlier, so it is there by then in all but rare cases).
+    // The service still serves the previous step's output: only a step reading an older one waits for its copy.
     const older: Promise<void>[] = [];
     forEachReference(step.input, ({ $from }) => {
       if ($from !== spec.steps[index - 1]?.id) older.push(archives.get($from) ?? Promise.resolve());
@@ -100,9 +106,7 @@ async function runPipeline(
     if (older.length > 0) await Promise.all(older);
     let resolved: Record<string, unknown>;
     try {
-      // An earlier output is read through its archived copy once the copy is there (the copy keeps the
-      // service URL, used while it is served); until the previous step's copy is there, the service
-      // still serves the output it just made.
+      // An earlier output is read through its archived copy once there (it keeps the service URL).
       const summary = state.summary();
       resolved = resolveReferences(step.input, summary.outputs, (value) => archivedOrUrl(summary, value));
     } catch (error) {
@@ -155,30 +159,7 @@ async function runPipeline(
   return state.complete();
 }
 
-/**
- * Ends a pipeline whose step an operator cancelled (cancelStep or cancelPipeline update): the step is
- * `cancelled` (or `completed-too-late`, its output kept), no later step starts, and the workflow fails
- * with StepCancelled naming the reason (an update cannot make Temporal record a cancellation).
- */
-function cancelledByOperator(state: PipelineState, index: number, stepId: string): never {
-  const reason = state.cancelReason(stepId) as string;
-  const { status } = state.summary().steps[index] ?? {};
-  state.update(index, {
-    ...(status === 'pending' ? { status: 'cancelled' } : {}),
-    error: `cancelled by an operator: ${reason}`,
-  });
-  state.fail(
-    FAILURE_TYPES.stepCancelled,
-    `pipeline ${state.summary().name}: step ${stepId} was cancelled by an operator (${reason}); no later step was started`,
-    'cancelled',
-  );
-}
-
-/**
- * Ends the pipeline after step `stepId` threw `error`: budget → `BudgetExceeded`, any other failure →
- * `StepFailed` naming the cause's type (the step's own, or the activity's the service refused), a
- * cancellation → cancelled.
- */
+/** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */
 function endAfterStepError(state: PipelineState, index: number, stepId: string, error: unknown): never {
   const failure = firstApplicationFailure(error);
   const name = state.summary().name;

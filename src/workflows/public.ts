@@ -1,13 +1,11 @@
 /**
- * reelflow/workflows: what a team's own workflow code imports from reelflow. Plain CommonJS once built
- * (dist/workflows/public.js), importing only `@temporalio/workflow` and plain data, so the SDK's
- * `bundleWorkflowCode` takes it as it is, with no webpack hook. Importing is not registering: the
- * worker registers the functions of its own workflows module; reelflow's workflow types join a worker
- * through `reelflowPlugin({ workflows: true })` (reelflow/worker).
+ * reelflow/workflows: what a team's own workflow code imports from reelflow. Plain CommonJS importing
+ * only `@temporalio/workflow` and plain data, so `bundleWorkflowCode` takes it with no webpack hook.
+ * Importing is not registering: reelflow's workflow types join a worker through
+ * `reelflowPlugin({ workflows: true })` (reelflow/worker).
  *
  * The step functions (`generateVideo`, `revoice`, `upscale`, `runServiceJob`) run one paid job each
  * inside the caller's own workflow; the worker runs their activities through `reelflowPlugin()`.
- * reelflow's pipeline workflow is built on the same `runServiceJob`.
  *
  * @module workflows
  */

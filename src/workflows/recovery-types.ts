@@ -1,8 +1,4 @@
-/**
- * What a pipeline records about paid jobs it could not keep, so none is lost unseen: jobs it had to
- * abandon and submits whose outcome is unknown. Published in the pipeline's memo under `recovery`, read by
- * `reelflow orphans`. Plain data: workflows, the CLI and tests share it.
- */
+/** What a pipeline records about paid jobs it could not keep (memo `recovery`, read by `reelflow orphans`). */
 
 /** An accepted (billed) job the pipeline could neither use nor cancel. */
 export interface AbandonedJob {
@@ -58,9 +54,4 @@ export interface ResolveDecision {
 }
 
 /** The update's answer: what the step will do. */
-export interface ResolveAnswer {
-  step: string;
-  action: ResolveDecision['action'];
-  requestId?: string;
-  idempotencyKey: string;
-}
+export type ResolveAnswer = Pick<ResolveDecision, 'step' | 'action' | 'requestId'> & { idempotencyKey: string };

@@ -1,23 +1,15 @@
 import type { JobResult } from '../contract';
-import type { CreditLedger } from './pipeline-types';
+import type { CreditLedger, StepSummary } from './pipeline-types';
 
-/** A completed step taken over from an earlier run of the same pipeline (paid there, not here). */
-export interface CarriedStep {
+/** A completed step carried from an earlier run (paid there, not here); its request ids and credits are that run's. */
+export interface CarriedStep extends Pick<StepSummary, 'requestIds' | 'charged' | 'refunded'> {
   /** The step's result in the earlier run, its output URLs verified to still answer. */
   output: JobResult;
-  /** Request ids and credits of the step in the run that paid for it. */
-  requestIds: string[];
-  charged: number;
-  refunded: number;
   /** Run id of the run that paid for it (an earlier resume carries it on unchanged). */
   paidInRunId: string;
 }
 
-/**
- * `resume` of a pipeline's input (`reelflow resume`, `reelflow batch --rerun-failed`): a new run
- * that takes the outputs of the steps the earlier run completed and starts at the first step that
- * did not complete. The new run's ledger counts only what it pays; `resumedFrom` links the earlier one.
- */
+/** `resume` of a pipeline's input: the new run carries the steps an earlier run completed and pays for the rest. */
 export interface ResumeFrom {
   workflowId: string;
   /** The earlier run this one resumes. */

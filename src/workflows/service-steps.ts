@@ -8,7 +8,7 @@ import type {
   UpscaleVideoFastInput,
 } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { ServiceJob, workflowJobs, type JobCredits, type ServiceJobOptions } from './steps/service-job';
+import { chargesSettled, ServiceJob, type JobCredits, type ServiceJobOptions } from './steps/service-job';
 
 /** The model `generateVideo` runs: a clip from reference images (and optional prompt, audio, video). */
 export const GENERATE_VIDEO_MODEL = 'service-video-cinema-long-form-from-references' satisfies ModelId;
@@ -41,21 +41,18 @@ export type ServiceStepResult = JobResult & {
 };
 
 /**
- * `runServiceJob` for a step that needs the service's result: resolves with it, and throws when the
- * job did not complete — a `CancelledFailure` when the caller's scope was cancelled, an
- * `ApplicationFailure` of type `JobCancelled` when the job was cancelled at the service by someone
- * else (refunded either way).
+ * `runServiceJob` for a step that needs the service's result: a job that did not complete throws
+ * (`CancelledFailure` when the caller's scope was cancelled, else `JobCancelled`).
  */
 async function resultOf<M extends ModelId>(
   model: M,
   input: ModelInputs[M],
   options: ServiceJobOptions = {},
 ): Promise<ServiceStepResult> {
-  // The job of runServiceJob, kept for its credits.
   const job = new ServiceJob(model, input as Record<string, unknown>, options);
   const outcome = await job.run();
   // A result without a charge is priced by a quote running beside; the caller gets the settled credits.
-  await workflowJobs().charges.settled();
+  await chargesSettled();
   const credits = job.credits();
   if (outcome.status !== 'cancelled')
     return { ...outcome.result, requestId: outcome.requestId, credits, outcome: outcome.status };
@@ -72,8 +69,7 @@ async function resultOf<M extends ModelId>(
 
 /**
  * Generates a video from reference images (`service-video-cinema-long-form-from-references`) inside
- * the calling workflow and resolves with the service's result. One paid job with the guarantees of
- * `runServiceJob`; throws as it does, and when the job ends without a result (see `ServiceStepResult`).
+ * the calling workflow: one paid job as `runServiceJob` runs it; throws as it does, and when there is no result.
  *
  * @example
  * const clip = await generateVideo({ image_urls: [still], prompt: 'a slow pan over the harbour' });

@@ -14,9 +14,6 @@ import { ROUTE_SUBSCRIBER_MEMO, stepEventSignal, subscribeRouteUpdate, webhookEv
  * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`,
  * as builds before the route store (src/routing) subscribed: registered while pipelines pinned to
  * such a build are open, since the route workflows their submits start run on the current build.
- * The submit starts it with the subscriber in its arguments and memo, and it closes in its first
- * workflow task; a route an early delivery started parks the event until the subscriber's
- * `subscribeRoute` update collects it, then closes.
  */
 
 /** Lifetime knobs and the subscriber when the submit side starts it. */
@@ -42,7 +39,6 @@ export interface RouteSummary {
 /** The route workflow itself; registered under ROUTE_WORKFLOW_TYPE. */
 export async function webhookRouteWorkflow(requestId: string, options: RouteOptions = {}): Promise<RouteSummary> {
   const ttlMs = options.ttlMs ?? ROUTE_DEFAULTS.ttlMs;
-  const startedAt = Date.now();
   let subscriber: string | null = options.subscriber ?? null;
   const events: WebhookEvent[] = [];
   const seen = new Set<string>();
@@ -50,12 +46,6 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
   let duplicatesIgnored = 0;
 
   const pending = (): WebhookEvent[] => events.filter((event) => !handedOver.has(event.event_id));
-  const adopt = (workflowId: string): void => {
-    if (subscriber !== null) return;
-    subscriber = workflowId;
-    // Later deliveries then go straight to the subscriber (the bridge reads this memo).
-    upsertMemo({ [ROUTE_SUBSCRIBER_MEMO]: workflowId });
-  };
 
   setHandler(webhookEventSignal, (event) => {
     if (seen.has(event.event_id)) {
@@ -66,7 +56,11 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
     events.push(event);
   });
   setHandler(subscribeRouteUpdate, ({ workflowId }) => {
-    adopt(workflowId);
+    if (subscriber === null) {
+      subscriber = workflowId;
+      // Later deliveries then go straight to the subscriber (the bridge reads this memo).
+      upsertMemo({ [ROUTE_SUBSCRIBER_MEMO]: workflowId });
+    }
     const parked = pending();
     for (const event of parked) handedOver.add(event.event_id);
     return parked;
@@ -80,8 +74,7 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
     duplicatesIgnored,
   });
 
-  if (!(await condition(() => subscriber !== null, Math.max(0, startedAt + ttlMs - Date.now()))))
-    return summary('expired_unsubscribed');
+  if (!(await condition(() => subscriber !== null, Math.max(0, ttlMs)))) return summary('expired_unsubscribed');
   const receiver = subscriber as unknown as string;
   for (;;) {
     for (const event of pending()) {

@@ -1,5 +1,6 @@
-import { ApplicationFailure, condition } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
+import { workflowFailure } from '../errors';
 import type { StepAttempt } from '../pipeline-types';
 import type { AmbiguousSubmit, RecoveryMemo, ResolveDecision } from '../recovery-types';
 import { reasonOf } from './cancel';
@@ -18,12 +19,8 @@ export interface RecoveryState extends RecoveryMemo {
 export const DEFAULT_AMBIGUOUS_DEADLINE_HOURS = 24;
 
 /**
- * The submit of `attempt` may have created a job whose request id is unknown. The step waits (up to
- * its deadline) for an operator decision, the `resolveAmbiguousStep` update: adopt a request id,
- * resubmit with the same key, or give up. Meanwhile its progress, memo and the Temporal UI show the
- * state, the key and the candidate orphans (charges since the submit that the pipeline does not
- * know). Returns `resubmit` or `adopted` (attempt.requestId set and checked at the service); throws
- * the non-retryable `AmbiguousSubmission` failure on give-up or when the deadline passes.
+ * The submit of `attempt` may have created a job whose request id is unknown: wait up to the deadline
+ * for the operator's `resolveAmbiguousStep` decision, else throw `AmbiguousSubmission`.
  */
 export async function awaitDecision(
   job: ServiceJob,
@@ -39,15 +36,13 @@ export async function awaitDecision(
   job.jobs.recovery.waiting = record;
   const hours = job.options.ambiguousDeadlineHours ?? DEFAULT_AMBIGUOUS_DEADLINE_HOURS;
   const deadline = new Date(Date.parse(record.since) + hours * 3_600_000).toISOString();
-  job.set({ phase: 'ambiguous' });
   const waitingFor =
     `${cause}. Waiting until ${deadline} for an operator decision (update resolveAmbiguousStep: adopt a request id, resubmit, or give-up); ` +
     `Idempotency-Key ${attempt.idempotencyKey}`;
-  job.set({ error: waitingFor });
+  job.set({ phase: 'ambiguous', error: waitingFor });
   attempt.error = cause;
   try {
-    const own = job.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));
-    record.candidates = await candidates.candidateOrphans(record.since, own);
+    record.candidates = await candidates.candidateOrphans(record.since, job.view().requestIds);
   } catch {
     // Candidates are a help, not a need: a ledger that cannot be read leaves the list empty.
   }
@@ -61,29 +56,25 @@ export async function awaitDecision(
     job.jobs.recovery.decision = undefined;
     const note = decision.note ? ` (${decision.note})` : '';
     if (decision.action === 'give-up') return fail(job, record, `the operator gave up${note}`);
-    if (decision.action === 'resubmit') {
-      record.state = 'resubmitted';
-      job.jobs.recovery.waiting = undefined;
-      job.set({ error: undefined });
-      return 'resubmit';
+    const adopt = decision.action === 'adopt';
+    if (adopt) {
+      const requestId = decision.requestId as string;
+      try {
+        // Adopt only a job the service knows; its URLs are the default ones (the answer was lost).
+        await api.pollJobStatus(requestId);
+      } catch (error) {
+        job.set({
+          error: `adopting ${requestId} failed: ${reasonOf(error)}; still waiting (Idempotency-Key ${attempt.idempotencyKey})`,
+        });
+        continue;
+      }
+      attempt.requestId = record.requestId = requestId;
+      attempt.adopted = true;
     }
-    const requestId = decision.requestId as string;
-    try {
-      // Adopt only a job the service knows; its URLs are the default ones (the answer was lost).
-      await api.pollJobStatus(requestId);
-    } catch (error) {
-      job.set({
-        error: `adopting ${requestId} failed: ${reasonOf(error)}; still waiting (Idempotency-Key ${attempt.idempotencyKey})`,
-      });
-      continue;
-    }
-    attempt.requestId = requestId;
-    attempt.adopted = true;
-    record.state = 'adopted';
-    record.requestId = requestId;
+    record.state = adopt ? 'adopted' : 'resubmitted';
     job.jobs.recovery.waiting = undefined;
     job.set({ error: undefined });
-    return 'adopted';
+    return adopt ? 'adopted' : 'resubmit';
   }
 }
 
@@ -94,10 +85,8 @@ function fail(job: ServiceJob, record: AmbiguousSubmit, why: string): never {
     `the submit of step ${job.label} may have created a job whose request id is unknown, and ${why}; ` +
     `reelflow orphans lists it by Idempotency-Key ${record.idempotencyKey}`;
   job.set({ error: message });
-  throw ApplicationFailure.create({
-    type: FAILURE_TYPES.ambiguousSubmission,
-    nonRetryable: true,
-    message,
-    details: [{ idempotencyKey: record.idempotencyKey, step: job.label }],
+  throw workflowFailure(FAILURE_TYPES.ambiguousSubmission, message, {
+    idempotencyKey: record.idempotencyKey,
+    step: job.label,
   });
 }

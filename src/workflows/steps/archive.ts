@@ -8,11 +8,9 @@ import type { ArchiveMode, PipelineSpec } from '../../spec/spec';
 import type { PipelineSummary } from '../pipeline-types';
 
 /**
- * The output archive of a pipeline (docs/media-store.md): after a step completes, its outputs are
- * copied into the media store by an activity beside the next step (never before its submit), so
- * that later steps and `reelflow outputs` do not
- * depend on the service keeping its files. Deterministic: which outputs, and the references later
- * steps read, are decided from the spec and the summary only.
+ * The output archive of a pipeline (docs/media-store.md): a completed step's outputs are copied into
+ * the media store beside the next step, so that later steps and `reelflow outputs` do not depend on
+ * the service keeping its files.
  */
 
 const archiver = proxyReelflowActivities<ReelflowActivities>({
@@ -22,19 +20,14 @@ const archiver = proxyReelflowActivities<ReelflowActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 
-/**
- * The archive mode of a spec. A spec without the field archives nothing, as pipelines did before the
- * archive existed (programmatic starts keep their behaviour); the CLI and the demo fill in
- * `on-expiry-risk` (DEFAULT_CLI_ARCHIVE) when a spec does not say.
- */
+/** The archive mode of a spec: none without the field, as programmatic starts always had (the CLI fills it in). */
 export function archiveModeOf(spec: Pick<PipelineSpec, 'archive'>): ArchiveMode {
   return spec.archive ?? 'never';
 }
 
 /**
- * Whether step `index`'s outputs are archived: `always` every step; `never` none; `on-expiry-risk`
- * the outputs still needed after the service may have deleted them — read by a later step, or the
- * final step's (what the user downloads).
+ * Whether step `index`'s outputs are archived; `on-expiry-risk`: the outputs still needed after the
+ * service may have deleted them (read by a later step, or the final step's).
  */
 export function shouldArchive(spec: PipelineSpec, index: number): boolean {
   const mode = archiveModeOf(spec);
@@ -47,11 +40,7 @@ export function shouldArchive(spec: PipelineSpec, index: number): boolean {
   return readLater;
 }
 
-/**
- * Copies a completed step's outputs into the media store when the spec asks for it. A failure to
- * archive does not fail the paid step: it is recorded (`archiveError`) and later steps use the
- * service URL; a cancel of the pipeline cancels it too.
- */
+/** Copies a completed step's outputs when the spec asks; a failure does not fail the paid step (`archiveError`). */
 export async function archiveOutputs(
   spec: PipelineSpec,
   index: number,
@@ -60,9 +49,7 @@ export async function archiveOutputs(
   if (!shouldArchive(spec, index)) return {};
   const step = spec.steps[index]?.id ?? '';
   try {
-    return {
-      archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }),
-    };
+    return { archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }) };
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     return {
@@ -72,10 +59,7 @@ export async function archiveOutputs(
   }
 }
 
-/**
- * What a `$from` reference to `url` resolves to: the archived copy (a media reference that keeps the
- * service URL, used while it is served) when the output was archived, else the URL itself.
- */
+/** What a `$from` reference to `url` resolves to: its archived copy (which keeps the URL), else the URL. */
 export function archivedOrUrl(summary: PipelineSummary, url: string): string | ArchivedOutput {
   for (const step of summary.steps) {
     const copy = step.archived?.find((a) => a.url === url);

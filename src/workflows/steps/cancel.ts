@@ -7,13 +7,9 @@ import { settle, waitForOutcome } from './outcome';
 import type { StepAttempt } from '../pipeline-types';
 import type { ServiceJob } from './service-job';
 
-/**
- * The pipeline was cancelled during this step: stop the paid job through its `cancel_url`, wait for
- * its terminal state, settle it. Run inside a non-cancellable scope. A job that completed before
- * the cancel reached it is `completed-too-late`, with its output.
- */
+/** The caller was cancelled during the job: stop and settle it; one that completed first is `completed-too-late`. */
 export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'completed-too-late'> {
-  const attempt = job.current();
+  const attempt = job.attempts.at(-1);
   if (!attempt?.requestId) return 'cancelled';
   // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
   if (attempt.outcome === 'COMPLETED' && !job.view().output) await settle(job, attempt, 'COMPLETED');
@@ -21,11 +17,7 @@ export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'comple
   return terminal === 'COMPLETED' ? 'completed-too-late' : 'cancelled';
 }
 
-/**
- * Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it
- * (refund, or the result of a job that completed first). Used by a cancelled step and by a step
- * that must not abandon its accepted job (`cancelOrAbandon`).
- */
+/** Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it. */
 export async function stopJob(job: ServiceJob, attempt: StepAttempt): Promise<JobState> {
   job.set({ phase: 'cancelling' });
   const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(job.label, attempt.requestId as string)).cancelJob(
@@ -53,11 +45,8 @@ export function reasonOf(error: unknown): string {
 }
 
 /**
- * A failure came after the service accepted `attempt` (a poll answered 401, a status or result that
- * breaks the contract, a 202 body that does): the paid job must not run on unnoticed. It is
- * cancelled through its `cancel_url` and its terminal state awaited, as a pipeline cancel does;
- * where that cannot be done (no request id, the cancel or the wait fails too) it is recorded as
- * `abandoned` in the pipeline's recovery record, so the summary and `reelflow orphans` show it.
+ * A failure came after the service accepted `attempt`: the paid job must not run on unnoticed. It is
+ * cancelled, or else recorded as `abandoned` in the recovery record (`reelflow orphans`).
  */
 export async function cancelOrAbandon(job: ServiceJob, attempt: StepAttempt, reason: string): Promise<void> {
   let why = reason;
@@ -74,7 +63,7 @@ export async function cancelOrAbandon(job: ServiceJob, attempt: StepAttempt, rea
   }
   if (!requestId) why = `${reason}; its request id could not be read, so it cannot be cancelled`;
   // Billed unless refunded: the ledger keeps the quoted charge of an accepted job.
-  if (attempt.charged === 0) await job.quote.chargeOf(attempt).catch(() => undefined);
+  if (attempt.charged === 0) await job.chargeQuote(attempt).catch(() => undefined);
   attempt.abandoned = true;
   attempt.error = `abandoned: ${why}`;
   job.jobs.recovery.abandoned.push({

@@ -8,27 +8,25 @@ import type { EventCounts, ServiceError, StepAttempt } from '../pipeline-types';
 import { apiWith, permitRelease } from './proxies';
 import type { ServiceJob } from './service-job';
 
-/**
- * A job's outcome: the webhook events the workflow received (Inbox), the one call that waits for a
- * job's terminal state (`waitForOutcome`: the webhook, paced status polls as the fallback) and its
- * settling (result, charge, refund, the service's reason).
- */
+/** A request's first terminal event: its state, and the whole result or the reason it carried. */
+export interface TerminalEvent {
+  state: JobState;
+  result?: JobResult;
+  error?: ServiceError;
+}
 
 /**
- * Webhook events a pipeline received, by request id. Deduped on `event_id`; the first terminal
- * event of a request wins. Events for a request the pipeline does not know yet are kept: they may
- * belong to a submit still in flight (an event can overtake the submit's answer).
+ * Webhook events a workflow received, by request id. Deduped on `event_id`; the first terminal event
+ * of a request wins. Events for a request not known yet are kept: an event can overtake its submit's answer.
  */
 export class Inbox {
   private readonly seen = new Set<string>();
-  /** Each request's first terminal event: its state, and the whole result or the reason it carried. */
-  private readonly terminal = new Map<string, { state: JobState; result?: JobResult; error?: ServiceError }>();
+  private readonly terminal = new Map<string, TerminalEvent>();
   private received = 0;
   private duplicates = 0;
   /** Distinct events that said nothing new: not terminal, or a second terminal event for a request. */
   private unused = 0;
 
-  /** Takes one delivered event (signal handler, or early events handed over by the submit). */
   accept(event: WebhookEvent): void {
     if (this.seen.has(event.event_id)) {
       this.duplicates += 1;
@@ -44,19 +42,9 @@ export class Inbox {
     this.terminal.set(event.request_id, { state, result: resultFromEvent(event), error: serviceErrorOf(event.error) });
   }
 
-  /** The service's reason a failure (or cancel) event gave for `requestId`, if any. */
-  errorOf(requestId: string): ServiceError | undefined {
-    return this.terminal.get(requestId)?.error;
-  }
-
-  /** The terminal state a webhook reported for `requestId`, if any. */
-  terminalOf(requestId: string): JobState | undefined {
-    return this.terminal.get(requestId)?.state;
-  }
-
-  /** The whole result a completed event carried for `requestId`, if any. */
-  resultOf(requestId: string): JobResult | undefined {
-    return this.terminal.get(requestId)?.result;
+  /** The terminal event a webhook reported for `requestId`, if any. */
+  terminalOf(requestId: string): TerminalEvent | undefined {
+    return this.terminal.get(requestId);
   }
 
   /** Counts; events for requests outside `requestIds` (the pipeline's own) count as ignored. */
@@ -75,11 +63,7 @@ export function serviceErrorOf(error: unknown): ServiceError | undefined {
   return { code, message };
 }
 
-/**
- * Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback
- * (a healthy webhook path costs zero polls), after one early status check when the pacing asks for
- * it. The row shows when the next poll is due; a FAILED status keeps the service's reason.
- */
+/** Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback. */
 export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, pacing: PollPacing): Promise<JobState> {
   const requestId = attempt.requestId as string;
   const since = Date.now();
@@ -91,7 +75,7 @@ export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, paci
     job.set({ nextPollAt: Date.now() + delayMs });
     if (await condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
       attempt.learnedBy = 'webhook';
-      return job.jobs.inbox.terminalOf(requestId) as JobState;
+      return (job.jobs.inbox.terminalOf(requestId) as TerminalEvent).state;
     }
     const offset = (Date.now() - since) / 1000;
     const status = await apiWith(ACTIVITY_SUMMARIES.poll(job.label, requestId)).pollJobStatus(
@@ -109,15 +93,10 @@ export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, paci
   };
   try {
     const early = earlyCheckDelaySeconds(pacing);
-    let spent = 0;
-    if (early !== null) {
-      const terminal = await waitThenPoll(early * 1000);
-      if (terminal) return terminal;
-      spent = early;
-    }
-    for (let k = 0; ; k += 1) {
-      // The early check counts towards the first paced poll's delay: the schedule stays as documented.
-      const terminal = await waitThenPoll((pollDelaySeconds(pacing, k) - (k === 0 ? spent : 0)) * 1000);
+    // Poll -1 is the early check; it counts towards the first paced poll's delay (the documented schedule).
+    for (let k = early === null ? 0 : -1; ; k += 1) {
+      const delay = k < 0 ? (early as number) : pollDelaySeconds(pacing, k) - (k === 0 ? (early ?? 0) : 0);
+      const terminal = await waitThenPoll(delay * 1000);
       if (terminal) return terminal;
     }
   } finally {
@@ -126,12 +105,8 @@ export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, paci
 }
 
 /**
- * Records the terminal state of `attempt`. COMPLETED: the result from its signed webhook event when
- * the event carried a whole one, else fetched from `response_url`; the charge is the result's
- * `credits_used` when it says, else the step's price (quoted beside what follows when not known yet:
- * nothing waits on a ledger quote). FAILED or CANCELLED: the service refunds automatically (charge
- * and refund are the step's price); the service's reason (from the failure event, when the status
- * poll gave none) stays on the attempt.
+ * Records the terminal state of `attempt`: a COMPLETED job's result (from its webhook event, else
+ * fetched) and charge (its `credits_used`, else the quote); a FAILED or CANCELLED job's refund and reason.
  */
 export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: JobState): Promise<void> {
   attempt.outcome = terminal;
@@ -140,31 +115,24 @@ export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: Jo
   job.set({ lastChangeAt: Date.now() });
   if (terminal !== 'COMPLETED') {
     // The service charged the price on submit and refunded it: both are the step's price.
-    await job.quote.chargeOf(attempt);
+    await job.chargeQuote(attempt);
     attempt.refunded = attempt.charged;
-    const reason = attempt.serviceError ?? job.jobs.inbox.errorOf(attempt.requestId as string);
+    const reason = attempt.serviceError ?? job.jobs.inbox.terminalOf(attempt.requestId as string)?.error;
     if (reason) attempt.serviceError = reason;
     return;
   }
   const requestId = attempt.requestId as string;
-  const carried = attempt.learnedBy === 'webhook' ? job.jobs.inbox.resultOf(requestId) : undefined;
-  let result: JobResult;
-  if (carried) {
-    result = carried;
-    attempt.resultFrom = 'event';
-  } else {
-    job.set({ phase: 'fetching-result' });
-    result = await apiWith(ACTIVITY_SUMMARIES.result(job.label, requestId)).fetchJobResult(
-      requestId,
-      attempt.responseUrl,
-    );
-    attempt.resultFrom = 'fetch';
-  }
+  const carried = attempt.learnedBy === 'webhook' ? job.jobs.inbox.terminalOf(requestId)?.result : undefined;
+  if (!carried) job.set({ phase: 'fetching-result' });
+  const fetchResult = () =>
+    apiWith(ACTIVITY_SUMMARIES.result(job.label, requestId)).fetchJobResult(requestId, attempt.responseUrl);
+  const result = carried ?? (await fetchResult());
+  attempt.resultFrom = carried ? 'event' : 'fetch';
   job.set({ output: result });
   if (result.credits_used !== null) attempt.charged = result.credits_used;
-  else if (job.quote.credits !== undefined) attempt.charged = job.quote.credits;
+  else if (job.quoted !== undefined) attempt.charged = job.quoted;
   // No charge in the result and no price yet: the ledger's quote runs beside what follows.
-  else job.jobs.charges.add(job.quote.chargeOf(attempt), () => job.changed());
+  else job.jobs.charges.push(job.chargeQuote(attempt).then(() => job.changed()));
 }
 
 /** Gives `attempt`'s permit back once its job is terminal (or was never created); nothing when it holds none. */

@@ -1,5 +1,5 @@
-import { ApplicationFailure } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../contract/failure-types';
+import { workflowFailure } from '../errors';
 import { MODELS } from '../../contract/model-metadata';
 import type { SubmitAs } from '../../activities';
 import type { PipelineStep } from '../../spec/spec';
@@ -17,13 +17,9 @@ function hasLiteralMedia(step: PipelineStep): boolean {
 }
 
 /**
- * What a pipeline checks before anything is paid, in one local activity (a marker in its first
- * workflow task, no activity task): the spec's validation (zod stays out of the workflow sandbox),
- * then every step's literal inputs, all steps at once (a bad voice track for step 3 stops the
- * pipeline before step 1 is charged). A refusal ends the pipeline here (a preflight refusal carries
- * the final summary and names each field: `steps.1.input.audio_url: host … does not resolve`);
- * otherwise it returns how the worker runs the pipeline's submits. Steps with `preflight: false`, and
- * every step when the input says `preflight: false`, are not preflighted.
+ * What a pipeline checks before anything is paid, in one local activity: the spec, then every step's
+ * literal inputs at once (a bad input of step 3 stops the pipeline before step 1 is charged). A
+ * refusal ends the pipeline here; otherwise it returns how the worker runs the pipeline's submits.
  */
 export async function checkBeforeAnyPay(
   input: PipelineWorkflowInput,
@@ -40,11 +36,8 @@ export async function checkBeforeAnyPay(
   if (!checked.ok)
     state.stop(
       'failed',
-      ApplicationFailure.create({
-        type: FAILURE_TYPES.invalidPipelineSpec,
-        nonRetryable: true,
-        message: `invalid pipeline spec:\n${checked.message}`,
-        details: [{ errors: checked.errors }],
+      workflowFailure(FAILURE_TYPES.invalidPipelineSpec, `invalid pipeline spec:\n${checked.message}`, {
+        errors: checked.errors,
       }),
     );
   const errors: { path: string; message: string }[] = [];
@@ -55,12 +48,14 @@ export async function checkBeforeAnyPay(
     errors.push(...located);
   }
   if (errors.length === 0) return checked.submitAs;
+  const inputs = errors.length === 1 ? 'an input' : `${errors.length} inputs`;
+  const refused = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
   state.stop('failed', (summary) =>
-    ApplicationFailure.create({
-      type: FAILURE_TYPES.preflightRefused,
-      nonRetryable: true,
-      message: `pipeline ${summary.name}: preflight refused ${errors.length === 1 ? 'an input' : `${errors.length} inputs`} before anything was submitted or charged: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-      details: [summary, { errors }],
-    }),
+    workflowFailure(
+      FAILURE_TYPES.preflightRefused,
+      `pipeline ${summary.name}: preflight refused ${inputs} before anything was submitted or charged: ${refused}`,
+      summary,
+      { errors },
+    ),
   );
 }

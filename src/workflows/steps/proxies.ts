@@ -1,4 +1,3 @@
-import type { RetryPolicy } from '@temporalio/workflow';
 import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../activity-proxy';
 import type { ReelflowActivities, SubmitAs } from '../../activities';
 
@@ -16,25 +15,19 @@ export function apiWith(summary: string): ReelflowActivities {
 }
 
 /**
- * The submit-and-subscribe activity. Transport failures before the request reached the service are
- * retried by the client; a retry here mostly covers a worker that died mid-submit, which the
- * Idempotency-Key makes safe. `timeoutSeconds` bounds one attempt (a crashed worker's submit is
- * retried after the heartbeat timeout at the latest). As a local activity (`submitAs`, only where the
- * service honours the key) it runs in the workflow task that asks for it: a marker instead of three
- * activity events and the workflow task its completion would need.
+ * The submit-and-subscribe activity (a retry mostly covers a worker that died mid-submit: the key makes
+ * it safe); as a local activity, a marker instead of three activity events and a workflow task.
  */
 export function submitActivities(
+  summary: string,
   timeoutSeconds = 120,
-  summary?: string,
   submitAs: SubmitAs = 'activity',
 ): Pick<ReelflowActivities, 'submitAndSubscribe'> {
-  const retry: RetryPolicy = {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 10,
-  };
-  const options = { ...(summary ? { summary } : {}), startToCloseTimeout: `${timeoutSeconds} seconds`, retry } as const;
+  const options = {
+    summary,
+    startToCloseTimeout: `${timeoutSeconds} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+  } as const;
   if (submitAs === 'local-activity') return proxyReelflowLocalActivities<ReelflowActivities>(options);
   return proxyReelflowActivities<ReelflowActivities>({
     ...options,
@@ -42,10 +35,7 @@ export function submitActivities(
   });
 }
 
-/**
- * Waiting for one of the account's permits: as long as the account is at its cap, heartbeating, and
- * cancellable (a cancelled pipeline stops waiting at once).
- */
+/** Waiting for one of the account's permits, as long as the account is at its cap: cancellable at once. */
 export const permitActivities = proxyReelflowActivities<Pick<ReelflowActivities, 'awaitAccountPermit'>>({
   startToCloseTimeout: '1 day',
   heartbeatTimeout: '30 seconds',
@@ -65,11 +55,7 @@ export const candidates = proxyReelflowActivities<Pick<ReelflowActivities, 'cand
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
-/**
- * Checks that need zod (and the preflight's reads of the first bytes of each input URL, a few seconds
- * at most; an input that cannot be checked now is tried again inside) run as local activities on the
- * worker, outside the workflow sandbox.
- */
+/** Checks that need zod or read the first bytes of inputs: local activities, outside the workflow sandbox. */
 export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 3 },

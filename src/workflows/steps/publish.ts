@@ -19,11 +19,9 @@ export function searchAttributesOf(summary: PipelineSummary) {
 }
 
 /**
- * What moves a pipeline's search attributes (and, without them, its memo): its status, its request
- * ids (`reelflow orphans` claims a running pipeline's jobs by them, so a job is named as soon as its
- * submit is answered) and whether a budget stopped it. The step in flight and the credits spent ride
- * along with these (a step's credits are known when it completes, and the next step's request id
- * follows a moment later): publishing them on every move would cost two history events a step.
+ * What moves a pipeline's search attributes (and, without them, its memo): its status, its request ids
+ * (`reelflow orphans` claims a running pipeline's jobs by them) and whether a budget stopped it. The
+ * step in flight and the credits ride along: publishing them on every move would cost two events a step.
  */
 export function stateOperatorsFilterOn(summary: PipelineSummary): string {
   return JSON.stringify([
@@ -33,31 +31,13 @@ export function stateOperatorsFilterOn(summary: PipelineSummary): string {
   ]);
 }
 
-/**
- * The memo of a pipeline: the recovery record (`reelflow orphans`) once there is one and, on a
- * namespace without reelflow's search attributes (`withAttributes` false), the summary that stands in
- * for them. With them, the Temporal UI shows the step table as the workflow's current details (no
- * history event) and the search attributes say the rest.
- */
+/** The memo of a pipeline: its recovery record once there is one, and a summary when there are no search attributes. */
 export function memoOf(summary: PipelineSummary, withAttributes = false) {
+  const { status, currentStep, ledger, steps, error, recovery } = summary;
+  const shown = steps.map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds, error: s.error ?? null }));
   return {
-    ...(withAttributes ? {} : { summary: memoSummaryOf(summary) }),
-    ...(summary.recovery ? { [RECOVERY_MEMO_KEY]: summary.recovery } : {}),
-  };
-}
-
-function memoSummaryOf(summary: PipelineSummary) {
-  return {
-    status: summary.status,
-    currentStep: summary.currentStep,
-    ledger: summary.ledger,
-    steps: summary.steps.map((s) => ({
-      id: s.id,
-      status: s.status,
-      requestIds: s.requestIds,
-      error: s.error ?? null,
-    })),
-    error: summary.error ?? null,
+    ...(withAttributes ? {} : { summary: { status, currentStep, ledger, steps: shown, error: error ?? null } }),
+    ...(recovery ? { [RECOVERY_MEMO_KEY]: recovery } : {}),
   };
 }
 
@@ -72,11 +52,7 @@ export function whenChanged<T>(upsert: (value: T) => void): (value: T) => void {
   };
 }
 
-/**
- * The failure that says why a step failed: the step's own (budget, failed attempts, ambiguous
- * submit) or, when an activity was refused by the service (402 insufficient credits, 422 on the
- * quote), that activity's failure, which carries the service's code and reason.
- */
+/** The failure that says why a step failed: the step's own, or that of the activity the service refused. */
 export function firstApplicationFailure(failure: unknown): ApplicationFailure | undefined {
   for (let current = failure; current instanceof TemporalFailure; current = current.cause) {
     if (current instanceof ApplicationFailure) return current;

@@ -11,78 +11,69 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SubmitAs } from '../../activities';
-import type { JobResult, ModelId, ModelInputs } from '../../contract';
+import type { JobResult, JobState, ModelId, ModelInputs } from '../../contract';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { MODELS } from '../../contract/model-metadata';
 import { resolvePacing, type PollPacing } from '../../spec/pacing';
 import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../spec/ui-text';
 import { resolveAmbiguousUpdate, stepEventSignal } from '../definitions';
+import { workflowFailure } from '../errors';
 import { validateResolution } from '../operator-updates';
 import type { StepAttempt, StepSummary } from '../pipeline-types';
 import { awaitDecision, type RecoveryState } from './ambiguous';
 import { cancelOrAbandon, cancelStep, reasonOf } from './cancel';
 import { Inbox, releasePermit, settle, waitForOutcome } from './outcome';
-import { permitActivities, submitActivities } from './proxies';
-import { PendingCharges, StepQuote } from './quote';
+import { apiWith, permitActivities, submitActivities } from './proxies';
 
 /** What the jobs of one workflow share: their webhook events, the recovery record, the ledger quotes still running. */
 export interface WorkflowJobs {
   inbox: Inbox;
   recovery: RecoveryState;
-  charges: PendingCharges;
+  charges: Promise<void>[];
 }
 
 let shared: WorkflowJobs | undefined;
 
 /**
- * This workflow's jobs' shared state (workflow module state is per execution). The first call
- * registers the `jobEvent` signal (so an event that overtakes its submit's answer is kept: call it
- * before the first await) and the `resolveAmbiguousStep` update.
+ * This workflow's jobs' shared state; the first call registers the `jobEvent` signal and the
+ * `resolveAmbiguousStep` update (before the first await: an event may overtake its submit's answer).
  */
 export function workflowJobs(): WorkflowJobs {
   if (shared) return shared;
-  const jobs: WorkflowJobs = (shared = {
-    inbox: new Inbox(),
-    recovery: { abandoned: [], ambiguous: [] },
-    charges: new PendingCharges(),
-  });
+  const jobs: WorkflowJobs = (shared = { inbox: new Inbox(), recovery: { abandoned: [], ambiguous: [] }, charges: [] });
   setHandler(stepEventSignal, (event) => jobs.inbox.accept(event));
   setHandler(
     resolveAmbiguousUpdate,
     (decision) => {
       const { step, idempotencyKey } = jobs.recovery.waiting as NonNullable<RecoveryState['waiting']>;
       jobs.recovery.decision = decision;
-      return {
-        step,
-        action: decision.action,
-        idempotencyKey,
-        ...(decision.requestId ? { requestId: decision.requestId } : {}),
-      };
+      const { action, requestId } = decision;
+      return { step, action, idempotencyKey, ...(requestId ? { requestId } : {}) };
     },
     { validator: (decision) => validateResolution(jobs.recovery.waiting, decision) },
   );
   return jobs;
 }
 
+/** Resolves once the ledger quotes running beside later steps answered (or failed: the charge stays unknown). */
+export async function chargesSettled(): Promise<void> {
+  const { charges } = workflowJobs();
+  while (charges.length) await Promise.all(charges.splice(0));
+}
+
 // Module state is per workflow execution: the jobs this run started, for their default keys.
 let jobsStarted = 0;
 
 /**
- * Runs one paid job of the service inside the calling workflow, with everything reelflow guarantees:
- * submit exactly once per attempt (Idempotency-Key; the submit's answer is awaited even under a
- * cancel), the signed webhook awaited with paced status polls as the fallback, the result from the
- * event or `response_url`, the credits (the result's `credits_used`, else the quote), FAILED jobs
- * resubmitted as `maxResubmits` allows. Cancelling the caller's scope cancels the job at the service
- * and awaits its refund.
+ * Runs one paid job of the service inside the calling workflow: submit exactly once per attempt
+ * (Idempotency-Key, its answer awaited even under a cancel), the signed webhook awaited with paced
+ * status polls as the fallback, the credits (`credits_used`, else the quote), FAILED jobs resubmitted
+ * as `maxResubmits` allows. Cancelling the caller's scope cancels the job and awaits its refund.
  *
- * Resolves with the job's outcome: `completed` (or `completed-too-late`) with the service's result,
- * or `cancelled` (refunded). Throws an `ApplicationFailure` whose type says why the job failed:
+ * Resolves with the job's outcome; throws an `ApplicationFailure` whose type says why the job failed:
  * `JobFailed` (the service's own code and message), `BudgetExceeded`, `AmbiguousSubmission`,
- * `SubmitAnswerInvalid`, or a `ServiceProblem:<code>` the service answered the submit with.
- *
- * The worker must run reelflow's activities (`reelflowPlugin()` of reelflow/worker) on the
- * workflow's task queue. Each call without a `key` gets its own: `<workflow id>/<run id>/job/<n>-<model>`,
- * n counting this run's calls, so two calls never share a job.
+ * `SubmitAnswerInvalid`, or the `ServiceProblem:<code>` the service answered the submit with. The
+ * worker runs reelflow's activities (`reelflowPlugin()`); each call without a `key` is its own job.
  *
  * @param model the service's model id
  * @param input the model's input (docs/service-api.md); checked by the service at submit
@@ -100,7 +91,7 @@ export function runServiceJob<M extends ModelId>(
 
 /** Options of `runServiceJob` and the step functions (reelflow/workflows); every one has a default fit for a workflow that runs one job. */
 export interface ServiceJobOptions {
-  /** Stem of the job's Idempotency-Keys, unique per job of the workflow (default: one per job, see runServiceJob). */
+  /** Stem of the job's Idempotency-Keys, unique per job (default `<workflow id>/<run id>/job/<n>-<model>`). */
   key?: string;
   /** The job's name in the Temporal UI's summaries and in failures (default the model). */
   label?: string;
@@ -115,15 +106,9 @@ export interface ServiceJobOptions {
   submitAs?: SubmitAs;
   /** How long an ambiguous submit waits for an operator decision, hours (default 24). */
   ambiguousDeadlineHours?: number;
-  /**
-   * Told at the start and on every change of the job's state (a pipeline publishes once per workflow task).
-   * @internal reelflow's pipeline hook
-   */
+  /** @internal reelflow's pipeline hook: told at the start and on every change of the job's state. */
   observe?: (job: ServiceJob) => void;
-  /**
-   * True once an operator asked to end a resubmit backoff now (the pipeline's `retryStep` update).
-   * @internal reelflow's pipeline hook
-   */
+  /** @internal reelflow's pipeline hook: true once an operator asked to end a resubmit backoff now (`retryStep`). */
   wakeBackoff?: () => boolean;
 }
 
@@ -135,10 +120,8 @@ export interface JobCredits {
 }
 
 /**
- * How a job ended when it did not fail: `completed`; `cancelled` (at the service, by someone else or
- * because the caller's scope was cancelled: refunded); `completed-too-late` (cancelled after the job
- * completed: its result is kept and paid). A job that fails throws (JobFailed with the service's own
- * reason, BudgetExceeded, AmbiguousSubmission, SubmitAnswerInvalid).
+ * How a job ended when it did not fail (a failed job throws): `completed`; `cancelled` (refunded);
+ * `completed-too-late` (cancelled after the job completed: its result is kept and paid).
  */
 export type ServiceJobOutcome =
   | { status: 'completed' | 'completed-too-late'; requestId: string; result: JobResult; credits: JobCredits }
@@ -154,66 +137,73 @@ export function idempotencyKeyFor(key: string, firstRunId: string, attempt: numb
   return `reelflow:${key}:${firstRunId}:${attempt}`;
 }
 
-/**
- * One paid job and the one owner of its state: its own steps and those of ./outcome.ts, ./cancel.ts
- * and ./ambiguous.ts change it through these methods, and every change is reported to `observe`.
- */
+/** One paid job and the one owner of its state: every change goes through its methods and is reported to `observe`. */
 export class ServiceJob {
-  readonly workflowId: string;
-  readonly firstRunId: string;
+  readonly workflowId = workflowInfo().workflowId;
   readonly key: string;
   readonly label: string;
-  readonly pacing: PollPacing;
   readonly attempts: StepAttempt[] = [];
-  readonly quote: StepQuote;
   readonly jobs = workflowJobs();
   /** The job's own part of a step row (the rest is computed from its attempts and quote). */
   private state: Partial<StepSummary> = { polls: 0 };
+  /** The quoted price once known. */
+  quoted?: number;
+  private quoteError?: string;
+  private quoting?: Promise<number>;
 
   constructor(
     readonly model: ModelId,
     readonly input: Record<string, unknown>,
     readonly options: ServiceJobOptions = {},
   ) {
-    const info = workflowInfo();
-    this.workflowId = info.workflowId;
-    this.firstRunId = info.firstExecutionRunId;
     jobsStarted += 1;
-    this.key = options.key ?? `${info.workflowId}/${info.runId}/job/${jobsStarted}-${model}`;
+    this.key = options.key ?? `${this.workflowId}/${workflowInfo().runId}/job/${jobsStarted}-${model}`;
     this.label = options.label ?? model;
-    this.pacing = resolvePacing(MODELS[model].expectedRunSeconds, options.pacing);
-    this.quote = new StepQuote(model, input, this.label);
     options.observe?.(this);
+  }
+
+  /**
+   * The job's price, asked only before a submit a budget must allow, or for the ledger when a result
+   * carries no charge: once for all attempts, and never cancelled half-way (the ledger needs it).
+   */
+  quote(): Promise<number> {
+    return (this.quoting ??= CancellationScope.nonCancellable(() =>
+      apiWith(ACTIVITY_SUMMARIES.quote(this.label, this.model)).quoteJob(this.model, this.input),
+    ).then((quote) => (this.quoted = quote.credits)));
+  }
+
+  /** Charges `attempt` the quote (the service charges it on submit); a failed quote leaves the charge as it was. */
+  async chargeQuote(attempt: StepAttempt): Promise<void> {
+    try {
+      attempt.charged = await this.quote();
+    } catch (error) {
+      this.quoteError =
+        error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+    }
   }
 
   /** Credits over all attempts (the quote only when one was asked). */
   credits(): JobCredits {
-    const { quoted, charged, refunded } = this.view();
-    return { ...(this.quote.credits !== undefined ? { quoted } : {}), charged, refunded };
+    const { charged, refunded } = this.view();
+    return { ...(this.quoted !== undefined ? { quoted: this.quoted } : {}), charged, refunded };
   }
 
   /** The job as a step row shows it. */
   view(): Partial<StepSummary> & Pick<StepSummary, 'requestIds' | 'charged' | 'refunded' | 'quoted'> {
-    const requestIds = this.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));
     const sum = (field: 'charged' | 'refunded') => this.attempts.reduce((total, a) => total + a[field], 0);
     return {
       ...this.state,
       attemptLog: this.attempts,
-      requestIds,
+      requestIds: this.attempts.flatMap((a) => (a.requestId ? [a.requestId] : [])),
       attempts: this.attempts.length,
-      quoted: this.quote.credits ?? 0,
+      quoted: this.quoted ?? 0,
       charged: sum('charged'),
       refunded: sum('refunded'),
-      ...(this.quote.error !== undefined ? { quoteError: this.quote.error } : {}),
+      ...(this.quoteError !== undefined ? { quoteError: this.quoteError } : {}),
     };
   }
 
-  /** The attempt in flight (the last one). */
-  current(): StepAttempt | undefined {
-    return this.attempts[this.attempts.length - 1];
-  }
-
-  /** Reports a change (an attempt's record was written, a charge became known). */
+  /** Reports a change (an attempt's record was written). */
   changed(): void {
     this.options.observe?.(this);
   }
@@ -234,29 +224,25 @@ export class ServiceJob {
   async run(): Promise<ServiceJobOutcome> {
     try {
       for (let n = 1; ; n += 1) {
-        // Budget before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
+        // Before any spend: a FAILED attempt was refunded, so the remaining budget is unchanged.
         const remaining = this.options.budgetRemaining?.();
         if (remaining !== undefined) await this.checkBudget(remaining);
         if (n > 1) await this.backOff(resubmitBackoffSeconds(n - 1));
         // The submit itself cannot be cancelled half-way, so a cancel that came while quoting stops here.
         if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('cancelled before the submit');
-        const attempt: StepAttempt = {
-          attempt: n,
-          idempotencyKey: idempotencyKeyFor(this.key, this.firstRunId, n),
-          charged: 0,
-          refunded: 0,
-        };
+        const idempotencyKey = idempotencyKeyFor(this.key, workflowInfo().firstExecutionRunId, n);
+        const attempt: StepAttempt = { attempt: n, idempotencyKey, charged: 0, refunded: 0 };
         this.attempts.push(attempt);
         this.set({ phase: 'submitting' });
         await submit(this, attempt);
         this.set({ submittedAt: this.state.submittedAt ?? Date.now(), lastChangeAt: Date.now(), phase: 'waiting' });
-        let terminal: Awaited<ReturnType<typeof waitForOutcome>>;
+        let terminal: JobState;
         try {
-          terminal = await waitForOutcome(this, attempt, this.pacing);
+          const pacing = resolvePacing(MODELS[this.model].expectedRunSeconds, this.options.pacing);
+          terminal = await waitForOutcome(this, attempt, pacing);
           await settle(this, attempt, terminal);
         } catch (error) {
-          // A failure after the job was accepted (a poll answered 401, a status or result that breaks the
-          // contract) must not leave the paid job running unnoticed: cancel it, or record it abandoned.
+          // A failure after the job was accepted must not leave the paid job running unnoticed.
           if (isCancellation(error)) throw error;
           await cancelOrAbandon(this, attempt, `waiting for the job failed: ${reasonOf(error)}`);
           throw error;
@@ -287,38 +273,27 @@ export class ServiceJob {
     if (n <= maxResubmits) return;
     const message = `failed ${n} time(s); policy allows ${maxResubmits} resubmit(s); every attempt was refunded${reason ? `; the service said ${reason}` : ''}`;
     this.finish('failed', message);
-    throw ApplicationFailure.create({
-      type: FAILURE_TYPES.jobFailed,
-      nonRetryable: true,
-      message: `step ${this.label} (${this.model}): ${message} (request ids ${this.attempts.map((a) => a.requestId).join(', ')})`,
-      // Every request with the service's code and message, for the Temporal UI and scripts.
-      details: [
-        {
-          step: this.label,
-          attempts: this.attempts.map(({ attempt, requestId, outcome, serviceError }) => ({
-            attempt,
-            requestId,
-            outcome,
-            serviceError,
-          })),
-        },
-      ],
+    const requestIds = this.attempts.map((a) => a.requestId).join(', ');
+    const attempts = this.attempts.map(({ attempt, requestId, outcome, serviceError }) => {
+      return { attempt, requestId, outcome, serviceError };
     });
+    throw workflowFailure(
+      FAILURE_TYPES.jobFailed,
+      `step ${this.label} (${this.model}): ${message} (request ids ${requestIds})`,
+      { step: this.label, attempts },
+    );
   }
 
   private end(status: ServiceJobOutcome['status']): ServiceJobOutcome {
     this.finish(status);
-    const { requestId } = this.current() ?? {};
+    const { requestId } = this.attempts.at(-1) ?? {};
     const { output } = this.view();
     const credits = this.credits();
     if (status !== 'cancelled' && output && requestId) return { status, requestId, result: output, credits };
     return { status: 'cancelled', ...(requestId ? { requestId } : {}), credits };
   }
 
-  /**
-   * The job's end: phase done, and its outcome and credits through the SDK's metric meter (dropped
-   * during replay, so each counts once). The series keep the names and help texts dashboards read.
-   */
+  /** Phase done; the outcome and credits counted by the SDK's metric meter (dropped on replay, so each counts once). */
   private finish(outcome: string, error?: string): void {
     this.set({ phase: 'done', ...(error ? { error } : {}) });
     const { charged, refunded } = this.view();
@@ -338,36 +313,30 @@ export class ServiceJob {
   /** Stops the job before any spend when its quote exceeds what the budget has left. */
   private async checkBudget(remaining: number): Promise<void> {
     this.set({ phase: 'quoting' });
-    const credits = await this.quote.ask();
+    const credits = await this.quote();
     if (credits <= remaining) return;
     const reason = `quote of ${credits} credits exceeds the remaining budget of ${remaining}`;
     this.finish('budget-exceeded', reason);
-    throw ApplicationFailure.create({
-      type: FAILURE_TYPES.budgetExceeded,
-      nonRetryable: true,
-      message: `step ${this.label}: ${reason}; nothing was submitted`,
-      details: [{ quote: credits, remaining }],
-    });
+    const message = `step ${this.label}: ${reason}; nothing was submitted`;
+    throw workflowFailure(FAILURE_TYPES.budgetExceeded, message, { quote: credits, remaining });
   }
 }
 
 /**
- * Submits `attempt` with its Idempotency-Key and subscribes the pipeline to the request's webhook
- * events, in one activity. Never abandoned half-way: once the POST may have reached the service,
- * the request id must be learned. Events that overtook the answer come back with it.
- * A pipeline already cancelled never submits. A submit that may have created a job whose id is
- * unknown waits for an operator decision (./ambiguous.ts); a 202 that breaks the contract is
- * cancelled or recorded as abandoned (`cancelOrAbandon`, ./cancel.ts) before the step fails.
+ * Submits `attempt` and subscribes the workflow to its webhook events, in one activity that is never
+ * cancelled half-way: once the POST may have reached the service, the request id must be learned.
+ * An ambiguous submit waits for an operator decision (./ambiguous.ts); a 202 that breaks the contract
+ * is cancelled or recorded as abandoned before the step fails.
  */
-export async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
+async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
   for (;;) {
     // The submit below runs in a non-cancellable scope; a cancel that came first must stop it here.
     if (CancellationScope.current().consideredCancelled) {
       throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
     }
     const activity = submitActivities(
-      job.options.submitTimeoutSeconds,
       ACTIVITY_SUMMARIES.submit(job.label, job.model, attempt.idempotencyKey, attempt.attempt),
+      job.options.submitTimeoutSeconds,
       job.options.submitAs,
     );
     try {
@@ -421,32 +390,23 @@ async function invalidAnswer(
   const reason = `the service accepted the submit but its answer breaks the contract (${cause.message})`;
   // The submit kept the account's permit, if it took one, for the job it created: settling gives it back.
   attempt.permit = true;
-  await job.quote.chargeOf(attempt).catch(() => undefined);
+  await job.chargeQuote(attempt).catch(() => undefined);
   await cancelOrAbandon(job, attempt, reason);
   const fate = attempt.abandoned ? 'recorded as abandoned' : `cancelled (${attempt.outcome ?? 'state unknown'})`;
   const error = `${reason}; the job${attempt.requestId ? ` ${attempt.requestId}` : ''} was ${fate}`;
   job.set({ error });
-  return ApplicationFailure.create({
-    type: FAILURE_TYPES.submitAnswerInvalid,
-    nonRetryable: true,
-    message: `step ${job.label}: ${error}`,
-    details: [
-      {
-        idempotencyKey: attempt.idempotencyKey,
-        step: job.label,
-        ...(attempt.requestId ? { requestId: attempt.requestId } : {}),
-      },
-    ],
+  return workflowFailure(FAILURE_TYPES.submitAnswerInvalid, `step ${job.label}: ${error}`, {
+    idempotencyKey: attempt.idempotencyKey,
+    step: job.label,
+    ...(attempt.requestId ? { requestId: attempt.requestId } : {}),
   });
 }
 
 /**
- * The account's cap on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY, src/client/account-limits.ts)
- * left no permit for `attempt`'s submit: wait for one here, where a cancel reaches the wait (the
- * submit itself cannot be cancelled). The permit is then the attempt's; a cancel that ends the wait
- * gives back whatever it may have taken.
+ * The account's cap on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY) left no permit for the submit:
+ * wait for one here, where a cancel reaches the wait; a cancel that ends it gives back what it took.
  */
-export async function awaitPermit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
+async function awaitPermit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
   const before = job.view().phase;
   job.set({ phase: 'capacity' });
   attempt.permit = true;

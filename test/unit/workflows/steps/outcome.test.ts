@@ -29,9 +29,9 @@ describe('Inbox', () => {
     inbox.accept(event('e1', 'req-a', 'generation.completed'));
     inbox.accept(event('e2', 'req-b', 'generation.failed'));
     inbox.accept(event('e3', 'req-c', 'generation.cancelled'));
-    expect(inbox.terminalOf('req-a')).toBe('COMPLETED');
-    expect(inbox.terminalOf('req-b')).toBe('FAILED');
-    expect(inbox.terminalOf('req-c')).toBe('CANCELLED');
+    expect(inbox.terminalOf('req-a')?.state).toBe('COMPLETED');
+    expect(inbox.terminalOf('req-b')?.state).toBe('FAILED');
+    expect(inbox.terminalOf('req-c')?.state).toBe('CANCELLED');
     expect(inbox.terminalOf('req-unknown')).toBeUndefined();
   });
 
@@ -39,9 +39,9 @@ describe('Inbox', () => {
     const inbox = new Inbox();
     inbox.accept(event('e1', 'req-a', 'generation.completed'));
     inbox.accept(event('e2', 'req-b', 'generation.completed', { data: { status: 'COMPLETED' } }));
-    expect(inbox.resultOf('req-a')).toEqual(result('req-a'));
-    expect(inbox.terminalOf('req-b')).toBe('COMPLETED');
-    expect(inbox.resultOf('req-b')).toBeUndefined();
+    expect(inbox.terminalOf('req-a')?.result).toEqual(result('req-a'));
+    expect(inbox.terminalOf('req-b')?.state).toBe('COMPLETED');
+    expect(inbox.terminalOf('req-b')?.result).toBeUndefined();
   });
 
   it('keeps the service reason of a failure event', () => {
@@ -49,15 +49,15 @@ describe('Inbox', () => {
     inbox.accept(
       event('e1', 'req-a', 'generation.failed', { error: { code: 'content_policy', message: 'refused' } } as never),
     );
-    expect(inbox.errorOf('req-a')).toEqual({ code: 'content_policy', message: 'refused' });
-    expect(inbox.errorOf('req-b')).toBeUndefined();
+    expect(inbox.terminalOf('req-a')?.error).toEqual({ code: 'content_policy', message: 'refused' });
+    expect(inbox.terminalOf('req-b')?.error).toBeUndefined();
   });
 
   it('counts a repeated event_id as a duplicate and takes nothing from it', () => {
     const inbox = new Inbox();
     inbox.accept(event('e1', 'req-a', 'generation.failed'));
     inbox.accept(event('e1', 'req-a', 'generation.completed'));
-    expect(inbox.terminalOf('req-a')).toBe('FAILED');
+    expect(inbox.terminalOf('req-a')?.state).toBe('FAILED');
     expect(inbox.counts(['req-a'])).toEqual({ received: 1, duplicates: 1, ignored: 0 });
   });
 
@@ -65,8 +65,8 @@ describe('Inbox', () => {
     const inbox = new Inbox();
     inbox.accept(event('e1', 'req-a', 'generation.cancelled'));
     inbox.accept(event('e2', 'req-a', 'generation.completed'));
-    expect(inbox.terminalOf('req-a')).toBe('CANCELLED');
-    expect(inbox.resultOf('req-a')).toBeUndefined();
+    expect(inbox.terminalOf('req-a')?.state).toBe('CANCELLED');
+    expect(inbox.terminalOf('req-a')?.result).toBeUndefined();
     expect(inbox.counts(['req-a'])).toEqual({ received: 2, duplicates: 0, ignored: 1 });
   });
 
@@ -81,7 +81,7 @@ describe('Inbox', () => {
     const inbox = new Inbox();
     inbox.accept(event('e1', 'req-later', 'generation.completed'));
     expect(inbox.counts([])).toEqual({ received: 1, duplicates: 0, ignored: 1 });
-    expect(inbox.terminalOf('req-later')).toBe('COMPLETED');
+    expect(inbox.terminalOf('req-later')?.state).toBe('COMPLETED');
     expect(inbox.counts(['req-later'])).toEqual({ received: 1, duplicates: 0, ignored: 0 });
   });
 });
