@@ -145,10 +145,11 @@ export class PipelineState {
     this.changed();
   }
 
-  /** The observer of step `index`'s job: the job's changes are the pipeline's. */
-  observeJob(index: number): (job: ServiceJob) => void {
+  /** The observer of step `index`'s job: the job's changes are the pipeline's; `submitted` once it has a request id. */
+  observeJob(index: number, submitted: () => void): (job: ServiceJob) => void {
     return (job) => {
       (this.steps[index] as StepState).job = job;
+      if (job.attempts.at(-1)?.requestId) submitted();
       this.changed();
     };
   }

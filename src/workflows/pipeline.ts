@@ -41,9 +41,8 @@ async function runPipeline(
   observe?: (summary: PipelineSummary) => void,
 ): Promise<PipelineSummary> {
   const { spec } = input;
-  // Before the first await: an event that overtakes its submit's answer is kept.
-  const jobs = workflowJobs();
-  const state: PipelineState = new PipelineState(input, jobs, observe);
+  // The jobs' signal handlers are set before the first await: an event that overtakes its submit's answer is kept.
+  const state: PipelineState = new PipelineState(input, workflowJobs(), observe);
   setHandler(pipelineProgressQuery, () => state.summary());
   setHandler(cancelStepUpdate, (args) => state.cancelStep(args), {
     validator: (args) => void checkCancelStep(state.summary(), args),
@@ -60,9 +59,12 @@ async function runPipeline(
 
   const submitAs = await checkBeforeAnyPay(input, state);
 
-  // Archive copies run beside the later steps; the pipeline waits for them only before it closes.
+  // Archive copies start once the next submit was answered (never competing with it); awaited only at the close.
   const archives = new Map<string, Promise<void>>();
+  const held: (() => void)[] = [];
+  const release = () => held.splice(0).forEach((start) => start());
   const closing = async () => {
+    release();
     await Promise.all(archives.values());
     // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
     await chargesSettled();
@@ -129,17 +131,17 @@ async function runPipeline(
           submitTimeoutSeconds: input.submitTimeoutSeconds,
           ambiguousDeadlineHours: input.ambiguousDeadlineHours,
           submitAs,
-          observe: state.observeJob(index),
+          observe: state.observeJob(index, release),
           wakeBackoff: state.wakeBackoff(step.id),
         }),
       )
       .catch((error: unknown) => ({ status: 'error', error }) as const);
     if (outcome.status === 'completed') {
       state.update(index, { status: 'completed', finishedAt: Date.now() });
-      archives.set(
-        step.id,
-        archiveOutputs(spec, index, outcome.result).then((copies) => state.update(index, copies)),
-      );
+      const copied = new Promise<void>((start) => held.push(start))
+        .then(() => archiveOutputs(spec, index, outcome.result))
+        .then((copies) => state.update(index, copies));
+      archives.set(step.id, copied);
       continue;
     }
     if (outcome.status === 'error') {

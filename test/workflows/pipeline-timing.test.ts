@@ -111,6 +111,29 @@ describe('pipeline timing (time-skipping server, scripted service)', () => {
     expect(summary.outputs.render?.request_id).toBe(requestId);
   });
 
+  it("archives each output once the next step's submit was answered, never before it, and all before the close", async () => {
+    const chained = (id: string, previous: string): Step => ({
+      id,
+      model: UPSCALE,
+      input: { video_url: { $from: previous } },
+    });
+    const handle = await start(
+      'archive-after-submit',
+      [step('render'), chained('upscale', 'render'), chained('again', 'upscale')],
+      { job: () => ({ runSeconds: 3 }) },
+      { archive: 'on-expiry-risk' },
+    );
+    const summary = (await handle.result()) as PipelineSummary;
+    const order = service
+      .calls(handle.workflowId)
+      .filter((call) => call.activity === 'submitAndSubscribe' || call.activity === 'archiveOutputs')
+      .map((call) =>
+        call.activity === 'archiveOutputs' ? `archive ${(call.args[0] as { step: string }).step}` : 'submit',
+      );
+    expect(order).toEqual(['submit', 'submit', 'archive render', 'submit', 'archive upscale', 'archive again']);
+    expect(summary.status).toBe('completed');
+  });
+
   it('learns by polling that the job was cancelled at the service, and fails with StepCancelled', async () => {
     const handle = await start('cancelled-elsewhere', [step('render'), step('after')], {
       job: () => ({ runSeconds: 100, ends: 'CANCELLED' }),
