@@ -41,6 +41,12 @@ export interface BenchStackOptions {
    * is not the service's limit); `'default'` keeps the local service's own (120).
    */
   quotesPerMinute?: number | 'default';
+  /**
+   * Keep the local service's journal in memory (/dev/shm where there is one): it stands for a service
+   * on other machines, whose durable writes never wait behind this machine's disk (the worker's
+   * media store writing whole videos). reelflow's own state (route store, media store) stays on disk.
+   */
+  serviceDataInMemory?: boolean;
   /** Extra environment of the reelflow worker (e.g. REELFLOW_MAX_CACHED_WORKFLOWS). */
   workerEnv?: NodeJS.ProcessEnv;
   /**
@@ -114,6 +120,8 @@ export const FIXTURES_DIR = path.join(ROOT, '.bench', 'fixtures');
 export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
   const processes: Record<string, BenchProcess> = {};
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `reelflow-bench-${options.name}-`));
+  const memory = options.serviceDataInMemory && fs.existsSync('/dev/shm') ? '/dev/shm' : null;
+  const serviceDataDir = memory ? fs.mkdtempSync(path.join(memory, `reelflow-bench-${options.name}-`)) : dataDir;
   const taskQueue = `bench-${options.name}-${randomUUID().slice(0, 8)}`;
   const rawTaskQueue = `${taskQueue}-raw`;
   const temporal = options.temporalAddress ? null : await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
@@ -122,6 +130,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     for (const p of Object.values(processes).reverse()) await p.stop();
     await temporal?.teardown();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(serviceDataDir, { recursive: true, force: true });
   };
   try {
     const service = await startProcess(
@@ -131,7 +140,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         path.join(DIST, 'cli', 'main.js'),
         'service',
         '--data-dir',
-        dataDir,
+        serviceDataDir,
         '--port',
         '0',
         '--api-key',

@@ -213,14 +213,14 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
   const u = h.asUsersRunIt;
   if (u) {
     lines.push(
-      `**The hand-off as users run it** (bench/archive-handoff.ts): \`reelflow run <spec>\` (bin/reelflow.js, foreground) of a long-form generation and ${u.size.revoices} re-voicings whose outputs are ${u.output.seconds} s of ${u.output.height}p (${round(u.output.bytes / 1048576, 1)} MiB each), stub renders held ${u.size.holdMs} ms, on a stack of its own; ${u.size.runs} runs of each archive mode after one warm-up of each, the modes alternating. p50 / p90 / max ms:`,
+      `**The hand-off as users run it** (bench/archive-handoff.ts): \`reelflow run <spec>\` (bin/reelflow.js, foreground) of a long-form generation and ${u.size.revoices} re-voicings whose outputs are ${u.output.seconds} s of ${u.output.height}p (${round(u.output.bytes / 1048576, 1)} MiB each), stub renders held ${u.size.holdMs} ms, on a stack of its own (the local service's journal in /dev/shm: it stands for a service on other machines, whose fsyncs do not wait behind this disk; reelflow's route store and media store on disk); ${u.size.runs} runs of each archive mode after one warm-up of each, the modes alternating. p50 / p90 / max ms:`,
       '',
       '| archive mode | hand-off p50 / p90 / max | n | outputs archived |',
       '|---|---|---|---|',
       `| \`on-expiry-risk\` (the CLI's default: the spec names no mode) | ${u.handoffMs['on-expiry-risk'].p50} / ${u.handoffMs['on-expiry-risk'].p90} / ${u.handoffMs['on-expiry-risk'].max} | ${u.handoffMs['on-expiry-risk'].n} | ${u.archivedCopies['on-expiry-risk']} |`,
       `| \`never\` | ${u.handoffMs.never.p50} / ${u.handoffMs.never.p90} / ${u.handoffMs.never.max} | ${u.handoffMs.never.n} | ${u.archivedCopies.never} |`,
       '',
-      `Ratio of the p50s (on-expiry-risk ÷ never): **${u.ratio}**. Each archived output is downloaded from the service and hashed beside the next step (the content-addressed store writes the stub's one file once).`,
+      `Ratio of the p50s (on-expiry-risk ÷ never): **${u.ratio}**. Each archived output is downloaded to a temporary file and hashed beside the next step (the content-addressed store keeps the stub's one file once).`,
       '',
     );
   }
