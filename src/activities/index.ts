@@ -96,7 +96,7 @@ export interface PermitRequest {
   workflowId: string;
 }
 
-/** `validatePipeline`'s answer, plain data (field path + reason for each problem). */
+/** The spec's validation inside `checkPipeline`'s answer, plain data (field path + reason for each problem). */
 export type PipelineCheck = { ok: true } | { ok: false; errors: FieldError[]; message: string };
 
 /** A step whose literal inputs preflight refused (or could not check after its retries). */
