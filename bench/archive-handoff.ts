@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { from, pipeline, type PipelineSpec } from '../src/spec';
 import { handoffsOf } from './lib/hops';
 import { LONG_FORM, PIXEL_PNG, REVOICE } from './lib/shapes';
-import { BENCH_API_KEY, FIXTURES_DIR, ROOT, startBenchStack, type BenchStack } from './lib/stack';
+import { cliEnv, FIXTURES_DIR, ROOT, startBenchStack, type BenchStack } from './lib/stack';
 import { round, summarize, type Summary } from './lib/stats';
 import { silentWavDataUri } from '../test/helpers/inputs';
 
@@ -78,15 +78,7 @@ async function runOnce(stack: BenchStack, dir: string, spec: PipelineSpec) {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'reelflow.js'), 'run', specFile, '--json'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: stack.temporalAddress,
-      REELFLOW_TASK_QUEUE: stack.taskQueue,
-      REELFLOW_SERVICE_URL: stack.serviceUrl,
-      REELFLOW_API_KEY: BENCH_API_KEY,
-      REELFLOW_STATE_DIR: dir,
-      REELFLOW_MEDIA_STORE: mediaStoreOf(dir),
-    },
+    env: { ...cliEnv(stack, dir), REELFLOW_MEDIA_STORE: mediaStoreOf(dir) },
   });
   let stdout = '';
   let stderr = '';

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { specFor } from './lib/shapes';
-import { BENCH_API_KEY, DIST, ROOT, type BenchStack } from './lib/stack';
+import { cliEnv, DIST, ROOT, type BenchStack } from './lib/stack';
 import { summarize, type Summary } from './lib/stats';
 
 export interface FirstSubmitResult {
@@ -31,14 +31,7 @@ async function once(stack: BenchStack, entry: readonly string[], dir: string): P
   const name = `first-${randomUUID().slice(0, 8)}`;
   const specFile = path.join(dir, `${name}.json`);
   fs.writeFileSync(specFile, JSON.stringify(specFor({ type: 'one-step' }, name, stack.serviceUrl)));
-  const env = {
-    ...process.env,
-    TEMPORAL_ADDRESS: stack.temporalAddress,
-    REELFLOW_TASK_QUEUE: stack.taskQueue,
-    REELFLOW_SERVICE_URL: stack.serviceUrl,
-    REELFLOW_API_KEY: BENCH_API_KEY,
-    REELFLOW_STATE_DIR: dir,
-  };
+  const env = cliEnv(stack, dir);
   const known = new Set((await stack.clocks()).jobs.map((j) => j.id));
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, [...entry, 'run', specFile, '--detach'], {

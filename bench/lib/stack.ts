@@ -247,3 +247,15 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     throw error;
   }
 }
+
+/** The environment of a `reelflow` CLI process against `stack`, its state (and default media store) under `stateDir`. */
+export function cliEnv(stack: BenchStack, stateDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TEMPORAL_ADDRESS: stack.temporalAddress,
+    REELFLOW_TASK_QUEUE: stack.taskQueue,
+    REELFLOW_SERVICE_URL: stack.serviceUrl,
+    REELFLOW_API_KEY: BENCH_API_KEY,
+    REELFLOW_STATE_DIR: stateDir,
+  };
+}
