@@ -35,6 +35,9 @@ export const ARCHIVE_HANDOFF_QUICK: ArchiveHandoffSize = { runs: 1, revoices: 1,
 
 type ArchiveMode = 'on-expiry-risk' | 'never';
 
+/** The chain's outputs: what the long-form step asks for, and what the report says they are. */
+const CLIP = { duration: '30', resolution: '720p', seconds: 30, width: 1280, height: 720 } as const;
+
 export interface ArchiveHandoffResult {
   size: ArchiveHandoffSize;
   /** The outputs' frame size and length. */
@@ -56,8 +59,8 @@ function chainSpec(name: string, origin: string, revoices: number, mode: Archive
   const audio = silentWavDataUri();
   let builder = pipeline(name).step('generate', LONG_FORM, {
     image_urls: [PIXEL_PNG],
-    duration: '30',
-    resolution: '720p',
+    duration: CLIP.duration,
+    resolution: CLIP.resolution,
     aspect_ratio: '16:9',
   });
   let previous = 'generate';
@@ -129,11 +132,12 @@ export async function runArchiveHandoff(
       }
       if (run > 0) log(`  as users run it: run ${run} of ${size.runs} of each archive mode done`);
     }
-    const fixture = path.join(FIXTURES_DIR, 'stub-1280x720-30s.mp4');
+    const { width, height, seconds } = CLIP;
+    const fixture = path.join(FIXTURES_DIR, `stub-${width}x${height}-${seconds}s.mp4`);
     const handoffMs = { 'on-expiry-risk': summarize(samples['on-expiry-risk']), never: summarize(samples.never) };
     return {
       size,
-      output: { width: 1280, height: 720, seconds: 30, bytes: fs.existsSync(fixture) ? fs.statSync(fixture).size : 0 },
+      output: { width, height, seconds, bytes: fs.existsSync(fixture) ? fs.statSync(fixture).size : 0 },
       handoffMs,
       samples,
       archivedCopies,
