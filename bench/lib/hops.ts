@@ -10,12 +10,23 @@
  *   4. activity start: task completed → `ActivityTaskStarted` of the next `submitAndSubscribe` (eager
  *      dispatch in the task's answer when the server grants it);
  *   5. submit request: activity started → job B `receivedAt` (service).
+ * Where the submit runs as a local activity (a worker told REELFLOW_SERVICE_IDEMPOTENCY=honoured), it
+ * runs inside the task the signal woke, so hops 3–5 are one:
+ *   3'. submit in task: `WorkflowTaskStarted` → job B `receivedAt` (activation, settle, the next
+ *      step's input, the local activity started and its POST received).
  */
 import type { Client } from '@temporalio/client';
 import { summarize, type Summary } from './stats';
 import type { JobClocks } from './stack';
 
-export const HOPS = ['delivery', 'taskDispatch', 'workflowCode', 'activityStart', 'submitRequest'] as const;
+export const HOPS = [
+  'delivery',
+  'taskDispatch',
+  'workflowCode',
+  'activityStart',
+  'submitRequest',
+  'submitInTask',
+] as const;
 export type Hop = (typeof HOPS)[number];
 
 export interface HopBreakdown {
@@ -52,6 +63,7 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
     workflowCode: [],
     activityStart: [],
     submitRequest: [],
+    submitInTask: [],
   };
   for (const workflowId of workflowIds) {
     const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
@@ -72,7 +84,15 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
       const activityStarted = after.find(
         (e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === scheduledId,
       );
-      if (!taskStarted || !taskCompleted || !activityStarted) continue;
+      if (!taskStarted || !taskCompleted) continue;
+      if (!scheduled) {
+        // No submit activity after the signal: the submit ran as a local activity in this task.
+        samples.delivery.push(ms(events[i]!.eventTime) - done.completedAt);
+        samples.taskDispatch.push(ms(taskStarted.eventTime) - ms(events[i]!.eventTime));
+        samples.submitInTask.push(next.receivedAt - ms(taskStarted.eventTime));
+        continue;
+      }
+      if (!activityStarted) continue;
       const t = {
         signalled: ms(events[i]!.eventTime),
         taskStarted: ms(taskStarted.eventTime),

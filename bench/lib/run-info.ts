@@ -12,6 +12,17 @@ export interface RunInfo {
   dirty: boolean;
   date: string;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string; temporalCli: string };
+  /** The reelflow worker's REELFLOW_SERVICE_IDEMPOTENCY (absent in runs before it was recorded: `unknown`). */
+  serviceIdempotency?: 'honoured' | 'unknown';
+}
+
+/**
+ * What the benches tell the reelflow worker about the service: `honoured` (submits run as local
+ * activities), as `reelflow dev` runs the local service, which honours Idempotency-Key; set
+ * REELFLOW_SERVICE_IDEMPOTENCY=unknown to measure the activity submits of a service not known to.
+ */
+export function benchServiceIdempotency(): 'honoured' | 'unknown' {
+  return process.env.REELFLOW_SERVICE_IDEMPOTENCY === 'unknown' ? 'unknown' : 'honoured';
 }
 
 function git(args: string[]): string {
@@ -37,6 +48,7 @@ export function runInfo(): RunInfo {
       platform: `${os.type()} ${os.release()}`,
       temporalCli: 'Temporal CLI dev server (in-memory)',
     },
+    serviceIdempotency: benchServiceIdempotency(),
   };
 }
 

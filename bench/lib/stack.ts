@@ -9,6 +9,7 @@ import { startDevServer } from '../../test/helpers/temporal';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { freePort } from '../../src/stack/stack-state';
 import { startProcess, tsNode, type BenchProcess } from './processes';
+import { benchServiceIdempotency } from './run-info';
 import type { JobClocks } from '../../src/local-service/routes/clocks';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -206,6 +207,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
             REELFLOW_API_KEY: BENCH_API_KEY,
             REELFLOW_ROUTE_STORE: `sqlite:${path.join(dataDir, 'routes.sqlite')}`,
             REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
+            REELFLOW_SERVICE_IDEMPOTENCY: benchServiceIdempotency(),
             REELFLOW_LOG_LEVEL: 'warn',
             ...options.workerEnv,
           },

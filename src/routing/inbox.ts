@@ -181,6 +181,12 @@ export interface ForwarderOptions {
    * overload then ends in 503s at the bound, not in a backlog that never drains). Default 1.
    */
   busyConcurrency?: number;
+  /**
+   * While the inbox is busy, even the busy share forwards only deliveries at least this old: a burst
+   * shorter than this is acknowledged with the CPU to itself (each signal costs Temporal and the worker
+   * CPU on a shared machine), and no delivery waits longer than this for a burst to end. Default 2 s.
+   */
+  busyHoldMs?: number;
   /** Deliveries a second above which the inbox counts as busy. Default 200. */
   busyRate?: number;
   /** Deadline of one signal. Default 5 s. */
@@ -234,6 +240,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   const concurrency = options.concurrency ?? 32;
   const busyConcurrency = Math.min(options.busyConcurrency ?? 1, concurrency);
   const busyRate = options.busyRate ?? 200;
+  const busyHoldMs = options.busyHoldMs ?? 2_000;
   const signalTimeoutMs = options.signalTimeoutMs ?? 5_000;
   const leaseMs = options.leaseMs ?? 15_000;
   const parkAfterMs = options.parkAfterMs ?? 10_000;
@@ -287,9 +294,11 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     const busy = () => inbox !== undefined && inbox.backlog < inbox.backlogLimit / 4 && inbox.recentRate() > busyRate;
     await Promise.all(
       Array.from({ length: Math.min(concurrency, claimed.length) }, async (_, lane) => {
-        while (next < claimed.length) {
-          // Lanes beyond the busy share wait while deliveries arrive.
-          if (lane >= busyConcurrency && busy()) {
+        // A stop ends the round here: what no lane took stays claimed, and its lease runs out.
+        while (running && next < claimed.length) {
+          // While deliveries arrive, lanes beyond the busy share wait, and the share forwards only aged deliveries.
+          const held = lane >= busyConcurrency || now() - claimed[next]!.receivedAt < busyHoldMs;
+          if (held && busy()) {
             await new Promise((resolve) => setTimeout(resolve, 100));
             continue;
           }
@@ -315,7 +324,8 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         );
     await store.retryAt(seqs('temporal-retry'), at + retryMs);
     options.inbox?.drained(done.length + parked);
-    if (options.onOutcome) claimed.forEach((delivery, i) => options.onOutcome!(outcomes[i]!, delivery));
+    if (options.onOutcome)
+      claimed.forEach((delivery, i) => outcomes[i] !== undefined && options.onOutcome!(outcomes[i], delivery));
     return claimed.length;
   };
 

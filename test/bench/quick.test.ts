@@ -41,6 +41,14 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
     expect(handoff.asUsersRunIt?.samples.never?.length).toBeGreaterThan(0);
     expect(handoff.asUsersRunIt?.archivedCopies).toEqual({ 'on-expiry-risk': expect.any(Number), never: 0 });
     expect(handoff.asUsersRunIt?.archivedCopies['on-expiry-risk']).toBeGreaterThan(0);
+    // The benches' worker submits as local activities (the local service honours Idempotency-Key),
+    // and the hop breakdown finds those hand-offs: the submit's hop is inside the woken task.
+    const hops = JSON.parse(fs.readFileSync(path.join(out, 'handoff.json'), 'utf8')) as {
+      run: { serviceIdempotency?: string };
+      hops?: { alone: { hops: Record<string, { n: number }> } };
+    };
+    expect(hops.run.serviceIdempotency).toBe('honoured');
+    expect(hops.hops?.alone.hops.submitInTask?.n).toBeGreaterThan(0);
     const report = fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8');
     expect(report).toContain('### 3. Throughput ceilings');
     expect(report).toContain('### Targets of issue 27');

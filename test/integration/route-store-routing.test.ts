@@ -132,6 +132,52 @@ describe('routing through the route store', () => {
     }
   });
 
+  it('while a burst arrives, the forwarder holds its deliveries until they are busyHoldMs old, then forwards them during the burst', async () => {
+    const burstStore = openSqliteRouteStore(':memory:');
+    let clock = Date.now();
+    const inbox = new Inbox({ store: burstStore, backlogLimit: 10_000, now: () => clock });
+    const handled: string[] = [];
+    const burstForwarder = startForwarder({
+      store: burstStore,
+      client: env.client,
+      inbox,
+      ttlMs: TTL_MS,
+      busyHoldMs: 2_000,
+      busyRate: 200,
+      idlePollMs: 20,
+      routeWorkflowFallback: false,
+      now: () => clock,
+      onOutcome: (_, delivery) => handled.push(delivery.requestId),
+    });
+    // 100 appends in this clock's 100 ms slot: 500 deliveries/s, well over busyRate.
+    const burst = (tag: string) =>
+      Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          inbox.append({ eventId: `${tag}-${i}`, requestId: `${tag}-${i}`, body: '{}' }),
+        ),
+      );
+    try {
+      const event = makeEvent();
+      // Its subscriber has closed: the forwarder's signal finds no workflow, which is an outcome too.
+      await burstStore.subscribe(
+        { requestId: event.request_id, workflowId: `gone/${randomUUID()}`, signalName: 'jobEvent' },
+        clock,
+      );
+      await inbox.append({ eventId: event.event_id, requestId: event.request_id, body: JSON.stringify(event) });
+      await burst('first');
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(handled).not.toContain(event.request_id);
+      // 2.1 s later by the clock, the burst still arriving: the held delivery is old enough to go.
+      clock += 2_100;
+      await burst('second');
+      await eventually(() => handled.includes(event.request_id), 'the held delivery forwarded');
+      expect(inbox.recentRate()).toBeGreaterThan(200);
+    } finally {
+      await burstForwarder.stop();
+      await burstStore.close();
+    }
+  });
+
   it('0 workflows running after the deliveries of 20 jobs reelflow did not submit; their rows are purged after the TTL', async () => {
     const foreign = Array.from({ length: 20 }, () => makeEvent({ request_id: `foreign-${randomUUID()}` }));
     for (const event of foreign) expect((await deliver(url, event, [SECRET])).status).toBe(202);
