@@ -32,11 +32,27 @@ describe('Inbox', () => {
     let clock = 10_000;
     const inbox = new Inbox({ store, backlogLimit: 1_000, now: () => clock });
     await Promise.all(Array.from({ length: 40 }, (_, i) => inbox.append(entry(i))));
-    expect(inbox.recentRate()).toBe(200);
+    expect(inbox.recentRate()).toBe(400);
+    clock += 50;
+    expect(inbox.recentRate()).toBe(400);
     clock += 100;
     expect(inbox.recentRate()).toBe(200);
-    clock += 100;
+    clock += 50;
     expect(inbox.recentRate()).toBe(0);
+  });
+
+  it('reads a steady stream at its rate whatever the phase of its 100 ms slots', async () => {
+    let clock = 10_000;
+    const inbox = new Inbox({ store, backlogLimit: 10_000, now: () => clock });
+    const rates: number[] = [];
+    // 3 deliveries every 10 ms: 300 a second.
+    for (let t = 0; t < 400; t += 10) {
+      clock = 10_000 + t;
+      await Promise.all([0, 1, 2].map((i) => inbox.append(entry(t * 3 + i))));
+      if (t >= 100) rates.push(inbox.recentRate());
+    }
+    expect(Math.min(...rates)).toBeGreaterThanOrEqual(270);
+    expect(Math.max(...rates)).toBeLessThanOrEqual(340);
   });
 
   it('counts a redelivery of a stored event_id once', async () => {
