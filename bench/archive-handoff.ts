@@ -15,7 +15,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { from, pipeline, type PipelineSpec } from '../src/spec';
-import { handoffsOf } from './lib/hops';
+import { Client, Connection } from '@temporalio/client';
+import { pipelineWorkflowId } from '../src/workflows/definitions';
+import { handoffsOf, hopBreakdown, type HopBreakdown } from './lib/hops';
 import { LONG_FORM, PIXEL_PNG, REVOICE } from './lib/shapes';
 import { cliEnv, FIXTURES_DIR, ROOT, startBenchStack, type BenchStack } from './lib/stack';
 import { round, summarize, type Summary } from './lib/stats';
@@ -52,6 +54,8 @@ export interface ArchiveHandoffResult {
   archivedCopies: Record<ArchiveMode, number>;
   /** p50 on-expiry-risk ÷ p50 never (asked: within 10 %). */
   ratio: number;
+  /** The same hand-offs hop by hop, per mode (bench/lib/hops.ts); absent when the histories could not be read. */
+  hops?: Record<ArchiveMode, HopBreakdown>;
 }
 
 /** A chain of 30 s 720p clips: a long-form generation, then `revoices` re-voicings each reading the one before. */
@@ -119,6 +123,7 @@ export async function runArchiveHandoff(
   });
   try {
     const samples: Record<ArchiveMode, number[]> = { 'on-expiry-risk': [], never: [] };
+    const workflowIds: Record<ArchiveMode, string[]> = { 'on-expiry-risk': [], never: [] };
     const archivedCopies: Record<ArchiveMode, number> = { 'on-expiry-risk': 0, never: 0 };
     // One unrecorded run of each mode (the 30 s 720p fixture rendered once, bundles loaded), then the
     // modes alternate so the machine's drift touches both alike.
@@ -128,6 +133,7 @@ export async function runArchiveHandoff(
         const done = await runOnce(stack, dir, chainSpec(name, stack.serviceUrl, size.revoices, mode));
         if (run === 0) continue;
         samples[mode].push(...handoffsOf(done.jobs, done.all));
+        workflowIds[mode].push(pipelineWorkflowId(name));
         archivedCopies[mode] += done.archivedCopies;
       }
       if (run > 0) log(`  as users run it: run ${run} of ${size.runs} of each archive mode done`);
@@ -135,6 +141,23 @@ export async function runArchiveHandoff(
     const { width, height, seconds } = CLIP;
     const fixture = path.join(FIXTURES_DIR, `stub-${width}x${height}-${seconds}s.mp4`);
     const handoffMs = { 'on-expiry-risk': summarize(samples['on-expiry-risk']), never: summarize(samples.never) };
+    let hops: Record<ArchiveMode, HopBreakdown> | undefined;
+    // The breakdown reads histories after the runs; a failure to read them must not lose the run.
+    try {
+      const connection = await Connection.connect({ address: stack.temporalAddress });
+      try {
+        const client = new Client({ connection });
+        const { jobs } = await stack.clocks();
+        hops = {
+          'on-expiry-risk': await hopBreakdown(client, workflowIds['on-expiry-risk'], jobs),
+          never: await hopBreakdown(client, workflowIds.never, jobs),
+        };
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      log(`  as users run it: hop breakdown failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
     return {
       size,
       output: { width, height, seconds, bytes: fs.existsSync(fixture) ? fs.statSync(fixture).size : 0 },
@@ -142,6 +165,7 @@ export async function runArchiveHandoff(
       samples,
       archivedCopies,
       ratio: round(handoffMs['on-expiry-risk'].p50 / handoffMs.never.p50, 3),
+      ...(hops ? { hops } : {}),
     };
   } finally {
     await stack.stop();

@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunInfo } from '../lib/run-info';
+import { HOPS } from '../lib/hops';
 import { round, type Summary } from '../lib/stats';
 import { ROOT } from '../lib/stack';
 import type { HandoffResult } from '../handoff';
@@ -230,6 +231,18 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
       `| \`never\` | ${u.handoffMs.never.p50} / ${u.handoffMs.never.p90} / ${u.handoffMs.never.max} | ${u.handoffMs.never.n} | ${u.archivedCopies.never} |`,
       '',
       `Ratio of the p50s (on-expiry-risk ÷ never): **${u.ratio}**. Each archived output is downloaded to a temporary file and hashed beside the next step (the content-addressed store keeps the stub's one file once).`,
+      ...(u.hops
+        ? [
+            '',
+            `Hop by hop (bench/lib/hops.ts), p50 ms, on-expiry-risk / never: ${HOPS.filter(
+              (hop) => u.hops!.never.hops[hop]?.n,
+            )
+              .map(
+                (hop) => `${hop} ${fmt(u.hops!['on-expiry-risk'].hops[hop].p50)} / ${fmt(u.hops!.never.hops[hop].p50)}`,
+              )
+              .join(', ')}.`,
+          ]
+        : []),
       '',
     );
   }
