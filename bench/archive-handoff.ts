@@ -15,9 +15,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { from, pipeline, type PipelineSpec } from '../src/spec';
-import { Client, Connection } from '@temporalio/client';
 import { pipelineWorkflowId } from '../src/workflows/definitions';
-import { handoffsOf, hopBreakdown, type HopBreakdown } from './lib/hops';
+import { handoffsOf, hopBreakdowns, type HopBreakdown } from './lib/hops';
 import { LONG_FORM, PIXEL_PNG, REVOICE } from './lib/shapes';
 import { cliEnv, FIXTURES_DIR, ROOT, startBenchStack, type BenchStack } from './lib/stack';
 import { round, summarize, type Summary } from './lib/stats';
@@ -141,23 +140,7 @@ export async function runArchiveHandoff(
     const { width, height, seconds } = CLIP;
     const fixture = path.join(FIXTURES_DIR, `stub-${width}x${height}-${seconds}s.mp4`);
     const handoffMs = { 'on-expiry-risk': summarize(samples['on-expiry-risk']), never: summarize(samples.never) };
-    let hops: Record<ArchiveMode, HopBreakdown> | undefined;
-    // The breakdown reads histories after the runs; a failure to read them must not lose the run.
-    try {
-      const connection = await Connection.connect({ address: stack.temporalAddress });
-      try {
-        const client = new Client({ connection });
-        const { jobs } = await stack.clocks();
-        hops = {
-          'on-expiry-risk': await hopBreakdown(client, workflowIds['on-expiry-risk'], jobs),
-          never: await hopBreakdown(client, workflowIds.never, jobs),
-        };
-      } finally {
-        await connection.close();
-      }
-    } catch (error) {
-      log(`  as users run it: hop breakdown failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const hops = await hopBreakdowns(stack, workflowIds, log);
     return {
       size,
       output: { width, height, seconds, bytes: fs.existsSync(fixture) ? fs.statSync(fixture).size : 0 },

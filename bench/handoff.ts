@@ -19,7 +19,7 @@ import { BENCH_API_KEY, startBenchStack, type BenchStack } from './lib/stack';
 import { summarize, round, type Summary } from './lib/stats';
 import { UPSCALE } from './lib/shapes';
 import { measureFirstSubmit, type FirstSubmitResult } from './first-submit';
-import { handoffsOf, hopBreakdown, type HopBreakdown } from './lib/hops';
+import { handoffsOf, hopBreakdowns, type HopBreakdown } from './lib/hops';
 import {
   ARCHIVE_HANDOFF_FULL,
   ARCHIVE_HANDOFF_QUICK,
@@ -30,7 +30,6 @@ import {
 import { cpuMeter, stackPids } from './lib/cpu';
 import { startProcess, tsNode } from './lib/processes';
 import { pipelineWorkflowId } from '../src/workflows/definitions';
-import { Client, Connection } from '@temporalio/client';
 
 export interface HandoffSize {
   holdMs: number;
@@ -240,23 +239,11 @@ async function runHandoffPhases(
       }
     }
     const get = (label: 'alone' | 'contended', mode: Mode) => runs[`${label}/${mode}`]!;
-    // The breakdown reads histories after the runs; a failure to read them must not lose the run.
-    let hops: Record<'alone' | 'contended', HopBreakdown> | undefined;
-    try {
-      const connection = await Connection.connect({ address: stack.temporalAddress });
-      try {
-        const client = new Client({ connection });
-        const { jobs } = await stack.clocks();
-        hops = {
-          alone: await hopBreakdown(client, get('alone', 'webhook').workflowIds, jobs),
-          contended: await hopBreakdown(client, get('contended', 'webhook').workflowIds, jobs),
-        };
-      } finally {
-        await connection.close();
-      }
-    } catch (error) {
-      log(`  hop breakdown failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const hops = await hopBreakdowns(
+      stack,
+      { alone: get('alone', 'webhook').workflowIds, contended: get('contended', 'webhook').workflowIds },
+      log,
+    );
     const table = (label: 'alone' | 'contended') => ({
       webhook: summarize(get(label, 'webhook').handoffs),
       polling: summarize(get(label, 'polling').handoffs),

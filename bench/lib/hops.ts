@@ -15,9 +15,9 @@
  *   3'. submit in task: `WorkflowTaskStarted` → job B `receivedAt` (activation, settle, the next
  *      step's input, the local activity started and its POST received).
  */
-import type { Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { summarize, type Summary } from './stats';
-import type { JobClocks } from './stack';
+import type { BenchStack, JobClocks } from './stack';
 
 export const HOPS = [
   'delivery',
@@ -126,4 +126,30 @@ export function handoffsOf(jobs: JobClocks[], all: Map<string, JobClocks>): numb
     if (before?.completedAt) out.push(next.receivedAt - before.completedAt);
   }
   return out;
+}
+
+/**
+ * The breakdown of each group of `groups` (workflow ids by label), read from `stack`'s Temporal after
+ * the runs; undefined, with a line in the log, when the histories could not be read (the run is kept).
+ */
+export async function hopBreakdowns<K extends string>(
+  stack: BenchStack,
+  groups: Record<K, string[]>,
+  log: (line: string) => void,
+): Promise<Record<K, HopBreakdown> | undefined> {
+  try {
+    const connection = await Connection.connect({ address: stack.temporalAddress });
+    try {
+      const client = new Client({ connection });
+      const { jobs } = await stack.clocks();
+      const out = {} as Record<K, HopBreakdown>;
+      for (const label of Object.keys(groups) as K[]) out[label] = await hopBreakdown(client, groups[label], jobs);
+      return out;
+    } finally {
+      await connection.close();
+    }
+  } catch (error) {
+    log(`  hop breakdown failed: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
 }
