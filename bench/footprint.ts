@@ -60,6 +60,8 @@ export interface BridgeResult {
     deliveryToPipelineClosedMs: Summary;
     /** The sustained rate into pipelines: deliveries' pipelines closed per second, first send to last close. */
     pipelinesClosedPerSecond?: number;
+    /** Pipelines closed before the burst's last answer (their signals went out during it); absent in older runs. */
+    pipelinesClosedDuringBurst?: number;
     /** CPU ms per delivery of each stack process during the burst (bench/lib/cpu.ts); absent in older runs. */
     cpuMsPerDelivery?: Record<string, number>;
   };
@@ -99,6 +101,7 @@ async function burst(
     answerMs: summarize(results.flatMap((r) => r.answerMs)),
     non202: results.reduce((n, r) => n + r.non202, 0),
     sentAt,
+    endedAt: end,
   };
 }
 
@@ -216,6 +219,9 @@ export async function runFootprintAndBridge(
     log(
       `  into pipelines beside it: ${sustainedRate(Object.values(real.sentAt), closedTimes)} pipelines closed/s (first delivery sent → last pipeline closed)`,
     );
+    // Pipelines whose work ran beside the acknowledgements: the forwarder signalled them during the burst.
+    const closedDuringBurst = closedTimes.filter((closed) => closed <= real.endedAt).length;
+    log(`  pipelines closed before the burst's last answer: ${closedDuringBurst}`);
     const bridge: BridgeResult = {
       size,
       baseline: {
@@ -229,6 +235,7 @@ export async function runFootprintAndBridge(
         non202: real.non202,
         deliveryToPipelineClosedMs: summarize(latencies),
         pipelinesClosedPerSecond: sustainedRate(Object.values(real.sentAt), closedTimes),
+        pipelinesClosedDuringBurst: closedDuringBurst,
         cpuMsPerDelivery,
       },
       ratio: round(real.deliveriesPerSecond / baseline.deliveriesPerSecond, 4),

@@ -406,6 +406,11 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
     `| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`,
   );
   lines.push('', `Ratio bridge ÷ baseline: **${g.ratio}**${bg ? ` (before: ${bg.ratio})` : ''}.`, '');
+  if (g.bridge.pipelinesClosedDuringBurst !== undefined)
+    lines.push(
+      `Pipelines closed before the burst's last answer (signalled during it, their work beside the acknowledgements): ${g.bridge.pipelinesClosedDuringBurst} of ${g.size.n}.`,
+      '',
+    );
   const c = g.bridge.cpuMsPerDelivery;
   if (c)
     lines.push(
