@@ -48,6 +48,10 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
       hops?: { alone: { hops: Record<string, { n: number }> } };
     };
     expect(hops.run.serviceIdempotency).toBe('honoured');
+    const bridge = JSON.parse(fs.readFileSync(path.join(out, 'bridge.json'), 'utf8')) as {
+      bridge: { pipelinesClosedDuringBurst?: number };
+    };
+    expect(bridge.bridge.pipelinesClosedDuringBurst).toEqual(expect.any(Number));
     expect(hops.hops?.alone.hops.submitInTask?.n).toBeGreaterThan(0);
     const report = fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8');
     expect(report).toContain('### 3. Throughput ceilings');
