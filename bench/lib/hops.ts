@@ -84,26 +84,21 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
       const activityStarted = after.find(
         (e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === scheduledId,
       );
-      if (!taskStarted || !taskCompleted) continue;
-      if (!scheduled) {
-        // No submit activity after the signal: the submit ran as a local activity in this task.
-        samples.delivery.push(ms(events[i]!.eventTime) - done.completedAt);
-        samples.taskDispatch.push(ms(taskStarted.eventTime) - ms(events[i]!.eventTime));
-        samples.submitInTask.push(next.receivedAt - ms(taskStarted.eventTime));
+      // No submit activity after the signal: the submit ran as a local activity in the woken task.
+      if (!taskStarted || !taskCompleted || (scheduled && !activityStarted)) continue;
+      const signalledAt = ms(events[i]!.eventTime);
+      const taskStartedAt = ms(taskStarted.eventTime);
+      samples.delivery.push(signalledAt - done.completedAt);
+      samples.taskDispatch.push(taskStartedAt - signalledAt);
+      if (!activityStarted) {
+        samples.submitInTask.push(next.receivedAt - taskStartedAt);
         continue;
       }
-      if (!activityStarted) continue;
-      const t = {
-        signalled: ms(events[i]!.eventTime),
-        taskStarted: ms(taskStarted.eventTime),
-        taskCompleted: ms(taskCompleted.eventTime),
-        activityStarted: ms(activityStarted.eventTime),
-      };
-      samples.delivery.push(t.signalled - done.completedAt);
-      samples.taskDispatch.push(t.taskStarted - t.signalled);
-      samples.workflowCode.push(t.taskCompleted - t.taskStarted);
-      samples.activityStart.push(t.activityStarted - t.taskCompleted);
-      samples.submitRequest.push(next.receivedAt - t.activityStarted);
+      const taskCompletedAt = ms(taskCompleted.eventTime);
+      const activityStartedAt = ms(activityStarted.eventTime);
+      samples.workflowCode.push(taskCompletedAt - taskStartedAt);
+      samples.activityStart.push(activityStartedAt - taskCompletedAt);
+      samples.submitRequest.push(next.receivedAt - activityStartedAt);
     }
   }
   return {

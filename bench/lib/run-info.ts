@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { serviceIdempotencySchema, type ServiceIdempotency } from '../../src/config/schemas';
 
 /** Where and on what a bench ran: named on every table and chart. */
 export interface RunInfo {
@@ -13,7 +14,7 @@ export interface RunInfo {
   date: string;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string; temporalCli: string };
   /** The reelflow worker's REELFLOW_SERVICE_IDEMPOTENCY (absent in runs before it was recorded: `unknown`). */
-  serviceIdempotency?: 'honoured' | 'unknown';
+  serviceIdempotency?: ServiceIdempotency;
 }
 
 /**
@@ -21,8 +22,9 @@ export interface RunInfo {
  * activities), as `reelflow dev` runs the local service, which honours Idempotency-Key; set
  * REELFLOW_SERVICE_IDEMPOTENCY=unknown to measure the activity submits of a service not known to.
  */
-export function benchServiceIdempotency(): 'honoured' | 'unknown' {
-  return process.env.REELFLOW_SERVICE_IDEMPOTENCY === 'unknown' ? 'unknown' : 'honoured';
+export function benchServiceIdempotency(): ServiceIdempotency {
+  // The variable's own schema: a misspelt value fails here instead of being read as `honoured`.
+  return serviceIdempotencySchema.parse(process.env.REELFLOW_SERVICE_IDEMPOTENCY ?? 'honoured');
 }
 
 function git(args: string[]): string {
