@@ -3,6 +3,7 @@ import type { WebhookEvent } from '../contract';
 import { EventSinkUnavailableError } from '../bridge/errors';
 import type { EventSink } from '../bridge/event-sink';
 import { InboxFullError } from './errors';
+import { laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
 import { deliverToRouteWorkflow } from './route-workflows';
 import type { ClaimedDelivery, InboxEntry, RouteStore } from './store';
 
@@ -80,12 +81,12 @@ export class Inbox implements EventSink {
    */
   recentRate(): number {
     this.roll();
-    const intoSlot = (this.now() % 100) / 100;
-    return Math.round((this.inPreviousSlot * (1 - intoSlot) + this.inSlot) * 10);
+    const intoSlot = (this.now() % RATE_WINDOW_MS) / RATE_WINDOW_MS;
+    return Math.round(((this.inPreviousSlot * (1 - intoSlot) + this.inSlot) * 1000) / RATE_WINDOW_MS);
   }
 
   private roll(): void {
-    const slot = Math.floor(this.now() / 100);
+    const slot = Math.floor(this.now() / RATE_WINDOW_MS);
     if (slot === this.slot) return;
     this.inPreviousSlot = slot === this.slot + 1 ? this.inSlot : 0;
     this.inSlot = 0;
@@ -181,7 +182,7 @@ export interface ForwarderOptions {
   /** Signals in flight at once (the throttle on Temporal). Default 32. */
   concurrency?: number;
   /**
-   * Signals in flight at once while deliveries arrive faster than `busyRate` and the backlog is under
+   * Signals in flight at once while deliveries arrive faster than `quietRate` and the backlog is under
    * a quarter of the inbox's bound: a burst's acknowledgements keep the CPU first and the forwarder
    * catches up once it is over; past that share it forwards at full `concurrency` (a sustained
    * overload then ends in 503s at the bound, not in a backlog that never drains). Default 1.
@@ -195,6 +196,13 @@ export interface ForwarderOptions {
   busyHoldMs?: number;
   /** Deliveries a second above which the inbox counts as busy. Default 200. */
   busyRate?: number;
+  /**
+   * Deliveries a second at or under which the lanes beyond the busy share forward too (and only
+   * deliveries at least 100 ms old, so the rate has seen them). A burst's first few hundred
+   * milliseconds arrive well under its peak, and read against `busyRate` they sent a lane's worth of
+   * pipelines to work beside it. Default `busyRate` / 4.
+   */
+  quietRate?: number;
   /** Deadline of one signal. Default 5 s. */
   signalTimeoutMs?: number;
   /** A claim's lease: after a crash, another forwarder (or this one, restarted) retries after it. Default 15 s. */
@@ -246,7 +254,9 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   const concurrency = options.concurrency ?? 32;
   const busyConcurrency = Math.min(options.busyConcurrency ?? 1, concurrency);
   const busyRate = options.busyRate ?? 200;
+  const quietRate = Math.min(options.quietRate ?? busyRate / 4, busyRate);
   const busyHoldMs = options.busyHoldMs ?? 2_000;
+  const pace = { busyConcurrency, busyRate, quietRate, busyHoldMs };
   const signalTimeoutMs = options.signalTimeoutMs ?? 5_000;
   const leaseMs = options.leaseMs ?? 15_000;
   const parkAfterMs = options.parkAfterMs ?? 10_000;
@@ -297,15 +307,20 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     const outcomes = new Array<ForwardOutcome>(claimed.length);
     let next = 0;
     const inbox = options.inbox;
-    const busy = () => inbox !== undefined && inbox.backlog < inbox.backlogLimit / 4 && inbox.recentRate() > busyRate;
     await Promise.all(
       Array.from({ length: Math.min(concurrency, claimed.length) }, async (_, lane) => {
         // A stop ends the round here: what no lane took stays claimed, and its lease runs out.
         while (running && next < claimed.length) {
-          // While deliveries arrive, lanes beyond the busy share wait, and the share forwards only aged deliveries.
-          const held = lane >= busyConcurrency || now() - claimed[next]!.receivedAt < busyHoldMs;
-          if (held && busy()) {
-            await new Promise((resolve) => setTimeout(resolve, 100));
+          const wait = inbox
+            ? laneWaitMs(pace, {
+                lane,
+                ageMs: now() - claimed[next]!.receivedAt,
+                rate: inbox.recentRate(),
+                backlogHigh: inbox.backlog >= inbox.backlogLimit / 4,
+              })
+            : 0;
+          if (wait > 0) {
+            await new Promise((resolve) => setTimeout(resolve, wait));
             continue;
           }
           const index = next++;

@@ -1,0 +1,43 @@
+/**
+ * When a forwarder lane may signal its next delivery. On a machine the bridge shares with Temporal and
+ * the worker, every signal starts a pipeline's work (about 100 ms of CPU in all), so while a burst
+ * arrives the forwarder paces itself and the acknowledgements keep the CPU. Pure, so each rule has a test.
+ */
+
+/** The span `Inbox.recentRate` reads: a burst's rate is known once this much of it has arrived. */
+export const RATE_WINDOW_MS = 100;
+
+/** The forwarder's pacing settings (`ForwarderOptions`, with their defaults applied). */
+export interface PacePolicy {
+  /** Lanes below this one are the busy share: they forward while a burst arrives (aged deliveries only). */
+  busyConcurrency: number;
+  /** Deliveries a second above which the busy share holds deliveries younger than `busyHoldMs`. */
+  busyRate: number;
+  /** Deliveries a second at or under which the lanes beyond the busy share forward too. */
+  quietRate: number;
+  busyHoldMs: number;
+}
+
+/** What a lane knows when it looks at its next delivery. */
+export interface LaneView {
+  lane: number;
+  /** How long ago the bridge committed the delivery (ms). */
+  ageMs: number;
+  /** Deliveries a second arriving now (`Inbox.recentRate`). */
+  rate: number;
+  /** The backlog passed a quarter of the inbox's bound: every lane forwards, so an overload ends in 503s, not a backlog that never drains. */
+  backlogHigh: boolean;
+}
+
+/** Milliseconds the lane waits before it looks again; 0 when it signals the delivery now. */
+export function laneWaitMs(policy: PacePolicy, view: LaneView): number {
+  if (view.backlogHigh) return 0;
+  if (view.lane >= policy.busyConcurrency) {
+    // A burst's first commits read as a trickle (its generators and the bridge warm up), so the extra
+    // lanes take only deliveries the rate window has seen, and only while arrivals are quiet.
+    if (view.ageMs < RATE_WINDOW_MS) return Math.min(RATE_WINDOW_MS, RATE_WINDOW_MS - view.ageMs);
+    return view.rate > policy.quietRate ? RATE_WINDOW_MS : 0;
+  }
+  // The busy share forwards a delivery that came alone at once, and holds young ones while a burst arrives.
+  return view.rate > policy.busyRate && view.ageMs < policy.busyHoldMs ? RATE_WINDOW_MS : 0;
+}
