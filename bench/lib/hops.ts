@@ -2,7 +2,11 @@
  * Where a webhook hand-off's time goes, hop by hop, from two clocks of the same machine: the service's
  * job clocks and the event times of the pipeline's Temporal history.
  *   1. delivery: job A `completedAt` (service) → `WorkflowExecutionSignaled` with A's event (the service
- *      dispatching the webhook, HTTP, the bridge verifying it, reading the route, signalling);
+ *      dispatching the webhook, HTTP, the bridge verifying it, reading the route, signalling); in two:
+ *      1a. webhook dispatch: `completedAt` → the service sent A's first delivery (the service's own
+ *          work, which the local service does for the vendor's);
+ *      1b. bridge to signal: delivery sent → signalled (HTTP, the bridge's verify and commit, the
+ *          forwarder's claim and signal: reelflow's part);
  *   2. task dispatch: signal → the next `WorkflowTaskStarted` (the server scheduling the workflow task
  *      and the worker polling it);
  *   3. workflow code: that task's `WorkflowTaskStarted` → `WorkflowTaskCompleted` (activation, settle,
@@ -21,6 +25,8 @@ import type { BenchStack, JobClocks } from './stack';
 
 export const HOPS = [
   'delivery',
+  'webhookDispatch',
+  'bridgeToSignal',
   'taskDispatch',
   'workflowCode',
   'activityStart',
@@ -59,6 +65,8 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
     if (job.inputRequestId && !consumerOf.has(job.inputRequestId)) consumerOf.set(job.inputRequestId, job);
   const samples: Record<Hop, number[]> = {
     delivery: [],
+    webhookDispatch: [],
+    bridgeToSignal: [],
     taskDispatch: [],
     workflowCode: [],
     activityStart: [],
@@ -89,6 +97,11 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
       const signalledAt = ms(events[i]!.eventTime);
       const taskStartedAt = ms(taskStarted.eventTime);
       samples.delivery.push(signalledAt - done.completedAt);
+      // Runs of a service from before it reported when it sent the webhook have no split.
+      if (typeof done.webhookSentAt === 'number') {
+        samples.webhookDispatch.push(done.webhookSentAt - done.completedAt);
+        samples.bridgeToSignal.push(signalledAt - done.webhookSentAt);
+      }
       samples.taskDispatch.push(taskStartedAt - signalledAt);
       if (!activityStarted) {
         samples.submitInTask.push(next.receivedAt - taskStartedAt);

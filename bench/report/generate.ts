@@ -177,6 +177,9 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
     const what: Record<string, string> = {
       delivery:
         "job completed → signal in the pipeline's history (service dispatch, HTTP, bridge verify, route read, signal)",
+      webhookDispatch: "of which: job completed → its webhook sent (the service's own dispatch)",
+      bridgeToSignal:
+        "of which: webhook sent → signal in the pipeline's history (HTTP, bridge verify and commit, the forwarder's claim and signal)",
       taskDispatch: 'signal → workflow task started (server scheduling, worker poll)',
       workflowCode: 'workflow task started → completed (activation, settle, next input, submit scheduled)',
       activityStart: 'workflow task completed → submit activity started (eager dispatch)',

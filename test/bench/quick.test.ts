@@ -51,6 +51,9 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
     };
     expect(bridge.bridge.pipelinesClosedDuringBurst).toEqual(expect.any(Number));
     expect(handoff.hops?.alone.hops.submitInTask?.n).toBeGreaterThan(0);
+    // The delivery in its two parts: the service's dispatch and reelflow's (from the service's webhook clock).
+    expect(handoff.hops?.alone.hops.bridgeToSignal?.n).toBeGreaterThan(0);
+    expect(handoff.hops?.alone.hops.bridgeToSignal?.n).toBe(handoff.hops?.alone.hops.delivery?.n);
     const report = fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8');
     expect(report).toContain('### 3. Throughput ceilings');
     expect(report).toContain('### Targets of issue 27');

@@ -7,6 +7,7 @@ import {
   PIXEL_PNG,
   startReceiver,
   startTestService,
+  TEST_ADMIN_KEY,
   waitForStatus,
   waitUntil,
   type TestService,
@@ -102,6 +103,37 @@ test('a completed job is delivered once to every endpoint, signed, with every fi
   expect(verify({ headers: a.received[0]!.headers, body: a.received[0]!.body, secrets: endpointB.secret }).ok).toBe(
     false,
   );
+});
+
+test("the admin clocks say when a job's webhook was first sent: its endpoints' earliest first attempt, after the job completed", async () => {
+  const svc = await service();
+  const first = await receiver();
+  const second = await receiver();
+  await register(svc, first.url);
+  await register(svc, second.url);
+  const id = await runJob(svc);
+  await waitUntil(() => first.received.length === 1 && second.received.length === 1, 20_000, 'deliveries');
+  await waitUntil(
+    () => svc.service.deliveries().every((d) => (d.attemptLog?.length ?? 0) > 0),
+    20_000,
+    'attempts journalled',
+  );
+  const clocks = await svc.call('GET', '/v1/admin/jobs', { key: TEST_ADMIN_KEY });
+  const job = (clocks.body.jobs as Array<{ id: string; completedAt: number; webhookSentAt: number | null }>).find(
+    (j) => j.id === id,
+  )!;
+  // With two endpoints, the earliest of their first attempts.
+  const firstSent = Math.min(...svc.service.deliveries().map((d) => d.attemptLog![0]!.sentAt));
+  expect(job.webhookSentAt).toBe(firstSent);
+  expect(job.webhookSentAt!).toBeGreaterThanOrEqual(job.completedAt);
+
+  // A job whose outcome no endpoint asked for has none.
+  const quiet = await service();
+  const unwatched = await runJob(quiet);
+  const quietClocks = await quiet.call('GET', '/v1/admin/jobs', { key: TEST_ADMIN_KEY });
+  expect((quietClocks.body.jobs as Array<{ id: string }>).find((j) => j.id === unwatched)).toMatchObject({
+    webhookSentAt: null,
+  });
 });
 
 test('408, 425, 429 and 5xx are retried with the same event_id; 400, 401, 404 and 410 are not', async () => {

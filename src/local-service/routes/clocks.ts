@@ -17,6 +17,8 @@ export interface JobClocks {
   completedAt: number | null;
   /** The request whose output file this job's `video_url` names (a chained step), else null. */
   inputRequestId: string | null;
+  /** When the service first sent a webhook delivery of the job's outcome (its earliest endpoint), else null. */
+  webhookSentAt: number | null;
 }
 
 /**
@@ -27,6 +29,13 @@ export interface JobClocks {
 export function registerClockRoutes(app: FastifyInstance, context: () => ServiceContext): void {
   app.get('/v1/admin/jobs', { config: { access: 'admin' as const } }, async () => {
     const ctx = context();
+    const webhookSentAt = new Map<string, number>();
+    for (const delivery of ctx.store.state.deliveries.values()) {
+      const sentAt = delivery.attemptLog?.[0]?.sentAt;
+      const earliest = webhookSentAt.get(delivery.requestId);
+      if (sentAt !== undefined && (earliest === undefined || sentAt < earliest))
+        webhookSentAt.set(delivery.requestId, sentAt);
+    }
     const jobs: JobClocks[] = [...ctx.store.state.jobs.values()].map((job) => ({
       id: job.id,
       model: job.model,
@@ -37,6 +46,7 @@ export function registerClockRoutes(app: FastifyInstance, context: () => Service
       startedAt: job.startedAt,
       completedAt: job.completedAt,
       inputRequestId: job.inputRequestId ?? null,
+      webhookSentAt: webhookSentAt.get(job.id) ?? null,
     }));
     return { jobs, counters: { ...ctx.counters } };
   });
