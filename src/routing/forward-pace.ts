@@ -15,6 +15,7 @@ export interface PacePolicy {
   busyRate: number;
   /** Deliveries a second at or under which the lanes beyond the busy share forward too. */
   quietRate: number;
+  /** Age at which the busy share forwards a delivery even while a burst goes on. */
   busyHoldMs: number;
 }
 
