@@ -51,20 +51,30 @@ export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment
   });
 }
 
+/** The values of `metric`'s lines for `operation` from the frontend of a dev server started with `metricsPort`, default namespace. */
+async function frontendCounters(metricsPort: number, metric: string, operation: string): Promise<number[]> {
+  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+  return text
+    .split('\n')
+    .filter(
+      (l) =>
+        l.startsWith(`${metric}{`) &&
+        l.includes(`operation="${operation}"`) &&
+        l.includes('namespace="default"') &&
+        l.includes('service_name="frontend"'),
+    )
+    .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
+}
+
 /**
  * How many requests of one kind (`QueryWorkflow`, `GetWorkflowExecutionHistory`, …) the frontend of a
  * dev server started with `metricsPort` has served in the default namespace: the server's own count.
  */
 export async function frontendRequests(metricsPort: number, operation: string): Promise<number> {
-  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith('service_requests{') &&
-        l.includes(`operation="${operation}"`) &&
-        l.includes('namespace="default"') &&
-        l.includes('service_name="frontend"'),
-    );
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  return (await frontendCounters(metricsPort, 'service_requests', operation))[0] ?? 0;
+}
+
+/** How many of those requests the frontend answered with an error (`service_error_with_type`, every type). */
+export async function frontendErrors(metricsPort: number, operation: string): Promise<number> {
+  return (await frontendCounters(metricsPort, 'service_error_with_type', operation)).reduce((a, b) => a + b, 0);
 }
