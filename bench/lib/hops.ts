@@ -92,7 +92,7 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
       const activityStarted = after.find(
         (e) => Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === scheduledId,
       );
-      // No submit activity after the signal: the submit ran as a local activity in the woken task.
+      // A submit activity that never started leaves the hand-off out.
       if (!taskStarted || !taskCompleted || (scheduled && !activityStarted)) continue;
       const signalledAt = ms(events[i]!.eventTime);
       const taskStartedAt = ms(taskStarted.eventTime);
@@ -103,6 +103,7 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
         samples.bridgeToSignal.push(signalledAt - done.webhookSentAt);
       }
       samples.taskDispatch.push(taskStartedAt - signalledAt);
+      // No submit activity after the signal: the submit ran as a local activity in the woken task.
       if (!activityStarted) {
         samples.submitInTask.push(next.receivedAt - taskStartedAt);
         continue;
