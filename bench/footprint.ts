@@ -7,9 +7,9 @@
  *     driver process) and each submits its job, and over `windowS` once all wait; CPU in that window.
  *  2. Bridge: `generators` load-generator processes send one signed `generation.completed` delivery per
  *     waiting job (`concurrency` in flight in total) to the real bridge process (verify, append to the
- *     route store's inbox, 202 once committed; its forwarder signals the pipelines); before that, the
- *     same number of deliveries to a null-sink bridge process (the same bridge code, no store) — the
- *     baseline. Also measured: delivery sent → its pipeline closed (Temporal's close time), and the
+ *     route store's inbox, 202 once committed; its forwarder signals the pipelines); before that, and
+ *     again once those pipelines closed, the same number of deliveries to a null-sink bridge process
+ *     (the same bridge code, no store) — the baseline is the mean of the two. Also measured: delivery sent → its pipeline closed (Temporal's close time), and the
  *     sustained rate into pipelines (first delivery sent → last pipeline closed).
  */
 import { randomUUID } from 'node:crypto';
@@ -52,7 +52,8 @@ export interface FootprintResult {
 
 export interface BridgeResult {
   size: FootprintSize;
-  baseline: { deliveriesPerSecond: number; answerMs: Summary; non202: number };
+  /** The null sink: the mean rate of its `bursts` (one before the real bridge's burst, one after its pipelines closed). */
+  baseline: { deliveriesPerSecond: number; bursts?: number[]; answerMs: Summary; non202: number };
   bridge: {
     deliveriesPerSecond: number;
     answerMs: Summary;
@@ -96,9 +97,11 @@ async function burst(
   const start = Math.min(...results.map((r) => r.startedAt));
   const end = Math.max(...results.map((r) => r.endedAt));
   const sentAt: Record<string, number> = Object.assign({}, ...results.map((r) => r.sentAt));
+  const answerMsSamples = results.flatMap((r) => r.answerMs);
   return {
     deliveriesPerSecond: round(ids.length / ((end - start) / 1000)),
-    answerMs: summarize(results.flatMap((r) => r.answerMs)),
+    answerMs: summarize(answerMsSamples),
+    answerMsSamples,
     non202: results.reduce((n, r) => n + r.non202, 0),
     sentAt,
     endedAt: end,
@@ -171,28 +174,30 @@ export async function runFootprintAndBridge(
       statusCallsInRun: clocks.counters.statusCalls,
     };
 
-    // Bridge: baseline first (null sink), then the real bridge with one delivery per waiting job.
-    const nullPort = await freePort();
-    const [cmd, args] = tsNode(path.join(__dirname, 'procs', 'null-bridge.ts'));
-    const nullBridge = await startProcess('footprint-null-bridge', cmd, args, {
-      env: { ...process.env, REELFLOW_WEBHOOK_SECRETS: stack.webhookSecret!, BENCH_NULL_BRIDGE_PORT: String(nullPort) },
-      ready: /null bridge listening/,
-    });
-    const fakeIds = Array.from({ length: size.n }, () => randomUUID());
-    let baseline;
-    try {
-      baseline = await burst(
-        'bridge-null',
-        `http://127.0.0.1:${nullPort}/webhooks`,
-        stack.webhookSecret!,
-        stack.serviceUrl,
-        fakeIds,
-        size,
-      );
-    } finally {
-      await nullBridge.stop();
-    }
-    log(`  bridge baseline (null sink): ${baseline.deliveriesPerSecond} deliveries/s`);
+    // Bridge: the baseline (null sink), the real bridge with one delivery per waiting job, and the
+    // baseline again once those pipelines closed: the two baselines bracket the real burst.
+    const nullSinkBurst = async (name: string) => {
+      const nullPort = await freePort();
+      const [cmd, args] = tsNode(path.join(__dirname, 'procs', 'null-bridge.ts'));
+      const nullBridge = await startProcess(`footprint-${name}`, cmd, args, {
+        env: {
+          ...process.env,
+          REELFLOW_WEBHOOK_SECRETS: stack.webhookSecret!,
+          BENCH_NULL_BRIDGE_PORT: String(nullPort),
+        },
+        ready: /null bridge listening/,
+      });
+      const fakeIds = Array.from({ length: size.n }, () => randomUUID());
+      try {
+        const url = `http://127.0.0.1:${nullPort}/webhooks`;
+        const result = await burst(name, url, stack.webhookSecret!, stack.serviceUrl, fakeIds, size);
+        log(`  bridge baseline (null sink, ${name}): ${result.deliveriesPerSecond} deliveries/s`);
+        return result;
+      } finally {
+        await nullBridge.stop();
+      }
+    };
+    const baselineBefore = await nullSinkBurst('bridge-null');
     const waiting = clocks.jobs.filter((j) => j.status === 'IN_PROGRESS' || j.status === 'IN_QUEUE').map((j) => j.id);
     const cpu = cpuMeter(stackPids(stack));
     const real = await burst('bridge-real', stack.bridgeUrl!, stack.webhookSecret!, stack.serviceUrl, waiting, size);
@@ -222,13 +227,17 @@ export async function runFootprintAndBridge(
     // Pipelines whose work ran beside the acknowledgements: the forwarder signalled them during the burst.
     const closedDuringBurst = closedTimes.filter((closed) => closed <= real.endedAt).length;
     log(`  pipelines closed before the burst's last answer: ${closedDuringBurst}`);
+    const baselineAfter = await nullSinkBurst('bridge-null-after');
+    const bursts = [baselineBefore, baselineAfter];
+    const baseline = {
+      deliveriesPerSecond: round(bursts.reduce((sum, b) => sum + b.deliveriesPerSecond, 0) / bursts.length),
+      bursts: bursts.map((b) => b.deliveriesPerSecond),
+      answerMs: summarize(bursts.flatMap((b) => b.answerMsSamples)),
+      non202: bursts.reduce((n, b) => n + b.non202, 0),
+    };
     const bridge: BridgeResult = {
       size,
-      baseline: {
-        deliveriesPerSecond: baseline.deliveriesPerSecond,
-        answerMs: baseline.answerMs,
-        non202: baseline.non202,
-      },
+      baseline,
       bridge: {
         deliveriesPerSecond: real.deliveriesPerSecond,
         answerMs: real.answerMs,

@@ -5,10 +5,11 @@
  *  - reelflow webhook path (service → bridge → Temporal → next submit);
  *  - reelflow polling fallback (endpoint deleted; each step's first poll at the job length, ×2, cap 4×);
  *  - the naive client (submit, poll every 500 ms from a random phase, fetch, submit the next).
- * Each mode runs uncontended (one chain) and then `chains` chains at once. A chain is a long-form
- * generation followed by `revoices` re-voicings of the previous output. A hand-off is measured on the
- * service's clock: the job's `completedAt` → the next job's `receivedAt` (the next job is the one whose
- * `video_url` names the earlier job's output), so no client-side clock and no workflow internals.
+ * Each mode runs uncontended (one chain at a time, `aloneRounds` in a row) and then `chains` chains at
+ * once. A chain is a long-form generation followed by `revoices` re-voicings of the previous output.
+ * A hand-off is measured on the service's clock: the job's `completedAt` → the next job's `receivedAt`
+ * (the next job is the one whose `video_url` names the earlier job's output), so no client-side clock
+ * and no workflow internals.
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
@@ -37,6 +38,11 @@ export interface HandoffSize {
   chains: number;
   /** Chains of the uncontended run (1). */
   alone: number;
+  /**
+   * Uncontended chains run one after another (default 1): as many hand-offs as the floor probe's beside
+   * them, so that the two p50s compare like with like (a spec has at most 20 steps).
+   */
+  aloneRounds?: number;
   /** `reelflow run` → first submit measurements per entry point (bench/first-submit.ts). */
   firstSubmitRuns: number;
   /** Hand-offs of the floor probe (bench/handoff-floor) run beside, on the same server. */
@@ -50,6 +56,7 @@ export const HANDOFF_FULL: HandoffSize = {
   revoices: 10,
   chains: 20,
   alone: 1,
+  aloneRounds: 4,
   firstSubmitRuns: 7,
   floorHandOffs: 40,
   archive: ARCHIVE_HANDOFF_FULL,
@@ -80,21 +87,31 @@ interface PhaseResult {
   cpuMsPerHandoff: Record<string, number>;
 }
 
-async function phase(stack: BenchStack, mode: Mode, chains: number, size: HandoffSize): Promise<PhaseResult> {
+/** `chains` chains at once, `rounds` times one after another. */
+async function phase(
+  stack: BenchStack,
+  mode: Mode,
+  chains: number,
+  rounds: number,
+  size: HandoffSize,
+): Promise<PhaseResult> {
   const before = await stack.clocks();
   const known = new Set(before.jobs.map((j) => j.id));
   const cpu = cpuMeter(stackPids(stack));
   let failed = 0;
-  const prefix = `ho-${mode}-${chains}-${randomUUID().slice(0, 6)}`;
-  if (mode === 'naive') {
-    await driveNaive(prefix, {
-      serviceUrl: stack.serviceUrl,
-      apiKey: BENCH_API_KEY,
-      chains,
-      revoices: size.revoices,
-      pollMs: NAIVE_POLL_MS,
-    });
-  } else {
+  const workflowIds: string[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const prefix = `ho-${mode}-${chains}-${randomUUID().slice(0, 6)}`;
+    if (mode === 'naive') {
+      await driveNaive(prefix, {
+        serviceUrl: stack.serviceUrl,
+        apiKey: BENCH_API_KEY,
+        chains,
+        revoices: size.revoices,
+        pollMs: NAIVE_POLL_MS,
+      });
+      continue;
+    }
     const shape = {
       type: 'chain' as const,
       revoices: size.revoices,
@@ -110,9 +127,10 @@ async function phase(stack: BenchStack, mode: Mode, chains: number, size: Handof
       count: chains,
       prefix,
     });
-    failed = result.runs.filter((r) => !r.ok).length;
-    if (failed)
-      console.log(`  ${mode}: ${failed} pipelines did not complete: ${result.runs.find((r) => !r.ok)?.error}`);
+    const notOk = result.runs.filter((r) => !r.ok);
+    failed += notOk.length;
+    if (notOk.length) console.log(`  ${mode}: ${notOk.length} pipelines did not complete: ${notOk[0]?.error}`);
+    workflowIds.push(...Array.from({ length: chains }, (_, i) => pipelineWorkflowId(`${prefix}-${i}`)));
   }
   const after = await stack.clocks();
   const jobs = after.jobs.filter((j) => !known.has(j.id));
@@ -125,7 +143,7 @@ async function phase(stack: BenchStack, mode: Mode, chains: number, size: Handof
     jobs: jobs.length,
     statusCalls: after.counters.statusCalls - before.counters.statusCalls,
     failed,
-    workflowIds: mode === 'naive' ? [] : Array.from({ length: chains }, (_, i) => pipelineWorkflowId(`${prefix}-${i}`)),
+    workflowIds,
   };
 }
 
@@ -155,6 +173,12 @@ export interface HandoffResult {
   hops?: Record<'alone' | 'contended', HopBreakdown>;
   /** The floor probe beside the uncontended phase: signal sent → the activity's POST received, ms. */
   floor?: { latencyMs: Summary; samples: number[] };
+  /**
+   * The floor probe under the contended phases' offered load (`chains` chains at once, `holdMs` before
+   * each signal), after them on the same server: with an activity, and with a local activity (the
+   * benches' worker submits as one). What no design that signals the pipeline can beat here.
+   */
+  floorContended?: Record<'activity' | 'localActivity', { latencyMs: Summary; samples: number[] }>;
   /** `reelflow run` with the CLI's default archive mode beside `archive: never` (dev server runs only). */
   asUsersRunIt?: ArchiveHandoffResult;
 }
@@ -163,10 +187,21 @@ export interface HandoffResult {
  * The floor probe (bench/handoff-floor: signal → activity → loopback POST, nothing else) against the
  * stack's Temporal server, in its own process: the least a hand-off can cost on this machine now.
  */
-async function measureFloor(temporalAddress: string, handOffs: number): Promise<number[]> {
+async function measureFloor(
+  temporalAddress: string,
+  handOffs: number,
+  load: { chains: number; holdMs: number; localActivity: boolean } = { chains: 1, holdMs: 0, localActivity: false },
+): Promise<number[]> {
   const [command, args] = tsNode(path.join(__dirname, 'handoff-floor', 'run.ts'), '--json');
   const probe = await startProcess('handoff-floor', command, args, {
-    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, FLOOR_HAND_OFFS: String(handOffs) },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: temporalAddress,
+      FLOOR_HAND_OFFS: String(handOffs),
+      FLOOR_CHAINS: String(load.chains),
+      FLOOR_HOLD_MS: String(load.holdMs),
+      ...(load.localActivity ? { WF: 'local' } : {}),
+    },
   });
   const code = await probe.exited;
   const line = /^FLOOR (.*)$/m.exec(probe.output());
@@ -227,17 +262,27 @@ async function runHandoffPhases(
     const runs: Record<string, PhaseResult> = {};
     for (const mode of ['webhook', 'polling', 'naive'] as const) {
       if (mode === 'polling') await stack.deleteEndpoint();
-      for (const [label, chains] of [
-        ['alone', size.alone],
-        ['contended', size.chains],
+      for (const [label, chains, rounds] of [
+        ['alone', size.alone, size.aloneRounds ?? 1],
+        ['contended', size.chains, 1],
       ] as const) {
         const t0 = Date.now();
-        runs[`${label}/${mode}`] = await phase(stack, mode, chains, size);
+        runs[`${label}/${mode}`] = await phase(stack, mode, chains, rounds, size);
         log(
           `  hand-off ${mode}, ${chains} chain(s): ${runs[`${label}/${mode}`]!.handoffs.length} hand-offs in ${round((Date.now() - t0) / 1000)} s`,
         );
       }
     }
+    // The same offered load as the contended phases: chains of `revoices` hand-offs after `holdMs` holds.
+    const contendedFloor = async (localActivity: boolean) => {
+      const load = { chains: size.chains, holdMs: size.holdMs, localActivity };
+      const samples = await measureFloor(stack.temporalAddress, size.revoices, load);
+      return { latencyMs: summarize(samples), samples };
+    };
+    const floorContended = { activity: await contendedFloor(false), localActivity: await contendedFloor(true) };
+    log(
+      `  floor probe under ${size.chains} chains: p50 ${floorContended.activity.latencyMs.p50} ms (activity), ${floorContended.localActivity.latencyMs.p50} ms (local activity)`,
+    );
     const get = (label: 'alone' | 'contended', mode: Mode) => runs[`${label}/${mode}`]!;
     const hops = await hopBreakdowns(
       stack,
@@ -304,6 +349,7 @@ async function runHandoffPhases(
       failedPipelines: Object.values(runs).reduce((n, r) => n + r.failed, 0),
       firstSubmit,
       floor,
+      floorContended,
       cpuMsPerHandoff: Object.fromEntries(Object.entries(runs).map(([key, r]) => [key, r.cpuMsPerHandoff])),
       ...(hops ? { hops } : {}),
     };

@@ -7,11 +7,12 @@
  *    webhook path.
  * Each climbs independently: closed loop at concurrency 1, 2, 4, … until the rate has risen by less
  * than 10 % over the best so far at two levels in a row (or `maxLevel`). Rate = runs ended inside the window ÷ window; the loads are
- * their own driver processes. Then one row with real ffmpeg renders (a fresh stack) at `realConcurrency`.
+ * their own driver processes. Then `cpuPairs` pairs of levels at both peaks (raw, then reelflow) for the
+ * CPU ratio, and one row with real ffmpeg renders (a fresh stack) at `realConcurrency`.
  */
 import { randomUUID } from 'node:crypto';
 import { drivePipelines } from './lib/drive';
-import { cpuMeter, stackPids } from './lib/cpu';
+import { cpuMeter, orchestrationCpu, stackPids, type OrchestrationCpu } from './lib/cpu';
 import { startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
 import { percentile, round } from './lib/stats';
 import { handoffsOf } from './lib/hops';
@@ -22,6 +23,8 @@ export interface ThroughputSize {
   maxLevel: number;
   realWindowS: number;
   realConcurrency: number;
+  /** Raw and reelflow levels run again at their peaks, alternating, for the CPU ratio (bench/lib/cpu.ts). */
+  cpuPairs: number;
 }
 
 export const THROUGHPUT_FULL: ThroughputSize = {
@@ -30,6 +33,7 @@ export const THROUGHPUT_FULL: ThroughputSize = {
   maxLevel: 64,
   realWindowS: 20,
   realConcurrency: 2,
+  cpuPairs: 3,
 };
 export const THROUGHPUT_QUICK: ThroughputSize = {
   reelflowWindowS: 3,
@@ -37,6 +41,7 @@ export const THROUGHPUT_QUICK: ThroughputSize = {
   maxLevel: 2,
   realWindowS: 0,
   realConcurrency: 1,
+  cpuPairs: 1,
 };
 
 export interface Level {
@@ -133,6 +138,11 @@ export interface ThroughputResult {
   peaks: { raw: Level; reelflow: Level; ratio: number };
   /** reelflow ÷ raw at each concurrency both measured. */
   ratioAtEqualConcurrency: Array<{ concurrency: number; ratio: number }>;
+  /**
+   * The CPU ratio from levels run after the climbs at both peaks, raw then reelflow, `cpuPairs` times:
+   * a pair shares the machine's state of the moment, which the climbs, minutes apart, do not.
+   */
+  cpuPairs?: OrchestrationCpu[];
   /** One level with real ffmpeg renders (null in quick mode). */
   realRenders: Level | null;
   statusCalls: number;
@@ -159,12 +169,22 @@ export async function runThroughput(
   let raw: Level[];
   let reelflow: Level[];
   let statusCalls: number;
+  const cpuPairs: OrchestrationCpu[] = [];
   try {
     // Warm-up (not counted).
     await level(stack, 'raw', 2, 1);
     await level(stack, 'pipeline', 2, 2);
     raw = await climb(stack, 'raw', size.rawWindowS, size.maxLevel, log);
     reelflow = await climb(stack, 'pipeline', size.reelflowWindowS, size.maxLevel, log);
+    for (let pair = 0; pair < size.cpuPairs; pair += 1) {
+      const rawLevel = await level(stack, 'raw', peakOf(raw).concurrency, size.rawWindowS);
+      const reelflowLevel = await level(stack, 'pipeline', peakOf(reelflow).concurrency, size.reelflowWindowS);
+      const measured = orchestrationCpu(reelflowLevel.cpuMsPerRun ?? {}, rawLevel.cpuMsPerRun ?? {});
+      cpuPairs.push(measured);
+      log(
+        `  CPU pair ${pair + 1}: orchestration ${measured.orchestrationMs} ms vs raw ${measured.rawMs} ms per run (${measured.ratio})`,
+      );
+    }
     statusCalls = (await stack.clocks()).counters.statusCalls;
   } finally {
     await stack.stop();
@@ -192,5 +212,5 @@ export async function runThroughput(
     .map((r) => ({ r, w: raw.find((x) => x.concurrency === r.concurrency) }))
     .filter((p) => p.w)
     .map(({ r, w }) => ({ concurrency: r.concurrency, ratio: round(r.perSecond / w!.perSecond, 4) }));
-  return { size, raw, reelflow, peaks, ratioAtEqualConcurrency, realRenders, statusCalls };
+  return { size, raw, reelflow, peaks, ratioAtEqualConcurrency, cpuPairs, realRenders, statusCalls };
 }

@@ -40,3 +40,19 @@ export function cpuMeter(pids: Record<string, number>): (units: number) => Recor
     return { ...perUnit, total: Object.values(perUnit).reduce((a, b) => a + b, 0) };
   };
 }
+
+/** Issue 27's CPU comparison of one reelflow level against one raw level (CPU ms per run, from `cpuMeter`). */
+export interface OrchestrationCpu {
+  /** Temporal + worker + bridge per reelflow pipeline. */
+  orchestrationMs: number;
+  /** Temporal + its worker per raw workflow. */
+  rawMs: number;
+  ratio: number;
+}
+
+/** The orchestration's CPU per pipeline ÷ the raw workflow's, from the two levels' CPU ms per run. */
+export function orchestrationCpu(reelflow: Record<string, number>, raw: Record<string, number>): OrchestrationCpu {
+  const orchestrationMs = (reelflow.temporal ?? 0) + (reelflow.worker ?? 0) + (reelflow.bridge ?? 0);
+  const rawMs = (raw.temporal ?? 0) + (raw.rawWorker ?? 0);
+  return { orchestrationMs, rawMs, ratio: Math.round((orchestrationMs / Math.max(1, rawMs)) * 100) / 100 };
+}

@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunInfo } from '../lib/run-info';
+import { orchestrationCpu } from '../lib/cpu';
 import { HOPS } from '../lib/hops';
 import { round, type Summary } from '../lib/stats';
 import { ROOT } from '../lib/stack';
@@ -123,7 +124,7 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
   lines.push('### 1. Hand-off latency', '');
   lines.push(
     `Service clock: a job's \`completedAt\` → the next job's \`receivedAt\`. Chains of a long-form generation and ${s.revoices} re-voicings; stub renders held ${s.holdMs} ms each; ` +
-      `alone = ${s.alone} chain, contended = ${s.chains} chains at once. Polling fallback: endpoint deleted, first poll at ${s.holdMs / 1000} s, ×2, cap ${(4 * s.holdMs) / 1000} s. ` +
+      `alone = ${s.alone} chain${s.aloneRounds ? ` at a time, ${s.aloneRounds} in a row` : ''}, contended = ${s.chains} chains at once. Polling fallback: endpoint deleted, first poll at ${s.holdMs / 1000} s, ×2, cap ${(4 * s.holdMs) / 1000} s. ` +
       `Naive: polls every ${h.naivePollMs} ms from a random phase. p50 / p99 in ms (n = hand-offs).`,
     '',
   );
@@ -223,6 +224,16 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
       `Floor probe beside it (bench/handoff-floor on the same Temporal server, just before the uncontended phase: a signal sent → one activity → its loopback POST received, nothing else), ${h.floor.latencyMs.n} hand-offs: p50 **${h.floor.latencyMs.p50}** ms, p90 ${h.floor.latencyMs.p90}, p99 ${h.floor.latencyMs.p99}; reelflow's uncontended webhook hand-off p50 is **${round(h.latencyMs.alone.webhook.p50 - h.floor.latencyMs.p50, 1)} ms** above it (it also carries the service's webhook dispatch, the HTTP delivery, the bridge's verify and commit).`,
       '',
     );
+  const fc = h.floorContended;
+  if (fc) {
+    const naive = h.latencyMs.contended.naive.p50;
+    const shown = (floor: Summary) =>
+      `p50 **${floor.p50}** ms (÷ naive ${round(floor.p50 / naive, 2)}), p90 ${floor.p90}`;
+    lines.push(
+      `Floor probe under the contended phases' load (after them, same server: ${h.size.chains} chains at once, ${h.size.holdMs} ms before each signal, ${fc.activity.latencyMs.n} hand-offs each): with an activity ${shown(fc.activity.latencyMs)}; with a local activity ${shown(fc.localActivity.latencyMs)}. No design in which the webhook signals the pipeline hands off faster than this here; reelflow's contended webhook hand-off p50 is ${h.latencyMs.contended.webhook.p50} ms.`,
+      '',
+    );
+  }
   const u = h.asUsersRunIt;
   if (u) {
     lines.push(
@@ -403,7 +414,7 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   if (bg) header.push('before: deliveries/s');
   lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
   lines.push(
-    `| baseline: null sink | ${g.baseline.deliveriesPerSecond} | ${ms(g.baseline.answerMs)} | – | ${g.baseline.non202} |${bg ? ` ${bg.baseline.deliveriesPerSecond} |` : ''}`,
+    `| baseline: null sink${g.baseline.bursts ? `, the mean of a burst before and one after (${g.baseline.bursts.join(' and ')})` : ''} | ${g.baseline.deliveriesPerSecond} | ${ms(g.baseline.answerMs)} | – | ${g.baseline.non202} |${bg ? ` ${bg.baseline.deliveriesPerSecond} |` : ''}`,
   );
   lines.push(
     `| bridge → Temporal | ${g.bridge.deliveriesPerSecond} | ${ms(g.bridge.answerMs)} | ${ms(g.bridge.deliveryToPipelineClosedMs)} | ${g.bridge.non202} |${bg ? ` ${bg.bridge.deliveriesPerSecond} |` : ''}`,
@@ -556,21 +567,34 @@ function targetsSection(r: Results, lines: string[]): void {
 /** The targets of issue 27 (lean orchestration) against this run. */
 function leanTargetsSection(r: Results, lines: string[]): void {
   const rows: string[] = [];
-  const row = (label: string, asked: string, shown: string, met: boolean) =>
-    rows.push(`| ${label} | ${asked} | ${shown} | ${met ? 'met' : '**missed**'} |`);
+  const row = (label: string, asked: string, shown: string, met: boolean | string) =>
+    rows.push(`| ${label} | ${asked} | ${shown} | ${typeof met === 'string' ? met : met ? 'met' : '**missed**'} |`);
   const t = r.throughput;
   const reel = t?.peaks.reelflow.cpuMsPerRun;
   const raw = t?.peaks.raw.cpuMsPerRun;
   if (reel && raw) {
-    const orchestration = (reel.temporal ?? 0) + (reel.worker ?? 0) + (reel.bridge ?? 0);
-    const rawCost = (raw.temporal ?? 0) + (raw.rawWorker ?? 0);
-    const ratio = round(orchestration / Math.max(1, rawCost), 2);
-    row(
-      "orchestration CPU per pipeline (Temporal + worker + bridge) ÷ the raw workflow's (Temporal + its worker), at the peaks",
-      '≤ 2.5 (aim 1.5)',
-      `${ratio} (${round(orchestration, 0)} ms vs ${round(rawCost, 0)} ms)`,
-      ratio <= 2.5,
-    );
+    const climbs = orchestrationCpu(reel, raw);
+    const pairs = t?.cpuPairs ?? [];
+    const label =
+      "orchestration CPU per pipeline (Temporal + worker + bridge) ÷ the raw workflow's (Temporal + its worker), at the peaks";
+    if (pairs.length === 0)
+      row(
+        label,
+        '≤ 2.5 (aim 1.5)',
+        `${climbs.ratio} (${climbs.orchestrationMs} ms vs ${climbs.rawMs} ms)`,
+        climbs.ratio <= 2.5,
+      );
+    else {
+      const ratios = pairs.map((p) => p.ratio).sort((a, b) => a - b);
+      const median = ratios[Math.floor(ratios.length / 2)] as number;
+      const shown = pairs.map((p) => `${p.ratio} (${p.orchestrationMs} vs ${p.rawMs} ms)`).join(', ');
+      row(
+        `${label}: the median of ${pairs.length} alternating raw/reelflow pairs run after the climbs`,
+        '≤ 2.5 (aim 1.5)',
+        `**${median}**: ${shown}; the climbs' own peaks ${climbs.ratio} (${climbs.orchestrationMs} vs ${climbs.rawMs} ms)`,
+        median <= 2.5,
+      );
+    }
   }
   const h = r.handoff;
   if (h?.floor) {
@@ -589,6 +613,16 @@ function leanTargetsSection(r: Results, lines: string[]): void {
       '≤ 0.33',
       `${ratio} (${h.latencyMs.contended.webhook.p50} vs ${h.latencyMs.contended.naive.p50} ms)`,
       ratio <= 0.33,
+    );
+  }
+  if (h?.floorContended) {
+    const floor = h.floorContended.localActivity.latencyMs.p50;
+    const ratio = round(floor / h.latencyMs.contended.naive.p50, 2);
+    row(
+      `the floor probe (local activity) under the same ${h.size.chains} chains ÷ the naive poller's: the least the row above can reach here`,
+      '(a bound, not a target)',
+      `${ratio} (${floor} vs ${h.latencyMs.contended.naive.p50} ms)`,
+      ratio <= 0.33 ? 'under 0.33' : '**over 0.33**',
     );
   }
   const g = r.bridge;

@@ -35,10 +35,16 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
     const handoff = JSON.parse(fs.readFileSync(path.join(out, 'handoff.json'), 'utf8')) as {
       run: { serviceIdempotency?: string };
       hops?: { alone: { hops: Record<string, { n: number }> } };
+      size: { chains: number; revoices: number };
       floor?: { samples: number[] };
+      floorContended?: Record<'activity' | 'localActivity', { samples: number[] }>;
       asUsersRunIt?: { samples: Record<string, number[]>; archivedCopies: Record<string, number> };
     };
     expect(handoff.floor?.samples.length).toBeGreaterThan(0);
+    // Under the contended load: every chain's every hand-off, with an activity and with a local activity.
+    const contendedHandOffs = handoff.size.chains * handoff.size.revoices;
+    expect(handoff.floorContended?.activity.samples).toHaveLength(contendedHandOffs);
+    expect(handoff.floorContended?.localActivity.samples).toHaveLength(contendedHandOffs);
     expect(handoff.asUsersRunIt?.samples['on-expiry-risk']?.length).toBeGreaterThan(0);
     expect(handoff.asUsersRunIt?.samples.never?.length).toBeGreaterThan(0);
     expect(handoff.asUsersRunIt?.archivedCopies).toEqual({ 'on-expiry-risk': expect.any(Number), never: 0 });
@@ -52,12 +58,28 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
     expect(handoff.hops?.alone.hops.bridgeToSignal?.n).toBe(handoff.hops?.alone.hops.delivery?.n);
     // The bridge burst counts the pipelines whose work ran beside its acknowledgements.
     const bridge = JSON.parse(fs.readFileSync(path.join(out, 'bridge.json'), 'utf8')) as {
+      baseline: { deliveriesPerSecond: number; bursts?: number[] };
       bridge: { pipelinesClosedDuringBurst?: number };
     };
     expect(bridge.bridge.pipelinesClosedDuringBurst).toEqual(expect.any(Number));
+    // The null-sink baseline brackets the real burst: one burst before it, one after; the mean is the baseline.
+    const [before, after] = bridge.baseline.bursts ?? [];
+    expect(bridge.baseline.bursts).toHaveLength(2);
+    expect(bridge.baseline.deliveriesPerSecond).toBeCloseTo(((before ?? 0) + (after ?? 0)) / 2, 0);
+    // The CPU ratio's alternating pair at the peaks: both sides measured, the ratio theirs.
+    const throughput = JSON.parse(fs.readFileSync(path.join(out, 'throughput.json'), 'utf8')) as {
+      cpuPairs?: Array<{ orchestrationMs: number; rawMs: number; ratio: number }>;
+    };
+    expect(throughput.cpuPairs).toHaveLength(1);
+    const [pair] = throughput.cpuPairs ?? [];
+    expect(pair?.orchestrationMs).toBeGreaterThan(0);
+    expect(pair?.rawMs).toBeGreaterThan(0);
+    expect(pair?.ratio).toBeCloseTo((pair?.orchestrationMs ?? 0) / (pair?.rawMs ?? 1), 1);
     const report = fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8');
     expect(report).toContain('### 3. Throughput ceilings');
     expect(report).toContain('### Targets of issue 27');
+    expect(report).toContain('the median of 1 alternating raw/reelflow pairs');
+    expect(report).toContain("Floor probe under the contended phases' load");
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
