@@ -9,8 +9,9 @@
  *     waiting job (`concurrency` in flight in total) to the real bridge process (verify, append to the
  *     route store's inbox, 202 once committed; its forwarder signals the pipelines); before that, and
  *     again once those pipelines closed, the same number of deliveries to a null-sink bridge process
- *     (the same bridge code, no store) — the baseline is the mean of the two. Also measured: delivery sent → its pipeline closed (Temporal's close time), and the
- *     sustained rate into pipelines (first delivery sent → last pipeline closed).
+ *     (the same bridge code, no store) — the baseline is the mean of the two. Also measured: delivery
+ *     sent → its pipeline closed (Temporal's close time), and the sustained rate into pipelines (first
+ *     delivery sent → last pipeline closed).
  */
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
