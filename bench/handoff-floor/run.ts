@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -17,8 +18,6 @@ import { request } from 'undici';
 const HAND_OFFS = Number(process.env.FLOOR_HAND_OFFS ?? 40);
 const CHAINS = Number(process.env.FLOOR_CHAINS ?? 1);
 const HOLD_MS = Number(process.env.FLOOR_HOLD_MS ?? 0);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
   const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';

@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { sampleProcess } from './processes';
+import { round } from './stats';
 import type { BenchStack } from './stack';
 
 /** Process label → pid, for the parts of `stack` that run (Temporal only when it is the stack's dev server). */
@@ -54,5 +55,5 @@ export interface OrchestrationCpu {
 export function orchestrationCpu(reelflow: Record<string, number>, raw: Record<string, number>): OrchestrationCpu {
   const orchestrationMs = (reelflow.temporal ?? 0) + (reelflow.worker ?? 0) + (reelflow.bridge ?? 0);
   const rawMs = (raw.temporal ?? 0) + (raw.rawWorker ?? 0);
-  return { orchestrationMs, rawMs, ratio: Math.round((orchestrationMs / Math.max(1, rawMs)) * 100) / 100 };
+  return { orchestrationMs, rawMs, ratio: round(orchestrationMs / Math.max(1, rawMs), 2) };
 }

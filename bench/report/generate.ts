@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { RunInfo } from '../lib/run-info';
 import { orchestrationCpu } from '../lib/cpu';
 import { HOPS } from '../lib/hops';
-import { round, type Summary } from '../lib/stats';
+import { percentile, round, type Summary } from '../lib/stats';
 import { ROOT } from '../lib/stack';
 import type { HandoffResult } from '../handoff';
 import type { Level, ThroughputResult } from '../throughput';
@@ -585,8 +585,10 @@ function leanTargetsSection(r: Results, lines: string[]): void {
         climbs.ratio <= 2.5,
       );
     else {
-      const ratios = pairs.map((p) => p.ratio).sort((a, b) => a - b);
-      const median = ratios[Math.floor(ratios.length / 2)] as number;
+      const median = percentile(
+        pairs.map((p) => p.ratio).sort((a, b) => a - b),
+        50,
+      );
       const shown = pairs.map((p) => `${p.ratio} (${p.orchestrationMs} vs ${p.rawMs} ms)`).join(', ');
       row(
         `${label}: the median of ${pairs.length} alternating raw/reelflow pairs run after the climbs`,
