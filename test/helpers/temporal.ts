@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { SearchAttributeType } from '@temporalio/common';
 import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
@@ -20,7 +21,7 @@ export async function startDevServer(
     port?: number;
     dbFilename?: string;
     uiPort?: number;
-    /** Serve the server's Prometheus metrics on this port (see frontendRequests). */
+    /** Serve the server's Prometheus metrics on this port (see answeredFrontendRequests). */
     metricsPort?: number;
   } = {},
 ): Promise<TestWorkflowEnvironment> {
@@ -51,9 +52,8 @@ export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment
   });
 }
 
-/** The values of `metric`'s lines for `operation` from the frontend of a dev server started with `metricsPort`, default namespace. */
-async function frontendCounters(metricsPort: number, metric: string, operation: string): Promise<number[]> {
-  const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+/** The sum of `metric`'s lines for `operation` in `text` (one scrape), frontend, default namespace. */
+function frontendCount(text: string, metric: string, operation: string): number {
   return text
     .split('\n')
     .filter(
@@ -63,18 +63,43 @@ async function frontendCounters(metricsPort: number, metric: string, operation: 
         l.includes('namespace="default"') &&
         l.includes('service_name="frontend"'),
     )
-    .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
+
+/** A frontend count that held still this long is taken as published (several of tally's 1 s reporting intervals). */
+const SETTLED_MS = 3_000;
+const SETTLE_POLL_MS = 250;
+const SETTLE_LIMIT_MS = 30_000;
 
 /**
  * How many requests of one kind (`QueryWorkflow`, `GetWorkflowExecutionHistory`, …) the frontend of a
- * dev server started with `metricsPort` has served in the default namespace: the server's own count.
+ * dev server started with `metricsPort` has answered without an error in the default namespace:
+ * `service_requests` less `service_error_with_type` (every type), the server's own counts. The server
+ * publishes its counters on a reporting interval, not as requests happen (a scrape right after a CLI
+ * exited read one query fewer than the server had answered, and the next scrape caught up), so the
+ * count is read until it held still for SETTLED_MS.
  */
-export async function frontendRequests(metricsPort: number, operation: string): Promise<number> {
-  return (await frontendCounters(metricsPort, 'service_requests', operation))[0] ?? 0;
-}
-
-/** How many of those requests the frontend answered with an error (`service_error_with_type`, every type). */
-export async function frontendErrors(metricsPort: number, operation: string): Promise<number> {
-  return (await frontendCounters(metricsPort, 'service_error_with_type', operation)).reduce((a, b) => a + b, 0);
+export async function answeredFrontendRequests(metricsPort: number, operation: string): Promise<number> {
+  const read = async () => {
+    const text = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text());
+    return (
+      frontendCount(text, 'service_requests', operation) - frontendCount(text, 'service_error_with_type', operation)
+    );
+  };
+  const began = Date.now();
+  let value = await read();
+  let since = Date.now();
+  while (Date.now() - since < SETTLED_MS) {
+    if (Date.now() - began > SETTLE_LIMIT_MS)
+      throw new Error(
+        `the frontend's ${operation} count did not hold still for ${SETTLED_MS} ms within ${SETTLE_LIMIT_MS} ms`,
+      );
+    await sleep(SETTLE_POLL_MS);
+    const next = await read();
+    if (next !== value) {
+      value = next;
+      since = Date.now();
+    }
+  }
+  return value;
 }

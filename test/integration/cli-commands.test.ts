@@ -6,7 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EVENT_TYPES, LOCAL_PER_SECOND_RATES, LONG_FORM_PRICES, pricePerSecond } from '../../src/contract';
 import { probe } from '../../src/media/ffmpeg';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
-import { frontendErrors, frontendRequests, startDevServer } from '../helpers/temporal';
+import { answeredFrontendRequests, startDevServer } from '../helpers/temporal';
 import { freePort } from '../../src/stack/stack-state';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
 import {
@@ -157,8 +157,7 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     // The job stays IN_PROGRESS for 15 s, so the follower (one query a second) sees it running even when a
     // loaded machine stretches its second to three (5× margin).
     h.service.service.setFaults({ modelDurationMs: 15_000 });
-    const answeredQueries = async () =>
-      (await frontendRequests(metricsPort, 'QueryWorkflow')) - (await frontendErrors(metricsPort, 'QueryWorkflow'));
+    const answeredQueries = () => answeredFrontendRequests(metricsPort, 'QueryWorkflow');
     const queriesBefore = await answeredQueries();
     const run = await runCli(['run', spec], cliEnv).finally(() => h.service.service.setFaults({ modelDurationMs: 0 }));
     expect(run.code).toBe(0);
