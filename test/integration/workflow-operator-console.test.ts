@@ -114,6 +114,9 @@ describe('operator console', () => {
       /\| generate \| completed \| `[^`]+` \| 80 \| \d+\.\d s \| \[long-form-[^\]]+\.mp4\]\(http:\/\/127\.0\.0\.1:\d+\/files\//,
     );
     expect(details).toContain(`| revoice | running (waiting) | \`${revoiceRequest}\``);
+    // The UI's Stack Trace tab (the `__stack_trace` query), with the sandbox's 4 frames a stack
+    // (WORKFLOW_STACK_TRACE_LIMIT): still where the running step waits, and what called it.
+    expect(await handle.query('__stack_trace')).toMatch(/at waitThenPoll [^\n]*\n\s+at waitForOutcome /);
 
     // Validators refuse with reasons; nothing is written to history for a refused update.
     expect(await refusal(handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'generate' }] }))).toBe(
