@@ -7,6 +7,15 @@
 /** The span `Inbox.recentRate` reads: a burst's rate is known once this much of it has arrived. */
 export const RATE_WINDOW_MS = 100;
 
+/**
+ * Deliveries one commit of the inbox must carry for the bridge to count as crowded for the next
+ * RATE_WINDOW_MS. A group commit takes about a millisecond, so four in one come only from senders at
+ * work together: at a steady 200/s, three more arrivals within a commit's millisecond happen about once
+ * in a thousand, while a burst's concurrent senders fill commits from their first round trip, before
+ * the 100 ms rate window has seen enough of them to read over `busyRate`.
+ */
+export const CROWDED_COMMIT = 4;
+
 /** The forwarder's pacing settings (`ForwarderOptions`, with their defaults applied). */
 export interface PacePolicy {
   /** Lanes below this one are the busy share: they forward while a burst arrives (aged deliveries only). */
@@ -26,6 +35,8 @@ export interface LaneView {
   ageMs: number;
   /** Deliveries a second arriving now (`Inbox.recentRate`). */
   rate: number;
+  /** A commit of the last RATE_WINDOW_MS carried CROWDED_COMMIT deliveries or more (`Inbox.crowded`): a burst has begun. */
+  crowded: boolean;
   /** The backlog passed a quarter of the inbox's bound: every lane forwards, so an overload ends in 503s, not a backlog that never drains. */
   backlogHigh: boolean;
 }
@@ -37,8 +48,10 @@ export function laneWaitMs(policy: PacePolicy, view: LaneView): number {
     // A burst's first commits read as a trickle (its generators and the bridge warm up), so the extra
     // lanes take only deliveries the rate window has seen, and only while arrivals are quiet.
     if (view.ageMs < RATE_WINDOW_MS) return Math.min(RATE_WINDOW_MS, RATE_WINDOW_MS - view.ageMs);
-    return view.rate > policy.quietRate ? RATE_WINDOW_MS : 0;
+    return view.rate > policy.quietRate || view.crowded ? RATE_WINDOW_MS : 0;
   }
-  // The busy share forwards a delivery that came alone at once, and holds young ones while a burst arrives.
-  return view.rate > policy.busyRate && view.ageMs < policy.busyHoldMs ? RATE_WINDOW_MS : 0;
+  // The busy share forwards a delivery that came alone at once, and holds young ones while a burst
+  // arrives: known by its rate, or from its first crowded commit, before the rate window reads it.
+  const burst = view.rate > policy.busyRate || view.crowded;
+  return burst && view.ageMs < policy.busyHoldMs ? RATE_WINDOW_MS : 0;
 }

@@ -3,7 +3,7 @@ import type { WebhookEvent } from '../contract';
 import { EventSinkUnavailableError } from '../bridge/errors';
 import type { EventSink } from '../bridge/event-sink';
 import { InboxFullError } from './errors';
-import { laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
+import { CROWDED_COMMIT, laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
 import { deliverToRouteWorkflow } from './route-workflows';
 import type { ClaimedDelivery, InboxEntry, RouteStore } from './store';
 
@@ -49,6 +49,8 @@ export class Inbox implements EventSink {
   private slot = 0;
   private inSlot = 0;
   private inPreviousSlot = 0;
+  /** Until when the inbox counts as crowded: RATE_WINDOW_MS past its last commit of CROWDED_COMMIT or more. */
+  private crowdedUntil = 0;
   readonly backlogLimit: number;
 
   constructor(options: InboxOptions) {
@@ -83,6 +85,11 @@ export class Inbox implements EventSink {
     this.roll();
     const intoSlot = (this.now() % RATE_WINDOW_MS) / RATE_WINDOW_MS;
     return Math.round(((this.inPreviousSlot * (1 - intoSlot) + this.inSlot) * 1000) / RATE_WINDOW_MS);
+  }
+
+  /** Whether a commit of the last RATE_WINDOW_MS carried CROWDED_COMMIT deliveries or more: senders at work together. */
+  crowded(): boolean {
+    return this.now() < this.crowdedUntil;
   }
 
   private roll(): void {
@@ -151,6 +158,7 @@ export class Inbox implements EventSink {
 
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, this.maxBatch);
+    if (batch.length >= CROWDED_COMMIT) this.crowdedUntil = this.now() + RATE_WINDOW_MS;
     try {
       const inserted = await this.store.append(
         batch.map((waiting) => waiting.entry),
@@ -316,6 +324,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
                 lane,
                 ageMs: now() - claimed[next]!.receivedAt,
                 rate: inbox.recentRate(),
+                crowded: inbox.crowded(),
                 backlogHigh: inbox.backlog >= inbox.backlogLimit / 4,
               })
             : 0;

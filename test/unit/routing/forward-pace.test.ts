@@ -1,7 +1,7 @@
 import { laneWaitMs, RATE_WINDOW_MS, type PacePolicy } from '../../../src/routing/forward-pace';
 
 const policy: PacePolicy = { busyConcurrency: 1, busyRate: 200, quietRate: 50, busyHoldMs: 2_000 };
-const view = { lane: 0, ageMs: 0, rate: 0, backlogHigh: false };
+const view = { lane: 0, ageMs: 0, rate: 0, crowded: false, backlogHigh: false };
 
 describe('laneWaitMs', () => {
   it('lets the busy share signal a delivery that came alone at once (the hand-off)', () => {
@@ -10,6 +10,18 @@ describe('laneWaitMs', () => {
 
   it('holds a young delivery in the busy share while a burst arrives', () => {
     expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 500, rate: 600 })).toBe(RATE_WINDOW_MS);
+  });
+
+  it('holds a young delivery in the busy share from the first crowded commit of a burst, while its rate still reads low', () => {
+    expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 0, rate: 40, crowded: true })).toBe(RATE_WINDOW_MS);
+  });
+
+  it('keeps the other lanes waiting on seen deliveries while commits are crowded, though the rate reads quiet', () => {
+    expect(laneWaitMs(policy, { ...view, lane: 3, ageMs: 150, rate: 40, crowded: true })).toBe(RATE_WINDOW_MS);
+  });
+
+  it('lets the busy share forward a crowded delivery held busyHoldMs', () => {
+    expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 2_000, rate: 40, crowded: true })).toBe(0);
   });
 
   it('lets the busy share forward a delivery held busyHoldMs, though the burst goes on', () => {
@@ -29,8 +41,8 @@ describe('laneWaitMs', () => {
   });
 
   it('forwards on every lane at once past a quarter of the bound, whatever arrives', () => {
-    expect(laneWaitMs(policy, { lane: 0, ageMs: 0, rate: 5_000, backlogHigh: true })).toBe(0);
-    expect(laneWaitMs(policy, { lane: 31, ageMs: 0, rate: 5_000, backlogHigh: true })).toBe(0);
+    expect(laneWaitMs(policy, { lane: 0, ageMs: 0, rate: 5_000, crowded: true, backlogHigh: true })).toBe(0);
+    expect(laneWaitMs(policy, { lane: 31, ageMs: 0, rate: 5_000, crowded: true, backlogHigh: true })).toBe(0);
   });
 
   it('never waits longer than the rate window, even for a delivery stamped ahead of its clock (another bridge)', () => {

@@ -55,6 +55,20 @@ describe('Inbox', () => {
     expect(Math.max(...rates)).toBeLessThanOrEqual(340);
   });
 
+  it('counts as crowded for 100 ms after a commit of 4 deliveries or more, not after commits of 3', async () => {
+    let clock = 10_000;
+    const inbox = new Inbox({ store, backlogLimit: 1_000, now: () => clock });
+    await Promise.all([0, 1, 2].map((i) => inbox.append(entry(i))));
+    expect(inbox.crowded()).toBe(false);
+    await Promise.all([3, 4, 5, 6].map((i) => inbox.append(entry(i))));
+    expect(inbox.crowded()).toBe(true);
+    clock += 99;
+    await inbox.append(entry(7));
+    expect(inbox.crowded()).toBe(true);
+    clock += 1;
+    expect(inbox.crowded()).toBe(false);
+  });
+
   it('counts a redelivery of a stored event_id once', async () => {
     const inbox = new Inbox({ store, backlogLimit: 1_000 });
     await inbox.append(entry(1));
