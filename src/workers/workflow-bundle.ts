@@ -17,8 +17,8 @@ export function emptySourceMapComment(file = 'workflow-bundle.js'): string {
  * hook makes one for every promise a workflow creates, for the stack trace query, and formatting
  * their frames was about 40 % of the workflow thread's CPU: at 4, a replayed three-step pipeline
  * costs a fifth to a quarter less, and the task a webhook wakes schedules the next submit sooner
- * (docs/decisions/pipelines.md). The stack trace query (the UI's Stack Trace tab) then shows the two
- * innermost workflow frames of each wait, and a workflow failure's stack its four innermost frames.
+ * (docs/decisions/pipelines.md). The stack trace query (the UI's Stack Trace tab) then shows up to
+ * the three innermost workflow frames of each wait, and a workflow failure's stack its four innermost.
  */
 export const WORKFLOW_STACK_TRACE_LIMIT = 4;
 
