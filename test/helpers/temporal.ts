@@ -66,7 +66,7 @@ function frontendCount(text: string, metric: string, operation: string): number 
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
-/** A frontend count that held still this long is taken as published (several of tally's 1 s reporting intervals). */
+/** A frontend count that held still this long is taken as published (several of the server's reporting intervals). */
 const SETTLED_MS = 3_000;
 const SETTLE_POLL_MS = 250;
 const SETTLE_LIMIT_MS = 30_000;
@@ -76,8 +76,8 @@ const SETTLE_LIMIT_MS = 30_000;
  * dev server started with `metricsPort` has answered without an error in the default namespace:
  * `service_requests` less `service_error_with_type` (every type), the server's own counts. The server
  * publishes its counters on a reporting interval, not as requests happen (a scrape right after a CLI
- * exited read one query fewer than the server had answered, and the next scrape caught up), so the
- * count is read until it held still for SETTLED_MS.
+ * exited could count one query fewer than the server's latency histogram had: read before and after a
+ * run, that query counted in the run's delta), so the count is read until it held still for SETTLED_MS.
  */
 export async function answeredFrontendRequests(metricsPort: number, operation: string): Promise<number> {
   const read = async () => {
