@@ -9,10 +9,12 @@ export const RATE_WINDOW_MS = 100;
 
 /**
  * Deliveries one commit of the inbox must carry for the bridge to count as crowded for the next
- * RATE_WINDOW_MS. A group commit takes about a millisecond, so four in one come only from senders at
- * work together: at a steady 200/s, three more arrivals within a commit's millisecond happen about once
- * in a thousand, while a burst's concurrent senders fill commits from their first round trip, before
- * the 100 ms rate window has seen enough of them to read over `busyRate`.
+ * RATE_WINDOW_MS. A group commit takes about a millisecond, so four in one come from senders at work
+ * together: at a steady 200/s, three more arrivals within a commit's millisecond happen about once in a
+ * thousand, while a burst's concurrent senders fill commits from their first round trip, before the
+ * 100 ms rate window has seen enough of them to read over `busyRate`. A bridge slowed by a loaded
+ * machine commits a steady stream in fours too, so crowding only holds a delivery the rate window has
+ * not seen yet: at most RATE_WINDOW_MS, after which the rate decides.
  */
 export const CROWDED_COMMIT = 4;
 
@@ -35,7 +37,7 @@ export interface LaneView {
   ageMs: number;
   /** Deliveries a second arriving now (`Inbox.recentRate`). */
   rate: number;
-  /** A commit of the last RATE_WINDOW_MS carried CROWDED_COMMIT deliveries or more (`Inbox.crowded`): a burst has begun. */
+  /** A commit of the last RATE_WINDOW_MS carried CROWDED_COMMIT deliveries or more (`Inbox.crowded`): a burst may have begun. */
   crowded: boolean;
   /** The backlog passed a quarter of the inbox's bound: every lane forwards, so an overload ends in 503s, not a backlog that never drains. */
   backlogHigh: boolean;
@@ -48,10 +50,10 @@ export function laneWaitMs(policy: PacePolicy, view: LaneView): number {
     // A burst's first commits read as a trickle (its generators and the bridge warm up), so the extra
     // lanes take only deliveries the rate window has seen, and only while arrivals are quiet.
     if (view.ageMs < RATE_WINDOW_MS) return Math.min(RATE_WINDOW_MS, RATE_WINDOW_MS - view.ageMs);
-    return view.rate > policy.quietRate || view.crowded ? RATE_WINDOW_MS : 0;
+    return view.rate > policy.quietRate ? RATE_WINDOW_MS : 0;
   }
-  // The busy share forwards a delivery that came alone at once, and holds young ones while a burst
-  // arrives: known by its rate, or from its first crowded commit, before the rate window reads it.
-  const burst = view.rate > policy.busyRate || view.crowded;
-  return burst && view.ageMs < policy.busyHoldMs ? RATE_WINDOW_MS : 0;
+  // The busy share forwards a delivery that came alone at once. While commits are crowded it holds one
+  // the rate window has not seen yet (a burst's first round trip), and while a burst arrives, young ones.
+  if (view.crowded && view.ageMs < RATE_WINDOW_MS) return Math.min(RATE_WINDOW_MS, RATE_WINDOW_MS - view.ageMs);
+  return view.rate > policy.busyRate && view.ageMs < policy.busyHoldMs ? RATE_WINDOW_MS : 0;
 }

@@ -12,16 +12,14 @@ describe('laneWaitMs', () => {
     expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 500, rate: 600 })).toBe(RATE_WINDOW_MS);
   });
 
-  it('holds a young delivery in the busy share from the first crowded commit of a burst, while its rate still reads low', () => {
+  it('holds a delivery the rate window has not seen in the busy share while commits are crowded (a burst starting)', () => {
     expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 0, rate: 40, crowded: true })).toBe(RATE_WINDOW_MS);
+    expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 30, rate: 40, crowded: true })).toBe(RATE_WINDOW_MS - 30);
   });
 
-  it('keeps the other lanes waiting on seen deliveries while commits are crowded, though the rate reads quiet', () => {
-    expect(laneWaitMs(policy, { ...view, lane: 3, ageMs: 150, rate: 40, crowded: true })).toBe(RATE_WINDOW_MS);
-  });
-
-  it('lets the busy share forward a crowded delivery held busyHoldMs', () => {
-    expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 2_000, rate: 40, crowded: true })).toBe(0);
+  it('lets the rate decide once the window has seen a crowded delivery: a loaded bridge commits a steady stream in fours too', () => {
+    expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 100, rate: 150, crowded: true })).toBe(0);
+    expect(laneWaitMs(policy, { ...view, lane: 0, ageMs: 100, rate: 600, crowded: true })).toBe(RATE_WINDOW_MS);
   });
 
   it('lets the busy share forward a delivery held busyHoldMs, though the burst goes on', () => {
