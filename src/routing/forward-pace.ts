@@ -43,17 +43,20 @@ export interface LaneView {
   backlogHigh: boolean;
 }
 
+/** How long until the rate window has seen a delivery `ageMs` old (at most the window: another bridge's clock may run ahead). */
+const untilSeenMs = (ageMs: number): number => Math.min(RATE_WINDOW_MS, RATE_WINDOW_MS - ageMs);
+
 /** Milliseconds the lane waits before it looks again; 0 when it signals the delivery now. */
 export function laneWaitMs(policy: PacePolicy, view: LaneView): number {
   if (view.backlogHigh) return 0;
   if (view.lane >= policy.busyConcurrency) {
     // A burst's first commits read as a trickle (its generators and the bridge warm up), so the extra
     // lanes take only deliveries the rate window has seen, and only while arrivals are quiet.
-    if (view.ageMs < RATE_WINDOW_MS) return Math.min(RATE_WINDOW_MS, RATE_WINDOW_MS - view.ageMs);
+    if (view.ageMs < RATE_WINDOW_MS) return untilSeenMs(view.ageMs);
     return view.rate > policy.quietRate ? RATE_WINDOW_MS : 0;
   }
   // The busy share forwards a delivery that came alone at once. While commits are crowded it holds one
   // the rate window has not seen yet (a burst's first round trip), and while a burst arrives, young ones.
-  if (view.crowded && view.ageMs < RATE_WINDOW_MS) return Math.min(RATE_WINDOW_MS, RATE_WINDOW_MS - view.ageMs);
+  if (view.crowded && view.ageMs < RATE_WINDOW_MS) return untilSeenMs(view.ageMs);
   return view.rate > policy.busyRate && view.ageMs < policy.busyHoldMs ? RATE_WINDOW_MS : 0;
 }
