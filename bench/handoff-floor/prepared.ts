@@ -4,47 +4,46 @@
  * receiver submits the next job itself, then tells the pipeline, hands off in, where the floor probe
  * (run.ts) measures designs in which the webhook wakes the pipeline and the pipeline submits.
  *
- * The receiver does what reelflow's bridge does before it answers (verify the signature, commit the
- * delivery to a SQLite route store, answer 202), then submits the next re-voicing with the completed
- * job's output and signals the chain's workflow (wf-prepared.ts: a search-attribute upsert and a
- * fallback timer per job, what a reelflow step's task costs Temporal beside its submit). No
- * idempotency key, budget, cancel or address check: a measurement of the path, not an implementation
+ * The receiver is reelflow's bridge app with its inbox on a SQLite route store (verify the signature,
+ * commit the delivery, answer 202); its sink then submits the next re-voicing with the completed job's
+ * output and signals the chain's workflow (wf-prepared.ts: a search-attribute upsert and a fallback
+ * timer per job, what a reelflow step's task costs Temporal beside its submit). No idempotency key,
+ * budget, cancel or address check: a measurement of the path, not an implementation
  * (docs/decisions/pipelines.md, "Under 20 chains").
  *
  *   npx tsx bench/handoff-floor/prepared.ts
  *
- * PREPARED_CHAINS chains at once (default 20) of 10 re-voicings; PREPARED_ROUNDS rounds (default 2),
- * each the prepared chains then the naive 500 ms poller's (bench/procs/naive-client.ts) on the same
- * stack. Prints each phase's hand-off p50 / p90 (service clocks: a job's completedAt → the next job's
+ * PREPARED_CHAINS chains at once (default: the hand-off bench's 20) of its 10 re-voicings of 500 ms
+ * jobs; PREPARED_ROUNDS rounds (default 2), each the prepared chains then the naive 500 ms poller's
+ * (bench/procs/naive-client.ts) on the same stack. Prints each phase's hand-off p50 / p90 (service clocks: a job's completedAt → the next job's
  * receivedAt) and CPU ms per hand-off by process (`receiver` is this process: the receiver and the
  * chains' worker).
  */
-import http from 'node:http';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createServiceClient } from '../../src/client/service-client';
 import { parseRouteStoreLocation } from '../../src/config/route-store-location';
+import { createBridgeApp } from '../../src/bridge';
+import { DEFAULT_BACKLOG_LIMIT } from '../../src/config/bridge';
+import { freePort } from '../../src/stack/stack-state';
 import type { WebhookEvent } from '../../src/contract';
-import { verify } from '../../src/contract/signature';
-import { openRouteStore } from '../../src/routing';
+import { Inbox, openRouteStore } from '../../src/routing';
 import { silentWavDataUri } from '../../test/helpers/inputs';
+import { HANDOFF_FULL, NAIVE_POLL_MS } from '../handoff';
 import { cpuMeter, stackPids } from '../lib/cpu';
 import { driveNaive } from '../lib/drive';
 import { handoffsOf } from '../lib/hops';
-import { LONG_FORM, PIXEL_PNG, REVOICE } from '../lib/shapes';
+import { LONG_FORM, longFormInput, REVOICE } from '../lib/shapes';
 import { BENCH_API_KEY, serviceCall, startBenchStack } from '../lib/stack';
 import { summarize } from '../lib/stats';
 
-const CHAINS = Number(process.env.PREPARED_CHAINS ?? 20);
+const CHAINS = Number(process.env.PREPARED_CHAINS ?? HANDOFF_FULL.chains);
 const ROUNDS = Number(process.env.PREPARED_ROUNDS ?? 2);
-const REVOICES = 10;
-const HOLD_MS = 500;
-const NAIVE_POLL_MS = 500;
+const { revoices: REVOICES, holdMs: HOLD_MS } = HANDOFF_FULL;
 
 /** A chain waiting for its job `requestId` to complete. */
 interface Waiting {
@@ -70,7 +69,6 @@ async function main(): Promise<void> {
   });
   const client = new Client({ connection });
   const waiting = new Map<string, Waiting>();
-  let secret = '';
 
   const onCompleted = async (event: WebhookEvent): Promise<void> => {
     const chain = waiting.get(event.request_id);
@@ -89,48 +87,34 @@ async function main(): Promise<void> {
     await pipeline.signal('submitted', next.request_id);
   };
 
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (!verify({ headers: req.headers, body, secrets: [secret] }).ok) {
-        res.writeHead(401).end();
-        return;
-      }
-      const text = body.toString('utf8');
-      const event = JSON.parse(text) as WebhookEvent;
-      store
-        .append([{ eventId: event.event_id, requestId: event.request_id, body: text }], Date.now())
-        .then(() => {
-          res.writeHead(202).end();
-          return onCompleted(event);
-        })
-        .catch((error: unknown) => {
-          console.error(error);
-          process.exitCode = 1;
-          if (!res.headersSent) res.writeHead(503).end();
-        });
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const { port } = receiver.address() as AddressInfo;
+  const port = await freePort();
   const endpoint = await serviceCall(stack.serviceUrl, 'POST', '/v1/webhooks/endpoints', {
     url: `http://127.0.0.1:${port}/webhooks`,
   });
-  secret = String(endpoint.secret);
+  const inbox = new Inbox({ store, backlogLimit: DEFAULT_BACKLOG_LIMIT });
+  const receiver = await createBridgeApp({
+    secrets: [String(endpoint.secret)],
+    sink: {
+      // Acknowledged once committed, as the bridge does; the next submit follows the commit.
+      async deliver(event, body) {
+        await inbox.deliver(event, body);
+        onCompleted(event).catch((error: unknown) => {
+          console.error(error);
+          process.exitCode = 1;
+        });
+      },
+      ready: () => inbox.ready(),
+    },
+    logger: false,
+  });
+  await receiver.listen({ host: '127.0.0.1', port });
 
   const preparedChains = () =>
     Promise.all(
       Array.from({ length: CHAINS }, async (_, i) => {
         const workflowId = `prepared-${randomUUID().slice(0, 8)}-${i}`;
-        const pipeline = await client.workflow.start('preparedChain', { taskQueue, workflowId, args: [REVOICES + 2] });
-        const first = await service.submit(LONG_FORM, {
-          image_urls: [PIXEL_PNG],
-          duration: '4',
-          resolution: '480p',
-          aspect_ratio: '16:9',
-        });
+        const pipeline = await client.workflow.start('preparedChain', { taskQueue, workflowId });
+        const first = await service.submit(LONG_FORM, longFormInput());
         const ended = new Promise<void>((done) =>
           waiting.set(first.request_id, { workflowId, revoicesLeft: REVOICES, done }),
         );
@@ -171,7 +155,7 @@ async function main(): Promise<void> {
       }
     });
   } finally {
-    receiver.close();
+    await receiver.close();
     await service.close();
     await store.close();
     await connection.close();

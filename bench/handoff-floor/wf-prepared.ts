@@ -15,20 +15,21 @@ export const submitted = defineSignal<[string]>('submitted');
  * The pipeline's side of a prepared submit: it does not submit, it records what the receiver submitted.
  * Each signal costs what a reelflow step's workflow task costs Temporal beside the submit: the request
  * ids published for `reelflow orphans` (one search-attribute upsert) and the step's fallback timer
- * replaced.
+ * replaced. Returns after `end`.
  */
-export async function preparedChain(signals: number): Promise<void> {
+export async function preparedChain(): Promise<void> {
   const requestIds: string[] = [];
+  let received = 0;
   let ended = false;
   setHandler(submitted, (requestId) => {
+    received += 1;
     if (requestId === 'end') ended = true;
     else requestIds.push(requestId);
   });
-  let seen = 0;
   let fallback: CancellationScope | null = null;
-  while (seen < signals) {
-    await condition(() => requestIds.length + (ended ? 1 : 0) > seen);
-    seen = requestIds.length + (ended ? 1 : 0);
+  for (let seen = 0; ;) {
+    await condition(() => received > seen);
+    seen = received;
     fallback?.cancel();
     upsertSearchAttributes({ ReelflowRequestIds: [...requestIds] });
     if (ended) return;

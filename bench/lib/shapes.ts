@@ -13,7 +13,7 @@ export type Shape =
   { type: 'chain'; revoices: number; pollFirstSeconds?: number } | { type: 'three-step' } | { type: 'one-step' };
 
 /** The long-form first step every shape starts with (4 s, 480p, 16:9, from a 1×1 PNG). */
-const generateInput = () => ({
+export const longFormInput = () => ({
   image_urls: [PIXEL_PNG],
   duration: '4' as const,
   resolution: '480p' as const,
@@ -27,11 +27,11 @@ const generateInput = () => ({
  */
 export function specFor(shape: Shape, name: string, origin: string): PipelineSpec {
   const rules = { allowedOrigins: [origin] };
-  if (shape.type === 'one-step') return pipeline(name).step('generate', LONG_FORM, generateInput()).build(rules);
+  if (shape.type === 'one-step') return pipeline(name).step('generate', LONG_FORM, longFormInput()).build(rules);
   const audio = silentWavDataUri();
   if (shape.type === 'three-step') {
     return pipeline(name)
-      .step('generate', LONG_FORM, generateInput())
+      .step('generate', LONG_FORM, longFormInput())
       .step('revoice', REVOICE, { video_url: from('generate'), audio_url: audio })
       .step('upscale', UPSCALE, { video_url: from('revoice') })
       .build(rules);
@@ -39,7 +39,7 @@ export function specFor(shape: Shape, name: string, origin: string): PipelineSpe
   const pacing = shape.pollFirstSeconds
     ? { pacing: { firstPollSeconds: shape.pollFirstSeconds, factor: 2, capSeconds: 4 * shape.pollFirstSeconds } }
     : {};
-  let builder = pipeline(name).step('generate', LONG_FORM, generateInput(), pacing);
+  let builder = pipeline(name).step('generate', LONG_FORM, longFormInput(), pacing);
   let previous = 'generate';
   for (let i = 1; i <= shape.revoices; i += 1) {
     builder = builder.step(`r${i}`, REVOICE, { video_url: from(previous), audio_url: audio }, pacing);

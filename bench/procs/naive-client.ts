@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import { createServiceClient } from '../../src/client/service-client';
 import { silentWavDataUri } from '../../test/helpers/inputs';
-import { LONG_FORM, PIXEL_PNG, REVOICE } from '../lib/shapes';
+import { LONG_FORM, longFormInput, REVOICE } from '../lib/shapes';
 
 export interface NaiveConfig {
   serviceUrl: string;
@@ -40,12 +40,7 @@ async function main(): Promise<void> {
     for (let step = 0; step <= config.revoices; step += 1) {
       const request =
         previous === null
-          ? await client.submit(LONG_FORM, {
-              image_urls: [PIXEL_PNG],
-              duration: '4',
-              resolution: '480p',
-              aspect_ratio: '16:9',
-            })
+          ? await client.submit(LONG_FORM, longFormInput())
           : await client.submit(REVOICE, { video_url: previous, audio_url: audio });
       ids.push(request.request_id);
       await sleep(Math.random() * config.pollMs);
