@@ -18,8 +18,13 @@
  * runs inside the task the signal woke, so hops 3–5 are one:
  *   3'. submit in task: `WorkflowTaskStarted` → job B `receivedAt` (activation, settle, the next
  *      step's input, the local activity started and its POST received).
+ * Where the bridge submitted B itself (a prepared submit, src/routing/prepared.ts: its signal,
+ * `jobEventWithNextSubmit`, comes after B's submit), the hand-off is 1a and:
+ *   1b'. bridge submit: delivery sent → job B `receivedAt` (HTTP, the bridge's verify and commit, the
+ *      forwarder's claim, the next input and the bridge's POST).
  */
 import { Client, Connection } from '@temporalio/client';
+import { PREPARED_SIGNAL_NAME } from '../../src/routing/prepared';
 import { summarize, type Summary } from './stats';
 import type { BenchStack, JobClocks } from './stack';
 
@@ -32,6 +37,7 @@ export const HOPS = [
   'activityStart',
   'submitRequest',
   'submitInTask',
+  'bridgeSubmit',
 ] as const;
 export type Hop = (typeof HOPS)[number];
 
@@ -72,16 +78,24 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
     activityStart: [],
     submitRequest: [],
     submitInTask: [],
+    bridgeSubmit: [],
   };
   for (const workflowId of workflowIds) {
     const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
     for (let i = 0; i < events.length; i += 1) {
       const signalled = events[i]!.workflowExecutionSignaledEventAttributes;
-      if (!signalled || signalled.signalName !== 'jobEvent') continue;
+      const prepared = signalled?.signalName === PREPARED_SIGNAL_NAME;
+      if (!signalled || (signalled.signalName !== 'jobEvent' && !prepared)) continue;
       const requestId = signalledRequestId(signalled.input);
       const done = requestId ? byId.get(requestId) : undefined;
       const next = requestId ? consumerOf.get(requestId) : undefined;
       if (!done?.completedAt || !next) continue;
+      if (prepared) {
+        if (typeof done.webhookSentAt !== 'number') continue;
+        samples.webhookDispatch.push(done.webhookSentAt - done.completedAt);
+        samples.bridgeSubmit.push(next.receivedAt - done.webhookSentAt);
+        continue;
+      }
       const after = events.slice(i + 1);
       const taskStarted = after.find((e) => e.workflowTaskStartedEventAttributes);
       const taskCompleted = after.find((e) => e.workflowTaskCompletedEventAttributes);
@@ -116,7 +130,7 @@ export async function hopBreakdown(client: Client, workflowIds: string[], jobs: 
     }
   }
   return {
-    n: samples.delivery.length,
+    n: samples.delivery.length + samples.bridgeSubmit.length,
     hops: Object.fromEntries(HOPS.map((h) => [h, summarize(samples[h])])) as Record<Hop, Summary>,
   };
 }

@@ -23,7 +23,10 @@ import { candidateOrphans } from './candidates';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
-import { createInputResolver, createMediaActivities, type MediaActivities, type MediaDeps } from './media';
+import { createInputResolver, createMediaActivities, hasMedia, type MediaActivities, type MediaDeps } from './media';
+import type { PreparedChain } from '../routing/prepared';
+import type { RevokedPrepared } from '../routing/store';
+import { PREPARED_STATE } from '../routing/store';
 import {
   createPreflightActivities,
   type PreflightActivities,
@@ -35,6 +38,7 @@ import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { toApplicationFailure, type ServiceFailureDetails } from './errors';
 export type { ArchiveRequest, MediaDeps } from './media';
+export type { PreparedChain, PreparedStep, PreparedSubmission } from '../routing/prepared';
 
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {
@@ -43,7 +47,15 @@ export interface ActivityDeps {
    * The pipeline's subscription to a request's events, returning the events that came first: a row in
    * the route store (`createRouteSubscriber`, src/routing/subscriber.ts).
    */
-  routes: { subscribe(requestId: string, subscriberWorkflowId: string): Promise<WebhookEvent[]> };
+  routes: {
+    subscribe(
+      requestId: string,
+      subscriberWorkflowId: string,
+      options?: { prepared?: PreparedChain },
+    ): Promise<WebhookEvent[]>;
+    /** Present when the store keeps prepared submits (the bridge may submit a pipeline's next step). */
+    revokePrepared?(requestId: string): Promise<RevokedPrepared | null>;
+  };
   /** Called once per activity call of each kind; tests and benchmarks count status polls with it. */
   onCall?: (kind: CallKind) => void;
   /** Heartbeat period while a call is in flight (the client may be backing off inside). Default 5 s. */
@@ -79,6 +91,12 @@ export interface SubmitRequest {
   idempotencyKey: string;
   /** The pipeline workflow that receives this request's webhook events. */
   subscriberWorkflowId: string;
+  /**
+   * The steps after this one that the bridge may submit once this job completes (src/routing/prepared.ts).
+   * Written with the subscription only where it is safe: the service honours Idempotency-Key, no account
+   * cap needs a permit, no input holds a media reference, and the route store can revoke it.
+   */
+  prepareNext?: PreparedChain;
 }
 
 /**
@@ -87,7 +105,14 @@ export interface SubmitRequest {
  * is terminal), or `atCapacity` when the account's cap left no permit and nothing was sent.
  */
 export type SubmitAnswer =
-  | { request: GenerationRequest; earlyEvents: WebhookEvent[]; permit?: true; atCapacity?: undefined }
+  | {
+      request: GenerationRequest;
+      earlyEvents: WebhookEvent[];
+      permit?: true;
+      /** The Idempotency-Key of the step prepared behind this job, when `prepareNext` was written. */
+      preparedKey?: string;
+      atCapacity?: undefined;
+    }
   | { atCapacity: true };
 
 /** A submission waiting for, or releasing, one of the account's permits. */
@@ -134,6 +159,11 @@ export interface ReelflowActivities extends MediaActivities, PreflightActivities
    * one activity per attempt. A retry (after a crash) with the same key returns the same job.
    */
   submitAndSubscribe(request: SubmitRequest): Promise<SubmitAnswer>;
+  /**
+   * Revokes the submits prepared behind these jobs (the pipeline starts no later step); a job the bridge
+   * already submitted is cancelled at the service (refunded). Returns the request ids it cancelled.
+   */
+  revokePreparedSubmits(requestIds: string[]): Promise<string[]>;
   /** Waits (cancellable, heartbeating) until the account has a permit for this submission; it then holds it. */
   awaitAccountPermit(request: PermitRequest): Promise<void>;
   /** Gives the submission's permit back (its job is terminal, or it was never submitted); harmless twice. */
@@ -249,11 +279,30 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     }
   }
 
+  /** Asks the service to cancel; too late to cancel (terminal already) is an answer, not a failure. */
+  function cancelJob(requestId: string, cancelUrl?: string): Promise<CancelResponse> {
+    return wrap('cancel', async () => {
+      try {
+        return await client.cancel(requestId, cancelUrl ? { cancelUrl } : {});
+      } catch (error) {
+        // Too late to cancel is an answer, not a failure: the job is terminal already.
+        if (
+          error instanceof ServiceProblemError &&
+          error.jobStatus &&
+          (error.jobStatus === 'COMPLETED' || error.jobStatus === 'FAILED' || error.jobStatus === 'CANCELLED')
+        ) {
+          return { request_id: requestId, status: error.jobStatus };
+        }
+        throw error;
+      }
+    });
+  }
+
   return {
     ...createMediaActivities(deps.media),
     ...preflight,
     ...createBatchActivities(deps.media),
-    async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId }) {
+    async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId, prepareNext }) {
       let request = submittedByEarlierAttempt();
       const permit = limits?.capped === true;
       if (!request) {
@@ -278,15 +327,43 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
         }
         if (permit) await limits.attachRequest(idempotencyKey, request.request_id);
       }
+      const prepared =
+        prepareNext?.steps[0] &&
+        client.idempotency === 'honoured' &&
+        !permit &&
+        deps.routes.revokePrepared &&
+        !hasMedia(prepareNext.steps.map((step) => step.input))
+          ? prepareNext
+          : undefined;
       try {
         const earlyEvents = await wrap('subscribe', () =>
-          deps.routes.subscribe((request as GenerationRequest).request_id, subscriberWorkflowId),
+          deps.routes.subscribe(
+            (request as GenerationRequest).request_id,
+            subscriberWorkflowId,
+            prepared ? { prepared } : {},
+          ),
         );
-        return { request, earlyEvents, ...(permit ? { permit: true as const } : {}) };
+        return {
+          request,
+          earlyEvents,
+          ...(permit ? { permit: true as const } : {}),
+          ...(prepared ? { preparedKey: prepared.steps[0]!.idempotencyKey } : {}),
+        };
       } catch (error) {
         recordSubmitted(request);
         throw error;
       }
+    },
+    async revokePreparedSubmits(requestIds) {
+      const cancelled: string[] = [];
+      for (const requestId of requestIds) {
+        const revoked = await wrap('subscribe', async () => (await deps.routes.revokePrepared?.(requestId)) ?? null);
+        if (revoked?.state !== PREPARED_STATE.submitted || !revoked.answer) continue;
+        const request = JSON.parse(revoked.answer) as GenerationRequest;
+        await cancelJob(request.request_id, request.cancel_url);
+        cancelled.push(request.request_id);
+      }
+      return cancelled;
     },
     async awaitAccountPermit({ idempotencyKey, workflowId }) {
       if (!limits?.capped) return;
@@ -341,22 +418,6 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       });
       return result;
     },
-    cancelJob(requestId, cancelUrl) {
-      return wrap('cancel', async () => {
-        try {
-          return await client.cancel(requestId, cancelUrl ? { cancelUrl } : {});
-        } catch (error) {
-          // Too late to cancel is an answer, not a failure: the job is terminal already.
-          if (
-            error instanceof ServiceProblemError &&
-            error.jobStatus &&
-            (error.jobStatus === 'COMPLETED' || error.jobStatus === 'FAILED' || error.jobStatus === 'CANCELLED')
-          ) {
-            return { request_id: requestId, status: error.jobStatus };
-          }
-          throw error;
-        }
-      });
-    },
+    cancelJob,
   };
 }

@@ -35,7 +35,8 @@ export interface MediaActivities {
   archiveOutputs(request: ArchiveRequest): Promise<ArchivedOutput[]>;
 }
 
-function hasMedia(value: unknown): boolean {
+/** True when a value holds a media reference anywhere (resolved by the worker at the call). */
+export function hasMedia(value: unknown): boolean {
   if (isMediaRef(value)) return true;
   if (Array.isArray(value)) return value.some(hasMedia);
   if (typeof value === 'object' && value !== null) return Object.values(value).some(hasMedia);

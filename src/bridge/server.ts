@@ -8,6 +8,8 @@ import { DEFAULT_BACKLOG_LIMIT } from '../config/bridge';
 import { DEFAULT_ROUTE_TTL_SECONDS } from '../config/route-store';
 import { Inbox, startForwarder, type ForwarderOptions, type ForwardOutcome } from '../routing/inbox';
 import { openRouteStore } from '../routing/open-store';
+import { createPreparedSubmitter } from '../routing/prepared';
+import { createServiceClient } from '../client/service-client';
 import type { RouteStore } from '../routing/store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import type { EventSink } from './event-sink';
@@ -78,12 +80,32 @@ export async function startBridgeServer(
   const connection = Connection.lazy(connectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const store = options.store ?? openRouteStore(config.routeStore.location);
+  // With the account's key, the bridge submits what pipelines prepared (src/routing/prepared.ts).
+  const service = config.service
+    ? createServiceClient({
+        baseUrl: config.service.url,
+        apiKey: config.service.apiKey,
+        idempotency: config.service.idempotency,
+        authScheme: config.service.authScheme,
+        cancelMethod: config.service.cancelMethod,
+      })
+    : undefined;
+  const submitter = service
+    ? createPreparedSubmitter({
+        store,
+        client: service,
+        serviceOrigin: config.service!.url,
+        onGiveUp: (requestId, reason) =>
+          logger.warn({ request_id: requestId, reason }, 'prepared submit left to the pipeline'),
+      })
+    : undefined;
   const { sink, stop } = startInboxSink({
     store,
     client,
     backlogLimit: config.backlogLimit,
     signalTimeoutMs: config.signalTimeoutMs,
     ttlMs: config.routeStore.ttlMs,
+    ...(submitter ? { submitter } : {}),
     onError: (error) =>
       logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'forwarder will retry'),
     ...(options.onForwarded
@@ -93,6 +115,7 @@ export async function startBridgeServer(
   const shutdown = async () => {
     await stop();
     if (!options.store) await store.close();
+    await service?.close();
     await connection.close();
   };
   const app = await createBridgeApp({

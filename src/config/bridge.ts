@@ -2,6 +2,7 @@ import { readVariables, type Env, type Flags } from './read';
 import { VARIABLES } from './variables';
 import { loadRouteStoreSettings, type RouteStoreSettings } from './route-store';
 import { BRIDGE_VARIABLES } from './processes';
+import { loadServiceSettings, SERVICE_CLIENT_VARIABLE_NAMES, type ServiceSettings } from './service-client';
 import {
   loadTemporalConnection,
   TEMPORAL_CONNECTION_VARIABLE_NAMES,
@@ -30,6 +31,11 @@ export interface BridgeConfig {
   backlogLimit: number;
   /** The route store (shared with the workers) and its retention. */
   routeStore: RouteStoreSettings;
+  /**
+   * The service, when REELFLOW_SERVICE_URL and REELFLOW_API_KEY are set: the bridge then submits the
+   * next step a pipeline prepared as soon as a completion is committed (docs/webhook-routing.md).
+   */
+  service?: ServiceSettings;
   logLevel: string;
 }
 
@@ -40,8 +46,10 @@ export interface BridgeConfig {
 export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): BridgeConfig {
   const own = BRIDGE_VARIABLES.variables.filter(
     (name): name is Exclude<typeof name, (typeof TEMPORAL_CONNECTION_VARIABLE_NAMES)[number]> =>
-      !(TEMPORAL_CONNECTION_VARIABLE_NAMES as readonly string[]).includes(name),
+      !(TEMPORAL_CONNECTION_VARIABLE_NAMES as readonly string[]).includes(name) &&
+      !(SERVICE_CLIENT_VARIABLE_NAMES as readonly string[]).includes(name),
   );
+  const service = loadServiceSettings(env, false);
   const e = readVariables(own, env, { required: BRIDGE_VARIABLES.required, flags });
   return {
     secrets: e.REELFLOW_WEBHOOK_SECRETS,
@@ -53,6 +61,7 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
     signalTimeoutMs: e.REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS,
     backlogLimit: e.REELFLOW_BRIDGE_BACKLOG_LIMIT,
     routeStore: loadRouteStoreSettings(env),
+    ...(service ? { service } : {}),
     logLevel: e.REELFLOW_LOG_LEVEL,
   };
 }

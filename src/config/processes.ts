@@ -63,6 +63,8 @@ export const BRIDGE_VARIABLES = {
     'REELFLOW_BRIDGE_BODY_LIMIT',
     'REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS',
     'REELFLOW_BRIDGE_BACKLOG_LIMIT',
+    // With the service's URL and key the bridge submits the steps pipelines prepared (src/routing/prepared.ts).
+    ...SERVICE_CLIENT,
     ...ROUTE_STORE,
     'REELFLOW_STATE_DIR',
     'REELFLOW_LOG_LEVEL',

@@ -4,6 +4,8 @@ import { EventSinkUnavailableError } from '../bridge/errors';
 import type { EventSink } from '../bridge/event-sink';
 import { InboxFullError } from './errors';
 import { CROWDED_COMMIT, laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
+import { resultFromEvent } from '../contract/events';
+import { PREPARED_SIGNAL_NAME, type PreparedSubmission, type PreparedSubmitter } from './prepared';
 import { deliverToRouteWorkflow } from './route-workflows';
 import type { ClaimedDelivery, InboxEntry, RouteStore } from './store';
 
@@ -177,7 +179,13 @@ export class Inbox implements EventSink {
 
 /** What became of one delivery the forwarder looked at. */
 export type ForwardOutcome =
-  'signalled' | 'subscriber-closed' | 'route-workflow' | 'parked' | 'unrouted-retry' | 'temporal-retry';
+  | 'signalled'
+  | 'signalled-with-next'
+  | 'subscriber-closed'
+  | 'route-workflow'
+  | 'parked'
+  | 'unrouted-retry'
+  | 'temporal-retry';
 
 /** Options of the forwarder; every duration in milliseconds. */
 export interface ForwarderOptions {
@@ -219,6 +227,11 @@ export interface ForwarderOptions {
   parkAfterMs?: number;
   /** Wait before looking at a delivery again when Temporal refused it. Default 1 s. */
   retryMs?: number;
+  /**
+   * Submits the next step a pipeline prepared behind a completed job before signalling the completion
+   * (./prepared.ts); absent (a bridge without the service's key): completions are only forwarded.
+   */
+  submitter?: PreparedSubmitter;
   /** Look for route workflows of pinned older builds when the store has no subscriber. Default true. */
   routeWorkflowFallback?: boolean;
   /** Deliveries and subscriptions older than this are purged (parked ones included). */
@@ -285,13 +298,19 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   const signal = async (delivery: ClaimedDelivery): Promise<ForwardOutcome> => {
     const event = JSON.parse(delivery.body) as WebhookEvent;
     const subscription = delivery.subscription;
+    let next: PreparedSubmission | null = null;
     try {
       if (subscription) {
-        const args: unknown[] = subscription.stepKey !== undefined ? [event, subscription.stepKey] : [event];
+        const result = options.submitter && subscription.stepKey === undefined ? resultFromEvent(event) : undefined;
+        // The next job goes to the service before Temporal hears of this one: the hand-off waits on no workflow task.
+        if (result) next = await options.submitter!.submitNext(delivery.requestId, result);
+        const [name, args] = next
+          ? [PREPARED_SIGNAL_NAME, [event, next]]
+          : [subscription.signalName, subscription.stepKey !== undefined ? [event, subscription.stepKey] : [event]];
         await client.connection.withDeadline(now() + signalTimeoutMs, () =>
-          client.workflow.getHandle(subscription.workflowId).signal(subscription.signalName, ...args),
+          client.workflow.getHandle(subscription.workflowId).signal(name, ...args),
         );
-        return 'signalled';
+        return next ? 'signalled-with-next' : 'signalled';
       }
       if (fallback) {
         const how = await client.connection.withDeadline(now() + signalTimeoutMs, () =>
@@ -302,8 +321,11 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       }
       return now() - delivery.receivedAt >= parkAfterMs ? 'parked' : 'unrouted-retry';
     } catch (error) {
-      // A subscriber that closed no longer needs its events.
-      if (error instanceof WorkflowNotFoundError) return 'subscriber-closed';
+      // A subscriber that closed no longer needs its events, nor a job submitted for it (terminated: no revoke ran).
+      if (error instanceof WorkflowNotFoundError) {
+        if (next) await options.submitter!.cancel(next).catch(report);
+        return 'subscriber-closed';
+      }
       report(error);
       return 'temporal-retry';
     }
@@ -339,7 +361,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     );
     const seqs = (...wanted: ForwardOutcome[]) =>
       claimed.filter((_, i) => wanted.includes(outcomes[i]!)).map((delivery) => delivery.seq);
-    const done = seqs('signalled', 'subscriber-closed', 'route-workflow');
+    const done = seqs('signalled', 'signalled-with-next', 'subscriber-closed', 'route-workflow');
     await store.markForwarded(done);
     const parked = await store.park(seqs('parked'));
     const at = now();

@@ -4,8 +4,25 @@
  * durable append that is the bridge's event sink, and `startForwarder`, which signals). Route workflows remain only as the fallback
  * for pipelines pinned to older builds (`route-workflows.ts`).
  */
-export type { RouteStore, Subscription, InboxEntry, ClaimedDelivery, PurgeCount } from './store';
-export { INBOX_STATE } from './store';
+export type {
+  RouteStore,
+  Subscription,
+  InboxEntry,
+  ClaimedDelivery,
+  PurgeCount,
+  TakenPrepared,
+  RevokedPrepared,
+} from './store';
+export { INBOX_STATE, PREPARED_STATE } from './store';
+export {
+  createPreparedSubmitter,
+  PREPARED_SIGNAL_NAME,
+  type PreparedChain,
+  type PreparedStep,
+  type PreparedSubmission,
+  type PreparedSubmitter,
+  type PreparedSubmitterOptions,
+} from './prepared';
 export { openRouteStore } from './open-store';
 export { openSqliteRouteStore, type SqliteRouteStoreOptions } from './sqlite-store';
 export { openPostgresRouteStore, type PostgresRouteStoreOptions } from './postgres-store';

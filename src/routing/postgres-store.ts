@@ -1,7 +1,7 @@
 import { Pool, type PoolConfig } from 'pg';
 import { routeStoreSchema } from './schema';
 import { subscriptionOf } from './sqlite-store';
-import { answers, INBOX_STATE, type ClaimedDelivery, type RouteStore } from './store';
+import { answers, INBOX_STATE, PREPARED_STATE, type ClaimedDelivery, type RouteStore } from './store';
 import { RouteStoreUnavailableError } from './errors';
 
 /** Options of the PostgreSQL store. */
@@ -13,6 +13,7 @@ export interface PostgresRouteStoreOptions {
 }
 
 const S = INBOX_STATE;
+const P = PREPARED_STATE;
 
 /** Serialises schema creation across processes that start at once (CREATE … IF NOT EXISTS races otherwise). */
 const SCHEMA_LOCK_KEY = 7_265_727_001;
@@ -69,11 +70,15 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
 
   return {
     backend: 'postgres',
-    async subscribe(subscription, now) {
-      // One statement: the subscription and the hand-over of what came first commit together.
+    async subscribe(subscription, now, prepared) {
+      // One statement: the subscription, its prepared submit and the hand-over of what came first commit together.
       const result = await query(
         'subscribe',
-        `WITH route AS (
+        `WITH prepared AS (
+           INSERT INTO reelflow_prepared (request_id, workflow_id, chain, created_at)
+           SELECT $1, $2, $6::text, $5 WHERE $6::text IS NOT NULL
+           ON CONFLICT (request_id) DO NOTHING),
+         route AS (
            INSERT INTO reelflow_routes (request_id, workflow_id, signal_name, step_key, created_at)
            VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (request_id) DO UPDATE SET workflow_id = EXCLUDED.workflow_id,
@@ -82,9 +87,50 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
          UPDATE reelflow_inbox SET state = ${S.taken}
          WHERE request_id = (SELECT request_id FROM route) AND state <> ${S.forwarded}
          RETURNING seq, body`,
-        [subscription.requestId, subscription.workflowId, subscription.signalName, subscription.stepKey ?? null, now],
+        [
+          subscription.requestId,
+          subscription.workflowId,
+          subscription.signalName,
+          subscription.stepKey ?? null,
+          now,
+          prepared ?? null,
+        ],
       );
       return result.rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((row) => String(row.body));
+    },
+    async takePrepared(requestId, now, leaseMs) {
+      const result = await query(
+        'take',
+        `UPDATE reelflow_prepared SET state = CASE state WHEN ${P.ready} THEN ${P.taken} ELSE state END, taken_at = $2
+         WHERE request_id = $1 AND (state = ${P.ready}
+           OR (state IN (${P.taken}, ${P.revokedWhileTaken}) AND taken_at < $3))
+         RETURNING workflow_id, chain`,
+        [requestId, now, now - leaseMs],
+      );
+      const row = result.rows[0];
+      return row ? { workflowId: String(row.workflow_id), chain: String(row.chain) } : null;
+    },
+    async settlePrepared(requestId, answer) {
+      const result = await query(
+        'settle',
+        `UPDATE reelflow_prepared SET answer = COALESCE($2::text, answer), state = CASE state
+           WHEN ${P.revokedWhileTaken} THEN ${P.cancelledByBridge} WHEN ${P.taken} THEN $3::smallint ELSE state END
+         WHERE request_id = $1 RETURNING state`,
+        [requestId, answer, answer === null ? P.givenUp : P.submitted],
+      );
+      const row = result.rows[0];
+      return row ? Number(row.state) : P.revoked;
+    },
+    async revokePrepared(requestId) {
+      const result = await query(
+        'revoke',
+        `UPDATE reelflow_prepared SET state = CASE state
+           WHEN ${P.ready} THEN ${P.revoked} WHEN ${P.taken} THEN ${P.revokedWhileTaken} ELSE state END
+         WHERE request_id = $1 RETURNING state, answer`,
+        [requestId],
+      );
+      const row = result.rows[0];
+      return row ? { state: Number(row.state), answer: row.answer === null ? null : String(row.answer) } : null;
     },
     async append(entries, now) {
       if (entries.length === 0) return 0;
@@ -164,7 +210,14 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
       const subscriptions = await query('purge', 'DELETE FROM reelflow_routes WHERE created_at < $1', [
         subscriptionsBefore,
       ]);
-      return { deliveries: deliveries.rowCount ?? 0, subscriptions: subscriptions.rowCount ?? 0 };
+      const prepared = await query('purge', 'DELETE FROM reelflow_prepared WHERE created_at < $1', [
+        subscriptionsBefore,
+      ]);
+      return {
+        deliveries: deliveries.rowCount ?? 0,
+        subscriptions: subscriptions.rowCount ?? 0,
+        prepared: prepared.rowCount ?? 0,
+      };
     },
     ping: () => answers(() => query('ping', 'SELECT 1')),
     async close() {

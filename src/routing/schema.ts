@@ -2,6 +2,7 @@
  * The tables of the route store, the same in both backends (SQLite and PostgreSQL accept this DDL).
  * `reelflow_routes`: one row per subscribed request. `reelflow_inbox`: one row per verified delivery,
  * unique on the service's `event_id`; `due_at` orders the forwarder's work and carries its lease.
+ * `reelflow_prepared`: the next submit a pipeline prepared behind a request (PREPARED_STATE).
  */
 export function routeStoreSchema(sequence: 'INTEGER PRIMARY KEY AUTOINCREMENT' | 'BIGSERIAL PRIMARY KEY'): string[] {
   return [
@@ -25,5 +26,15 @@ export function routeStoreSchema(sequence: 'INTEGER PRIMARY KEY AUTOINCREMENT' |
     'CREATE INDEX IF NOT EXISTS reelflow_inbox_due ON reelflow_inbox (due_at, seq) WHERE state = 0',
     'CREATE INDEX IF NOT EXISTS reelflow_inbox_request ON reelflow_inbox (request_id)',
     'CREATE INDEX IF NOT EXISTS reelflow_inbox_received ON reelflow_inbox (received_at)',
+    `CREATE TABLE IF NOT EXISTS reelflow_prepared (
+      request_id TEXT PRIMARY KEY,
+      workflow_id TEXT NOT NULL,
+      chain TEXT NOT NULL,
+      state SMALLINT NOT NULL DEFAULT 0,
+      answer TEXT,
+      taken_at BIGINT,
+      created_at BIGINT NOT NULL
+    )`,
+    'CREATE INDEX IF NOT EXISTS reelflow_prepared_created ON reelflow_prepared (created_at)',
   ];
 }

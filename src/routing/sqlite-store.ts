@@ -5,6 +5,7 @@ import { routeStoreSchema } from './schema';
 import {
   answers,
   INBOX_STATE,
+  PREPARED_STATE,
   type ClaimedDelivery,
   type InboxEntry,
   type RouteStore,
@@ -30,6 +31,7 @@ interface Row {
 }
 
 const S = INBOX_STATE;
+const P = PREPARED_STATE;
 
 /**
  * The embedded route store: one SQLite file (WAL mode) that the worker and the bridge of one machine
@@ -86,9 +88,14 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
 
   return {
     backend: 'sqlite',
-    subscribe(subscription: Subscription, now: number) {
+    subscribe(subscription: Subscription, now: number, prepared?: string) {
       return run('subscribe', () =>
         transaction(() => {
+          if (prepared !== undefined)
+            statement(
+              `INSERT INTO reelflow_prepared (request_id, workflow_id, chain, created_at) VALUES (?, ?, ?, ?)
+               ON CONFLICT (request_id) DO NOTHING`,
+            ).run(subscription.requestId, subscription.workflowId, prepared, now);
           statement(
             `INSERT INTO reelflow_routes (request_id, workflow_id, signal_name, step_key, created_at)
              VALUES (?, ?, ?, ?, ?)
@@ -108,6 +115,37 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
           return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((row) => String(row.body));
         }),
       );
+    },
+    takePrepared(requestId, now, leaseMs) {
+      return run('take', () => {
+        const row = statement(
+          `UPDATE reelflow_prepared SET state = CASE state WHEN ${P.ready} THEN ${P.taken} ELSE state END, taken_at = ?
+           WHERE request_id = ? AND (state = ${P.ready}
+             OR (state IN (${P.taken}, ${P.revokedWhileTaken}) AND taken_at < ?))
+           RETURNING workflow_id, chain`,
+        ).get(now, requestId, now - leaseMs) as Row | undefined;
+        return row ? { workflowId: String(row.workflow_id), chain: String(row.chain) } : null;
+      });
+    },
+    settlePrepared(requestId, answer) {
+      return run('settle', () => {
+        const row = statement(
+          `UPDATE reelflow_prepared SET answer = COALESCE(?, answer), state = CASE state
+             WHEN ${P.revokedWhileTaken} THEN ${P.cancelledByBridge} WHEN ${P.taken} THEN ? ELSE state END
+           WHERE request_id = ? RETURNING state`,
+        ).get(answer, answer === null ? P.givenUp : P.submitted, requestId) as Row | undefined;
+        return row ? Number(row.state) : P.revoked;
+      });
+    },
+    revokePrepared(requestId) {
+      return run('revoke', () => {
+        const row = statement(
+          `UPDATE reelflow_prepared SET state = CASE state
+             WHEN ${P.ready} THEN ${P.revoked} WHEN ${P.taken} THEN ${P.revokedWhileTaken} ELSE state END
+           WHERE request_id = ? RETURNING state, answer`,
+        ).get(requestId) as Row | undefined;
+        return row ? { state: Number(row.state), answer: row.answer === null ? null : String(row.answer) } : null;
+      });
     },
     append(entries, now) {
       return run('append', () =>
@@ -196,6 +234,9 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
           ),
           subscriptions: Number(
             statement('DELETE FROM reelflow_routes WHERE created_at < ?').run(subscriptionsBefore).changes,
+          ),
+          prepared: Number(
+            statement('DELETE FROM reelflow_prepared WHERE created_at < ?').run(subscriptionsBefore).changes,
           ),
         })),
       );

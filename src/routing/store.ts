@@ -44,10 +44,43 @@ export interface ClaimedDelivery {
  */
 export const INBOX_STATE = { pending: 0, forwarded: 1, taken: 2, parked: 3 } as const;
 
+/**
+ * State of a prepared submit (`reelflow_prepared`, ./prepared.ts). `ready`: written with its job's
+ * subscription; `taken`: a bridge is submitting it; `submitted`: the bridge's answer is stored;
+ * `revoked`: the pipeline ended first; `givenUp`: the bridge could not submit (the pipeline does);
+ * `revokedWhileTaken`: the pipeline ended while a bridge submitted, so that bridge cancels the job;
+ * `cancelledByBridge`: it did.
+ */
+export const PREPARED_STATE = {
+  ready: 0,
+  taken: 1,
+  submitted: 2,
+  revoked: 3,
+  givenUp: 4,
+  revokedWhileTaken: 5,
+  cancelledByBridge: 6,
+} as const;
+
+/** A prepared submit a bridge took. */
+export interface TakenPrepared {
+  workflowId: string;
+  /** The PreparedChain as JSON text. */
+  chain: string;
+}
+
+/** What the pipeline's revoke found: the row's state after it, and the bridge's answer once it submitted. */
+export interface RevokedPrepared {
+  state: number;
+  /** The GenerationRequest the bridge submitted, as JSON text (state `submitted`). */
+  answer: string | null;
+}
+
 /** What `purge` removed. */
 export interface PurgeCount {
   deliveries: number;
   subscriptions: number;
+  /** Prepared submits, purged with their subscriptions. */
+  prepared: number;
 }
 
 /** The operations both halves of routing need; every method rejects when the database cannot be reached. */
@@ -57,9 +90,22 @@ export interface RouteStore {
    * Names the subscriber of `subscription.requestId` (replacing an earlier one) and, in the same
    * statement, takes the deliveries that arrived before it: their bodies, oldest first. Idempotent:
    * a retried subscribe gets the same deliveries again (never one another subscribe was handed and
-   * then forwarded).
+   * then forwarded). `prepared` (a PreparedChain as JSON text) is written in the same transaction, unless
+   * the request already has one.
    */
-  subscribe(subscription: Subscription, now: number): Promise<string[]>;
+  subscribe(subscription: Subscription, now: number, prepared?: string): Promise<string[]>;
+  /**
+   * Takes the prepared submit behind `requestId` for this bridge: one that is ready, or one another
+   * bridge took more than `leaseMs` ago and never settled (it died; the same key makes the retry safe).
+   */
+  takePrepared(requestId: string, now: number, leaseMs: number): Promise<TakenPrepared | null>;
+  /**
+   * Records a taken submit's answer (`submitted`), or that there is none (`givenUp`); a row the pipeline
+   * revoked meanwhile becomes `cancelledByBridge`. Returns the state it left.
+   */
+  settlePrepared(requestId: string, answer: string | null): Promise<number>;
+  /** The pipeline will not submit what `requestId`'s row prepared: revokes it; null when there is no row. */
+  revokePrepared(requestId: string): Promise<RevokedPrepared | null>;
   /** Appends verified deliveries in one transaction, skipping event ids already stored; returns how many were new. */
   append(entries: readonly InboxEntry[], now: number): Promise<number>;
   /**
@@ -77,7 +123,7 @@ export interface RouteStore {
   pendingCount(): Promise<number>;
   /**
    * Deletes deliveries received before `deliveriesBefore` (forwarded, taken, or parked: foreign ones
-   * after their TTL) and subscriptions created before `subscriptionsBefore`.
+   * after their TTL) and subscriptions (with their prepared submits) created before `subscriptionsBefore`.
    */
   purge(deliveriesBefore: number, subscriptionsBefore: number): Promise<PurgeCount>;
   /** True when the database answers. Never throws. */

@@ -1,6 +1,7 @@
 import type { WebhookEvent } from '../contract';
 import { stepEventSignal } from '../workflows/definitions';
-import type { RouteStore } from './store';
+import type { PreparedChain } from './prepared';
+import type { RevokedPrepared, RouteStore } from './store';
 
 /** How a subscriber wants its events: the signal to send and, for workflows that wait on several jobs, a key. */
 export interface SubscribeOptions {
@@ -8,6 +9,8 @@ export interface SubscribeOptions {
   signalName?: string;
   /** Passed as the signal's second argument when set. */
   stepKey?: string;
+  /** The steps the bridge may submit once this request completes (./prepared.ts), written with the subscription. */
+  prepared?: PreparedChain;
 }
 
 /** The worker's half of routing: what the submit activity calls once it knows the request id. */
@@ -17,6 +20,8 @@ export interface RouteSubscriber {
    * before it (usually none), oldest first. Idempotent: an activity retry gets the same events again.
    */
   subscribe(requestId: string, workflowId: string, options?: SubscribeOptions): Promise<WebhookEvent[]>;
+  /** Revokes the submit prepared behind `requestId` (the pipeline starts no later step); null when there was none. */
+  revokePrepared(requestId: string): Promise<RevokedPrepared | null>;
 }
 
 /**
@@ -35,9 +40,11 @@ export function createRouteSubscriber(store: RouteStore, options: { now?: () => 
           ...(subscribeOptions.stepKey !== undefined ? { stepKey: subscribeOptions.stepKey } : {}),
         },
         now(),
+        subscribeOptions.prepared ? JSON.stringify(subscribeOptions.prepared) : undefined,
       );
       // The bridge stored these bodies after verifying and validating them.
       return bodies.map((body) => JSON.parse(body) as WebhookEvent);
     },
+    revokePrepared: (requestId) => store.revokePrepared(requestId),
   };
 }

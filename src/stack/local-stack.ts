@@ -269,6 +269,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       signalTimeoutMs: DEFAULT_SIGNAL_TIMEOUT_MS,
       backlogLimit: DEFAULT_BACKLOG_LIMIT,
       routeStore: routeSettings,
+      // The local service honours Idempotency-Key: the bridge submits the steps pipelines prepared.
+      service: { url: service.url, apiKey, idempotency: 'honoured', authScheme: 'Key', cancelMethod: 'POST' },
       logLevel: 'warn',
     };
     // The bridge logs to a file: the terminal is for the stack's own lines.

@@ -11,6 +11,7 @@ import type {
 } from './pipeline-types';
 import type { BatchItemResult, BatchProgress } from './batch-types';
 import type { ResolveAnswer, ResolveDecision } from './recovery-types';
+import type { PreparedSubmission } from '../routing/prepared';
 
 /**
  * Every signal, update and query of reelflow's workflows, shared by workflows, the bridge and the CLI:
@@ -34,6 +35,12 @@ export const webhookEventSignal = defineSignal<[WebhookEvent]>('webhookEvent');
 
 /** A verified webhook event for the workflow waiting on its request (from the bridge or a route workflow). */
 export const stepEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
+
+/**
+ * Bridge → pipeline: a job's completion together with the next job, which the bridge submitted with
+ * the key the pipeline prepared (src/routing/prepared.ts): the pipeline adopts it instead of submitting.
+ */
+export const preparedJobEventSignal = defineSignal<[WebhookEvent, PreparedSubmission]>('jobEventWithNextSubmit');
 
 /** Submit activity → route workflow: "I am the subscriber (by workflow id); hand me what you parked". */
 export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [{ workflowId: string }]>('subscribeRoute');

@@ -58,6 +58,8 @@ export interface StepAttempt {
   error?: string;
   statusUrl?: string;
   responseUrl?: string;
+  /** The webhook bridge submitted this attempt with the pipeline's prepared request (src/routing/prepared.ts). */
+  submittedBy?: 'bridge';
   /** The request id came from an operator's `adopt` decision (the submit's answer was lost). */
   adopted?: boolean;
   /** Accepted and billed, but neither usable nor cancellable: recorded in the pipeline's recovery record. */

@@ -18,7 +18,15 @@ import { archiveOutputs, archivedOrUrl } from './steps/archive';
 import { reportingToBatch } from './batch-item';
 import { checkBeforeAnyPay } from './steps/preflight';
 import { firstApplicationFailure } from './steps/publish';
-import { chargesSettled, runServiceJob, workflowJobs, type ServiceJobOutcome } from './steps/service-job';
+import {
+  chargesSettled,
+  idempotencyKeyFor,
+  revokePreparedSubmits,
+  runServiceJob,
+  workflowJobs,
+  type ServiceJobOutcome,
+} from './steps/service-job';
+import type { PreparedChain, PreparedStep, SubmitAs } from '../activities';
 
 /** How one step of a pipeline ended. */
 type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
@@ -65,6 +73,8 @@ async function runPipeline(
   const release = () => held.splice(0).forEach((start) => start());
   const closing = async () => {
     release();
+    // A step the bridge may submit once the job before it completes must not be submitted now (or is cancelled).
+    await revokePreparedSubmits();
     await Promise.all(archives.values());
     // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
     await chargesSettled();
@@ -131,6 +141,7 @@ async function runPipeline(
           submitTimeoutSeconds: input.submitTimeoutSeconds,
           ambiguousDeadlineHours: input.ambiguousDeadlineHours,
           submitAs,
+          ...prepareAfter(input, index, submitAs, state.budgetRemaining() !== undefined),
           observe: state.observeJob(index, release),
           wakeBackoff: state.wakeBackoff(step.id),
         }),
@@ -159,6 +170,35 @@ async function runPipeline(
   }
   await closing();
   return state.complete();
+}
+
+/**
+ * The steps after step `index` that the bridge may submit as soon as the job before each completes
+ * (src/routing/prepared.ts): each reads only the step before it and literals, and nothing in between
+ * needs the workflow. Only with local-activity submits (the service honours Idempotency-Key, and the
+ * key is the one this workflow sends) and no budget (a budget's quote comes before a submit; one set
+ * later still stops the pipeline, and the job the bridge submitted is cancelled and refunded).
+ */
+function prepareAfter(
+  input: PipelineWorkflowInput,
+  index: number,
+  submitAs: SubmitAs | undefined,
+  budgeted: boolean,
+): { prepareNext?: PreparedChain } {
+  const { spec } = input;
+  if (submitAs !== 'local-activity' || budgeted) return {};
+  const steps: PreparedStep[] = [];
+  for (let next = index + 1; next < spec.steps.length; next += 1) {
+    const step = spec.steps[next]!;
+    const before = spec.steps[next - 1]!.id;
+    let onlyBefore = true;
+    forEachReference(step.input, ({ $from }) => (onlyBefore &&= $from === before));
+    if (!onlyBefore || input.resume?.steps[step.id]) break;
+    const key = idempotencyKeyFor(stepKeyOf(spec.name, step.id), workflowInfo().firstExecutionRunId, 1);
+    steps.push({ model: step.model, input: step.input, idempotencyKey: key });
+  }
+  if (steps.length === 0) return {};
+  return { prepareNext: { steps, ...(input.uriRules ? { uriRules: input.uriRules } : {}) } };
 }
 
 /** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */

@@ -1,6 +1,6 @@
 import { loadBridgeConfig, startBridgeServer, type RunningBridge } from '../../src/bridge';
 import { freePort } from '../../src/stack/stack-state';
-import { api } from './local-service';
+import { api, TEST_API_KEY } from './local-service';
 import { testRouteStore } from './route-store';
 import type { RouteStore } from '../../src/routing';
 
@@ -28,6 +28,8 @@ export async function startRegisteredBridge(options: {
   events?: readonly string[];
   /** The route store shared with the worker; default the test store of `taskQueue` (testRouteStore). */
   store?: RouteStore;
+  /** Give the bridge the service's key, so it submits the steps pipelines prepared. Default true. */
+  submits?: boolean;
 }): Promise<RegisteredBridge> {
   const port = await freePort();
   const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', {
@@ -41,6 +43,13 @@ export async function startRegisteredBridge(options: {
       TEMPORAL_ADDRESS: options.temporalAddress,
       REELFLOW_BRIDGE_PORT: String(port),
       REELFLOW_LOG_LEVEL: options.logLevel ?? 'silent',
+      ...(options.submits === false
+        ? {}
+        : {
+            REELFLOW_SERVICE_URL: options.serviceUrl,
+            REELFLOW_API_KEY: TEST_API_KEY,
+            REELFLOW_SERVICE_IDEMPOTENCY: 'honoured',
+          }),
     }),
     { store: options.store ?? testRouteStore(options.taskQueue) },
   );

@@ -29,7 +29,7 @@ import {
  * activity, what a worker whose service honours Idempotency-Key does (the local service does; the
  * local stack sets REELFLOW_SERVICE_IDEMPOTENCY=honoured), and as an activity (`unknown`, the default).
  */
-const EVENT_CEILING = { 'local-activity': 50, activity: 68 } as const;
+const EVENT_CEILING = { 'local-activity': 48, activity: 68 } as const;
 const EXECUTION_CEILING = 1;
 
 let bundle: WorkflowBundleWithSourceMap;

@@ -94,9 +94,10 @@ export async function startTestBridge(
   service: TestService,
   env: TestWorkflowEnvironment,
   taskQueue: string,
-  options: { events?: readonly string[] } = {},
+  options: { events?: readonly string[]; submits?: boolean } = {},
 ): Promise<TestBridge> {
   const { bridge, endpointId, secret } = await startRegisteredBridge({
+    ...(options.submits === false ? { submits: false } : {}),
     serviceUrl: service.url,
     temporalAddress: env.address,
     taskQueue,

@@ -107,6 +107,11 @@ export function scriptedService(): ScriptedService {
     async releaseAccountPermit(...args) {
       record('releaseAccountPermit', args);
     },
+    // Submits as an activity: nothing is prepared, so nothing is revoked (test/integration/prepared-submits.test.ts).
+    async revokePreparedSubmits(...args) {
+      record('revokePreparedSubmits', args);
+      return [];
+    },
     async quoteJob(...args) {
       const { script } = record('quoteJob', args);
       return { credits: script.quote ?? 80, pricingUnit: 'per-request' };

@@ -60,3 +60,9 @@ export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 3 },
 });
+
+/** Revoking prepared submits when a pipeline ends early: a store statement (and a cancel) from this worker. */
+export const preparedRevoke = proxyReelflowLocalActivities<Pick<ReelflowActivities, 'revokePreparedSubmits'>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
+});

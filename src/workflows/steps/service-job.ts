@@ -10,26 +10,30 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SubmitAs } from '../../activities';
-import type { JobResult, JobState, ModelId, ModelInputs } from '../../contract';
+import type { PreparedChain, PreparedSubmission, SubmitAs } from '../../activities';
+import type { GenerationRequest, JobResult, JobState, ModelId, ModelInputs, WebhookEvent } from '../../contract';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { MODELS } from '../../contract/model-metadata';
 import { resolvePacing, type PollPacing } from '../../spec/pacing';
 import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../spec/ui-text';
-import { resolveAmbiguousUpdate, stepEventSignal } from '../definitions';
+import { preparedJobEventSignal, resolveAmbiguousUpdate, stepEventSignal } from '../definitions';
 import { workflowFailure } from '../errors';
 import { validateResolution } from '../operator-updates';
 import type { StepAttempt, StepSummary } from '../pipeline-types';
 import { awaitDecision, type RecoveryState } from './ambiguous';
 import { cancelOrAbandon, cancelStep, reasonOf } from './cancel';
 import { Inbox, releasePermit, settle, waitForOutcome } from './outcome';
-import { apiWith, permitActivities, submitActivities } from './proxies';
+import { apiWith, permitActivities, preparedRevoke, submitActivities } from './proxies';
 
 /** What the jobs of one workflow share: their webhook events, the recovery record, the ledger quotes still running. */
 export interface WorkflowJobs {
   inbox: Inbox;
   recovery: RecoveryState;
   charges: Promise<void>[];
+  /** Jobs the bridge submitted with this workflow's prepared keys, by Idempotency-Key, until a submit adopts them. */
+  submittedAhead: Map<string, PreparedSubmission>;
+  /** Request ids whose subscription carries a prepared submit, with that submit's key, until this workflow submits that key. */
+  preparedBehind: Map<string, string>;
 }
 
 let shared: WorkflowJobs | undefined;
@@ -40,8 +44,19 @@ let shared: WorkflowJobs | undefined;
  */
 export function workflowJobs(): WorkflowJobs {
   if (shared) return shared;
-  const jobs: WorkflowJobs = (shared = { inbox: new Inbox(), recovery: { abandoned: [], ambiguous: [] }, charges: [] });
+  const jobs: WorkflowJobs = (shared = {
+    inbox: new Inbox(),
+    recovery: { abandoned: [], ambiguous: [] },
+    charges: [],
+    submittedAhead: new Map(),
+    preparedBehind: new Map(),
+  });
   setHandler(stepEventSignal, (event) => jobs.inbox.accept(event));
+  setHandler(preparedJobEventSignal, (event, next) => {
+    jobs.submittedAhead.set(next.idempotencyKey, next);
+    if (next.nextKey) jobs.preparedBehind.set(next.request.request_id, next.nextKey);
+    jobs.inbox.accept(event);
+  });
   setHandler(
     resolveAmbiguousUpdate,
     (decision) => {
@@ -53,6 +68,18 @@ export function workflowJobs(): WorkflowJobs {
     { validator: (decision) => validateResolution(jobs.recovery.waiting, decision) },
   );
   return jobs;
+}
+
+/**
+ * Revokes the submits prepared behind this workflow's jobs that it will not submit (it ends early): a
+ * job the bridge submitted already is cancelled at the service (refunded). No activity when none is left.
+ */
+export async function revokePreparedSubmits(): Promise<void> {
+  const { preparedBehind } = workflowJobs();
+  if (preparedBehind.size === 0) return;
+  const requestIds = [...preparedBehind.keys()];
+  preparedBehind.clear();
+  await CancellationScope.nonCancellable(() => preparedRevoke.revokePreparedSubmits(requestIds));
 }
 
 /** Resolves once the ledger quotes running beside later steps answered (or failed: the charge stays unknown). */
@@ -108,6 +135,11 @@ export interface ServiceJobOptions {
   ambiguousDeadlineHours?: number;
   /** @internal reelflow's pipeline hook: told at the start and on every change of the job's state. */
   observe?: (job: ServiceJob) => void;
+  /**
+   * @internal reelflow's pipeline hook: the steps after this job the bridge may submit when it completes
+   * (the activity writes them only where that is safe: SubmitRequest.prepareNext).
+   */
+  prepareNext?: PreparedChain;
   /** @internal reelflow's pipeline hook: true once an operator asked to end a resubmit backoff now (`retryStep`). */
   wakeBackoff?: () => boolean;
 }
@@ -334,6 +366,14 @@ async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
     if (CancellationScope.current().consideredCancelled) {
       throw new CancelledFailure('pipeline cancelled before the submit; nothing was sent');
     }
+    const ahead = job.jobs.submittedAhead.get(attempt.idempotencyKey);
+    if (ahead) {
+      // The bridge submitted this attempt with the key prepared for it: the same job a submit would get.
+      job.jobs.submittedAhead.delete(attempt.idempotencyKey);
+      adopt(job, attempt, ahead.request, ahead.earlyEvents);
+      attempt.submittedBy = 'bridge';
+      return;
+    }
     const activity = submitActivities(
       ACTIVITY_SUMMARIES.submit(job.label, job.model, attempt.idempotencyKey, attempt.attempt),
       job.options.submitTimeoutSeconds,
@@ -346,6 +386,7 @@ async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
           input: job.input,
           idempotencyKey: attempt.idempotencyKey,
           subscriberWorkflowId: job.workflowId,
+          ...(job.options.prepareNext ? { prepareNext: job.options.prepareNext } : {}),
         }),
       );
       if (answer.atCapacity) {
@@ -353,11 +394,8 @@ async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
         continue;
       }
       if (answer.permit) attempt.permit = true;
-      attempt.requestId = answer.request.request_id;
-      attempt.statusUrl = answer.request.status_url;
-      attempt.responseUrl = answer.request.response_url;
-      attempt.cancelUrl = answer.request.cancel_url;
-      for (const event of answer.earlyEvents) job.jobs.inbox.accept(event);
+      adopt(job, attempt, answer.request, answer.earlyEvents);
+      if (answer.preparedKey) job.jobs.preparedBehind.set(answer.request.request_id, answer.preparedKey);
       return;
     } catch (error) {
       // An activity's failure carries the ApplicationFailure as its cause; a local activity's may be it.
@@ -375,6 +413,18 @@ async function submit(job: ServiceJob, attempt: StepAttempt): Promise<void> {
       }
     }
   }
+}
+
+/** Takes `request` as the attempt's job (its answer, from the submit or the bridge), with the events that overtook it. */
+function adopt(job: ServiceJob, attempt: StepAttempt, request: GenerationRequest, earlyEvents: WebhookEvent[]): void {
+  attempt.requestId = request.request_id;
+  attempt.statusUrl = request.status_url;
+  attempt.responseUrl = request.response_url;
+  attempt.cancelUrl = request.cancel_url;
+  // This workflow's key is submitted now: the row that prepared it needs no revoke.
+  for (const [requestId, key] of job.jobs.preparedBehind)
+    if (key === attempt.idempotencyKey) job.jobs.preparedBehind.delete(requestId);
+  for (const event of earlyEvents) job.jobs.inbox.accept(event);
 }
 
 /** The 202 broke the contract: cancel the accepted job by what could be read, or record it; then fail the step. */

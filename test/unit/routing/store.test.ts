@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   INBOX_STATE,
+  PREPARED_STATE,
   openPostgresRouteStore,
   openSqliteRouteStore,
   RouteStoreUnavailableError,
@@ -116,6 +117,66 @@ describe.each(backends)('route store on %s', (_name, open) => {
     expect(left).not.toContain(req);
     expect(await store.pendingCount()).toBeGreaterThanOrEqual(0);
     expect(INBOX_STATE.parked).toBe(3);
+  });
+
+  describe('prepared submits', () => {
+    const P = PREPARED_STATE;
+    const prepare = async (chain = '{"steps":[]}') => {
+      const req = id('prep');
+      await store.subscribe({ requestId: req, workflowId: 'wf-p', signalName: 'jobEvent' }, 1_000, chain);
+      return req;
+    };
+
+    it('a subscribe writes the chain once: a retried or racing subscribe keeps the first', async () => {
+      const req = await prepare('{"steps":["first"]}');
+      await store.subscribe(
+        { requestId: req, workflowId: 'wf-p', signalName: 'jobEvent' },
+        1_001,
+        '{"steps":["other"]}',
+      );
+      expect(await store.takePrepared(req, 2_000, 30_000)).toEqual({
+        workflowId: 'wf-p',
+        chain: '{"steps":["first"]}',
+      });
+    });
+
+    it('is taken once; a take that was never settled is taken again after its lease', async () => {
+      const req = await prepare();
+      expect(await store.takePrepared(req, 2_000, 30_000)).not.toBeNull();
+      expect(await store.takePrepared(req, 2_001, 30_000)).toBeNull();
+      expect(await store.takePrepared(req, 40_000, 30_000)).not.toBeNull();
+      expect(await store.takePrepared(id('none'), 2_000, 30_000)).toBeNull();
+    });
+
+    it('settles with the answer (then a revoke returns it) or as given up, and is not taken again', async () => {
+      const submitted = await prepare();
+      await store.takePrepared(submitted, 2_000, 30_000);
+      expect(await store.settlePrepared(submitted, '{"request_id":"next"}')).toBe(P.submitted);
+      expect(await store.takePrepared(submitted, 99_000, 30_000)).toBeNull();
+      expect(await store.revokePrepared(submitted)).toEqual({ state: P.submitted, answer: '{"request_id":"next"}' });
+      const given = await prepare();
+      await store.takePrepared(given, 2_000, 30_000);
+      expect(await store.settlePrepared(given, null)).toBe(P.givenUp);
+      expect(await store.revokePrepared(given)).toEqual({ state: P.givenUp, answer: null });
+    });
+
+    it('a revoke before the take stops it; a revoke during it makes the settle cancel', async () => {
+      const early = await prepare();
+      expect(await store.revokePrepared(early)).toEqual({ state: P.revoked, answer: null });
+      expect(await store.takePrepared(early, 2_000, 30_000)).toBeNull();
+      const racing = await prepare();
+      await store.takePrepared(racing, 2_000, 30_000);
+      expect(await store.revokePrepared(racing)).toEqual({ state: P.revokedWhileTaken, answer: null });
+      expect(await store.settlePrepared(racing, '{"request_id":"late"}')).toBe(P.cancelledByBridge);
+      expect(await store.revokePrepared(id('none'))).toBeNull();
+    });
+
+    it('is purged with the subscriptions', async () => {
+      const req = await prepare();
+      const purged = await store.purge(0, 1_001);
+      expect(purged.prepared).toBeGreaterThanOrEqual(1);
+      expect(await store.takePrepared(req, 2_000, 30_000)).toBeNull();
+    });
   });
 
   it('answers ping', async () => {
