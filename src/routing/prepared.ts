@@ -51,16 +51,18 @@ export function resolvePreparedInput(step: PreparedStep, result: JobResult): Rec
   return resolveReferences(step.input, outputs);
 }
 
-/** The first address-rule problem of a resolved input's strings (the service's own origin is trusted), or null. */
-export function addressProblem(input: unknown, rules: UriRules, at = ''): string | null {
-  if (typeof input === 'string')
-    return /^(https?:|data:)/i.test(input) ? uriProblem(input, rules) && `${at}: ${uriProblem(input, rules)}` : null;
-  if (typeof input !== 'object' || input === null) return null;
-  for (const [key, value] of Object.entries(input)) {
-    const problem = addressProblem(value, rules, at ? `${at}.${key}` : key);
-    if (problem) return problem;
-  }
-  return null;
+/**
+ * The first address-rule problem of the values `step`'s references read into `resolved` (its literals
+ * were checked with the spec), as `<field>: <reason>`, or null. The bridge passes the service's own origin as allowed.
+ */
+export function addressProblem(step: PreparedStep, resolved: Record<string, unknown>, rules: UriRules): string | null {
+  let problem: string | null = null;
+  forEachReference(step.input, (_, at) => {
+    const value = at.reduce<unknown>((into, key) => (into as Record<string | number, unknown>)?.[key], resolved);
+    const reason = typeof value === 'string' ? uriProblem(value, rules) : null;
+    if (reason) problem ??= `${at.join('.')}: ${reason}`;
+  });
+  return problem;
 }
 
 /** Options of the bridge's submitter. */
@@ -121,7 +123,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
         ...chain.uriRules,
         allowedOrigins: [...(chain.uriRules?.allowedOrigins ?? []), options.serviceOrigin],
       };
-      const problem = addressProblem(input, rules);
+      const problem = addressProblem(step, input, rules);
       if (problem) return giveUp(requestId, `address rules: ${problem}`);
       let request: GenerationRequest;
       try {
