@@ -79,7 +79,8 @@ export async function startBridgeServer(
   // unreadable certificate file stops the bridge here with a ConfigError naming its variable.
   const connection = Connection.lazy(connectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const store = options.store ?? openRouteStore(config.routeStore.location);
+  // Its forwarder checkpoints the SQLite log when deliveries are quiet, never inside a burst's commits.
+  const store = options.store ?? openRouteStore(config.routeStore.location, { sqlite: { checkpoints: 'caller' } });
   // With the account's key, the bridge submits what pipelines prepared (src/routing/prepared.ts).
   const service = config.service
     ? createServiceClient({

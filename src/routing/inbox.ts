@@ -240,6 +240,11 @@ export interface ForwarderOptions {
   subscriptionTtlMs?: number;
   /** How often to purge. Default 60 s. */
   purgeEveryMs?: number;
+  /**
+   * A store that leaves checkpoints to its caller gets one once a second while deliveries come slower
+   * than `quietRate`, and every `checkpointEveryMs` whatever the load (the log stays bounded). Default 10 s.
+   */
+  checkpointEveryMs?: number;
   /** How often, while idle, to look for due retries. Default 250 ms. */
   idlePollMs?: number;
   now?: () => number;
@@ -285,6 +290,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   const fallback = options.routeWorkflowFallback ?? true;
   const subscriptionTtlMs = options.subscriptionTtlMs ?? Math.max(options.ttlMs, 7 * DAY_MS);
   const purgeEveryMs = options.purgeEveryMs ?? 60_000;
+  const checkpointEveryMs = options.checkpointEveryMs ?? 10_000;
   const idlePollMs = options.idlePollMs ?? 250;
   const now = options.now ?? Date.now;
   const report = options.onError ?? (() => undefined);
@@ -293,6 +299,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   let woken = false;
   let wakeUp: (() => void) | null = null;
   let lastPurge = 0;
+  let lastCheckpoint = 0;
   let lastCount = 0;
 
   const signal = async (delivery: ClaimedDelivery): Promise<ForwardOutcome> => {
@@ -412,6 +419,12 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         if (now() - lastPurge >= purgeEveryMs) {
           lastPurge = now();
           await purge();
+        }
+        const sinceCheckpoint = now() - lastCheckpoint;
+        const quiet = !options.inbox || options.inbox.recentRate() <= quietRate;
+        if (store.checkpoint && (sinceCheckpoint >= checkpointEveryMs || (quiet && sinceCheckpoint >= 1_000))) {
+          lastCheckpoint = now();
+          await store.checkpoint();
         }
       } catch (error) {
         report(error);

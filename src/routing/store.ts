@@ -126,6 +126,8 @@ export interface RouteStore {
    * after their TTL) and subscriptions (with their prepared submits) created before `subscriptionsBefore`.
    */
   purge(deliveriesBefore: number, subscriptionsBefore: number): Promise<PurgeCount>;
+  /** Moves the write-ahead log into the database (SQLite opened with `checkpoints: 'caller'`); absent where the database does it itself. */
+  checkpoint?(): Promise<void>;
   /** True when the database answers. Never throws. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

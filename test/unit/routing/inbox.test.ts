@@ -1,4 +1,8 @@
-import { Inbox, InboxFullError, openSqliteRouteStore, type RouteStore } from '../../../src/routing';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { Inbox, InboxFullError, openSqliteRouteStore, startForwarder, type RouteStore } from '../../../src/routing';
 
 let store: RouteStore;
 let commits = 0;
@@ -92,5 +96,85 @@ describe('Inbox', () => {
     const answers = await Promise.allSettled([inbox.append(entry(1)), inbox.append(entry(2))]);
     expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected']);
     expect(woken).toBe(0);
+  });
+});
+
+describe('the forwarder and a store that leaves checkpoints to it', () => {
+  /** An inbox whose recent rate the test sets (what the forwarder reads to tell a burst). */
+  class RatedInbox extends Inbox {
+    rate = 0;
+    override recentRate(): number {
+      return this.rate;
+    }
+  }
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 200 && !done(); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  it('checkpoints once a second while deliveries are quiet, and only every checkpointEveryMs during a burst', async () => {
+    let clock = 100_000;
+    let checkpoints = 0;
+    const counted: RouteStore = { ...store, checkpoint: async () => void (checkpoints += 1) };
+    const inbox = new RatedInbox({ store: counted, backlogLimit: 1_000, now: () => clock });
+    const forwarder = startForwarder({
+      store: counted,
+      client: {} as Client,
+      inbox,
+      ttlMs: 1e9,
+      idlePollMs: 2,
+      checkpointEveryMs: 10_000,
+      now: () => clock,
+    });
+    try {
+      await until(() => checkpoints === 1);
+      clock += 500;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(checkpoints).toBe(1);
+      clock += 500;
+      await until(() => checkpoints === 2);
+      expect(checkpoints).toBe(2);
+      inbox.rate = 1_000;
+      clock += 5_000;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(checkpoints).toBe(2);
+      clock += 5_000;
+      await until(() => checkpoints === 3);
+      expect(checkpoints).toBe(3);
+    } finally {
+      await forwarder.stop();
+    }
+  });
+});
+
+describe('the SQLite store with checkpoints left to its caller', () => {
+  const walBytes = (file: string) => statSync(`${file}-wal`).size;
+  const fill = async (target: RouteStore, from: number) => {
+    const body = 'x'.repeat(2_000);
+    for (let i = from; i < from + 3_000; i += 100)
+      await target.append(
+        Array.from({ length: 100 }, (_, j) => ({ eventId: `e-${i + j}`, requestId: `r-${i + j}`, body })),
+        1,
+      );
+  };
+
+  it('never checkpoints inside a commit (the log grows past SQLite’s 1,000 pages) until checkpoint() runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'route-wal-'));
+    const auto = openSqliteRouteStore(join(dir, 'auto.sqlite'));
+    const caller = openSqliteRouteStore(join(dir, 'caller.sqlite'), { checkpoints: 'caller' });
+    try {
+      await fill(auto, 0);
+      await fill(caller, 0);
+      const page = 4_096;
+      expect(walBytes(join(dir, 'auto.sqlite'))).toBeLessThan(1_100 * page);
+      const grown = walBytes(join(dir, 'caller.sqlite'));
+      expect(grown).toBeGreaterThan(1_100 * page);
+      // After a checkpoint the log is written again from its start: as much again does not double it.
+      await caller.checkpoint!();
+      await fill(caller, 10_000);
+      expect(walBytes(join(dir, 'caller.sqlite'))).toBeLessThan(grown * 1.25);
+    } finally {
+      await auto.close();
+      await caller.close();
+    }
   });
 });
