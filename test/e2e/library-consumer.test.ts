@@ -43,11 +43,16 @@ async function timed<T>(phase: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Besides PATH and HOME (runNode), the proxy settings npm may need to reach the registry; nothing else leaks in. */
+/**
+ * Besides PATH and HOME (runNode), what npm may need to reach the registry: the proxy settings, and the
+ * certificates a TLS-inspecting proxy signs with (NODE_EXTRA_CA_CERTS, npm's cafile); nothing else leaks in.
+ */
 function proxyEnv(): Record<string, string> {
   return Object.fromEntries(
     Object.entries(process.env).filter(
-      (entry): entry is [string, string] => /^(https?|no)_proxy$/i.test(entry[0]) && entry[1] !== undefined,
+      (entry): entry is [string, string] =>
+        /^((https?|no)_proxy|node_extra_ca_certs|npm_config_(cafile|registry))$/i.test(entry[0]) &&
+        entry[1] !== undefined,
     ),
   );
 }
