@@ -16,7 +16,7 @@ import {
 } from '../contract';
 import { validatePipelineSpec } from '../spec/spec';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ServiceProblemError } from '../client/errors';
+import { tooLateToCancel } from '../client/errors';
 import type { AccountLimits } from '../client/account-limits';
 import { guardedSubmit } from './submit-guard';
 import { candidateOrphans } from './candidates';
@@ -285,14 +285,8 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       try {
         return await client.cancel(requestId, cancelUrl ? { cancelUrl } : {});
       } catch (error) {
-        // Too late to cancel is an answer, not a failure: the job is terminal already.
-        if (
-          error instanceof ServiceProblemError &&
-          error.jobStatus &&
-          (error.jobStatus === 'COMPLETED' || error.jobStatus === 'FAILED' || error.jobStatus === 'CANCELLED')
-        ) {
-          return { request_id: requestId, status: error.jobStatus };
-        }
+        const status = tooLateToCancel(error);
+        if (status) return { request_id: requestId, status };
         throw error;
       }
     });

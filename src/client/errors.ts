@@ -37,6 +37,16 @@ export class ServiceProblemError extends ServiceClientError {
 }
 
 /**
+ * The terminal state a refused cancel reported (`cancel_too_late`, 409 with `job_status`): the job
+ * ended before the cancel reached it, which is an answer, not a failure. Undefined for any other error.
+ */
+export function tooLateToCancel(error: unknown): 'COMPLETED' | 'FAILED' | 'CANCELLED' | undefined {
+  if (!(error instanceof ServiceProblemError)) return undefined;
+  const status = error.jobStatus;
+  return status === 'COMPLETED' || status === 'FAILED' || status === 'CANCELLED' ? status : undefined;
+}
+
+/**
  * True when the service answered that it has no such route (404 or 405): what a service without one
  * of the local service's extensions (the account ledger, the lookup by Idempotency-Key) answers.
  */

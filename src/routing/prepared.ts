@@ -1,6 +1,6 @@
 import type { GenerationRequest, JobResult, ModelId, ModelInputs, UriRules, WebhookEvent } from '../contract';
 import { uriProblem } from '../contract/uri';
-import { ServiceProblemError } from '../client/errors';
+import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
 import { forEachReference, resolveReferences } from '../spec/references';
 import { preparedJobEventSignal, stepEventSignal } from '../workflows/definitions';
@@ -45,7 +45,7 @@ export interface PreparedSubmission {
 export const PREPARED_SIGNAL_NAME = preparedJobEventSignal.name;
 
 /** The chain's first step with its references read from `result`; throws ReferenceResolutionError. */
-export function resolvePreparedInput(step: PreparedStep, result: JobResult): Record<string, unknown> {
+function resolvePreparedInput(step: PreparedStep, result: JobResult): Record<string, unknown> {
   const outputs: Record<string, unknown> = {};
   forEachReference(step.input, ({ $from }) => (outputs[$from] = result));
   return resolveReferences(step.input, outputs);
@@ -55,7 +55,7 @@ export function resolvePreparedInput(step: PreparedStep, result: JobResult): Rec
  * The first address-rule problem of the values `step`'s references read into `resolved` (its literals
  * were checked with the spec), as `<field>: <reason>`, or null. The bridge passes the service's own origin as allowed.
  */
-export function addressProblem(step: PreparedStep, resolved: Record<string, unknown>, rules: UriRules): string | null {
+function referencedUriProblem(step: PreparedStep, resolved: Record<string, unknown>, rules: UriRules): string | null {
   let problem: string | null = null;
   forEachReference(step.input, (_, at) => {
     const value = at.reduce<unknown>((into, key) => (into as Record<string | number, unknown>)?.[key], resolved);
@@ -97,8 +97,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
   const leaseMs = options.takeLeaseMs ?? 30_000;
   const cancel = async (request: GenerationRequest) => {
     await client.cancel(request.request_id, { cancelUrl: request.cancel_url }).catch((error: unknown) => {
-      // Too late to cancel (terminal already) is not a failure here.
-      if (!(error instanceof ServiceProblemError && error.jobStatus)) throw error;
+      if (!tooLateToCancel(error)) throw error;
     });
   };
   const giveUp = async (requestId: string, reason: string) => {
@@ -123,7 +122,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
         ...chain.uriRules,
         allowedOrigins: [...(chain.uriRules?.allowedOrigins ?? []), options.serviceOrigin],
       };
-      const problem = addressProblem(step, input, rules);
+      const problem = referencedUriProblem(step, input, rules);
       if (problem) return giveUp(requestId, `address rules: ${problem}`);
       let request: GenerationRequest;
       try {
