@@ -54,7 +54,14 @@ export interface FootprintResult {
 export interface BridgeResult {
   size: FootprintSize;
   /** The null sink: the mean rate of its `bursts` (one before the real bridge's burst, one after its pipelines closed). */
-  baseline: { deliveriesPerSecond: number; bursts?: number[]; answerMs: Summary; non202: number };
+  baseline: {
+    deliveriesPerSecond: number;
+    bursts?: number[];
+    answerMs: Summary;
+    non202: number;
+    /** CPU ms per 1,000 deliveries of each process during the null-sink bursts (their mean; `bridge` is the null sink's process); absent in older runs. */
+    cpuMsPerThousand?: Record<string, number>;
+  };
   bridge: {
     deliveriesPerSecond: number;
     answerMs: Summary;
@@ -64,8 +71,8 @@ export interface BridgeResult {
     pipelinesClosedPerSecond?: number;
     /** Pipelines closed before the burst's last answer (their signals went out during it); absent in older runs. */
     pipelinesClosedDuringBurst?: number;
-    /** CPU ms per delivery of each stack process during the burst (bench/lib/cpu.ts); absent in older runs. */
-    cpuMsPerDelivery?: Record<string, number>;
+    /** CPU ms per 1,000 deliveries of each stack process during the burst (bench/lib/cpu.ts); absent in older runs. */
+    cpuMsPerThousand?: Record<string, number>;
   };
   ratio: number;
 }
@@ -190,19 +197,26 @@ export async function runFootprintAndBridge(
       const fakeIds = Array.from({ length: size.n }, () => randomUUID());
       try {
         const url = `http://127.0.0.1:${nullPort}/webhooks`;
+        // The stack's processes, with the null sink's process in the bridge's place.
+        const cpu = cpuMeter({ ...stackPids(stack), bridge: nullBridge.pid }, 1);
         const result = await burst(name, url, stack.webhookSecret!, stack.serviceUrl, fakeIds, size);
-        log(`  bridge baseline (null sink, ${name}): ${result.deliveriesPerSecond} deliveries/s`);
-        return result;
+        const cpuMsPerThousand = cpu(size.n / 1000);
+        log(
+          `  bridge baseline (null sink, ${name}): ${result.deliveriesPerSecond} deliveries/s; CPU ms per 1,000: ${JSON.stringify(cpuMsPerThousand)}`,
+        );
+        return { ...result, cpuMsPerThousand };
       } finally {
         await nullBridge.stop();
       }
     };
     const baselineBefore = await nullSinkBurst('bridge-null');
     const waiting = clocks.jobs.filter((j) => j.status === 'IN_PROGRESS' || j.status === 'IN_QUEUE').map((j) => j.id);
-    const cpu = cpuMeter(stackPids(stack));
+    const cpu = cpuMeter(stackPids(stack), 1);
     const real = await burst('bridge-real', stack.bridgeUrl!, stack.webhookSecret!, stack.serviceUrl, waiting, size);
-    const cpuMsPerDelivery = cpu(waiting.length);
-    log(`  bridge (route store inbox): ${real.deliveriesPerSecond} acknowledged deliveries/s`);
+    const cpuMsPerThousand = cpu(waiting.length / 1000);
+    log(
+      `  bridge (route store inbox): ${real.deliveriesPerSecond} acknowledged deliveries/s; CPU ms per 1,000: ${JSON.stringify(cpuMsPerThousand)}`,
+    );
     // Delivery sent → the pipeline that waited on that job closed (Temporal's close time).
     const names = Array.from({ length: size.n }, (_, i) => `${prefix}-${i}`);
     const latencies: number[] = [];
@@ -234,6 +248,12 @@ export async function runFootprintAndBridge(
       bursts: bursts.map((b) => b.deliveriesPerSecond),
       answerMs: summarize(bursts.flatMap((b) => b.answerMs)),
       non202: bursts.reduce((n, b) => n + b.non202, 0),
+      cpuMsPerThousand: Object.fromEntries(
+        Object.keys(baselineBefore.cpuMsPerThousand).map((name) => [
+          name,
+          round(bursts.reduce((sum, b) => sum + (b.cpuMsPerThousand[name] ?? 0), 0) / bursts.length),
+        ]),
+      ),
     };
     const bridge: BridgeResult = {
       size,
@@ -245,7 +265,7 @@ export async function runFootprintAndBridge(
         deliveryToPipelineClosedMs: summarize(latencies),
         pipelinesClosedPerSecond: sustainedRate(Object.values(real.sentAt), closedTimes),
         pipelinesClosedDuringBurst: closedDuringBurst,
-        cpuMsPerDelivery,
+        cpuMsPerThousand,
       },
       ratio: round(real.deliveriesPerSecond / baseline.deliveriesPerSecond, 4),
     };

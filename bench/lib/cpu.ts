@@ -28,17 +28,29 @@ export function stackPids(stack: BenchStack): Record<string, number> {
   return pids;
 }
 
-/** Starts a measurement; the returned function gives CPU ms per `units` for each process since then. */
-export function cpuMeter(pids: Record<string, number>): (units: number) => Record<string, number> {
+/**
+ * Starts a measurement; the returned function gives CPU ms per `units` for each process since then
+ * (to `decimals` places: a per-delivery cost of a fraction of a millisecond would round to 0).
+ */
+export function cpuMeter(pids: Record<string, number>, decimals = 0): (units: number) => Record<string, number> {
   const read = () =>
     Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, sampleProcess(pid).cpuSeconds]));
   const start = read();
   return (units) => {
     const end = read();
     const perUnit = Object.fromEntries(
-      Object.keys(pids).map((name) => [name, Math.round(((end[name]! - start[name]!) * 1000) / Math.max(1, units))]),
+      Object.keys(pids).map((name) => [
+        name,
+        round(((end[name]! - start[name]!) * 1000) / (units > 0 ? units : 1), decimals),
+      ]),
     );
-    return { ...perUnit, total: Object.values(perUnit).reduce((a, b) => a + b, 0) };
+    return {
+      ...perUnit,
+      total: round(
+        Object.values(perUnit).reduce((a, b) => a + b, 0),
+        decimals,
+      ),
+    };
   };
 }
 

@@ -427,19 +427,22 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
       `Pipelines closed before the burst's last answer (signalled during it, their work beside the acknowledgements): ${g.bridge.pipelinesClosedDuringBurst} of ${g.size.n}.`,
       '',
     );
-  const c = g.bridge.cpuMsPerDelivery;
-  if (c)
-    lines.push(
-      `CPU ms per delivery during the burst, by process (from /proc; the load generators not counted): ${Object.entries(
-        c,
-      )
+  const perThousand = g.bridge.cpuMsPerThousand;
+  if (perThousand) {
+    const byProcess = (cpu: Record<string, number>) =>
+      Object.entries(cpu)
         .filter(([p]) => p !== 'total')
         .map(([p, v]) => `${p} ${v}`)
-        .join(
-          ', ',
-        )}; total **${c.total}** — at most ${Math.round((2 * 1000) / Math.max(1, c.total ?? 0))} deliveries/s on this machine's 2 cores at that cost.`,
+        .join(', ');
+    const nullSink = g.baseline.cpuMsPerThousand;
+    lines.push(
+      `CPU ms per 1,000 deliveries during the burst, by process (from /proc in 10 ms ticks; the load generators not counted): ${byProcess(perThousand)}; total **${perThousand.total}**` +
+        (nullSink
+          ? `. During the null sink's bursts (their mean, \`bridge\` being the null sink's process): ${byProcess(nullSink)}; total ${nullSink.total}.`
+          : '.'),
       '',
     );
+  }
 }
 
 function footprintSection(r: Results, b: Results | null, lines: string[]): string | null {
