@@ -7,6 +7,7 @@ import { CROWDED_COMMIT, laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
 import { resultFromEvent } from '../contract/events';
 import { PREPARED_SIGNAL_NAME, type PreparedSubmission, type PreparedSubmitter } from './prepared';
 import { deliverToRouteWorkflow } from './route-workflows';
+import { warmSignalPath } from './warm-up';
 import type { ClaimedDelivery, InboxEntry, RouteStore } from './store';
 
 /**
@@ -232,6 +233,11 @@ export interface ForwarderOptions {
    * (./prepared.ts); absent (a bridge without the service's key): completions are only forwarded.
    */
   submitter?: PreparedSubmitter;
+  /**
+   * Build the signal path's message codecs and open the Temporal connection when the forwarder starts
+   * (./warm-up.ts), not inside the first burst. Default true.
+   */
+  warmUp?: boolean;
   /** Look for route workflows of pinned older builds when the store has no subscriber. Default true. */
   routeWorkflowFallback?: boolean;
   /** Deliveries and subscriptions older than this are purged (parked ones included). */
@@ -406,6 +412,8 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       };
     });
 
+  // Before the loop's first round: the codecs are built synchronously here, the connection in the background.
+  if (options.warmUp ?? true) void warmSignalPath(client);
   const loop = (async () => {
     while (running) {
       woken = false;

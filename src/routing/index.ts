@@ -41,4 +41,5 @@ export {
   type RouteSettings,
   type RouteWorkflowDelivery,
 } from './route-workflows';
+export { warmSignalPath } from './warm-up';
 export { RouteStoreUnavailableError, InboxFullError } from './errors';

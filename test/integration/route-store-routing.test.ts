@@ -4,15 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { FastifyInstance } from 'fastify';
+import { Client, Connection } from '@temporalio/client';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
+import { freePort } from '../../src/stack/stack-state';
 import { createBridgeApp } from '../../src/bridge';
 import {
   Inbox,
   INBOX_STATE,
   openSqliteRouteStore,
   startForwarder,
+  warmSignalPath,
   type Forwarder,
   type ForwardOutcome,
   type RouteStore,
@@ -205,6 +208,18 @@ describe('routing through the route store', () => {
       clockOffsetMs = 0;
     }
     expect(rows.prepare(`SELECT count(*) AS n FROM reelflow_inbox WHERE request_id LIKE 'foreign-%'`).get()?.n).toBe(0);
+  });
+
+  it('the forwarder readies its signal path at start: Temporal answers the warm-up; without Temporal it gives up at its deadline and never throws', async () => {
+    expect(await warmSignalPath(env.client)).toBe(true);
+    // Nothing listens on a port just freed: the warm-up's one call waits out its deadline.
+    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
+    try {
+      expect(await warmSignalPath(new Client({ connection }), 300)).toBe(false);
+    } finally {
+      await connection.close();
+    }
+    expect(await warmSignalPath({} as Client)).toBe(false);
   });
 
   it('a subscriber that subscribes in the store gets a later delivery by signal, with no other workflow', async () => {

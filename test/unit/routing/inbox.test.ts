@@ -118,7 +118,9 @@ describe('the forwarder and a store that leaves checkpoints to it', () => {
     const inbox = new RatedInbox({ store: counted, backlogLimit: 1_000, now: () => clock });
     const forwarder = startForwarder({
       store: counted,
+      // No delivery is signalled here: the store's checkpoints are what is tested.
       client: {} as Client,
+      warmUp: false,
       inbox,
       ttlMs: 1e9,
       idlePollMs: 2,
