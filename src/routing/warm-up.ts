@@ -8,7 +8,7 @@ const { v1 } = temporal.api.workflowservice;
  * loop in the middle of the first burst after a boot: protobufjs builds a message's encoder and decoder
  * on their first use (about 16 ms for a signal request), and a lazy connection opens its channel on its
  * first call. Measured on the footprint bench's first burst: with neither ready, the first signal held
- * the loop for about 40 ms while 15 deliveries waited for their commit (docs/decisions/bridge.md,
+ * the loop for about 40 ms while 16 deliveries waited for their commit (docs/decisions/bridge.md,
  * "The first signal after a boot"). The messages built here are the forwarder's own: signals, and the
  * describe of the route-workflow fallback. Resolves true once Temporal answered; false when it did not
  * within `timeoutMs` (the forwarder connects on its first signal then, as before); never rejects.

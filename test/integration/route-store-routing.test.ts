@@ -212,7 +212,7 @@ describe('routing through the route store', () => {
 
   it('the forwarder readies its signal path at start: Temporal answers the warm-up; without Temporal it gives up at its deadline and never throws', async () => {
     expect(await warmSignalPath(env.client)).toBe(true);
-    // Nothing listens on a port just freed: the warm-up's one call waits out its deadline.
+    // Nothing listens on a port just freed: the warm-up's one call is refused or waits out its deadline.
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
     try {
       expect(await warmSignalPath(new Client({ connection }), 300)).toBe(false);
