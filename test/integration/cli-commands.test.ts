@@ -546,7 +546,8 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     const shown = await eventually(
       async () => {
         const status = await runCli(['status', 'cli-refused'], cliEnv);
-        return /input_refused/.test(status.stdout) ? status.stdout : undefined;
+        // The failed attempt shows while the pipeline still closes; the error line once it has failed.
+        return /error: .*input_refused/.test(status.stdout) ? status.stdout : undefined;
       },
       'the service reason in reelflow status',
       60_000,
