@@ -44,8 +44,9 @@ async function timed<T>(phase: string, work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Besides PATH and HOME (runNode), what npm may need to reach the registry: the proxy settings, and the
- * certificates a TLS-inspecting proxy signs with (NODE_EXTRA_CA_CERTS, npm's cafile); nothing else leaks in.
+ * Besides PATH and HOME (runNode), what npm may need to reach the registry: the proxy settings, the
+ * certificates a TLS-inspecting proxy signs with (NODE_EXTRA_CA_CERTS, npm's cafile) and the registry
+ * npm is pointed at (npm_config_registry, a mirror); nothing else leaks in.
  */
 function proxyEnv(): Record<string, string> {
   return Object.fromEntries(
