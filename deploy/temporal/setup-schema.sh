@@ -6,7 +6,9 @@
 #   SQL_TOOL     temporal-sql-tool binary (default: on PATH)
 #   SCHEMA_DIR   .../schema/postgresql/v12 of the same server version
 #   POSTGRES_SEEDS, DB_PORT, POSTGRES_USER, POSTGRES_PWD   where PostgreSQL is and who to be
+#   POSTGRES_PWD_FILE   a file holding the password instead (a Docker secret)
 set -eu
+if [ -z "${POSTGRES_PWD:-}" ] && [ -n "${POSTGRES_PWD_FILE:-}" ]; then POSTGRES_PWD="$(cat "$POSTGRES_PWD_FILE")"; fi
 SQL_TOOL="${SQL_TOOL:-temporal-sql-tool}"
 SCHEMA_DIR="${SCHEMA_DIR:-/etc/temporal/schema/postgresql/v12}"
 : "${POSTGRES_SEEDS:?set POSTGRES_SEEDS}" "${POSTGRES_USER:?set POSTGRES_USER}" "${POSTGRES_PWD:?set POSTGRES_PWD}"

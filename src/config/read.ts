@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError, type ConfigIssue } from './errors';
-import { VARIABLES, type VariableName, type VariableValue } from './variables';
+import { VARIABLES, type VariableName, type VariableSpec, type VariableValue } from './variables';
 
 /** The environment as processes see it (process.env, or a plain object in tests). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -19,8 +20,41 @@ export type Flags = Partial<Record<VariableName, FlagValue>>;
  */
 export function textOf(env: Env, name: VariableName, flags: Flags = {}): string | undefined {
   const text = (flags[name]?.value ?? env[name])?.trim();
-  return text ? text : undefined;
+  const fromFile = secretFileText(env, name);
+  if (text && fromFile !== undefined) throw ConfigError.of(name, `set either ${name} or ${name}_FILE, not both`);
+  if (text) return text;
+  return fromFile ? fromFile : undefined;
 }
+
+/**
+ * The Docker / Kubernetes secret convention: a secret variable may instead name a file holding its
+ * value in `<NAME>_FILE` (e.g. `/run/secrets/reelflow_api_key`). The file's text is trimmed like a
+ * variable's (a trailing newline is not part of the secret). Undefined when `<NAME>_FILE` is unset or
+ * the variable is not a secret; a ConfigError naming `<NAME>_FILE` and the path (never the content)
+ * when the file cannot be read.
+ */
+function secretFileText(env: Env, name: VariableName): string | undefined {
+  if (!isSecret(name)) return undefined;
+  const fileVariable = `${name}_FILE`;
+  const file = env[fileVariable]?.trim();
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw ConfigError.of(fileVariable, `cannot read ${file} (${code})`);
+  }
+}
+
+function isSecret(name: VariableName): boolean {
+  const spec: VariableSpec = VARIABLES[name];
+  return spec.secret === true;
+}
+
+/** The variables that may be given as `<NAME>_FILE`: every secret of the catalog. */
+export const SECRET_FILE_VARIABLES: readonly VariableName[] = (Object.keys(VARIABLES) as VariableName[]).filter(
+  isSecret,
+);
 
 /** Whether `name` is set (not unset, empty or blank): for checks that a setting was chosen, not defaulted. */
 export function variableIsSet(name: VariableName, env: Env = process.env): boolean {

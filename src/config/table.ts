@@ -19,6 +19,11 @@ function readers(name: VariableName): string {
     .join(', ');
 }
 
+/** A secret's row also says it can come from a file (./read.ts, the `<NAME>_FILE` convention). */
+function described(name: VariableName, spec: VariableSpec): string {
+  return spec.secret ? `${spec.description} Or \`${name}_FILE\`: a file holding the value.` : spec.description;
+}
+
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /**
@@ -29,7 +34,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function renderVariablesTable(): string {
   const rows = (Object.entries(VARIABLES) as [VariableName, VariableSpec][]).map(
     ([name, spec]) =>
-      `| \`${name}\` | ${readers(name)} | ${cell(spec.type)} | ${cell(shownDefault(spec))} | ${cell(spec.description)} |`,
+      `| \`${name}\` | ${readers(name)} | ${cell(spec.type)} | ${cell(shownDefault(spec))} | ${cell(described(name, spec))} |`,
   );
   return [
     '| Variable | Read by | Type / allowed values | Default | What it does |',

@@ -38,7 +38,10 @@ export interface VariableSpec {
   defaultText?: string;
   /** What it does (one sentence or two; the table's last column). */
   description: string;
-  /** A secret: never shown in messages or logs (none of them is ever echoed anyway). */
+  /**
+   * A secret: never shown in messages or logs (none of them is ever echoed anyway), and readable from
+   * the file `<NAME>_FILE` names instead (Docker and Kubernetes secrets; ./read.ts).
+   */
   secret?: boolean;
 }
 
@@ -233,6 +236,8 @@ export const VARIABLES = {
     type: 'string',
     defaultText: "the AWS SDK's credential chain",
     description: 'S3 access key id; set together with `REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY`.',
+    // A credential: read from REELFLOW_MEDIA_S3_ACCESS_KEY_ID_FILE too, and kept out of messages.
+    secret: true,
   },
   REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY: {
     schema: z.string().optional(),

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DatabaseSync } from 'node:sqlite';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -91,6 +91,28 @@ describe('reelflow bridge', () => {
       proc.child.kill('SIGTERM');
     }
     expect(await proc.exit).toBe(0);
+  });
+
+  it('reads its signing secrets from the file REELFLOW_WEBHOOK_SECRETS_FILE names (a Docker secret)', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'bridge-cli-'));
+    const secretsFile = join(stateDir, 'webhook_secrets');
+    writeFileSync(secretsFile, `whsec_old,${SECRET}\n`, { mode: 0o600 });
+    const proc = run(['bridge', '--port', '0', '--host', '127.0.0.1'], {
+      REELFLOW_WEBHOOK_SECRETS_FILE: secretsFile,
+      TEMPORAL_ADDRESS: env.address,
+      REELFLOW_STATE_DIR: stateDir,
+    });
+    try {
+      const url = await listeningUrl(proc);
+      const event = makeEvent();
+      expect((await deliver(url, event, [SECRET])).status).toBe(202);
+      expect(inboxRows(join(stateDir, 'routes.sqlite'), event.request_id)).toBe(1);
+      expect((await deliver(url, makeEvent(), ['whsec_forged'])).status).toBe(401);
+    } finally {
+      proc.child.kill('SIGTERM');
+    }
+    expect(await proc.exit).toBe(0);
+    expect(proc.stdout() + proc.stderr()).not.toContain(SECRET);
   });
 
   it('refuses to start without signing secrets, naming the variable', async () => {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BRIDGE_VARIABLES, SERVICE_VARIABLES, VARIABLES, WORKER_VARIABLES } from '../../src/config';
+import { SECRET_FILE_VARIABLES } from '../../src/config/read';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { DEPLOY_SCRIPTS, HISTORY_SHARDS } from '../../scripts/cluster/index';
 import {
@@ -32,6 +33,8 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 
 interface Service {
   image?: string;
+  ports?: string[];
+  secrets?: string[];
   build?: unknown;
   command?: string[];
   entrypoint?: string[];
@@ -45,6 +48,7 @@ interface Service {
 interface Compose {
   services: Record<string, Service>;
   volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file?: string; environment?: string }>;
 }
 
 const compose = yaml.load(read('docker-compose.yml')) as Compose;
@@ -96,8 +100,11 @@ describe('docker-compose.yml', () => {
     expect(reelflowServices.length).toBeGreaterThanOrEqual(5);
     for (const [name, service] of reelflowServices) {
       const known = variablesOf(service);
+      // A secret the process reads may be given as <NAME>_FILE instead (src/config/read.ts).
+      const secretFiles = known.filter((v) => SECRET_FILE_VARIABLES.includes(v as never)).map((v) => `${v}_FILE`);
       for (const variable of Object.keys(service.environment ?? {}))
-        if (!known.includes(variable) && !PLATFORM_VARIABLES.includes(variable)) unknown.push(`${name}: ${variable}`);
+        if (!known.includes(variable) && !secretFiles.includes(variable) && !PLATFORM_VARIABLES.includes(variable))
+          unknown.push(`${name}: ${variable}`);
     }
     expect(unknown).toEqual([]);
   });
@@ -166,32 +173,134 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives every worker one shared S3 media store: MinIO, its bucket made before any worker starts', () => {
-    const bucketCommand = (compose.services['media-bucket']?.entrypoint ?? []).join(' ');
+    const bucketJob = compose.services['media-bucket'] as Service;
+    expect(bucketJob.entrypoint).toEqual(['sh', '/setup-media.sh']);
+    expect(bucketJob.volumes).toContain('./deploy/minio/setup-media.sh:/setup-media.sh:ro');
+    const setup = read('deploy/minio/setup-media.sh');
+    expect(setup).toContain('mc mb --ignore-existing "root/$MEDIA_BUCKET"');
     for (const [name, worker] of workers) {
       const store = String(worker.environment?.REELFLOW_MEDIA_STORE);
       expect({ name, store }).toEqual({ name, store: expect.stringMatching(/^s3:\/\//) });
       // The bucket the one-shot container makes is the one the store names.
       const bucket = /^s3:\/\/([^/]+)\//.exec(store)?.[1] ?? '';
-      expect(bucketCommand).toMatch(/^mc mb --ignore-existing media\//);
-      expect(bucketCommand.endsWith(`media/${bucket}`)).toBe(true);
+      expect(bucketJob.environment?.MEDIA_BUCKET).toBe(bucket);
       expect(worker.environment?.REELFLOW_MEDIA_S3_ENDPOINT).toMatch(/http:\/\/minio:9000\}$/);
-      expect(worker.environment?.REELFLOW_MEDIA_S3_ACCESS_KEY_ID).toBe(
-        compose.services.minio?.environment?.MINIO_ROOT_USER,
-      );
-      expect(worker.environment?.REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY).toBe(
-        compose.services.minio?.environment?.MINIO_ROOT_PASSWORD,
-      );
       expect(worker.depends_on?.['media-bucket']?.condition).toBe('service_completed_successfully');
       // No per-container filesystem store left.
       expect(worker.volumes ?? []).toEqual([]);
     }
-    expect(compose.services['media-bucket']?.depends_on?.minio?.condition).toBe('service_healthy');
-    // No secret has a default in the file: compose refuses to start without it.
-    expect(compose.services.minio?.environment?.MINIO_ROOT_PASSWORD).toMatch(/^\$\{[A-Z0-9_]+:\?/);
+    expect(bucketJob.depends_on?.minio?.condition).toBe('service_healthy');
+  });
+
+  it("keeps MinIO's root credentials apart from the workers' keys, which reach only their bucket", () => {
+    const minio = compose.services.minio as Service;
+    const rootSecrets = [minio.environment?.MINIO_ROOT_USER_FILE, minio.environment?.MINIO_ROOT_PASSWORD_FILE];
+    expect(rootSecrets).toEqual(['/run/secrets/minio_root_user', '/run/secrets/minio_root_password']);
+    for (const [name, worker] of workers) {
+      const keys = [
+        worker.environment?.REELFLOW_MEDIA_S3_ACCESS_KEY_ID_FILE,
+        worker.environment?.REELFLOW_MEDIA_S3_SECRET_ACCESS_KEY_FILE,
+      ];
+      expect({ name, keys }).toEqual({
+        name,
+        keys: ['/run/secrets/media_s3_access_key_id', '/run/secrets/media_s3_secret_access_key'],
+      });
+      expect(worker.secrets).not.toContain('minio_root_password');
+    }
+    const setup = read('deploy/minio/setup-media.sh');
+    expect(setup).toMatch(/mc admin user add root "\$user"/);
+    expect(setup).toContain('"Resource": ["arn:aws:s3:::$MEDIA_BUCKET/*"]');
+    expect(setup).not.toMatch(/readwrite/);
+  });
+
+  it('has no default for any secret: each is a Docker secret file, read through <NAME>_FILE', () => {
+    const text = read('docker-compose.yml');
+    // No variable that holds a secret is interpolated with a default (or at all).
+    for (const variable of [
+      ...SECRET_FILE_VARIABLES,
+      'TEMPORAL_DB_PASSWORD',
+      'MINIO_ROOT_PASSWORD',
+      'GF_SECURITY_ADMIN_PASSWORD',
+    ])
+      expect({ variable, interpolated: text.includes(`\${${variable}`) }).toEqual({ variable, interpolated: false });
+    expect(text).not.toMatch(/PASSWORD:\s*\S/);
+    expect(text).not.toMatch(/postgres:\/\/[^@\s]*:[^@\s]*@/);
+    const declared = compose.secrets ?? {};
+    expect(Object.keys(declared).length).toBeGreaterThanOrEqual(10);
+    for (const [secret, source] of Object.entries(declared)) {
+      expect({ secret, file: source.file }).toEqual({
+        secret,
+        file: `\${REELFLOW_SECRETS_DIR:-./deploy/secrets}/${secret}`,
+      });
+    }
+    // Every file a container is told to read is a secret that container mounts.
+    for (const [name, service] of services) {
+      for (const [variable, value] of Object.entries(service.environment ?? {})) {
+        if (!variable.endsWith('_FILE') && !variable.endsWith('__FILE')) continue;
+        const secret = /^\/run\/secrets\/([a-z0-9_]+)$/.exec(String(value))?.[1];
+        expect({ name, variable, mounted: secret !== undefined && (service.secrets ?? []).includes(secret) }).toEqual({
+          name,
+          variable,
+          mounted: true,
+        });
+      }
+    }
+    // Each reelflow container reads its secrets from files only.
+    for (const [name, service] of services.filter(([, s]) => isReelflow(s))) {
+      const direct = Object.keys(service.environment ?? {}).filter((v) => SECRET_FILE_VARIABLES.includes(v as never));
+      expect({ name, direct }).toEqual({ name, direct: [] });
+    }
+    // The secret files stay out of git and out of the image's build context.
+    expect(read('deploy/secrets/.gitignore').split('\n')).toEqual(expect.arrayContaining(['*', '!README.md']));
+    expect(read('.dockerignore').split('\n')).toContain('deploy/secrets');
+    for (const secret of Object.keys(declared)) expect(read('deploy/secrets/README.md')).toContain(`\`${secret}\``);
+  });
+
+  it('refuses to start workers and bridges without REELFLOW_SERVICE_URL (no default pointing at a profile)', () => {
+    for (const [name, service] of [...workers, ...bridges]) {
+      expect({ name, url: service.environment?.REELFLOW_SERVICE_URL }).toEqual({
+        name,
+        url: expect.stringMatching(/^\$\{REELFLOW_SERVICE_URL:\?[^}]+\}$/),
+      });
+    }
+  });
+
+  it("gives the route store its own database and role, made on first start, not Temporal's superuser", () => {
+    const postgres = compose.services.postgresql as Service;
+    expect(postgres.volumes).toContain(
+      './deploy/postgres/init-route-store.sh:/docker-entrypoint-initdb.d/10-init-route-store.sh:ro',
+    );
+    expect(postgres.environment?.REELFLOW_ROUTE_STORE_PASSWORD_FILE).toBe('/run/secrets/route_store_password');
+    for (const [name, service] of [...workers, ...bridges])
+      expect({ name, store: service.environment?.REELFLOW_ROUTE_STORE_FILE }).toEqual({
+        name,
+        store: '/run/secrets/route_store_url',
+      });
+    expect(read('deploy/secrets/README.md')).toContain('postgres://reelflow_routes:');
+  });
+
+  it('publishes Temporal, its UI, MinIO, Prometheus and Grafana on loopback only; the webhook address on every interface', () => {
+    const published = services.flatMap(([name, s]) => (s.ports ?? []).map((port) => ({ name, port })));
+    expect(published.length).toBeGreaterThanOrEqual(6);
+    for (const { name, port } of published) {
+      if (name === 'webhooks') continue;
+      expect({ name, port }).toEqual({
+        name,
+        port: expect.stringMatching(/^\$\{REELFLOW_PUBLISH_ADDRESS:-127\.0\.0\.1\}:\d+:\d+$/),
+      });
+    }
+  });
+
+  it("tags the image with package.json's version and keeps the build context small (.dockerignore)", () => {
+    const version = (JSON.parse(read('package.json')) as { version: string }).version;
+    const tags = new Set(services.filter(([, s]) => isReelflow(s)).map(([, s]) => s.image));
+    expect([...tags]).toEqual([`reelflow:${version}`]);
+    const ignored = read('.dockerignore').split('\n');
+    for (const heavy of ['node_modules', '.tools', '.reelflow', '.git', 'dist']) expect(ignored).toContain(heavy);
   });
 
   it('ends TLS in front of the bridges: nginx serves /webhooks over https on 8443 only (webhooks-tls.conf), with the mounted certificate', () => {
-    const balancer = compose.services.webhooks as Service & { ports?: string[] };
+    const balancer = compose.services.webhooks as Service;
     expect(balancer.ports).toEqual(['8443:8443']);
     const mounts = Object.fromEntries(
       (balancer.volumes ?? []).map((v) => [v.split(':').slice(-2)[0], v.split(':')[0]]),
@@ -301,19 +410,22 @@ describe('docker-compose.yml in step with the tested cluster (scripts/cluster/)'
     }
   });
 
-  it('gives every role the same dynamic config file and history shard count as the cluster', () => {
+  it('gives every role the same dynamic config file as the cluster, and history shards a setting with a production default', () => {
     for (const [name, service] of roleServices) {
       const dynamicDir = mountOf(service, `./${path.relative(root, path.dirname(DYNAMIC_CONFIG))}`);
       expect({ name, file: service.environment?.DYNAMIC_CONFIG_FILE_PATH }).toEqual({
         name,
         file: `${dynamicDir}/${path.basename(DYNAMIC_CONFIG)}`,
       });
-      expect({ name, shards: Number(service.environment?.NUM_HISTORY_SHARDS) }).toEqual({
+      // The cluster harness runs with few shards on two cores; a production cluster starts with the
+      // Helm chart's default, and the count can never change after the first start.
+      expect({ name, shards: service.environment?.NUM_HISTORY_SHARDS }).toEqual({
         name,
-        shards: HISTORY_SHARDS,
+        shards: '${TEMPORAL_HISTORY_SHARDS:-512}',
       });
     }
     expect(HISTORY_SHARDS).toBeGreaterThanOrEqual(4);
+    expect(read('docs/production.md')).toContain('TEMPORAL_HISTORY_SHARDS');
   });
 
   it('sets only variables the config template reads, the same ones the cluster script sets', () => {
@@ -356,10 +468,14 @@ describe('docker-compose.yml in step with the tested cluster (scripts/cluster/)'
           'POSTGRES_SEEDS',
           'DB_PORT',
           'POSTGRES_USER',
-          'POSTGRES_PWD',
           'BIND_ON_IP',
           'DYNAMIC_CONFIG_FILE_PATH',
         ]),
+      );
+      // The password comes from the secret file, read by the entrypoint, never from the compose file.
+      expect(service.secrets).toContain('temporal_db_password');
+      expect((service.entrypoint ?? []).join(' ')).toContain(
+        'POSTGRES_PWD="$$(cat /run/secrets/temporal_db_password)"',
       );
     }
   });

@@ -1,3 +1,4 @@
+import { SECRET_FILE_VARIABLES } from '../../../src/config/read';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PROCESS_VARIABLES, VARIABLES } from '../../../src/config';
@@ -22,11 +23,20 @@ describe('the variables table', () => {
     }
   });
 
-  it('.env.example sets only declared variables', () => {
-    const example = fs.readFileSync(path.resolve(__dirname, '../../../.env.example'), 'utf8');
+  it('.env.example sets only declared variables, their <NAME>_FILE forms and what docker-compose.yml asks for', () => {
+    const read = (file: string) => fs.readFileSync(path.resolve(__dirname, '../../..', file), 'utf8');
+    const example = read('.env.example');
     const names = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!);
+    const composeAsks = new Set([...read('docker-compose.yml').matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]));
+    const secretFiles = new Set(SECRET_FILE_VARIABLES.map((name) => `${name}_FILE`));
     expect(names.length).toBeGreaterThan(5);
-    expect(names.filter((name) => !(name in VARIABLES))).toEqual([]);
+    expect(names.filter((name) => !(name in VARIABLES) && !composeAsks.has(name) && !secretFiles.has(name))).toEqual(
+      [],
+    );
+    // Every value compose asks for is explained there; no secret is set in it.
+    expect([...composeAsks].filter((name) => !names.includes(name as string))).toEqual([]);
+    expect(names.filter((name) => SECRET_FILE_VARIABLES.includes(name as never))).toEqual([]);
+    expect(example).not.toMatch(/src\/config\/env\.ts|TEMPORAL_TLS_CERT_PATH|127\.0\.0\.1:8710/);
   });
 
   it('notices an edited table', () => {
