@@ -59,6 +59,7 @@ export const TEMPORAL_CONNECTION_VARIABLE_NAMES = [
   'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
   'TEMPORAL_TLS_SERVER_CA_CERT_DATA',
   'TEMPORAL_TLS_SERVER_NAME',
+  'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
   'TEMPORAL_PROFILE',
   'TEMPORAL_CONFIG_FILE',
   'TEMPORAL_TLS_CERT_PATH',
@@ -89,6 +90,13 @@ function warnRenamed(old: keyof typeof RENAMED): void {
 /** Variables outside the catalog that envconfig needs to find the default config file. */
 const CONFIG_DIR_VARIABLES = ['HOME', 'XDG_CONFIG_HOME', 'APPDATA'] as const;
 
+/**
+ * Temporal's gRPC metadata variables, `TEMPORAL_GRPC_META_<HEADER>` (one header each, e.g.
+ * `TEMPORAL_GRPC_META_X_TENANT=media` sends `x-tenant: media`): a family of names, so not in the
+ * catalog; envconfig turns them into headers.
+ */
+export const GRPC_META_PREFIX = 'TEMPORAL_GRPC_META_';
+
 /** The profile envconfig merges from the config file and `vars`; its errors become ConfigErrors. */
 function loadProfile(vars: Record<string, string>, env: Env): ClientConfigProfile {
   const overrideEnvVars = { ...vars };
@@ -96,6 +104,8 @@ function loadProfile(vars: Record<string, string>, env: Env): ClientConfigProfil
     const value = env[name];
     if (value) overrideEnvVars[name] = value;
   }
+  for (const [name, value] of Object.entries(env))
+    if (name.startsWith(GRPC_META_PREFIX) && value !== undefined) overrideEnvVars[name] = value.trim();
   try {
     return loadClientConfigProfile({ overrideEnvVars });
   } catch (error) {
@@ -152,6 +162,13 @@ export function loadTemporalConnection(env: Env = process.env): TemporalConnecti
 
   const profile = loadProfile(vars, env);
   const issues: ConfigIssue[] = [];
+  if (parsed.TEMPORAL_TLS_DISABLE_HOST_VERIFICATION === true)
+    // The TypeScript SDK has no such switch; refusing beats connecting with a check the operator turned off.
+    issues.push({
+      variable: 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
+      reason:
+        "is not supported by Temporal's TypeScript SDK: set TEMPORAL_TLS_SERVER_NAME to the name the frontend's certificate carries, or TEMPORAL_TLS_SERVER_CA_CERT_PATH to the CA that signed it",
+    });
   const address = profile.address ?? DEFAULT_ADDRESS;
   if (!temporalAddressSchema.safeParse(address).success)
     issues.push({
@@ -237,7 +254,8 @@ export interface TemporalTlsOptions {
 export interface TemporalConnectOptions {
   address: string;
   apiKey?: string;
-  tls?: TemporalTlsOptions | true;
+  /** `false`: plaintext (explicitly, so that an API key does not turn TLS on). */
+  tls?: TemporalTlsOptions | boolean;
   metadata?: Record<string, string>;
 }
 
@@ -252,7 +270,9 @@ export function connectionOptions(settings: TemporalConnectionSettings): Tempora
     ...(settings.grpcMetadata ? { metadata: settings.grpcMetadata } : {}),
   };
   const tls = settings.tls;
-  if (!tls) return common;
+  // Plaintext said explicitly: with an API key and no `tls`, the SDK would turn TLS on by itself,
+  // ignoring TEMPORAL_TLS=false.
+  if (!tls) return { ...common, tls: false };
   const options: TemporalTlsOptions = {
     ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
     ...(tls.serverCaCert ? { serverRootCACertificate: readPem(tls.serverCaCert) } : {}),

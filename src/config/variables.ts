@@ -74,6 +74,13 @@ export const VARIABLES = {
     defaultText: 'on with an API key or any `TEMPORAL_TLS_*` setting',
     description: 'TLS to the frontend without further settings (`true`), or off although a profile sets TLS (`false`).',
   },
+  TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: {
+    schema: booleanTextSchema.optional(),
+    type: 'boolean',
+    defaultText: '`false`',
+    description:
+      "Temporal's standard name, refused when `true`: the TypeScript SDK cannot skip the host check; set `TEMPORAL_TLS_SERVER_NAME` or the server CA instead.",
+  },
   TEMPORAL_TLS_CLIENT_CERT_PATH: {
     schema: z.string().optional(),
     type: PATH,

@@ -1,3 +1,4 @@
+import * as net from 'node:net';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -64,11 +65,14 @@ test('green against the local stack: every check passes, exit 0, in text and JSO
     'Temporal connection',
     'search attributes',
     'webhook bridge',
+    'route store',
     'media store',
     'idempotency policy',
   ])
     expect(text.stdout).toMatch(new RegExp(`^ok {4}${title}: `, 'm'));
-  expect(text.stdout).toContain('all 7 checks pass');
+  expect(text.stdout).toContain('all 8 checks pass');
+  expect(text.stdout).toMatch(/^ok {4}Temporal connection: .*, namespace .*, plaintext/m);
+  expect(text.stdout).toMatch(/^ok {4}route store: sqlite:.*routes\.sqlite answers/m);
   expect(text.stdout).toContain('schemes it takes: Key, Bearer');
   expect(text.stdout).not.toContain(stack.apiKey);
 
@@ -82,6 +86,7 @@ test('green against the local stack: every check passes, exit 0, in text and JSO
     ['temporal', 'pass'],
     ['search-attributes', 'pass'],
     ['bridge', 'pass'],
+    ['route-store', 'pass'],
     ['media-store', 'pass'],
     ['idempotency-policy', 'pass'],
   ]);
@@ -150,4 +155,43 @@ test("red for a namespace without reelflow's search attributes: each one named, 
     'temporal operator search-attribute create --namespace default --name ReelflowStatus --type Keyword',
   );
   expect(attributes.fix).toContain('--name ReelflowRequestIds --type KeywordList');
+}, 60_000);
+
+test('red for a route store the worker would refuse: the variable and the reason, not a pass', async () => {
+  const result = await runCli(['doctor', '--json'], { ...env, REELFLOW_ROUTE_STORE: 'mysql://x/y' });
+  expect(result.code).toBe(6);
+  expect(check(result, 'route-store')).toMatchObject({
+    status: 'fail',
+    detail: expect.stringContaining('REELFLOW_ROUTE_STORE'),
+    fix: expect.stringContaining('postgres://'),
+  });
+}, 60_000);
+
+test('every failure names its address, a short --timeout included; a password never shows', async () => {
+  // A service that accepts connections and never answers, and a PostgreSQL address nobody listens on.
+  const sockets: net.Socket[] = [];
+  const silent = net.createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const silentUrl = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+  const closed = await freePort();
+  try {
+    const result = await runCli(['doctor', '--json', '--timeout', '2'], {
+      ...env,
+      REELFLOW_SERVICE_URL: silentUrl,
+      REELFLOW_ROUTE_STORE: `postgres://routes:pw-never-shown@127.0.0.1:${closed}/routes`,
+    });
+    expect(result.code).toBe(6);
+    expect(check(result, 'service')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining(silentUrl),
+    });
+    expect(check(result, 'route-store')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining(`127.0.0.1:${closed}/routes`),
+    });
+    expect(result.stdout).not.toContain('pw-never-shown');
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  }
 }, 60_000);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { loadEnv, loadStackSettings, variableIsSet } from '../../config';
+import { describeTemporalConnection, loadEnv, loadStackSettings, variableIsSet } from '../../config';
 import { openMediaStore } from '../../media/store';
 import { processAlive, readRunning, statePaths, type RunningStackRecord } from '../../stack/stack-state';
 import { connectTemporal, type CliTemporal } from '../lib/connect';
@@ -7,11 +7,14 @@ import {
   checkBridge,
   checkIdempotencyPolicy,
   checkMediaStore,
+  checkRouteStore,
   checkSearchAttributes,
   checkService,
   checkTemporal,
   checkWebhookAddress,
   doctorLines,
+  readyzUrl,
+  routeStoreAddress,
   runCheck,
   type CheckResult,
 } from '../lib/doctor';
@@ -27,6 +30,7 @@ Checks, each within --timeout seconds, each printed with its result and, when it
   temporal            Temporal answers with this connection (TEMPORAL_*) and the namespace exists
   search-attributes   the namespace has reelflow's search attributes
   bridge              the bridge answers /readyz (through REELFLOW_WEBHOOK_URL's origin, or the local stack's bridge)
+  route-store         REELFLOW_ROUTE_STORE parses as the worker and the bridge parse it, and answers
   media-store         the media store is writable and its signed URLs can be fetched the way the service fetches inputs
   idempotency-policy  REELFLOW_SERVICE_IDEMPOTENCY is set (docs/submit-policy.md)
 
@@ -34,6 +38,9 @@ Exit codes:
   0  every check passes
   2  invalid configuration (a variable's value; the message names it)
   6  at least one check failed or could not run
+
+Run inside a container (\`docker compose exec worker-1 reelflow doctor\`), it checks what that container
+runs: the same variables, secrets read from their <NAME>_FILE files included.
 
 docs/going-live.md walks from the local stack to the real service.`;
 
@@ -83,6 +90,7 @@ export function registerDoctorCommand(program: Command): void {
           timeoutMs,
           () => checkService(env.service, timeoutMs),
           'check that REELFLOW_SERVICE_URL is reachable from here',
+          env.service?.url,
         ),
       );
       const webhook = await runCheck(
@@ -91,6 +99,7 @@ export function registerDoctorCommand(program: Command): void {
         timeoutMs,
         () => checkWebhookAddress(stackSettings.webhookUrl, ownStack),
         "check the webhook host's DNS",
+        stackSettings.webhookUrl,
       );
       add(webhook);
 
@@ -105,6 +114,7 @@ export function registerDoctorCommand(program: Command): void {
             return checkTemporal(temporal);
           },
           'check TEMPORAL_ADDRESS, and TEMPORAL_API_KEY or the mTLS certificate and key (docs/production.md)',
+          describeTemporalConnection(env.temporal),
         ),
       );
       try {
@@ -119,6 +129,7 @@ export function registerDoctorCommand(program: Command): void {
                 ? checkSearchAttributes(connected)
                 : { status: 'skip', detail: 'Temporal is not reachable (see the temporal check)' },
             'check that this identity may list the namespace search attributes',
+            env.temporal.address,
           ),
         );
       } finally {
@@ -132,6 +143,17 @@ export function registerDoctorCommand(program: Command): void {
           timeoutMs,
           () => checkBridge(stackSettings.webhookUrl, ownStack, webhook, timeoutMs),
           'check that the bridge runs and the TLS front forwards /readyz to it',
+          readyzUrl(stackSettings.webhookUrl, ownStack) ?? undefined,
+        ),
+      );
+      add(
+        await runCheck(
+          'route-store',
+          'route store',
+          timeoutMs,
+          () => checkRouteStore(stackSettings.stateDir, timeoutMs),
+          'check that the route store runs and this role may connect',
+          routeStoreAddress(stackSettings.stateDir) ?? undefined,
         ),
       );
       add(
@@ -141,6 +163,7 @@ export function registerDoctorCommand(program: Command): void {
           timeoutMs,
           () => checkMediaStore(openMediaStore(env.media), ownStack !== null, timeoutMs),
           'check REELFLOW_MEDIA_STORE and its endpoint',
+          env.media.kind === 's3' ? `s3://${env.media.bucket}/${env.media.prefix}` : undefined,
         ),
       );
       add(

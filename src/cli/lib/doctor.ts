@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServiceClient } from '../../client/service-client';
 import { ServiceProblemError } from '../../client/errors';
-import type { ClientAuthScheme, ReelflowEnv, ServiceSettings } from '../../config';
+import {
+  describeRouteStoreLocation,
+  describeTemporalConnection,
+  loadRouteStoreSettings,
+  type ClientAuthScheme,
+  type Env,
+  type ReelflowEnv,
+  type ServiceSettings,
+} from '../../config';
+import { openRouteStore } from '../../routing/open-store';
 import { putMediaBytes, type ConfiguredStore } from '../../media/store';
 import { checkWebhookUrl, safeFetch, type LookupFn } from '../../net';
 import { cliSearchAttributes } from '../../stack/local-stack';
@@ -28,7 +38,14 @@ export interface CheckResult {
 }
 
 export type CheckId =
-  'service' | 'webhook-url' | 'temporal' | 'search-attributes' | 'bridge' | 'media-store' | 'idempotency-policy';
+  | 'service'
+  | 'webhook-url'
+  | 'temporal'
+  | 'search-attributes'
+  | 'bridge'
+  | 'route-store'
+  | 'media-store'
+  | 'idempotency-policy';
 
 /** What a check returns; the runner adds the id, title and time. */
 export type CheckOutcome = Pick<CheckResult, 'status' | 'detail' | 'rule' | 'fix'>;
@@ -47,7 +64,8 @@ const reasonOf = (error: unknown): string =>
 
 /**
  * Runs one check within `timeoutMs`: a check that does not finish in time fails saying so; a check
- * that throws fails with the error's first line (never a stack trace).
+ * that throws fails with the error's first line (never a stack trace). Both name `where`, the address
+ * the check was reaching (never a secret), so a timeout says what did not answer.
  */
 export async function runCheck(
   id: CheckId,
@@ -55,12 +73,14 @@ export async function runCheck(
   timeoutMs: number,
   check: () => Promise<CheckOutcome>,
   fixOnTimeout: string,
+  where?: string,
 ): Promise<CheckResult> {
   const started = Date.now();
+  const at = (detail: string) => (where ? `${where}: ${detail}` : detail);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CheckOutcome>((resolve) => {
     timer = setTimeout(
-      () => resolve(fail(`no answer within ${Math.round(timeoutMs / 100) / 10} s`, fixOnTimeout)),
+      () => resolve(fail(at(`no answer within ${Math.round(timeoutMs / 100) / 10} s`), fixOnTimeout)),
       timeoutMs,
     );
   });
@@ -68,7 +88,8 @@ export async function runCheck(
   try {
     outcome = await Promise.race([check(), timeout]);
   } catch (error) {
-    outcome = fail(reasonOf(error), fixOnTimeout);
+    const reason = reasonOf(error);
+    outcome = fail(where && !reason.includes(where) ? at(reason) : reason, fixOnTimeout);
   } finally {
     clearTimeout(timer);
   }
@@ -204,10 +225,12 @@ function redactCredentials(url: string): string {
   }
 }
 
-/** Temporal answers on this connection and the namespace exists. */
+/**
+ * Temporal answers on this connection and the namespace exists. The detail says how it connected as
+ * every process's boot line does (plaintext, TLS, mTLS only with a client certificate, API key).
+ */
 export async function checkTemporal(temporal: CliTemporal): Promise<CheckOutcome> {
   const { address, namespace } = temporal.settings;
-  const how = temporal.settings.tls ? 'mTLS' : temporal.settings.apiKey ? 'API key over TLS' : 'plain (no TLS)';
   try {
     await temporal.client.workflowService.describeNamespace({ namespace });
   } catch (error) {
@@ -216,7 +239,48 @@ export async function checkTemporal(temporal: CliTemporal): Promise<CheckOutcome
       `create the namespace (\`temporal operator namespace create --namespace ${namespace}\`) or set TEMPORAL_NAMESPACE to an existing one`,
     );
   }
-  return pass(`${address}, namespace ${namespace}, ${how}`);
+  return pass(describeTemporalConnection(temporal.settings));
+}
+
+/** Where REELFLOW_ROUTE_STORE points, for messages (a password masked), or null when it does not parse. */
+export function routeStoreAddress(stateDir: string, env?: Env): string | null {
+  try {
+    return describeRouteStoreLocation(loadRouteStoreSettings(env, { stateDir }).location);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The route store the worker and the bridge of this environment share (REELFLOW_ROUTE_STORE) parses
+ * as they parse it and answers a query. A SQLite file that does not exist yet is no failure: the
+ * first worker or bridge creates it (doctor creates nothing).
+ */
+export async function checkRouteStore(stateDir: string, timeoutMs: number, env?: Env): Promise<CheckOutcome> {
+  let settings;
+  try {
+    settings = loadRouteStoreSettings(env, { stateDir });
+  } catch (error) {
+    return fail(
+      reasonOf(error),
+      'set REELFLOW_ROUTE_STORE to sqlite:<path> (one machine) or postgres://user:password@host:5432/database (several); the worker and the bridge refuse to start with this value',
+    );
+  }
+  const where = describeRouteStoreLocation(settings.location);
+  if (settings.location.backend === 'sqlite' && !existsSync(settings.location.path))
+    return pass(`${where} does not exist yet; the first worker or bridge creates it`);
+  const store = openRouteStore(settings.location, { postgres: { statementTimeoutMs: timeoutMs } });
+  try {
+    if (await store.ping()) return pass(`${where} answers`);
+    return fail(
+      `${where} does not answer`,
+      'check that the database runs and this role may connect (docs/webhook-routing.md)',
+    );
+  } catch (error) {
+    return fail(`${where}: ${reasonOf(error)}`, 'check the address, the role and its password');
+  } finally {
+    await store.close().catch(() => undefined);
+  }
 }
 
 /** Temporal's IndexedValueType values (temporal.api.enums.v1), as reelflow's keys name their types. */

@@ -48,7 +48,7 @@ describe('Temporal settings from the environment', () => {
       namespace: 'default',
       taskQueue: TASK_QUEUES.pipelines,
     });
-    expect(connectionOptions(loadTemporalSettings({}))).toEqual({ address: 'localhost:7233' });
+    expect(connectionOptions(loadTemporalSettings({}))).toEqual({ address: 'localhost:7233', tls: false });
     expect(describeTemporalConnection(loadTemporalSettings({}))).toBe('localhost:7233, namespace default, plaintext');
   });
 
@@ -112,8 +112,27 @@ describe('Temporal settings from the environment', () => {
   it('TEMPORAL_TLS=true turns TLS on alone; false turns it off although an API key is set', () => {
     expect(connectionOptions(loadTemporalConnection({ TEMPORAL_TLS: 'true' })).tls).toBe(true);
     const off = loadTemporalConnection({ TEMPORAL_TLS: 'false', TEMPORAL_API_KEY: 'k' });
-    expect(connectionOptions(off)).toEqual({ address: 'localhost:7233', apiKey: 'k' });
+    // Explicitly plaintext: the SDK turns TLS on for an API key unless told `tls: false`.
+    expect(connectionOptions(off)).toEqual({ address: 'localhost:7233', apiKey: 'k', tls: false });
+    expect(describeTemporalConnection(off)).toBe('localhost:7233, namespace default, API key without TLS');
     expect(failure({ TEMPORAL_TLS: 'maybe' })).toMatchObject({ variable: 'TEMPORAL_TLS' });
+  });
+
+  it('sends TEMPORAL_GRPC_META_* as gRPC metadata, over the profile and without a catalog entry each', () => {
+    const settings = loadTemporalConnection({
+      TEMPORAL_GRPC_META_X_TENANT: ' media ',
+      TEMPORAL_GRPC_META_AUTHORIZATION_EXTRA: 'token-123',
+    });
+    expect(settings.grpcMetadata).toEqual({ 'x-tenant': 'media', 'authorization-extra': 'token-123' });
+    expect(connectionOptions(settings).metadata).toEqual({ 'x-tenant': 'media', 'authorization-extra': 'token-123' });
+  });
+
+  it('refuses TEMPORAL_TLS_DISABLE_HOST_VERIFICATION=true (the SDK cannot do it) instead of dropping it', () => {
+    expect(failure({ TEMPORAL_TLS: 'true', TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' })).toMatchObject({
+      variable: 'TEMPORAL_TLS_DISABLE_HOST_VERIFICATION',
+      message: expect.stringContaining('TEMPORAL_TLS_SERVER_NAME'),
+    });
+    expect(loadTemporalConnection({ TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'false' }).address).toBe('localhost:7233');
   });
 
   it('still reads TEMPORAL_TLS_CERT_PATH / _KEY_PATH, warning once that they are deprecated', () => {
