@@ -178,19 +178,15 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
     );
     lines.push('| hop | what it is | alone | contended |', '|---|---|---|---|');
     const what: Record<string, string> = {
-      delivery:
-        "job completed → signal in the pipeline's history (service dispatch, HTTP, bridge verify, route read, signal)",
-      webhookDispatch: "of which: job completed → its webhook sent (the service's own dispatch)",
-      bridgeToSignal:
-        "of which: webhook sent → signal in the pipeline's history (HTTP, bridge verify and commit, the forwarder's claim and signal)",
-      taskDispatch: 'signal → workflow task started (server scheduling, worker poll)',
-      workflowCode: 'workflow task started → completed (activation, settle, next input, submit scheduled)',
-      activityStart: 'workflow task completed → submit activity started (eager dispatch)',
-      submitRequest: 'activity started → next submit received by the service',
-      submitInTask:
-        'workflow task started → next submit received (activation, settle, next input, the submit run as a local activity in that task)',
-      bridgeSubmit:
-        'webhook sent → next submit received, where the bridge submitted the step the pipeline prepared (HTTP, verify and commit, claim, the POST); the signal follows',
+      delivery: "job completed → signal in the pipeline's history",
+      webhookDispatch: "of which: job completed → webhook sent (the service's dispatch)",
+      bridgeToSignal: 'of which: webhook sent → signal in history (bridge and forwarder)',
+      taskDispatch: 'signal → workflow task started',
+      workflowCode: 'workflow task started → completed',
+      activityStart: 'task completed → submit activity started',
+      submitRequest: 'activity started → next submit received',
+      submitInTask: 'workflow task started → next submit received (local activity)',
+      bridgeSubmit: 'webhook sent → next submit received (the bridge submitted the prepared step)',
     };
     for (const [hop, label] of Object.entries(what)) {
       const key = hop as keyof typeof h.hops.alone.hops;
@@ -492,85 +488,6 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   });
 }
 
-/** The targets of one workflow per pipeline (0.2.0) against this run: met, or missed by how much. */
-function targetsSection(r: Results, lines: string[]): void {
-  const rows: Array<[string, string, number | undefined, (v: number) => boolean, (v: number) => string]> = [];
-  const h = r.handoff;
-  if (h) {
-    rows.push([
-      'hand-off uncontended, p50',
-      '≤ 25 ms',
-      h.latencyMs.alone.webhook.p50,
-      (v) => v <= 25,
-      (v) => `${v} ms`,
-    ]);
-    rows.push([
-      'hand-off uncontended, p99',
-      '≤ 100 ms',
-      h.latencyMs.alone.webhook.p99,
-      (v) => v <= 100,
-      (v) => `${v} ms`,
-    ]);
-    const naive = h.latencyMs.contended.naive.p50;
-    rows.push([
-      `hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`,
-      '≤ 0.33 (aim 0.1)',
-      round(h.latencyMs.contended.webhook.p50 / naive, 2),
-      (v) => v <= 1 / 3,
-      (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`,
-    ]);
-    if (h.firstSubmit)
-      rows.push([
-        '`reelflow run` → first submit received, p50 (bin/reelflow.js)',
-        '≤ 1 s',
-        h.firstSubmit.userCommandMs.p50,
-        (v) => v <= 1000,
-        (v) => `${v} ms`,
-      ]);
-  }
-  const t = r.throughput;
-  if (t)
-    rows.push([
-      'three-step pipelines/s at the peak ÷ raw peak',
-      '≥ 0.70',
-      t.peaks.ratio,
-      (v) => v >= 0.7,
-      (v) => `${v} (${t.peaks.reelflow.perSecond}/s vs ${t.peaks.raw.perSecond}/s)`,
-    ]);
-  const f = r.footprint;
-  if (f) {
-    const best = [
-      { label: 'default cache', rss: f.waitingRssMiB.max },
-      ...(r.caches ?? []).map((c) => ({ label: `cache ${c.label}`, rss: c.footprint.waitingRssMiB.max })),
-    ].reduce((a, b) => (b.rss < a.rss ? b : a));
-    // 400 MB = 381 MiB.
-    rows.push([
-      `worker RSS with ${f.size.n} waiting (lowest measured setting)`,
-      '≤ 400 MB (381 MiB)',
-      best.rss,
-      (v) => v <= 381,
-      (v) => `${v} MiB (${best.label})`,
-    ]);
-  }
-  const g = r.bridge;
-  if (g)
-    rows.push([
-      'bridge deliveries/s acknowledged (generator in other processes)',
-      '≥ 2,000 (aim 5,000)',
-      g.bridge.deliveriesPerSecond,
-      (v) => v >= 2000,
-      (v) => `${v}/s`,
-    ]);
-  if (!rows.length) return;
-  lines.push('### Targets of one workflow per pipeline (0.2.0)', '');
-  lines.push('| target | asked | this run | |', '|---|---|---|---|');
-  for (const [label, asked, value, met, show] of rows) {
-    if (value === undefined) continue;
-    lines.push(`| ${label} | ${asked} | ${show(value)} | ${met(value) ? 'met' : '**missed**'} |`);
-  }
-  lines.push('');
-}
-
 /** The targets of lean orchestration (after 0.3.0) against this run. */
 function leanTargetsSection(r: Results, lines: string[]): void {
   const rows: string[] = [];
@@ -870,7 +787,6 @@ export function buildReport(
   }
   const charts: Record<string, string> = {};
   leanTargetsSection(results, lines);
-  targetsSection(results, lines);
   const handoffChart = handoffSection(results, useBefore, lines);
   if (handoffChart) charts['handoff-cdf.svg'] = handoffChart;
   const throughputChart = throughputSection(results, useBefore, lines);
