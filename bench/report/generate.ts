@@ -222,7 +222,7 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
   }
   if (h.floor)
     lines.push(
-      `Floor probe beside it (bench/handoff-floor on the same Temporal server, just before the uncontended phase: a signal sent → one activity → its loopback POST received, nothing else), ${h.floor.latencyMs.n} hand-offs: p50 **${h.floor.latencyMs.p50}** ms, p90 ${h.floor.latencyMs.p90}, p99 ${h.floor.latencyMs.p99}; reelflow's uncontended webhook hand-off p50 is **${round(Math.abs(h.latencyMs.alone.webhook.p50 - h.floor.latencyMs.p50), 1)} ms** ${h.latencyMs.alone.webhook.p50 >= h.floor.latencyMs.p50 ? 'above' : 'below'} it (it also carries the service's webhook dispatch, the HTTP delivery, the bridge's verify and commit).`,
+      `Floor probe beside it (a signal → one activity → a loopback POST, same server), ${h.floor.latencyMs.n} hand-offs: p50 **${h.floor.latencyMs.p50}** ms, p90 ${h.floor.latencyMs.p90}, p99 ${h.floor.latencyMs.p99}; reelflow's uncontended webhook hand-off p50 is **${round(Math.abs(h.latencyMs.alone.webhook.p50 - h.floor.latencyMs.p50), 1)} ms** ${h.latencyMs.alone.webhook.p50 >= h.floor.latencyMs.p50 ? 'above' : 'below'} it.`,
       '',
     );
   const fc = h.floorContended;
@@ -231,14 +231,14 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
     const shown = (floor: Summary) =>
       `p50 **${floor.p50}** ms (÷ naive ${round(floor.p50 / naive, 2)}), p90 ${floor.p90}`;
     lines.push(
-      `Floor probe under the contended phases' load (after them, same server: ${h.size.chains} chains at once, ${h.size.holdMs} ms before each signal, ${fc.activity.latencyMs.n} hand-offs each): with an activity ${shown(fc.activity.latencyMs)}; with a local activity ${shown(fc.localActivity.latencyMs)}. No design in which the webhook signals the pipeline hands off faster than this here; reelflow's contended webhook hand-off p50 is ${h.latencyMs.contended.webhook.p50} ms.`,
+      `Floor probe under the contended phases' load (after them, same server: ${h.size.chains} chains at once, ${h.size.holdMs} ms before each signal, ${fc.activity.latencyMs.n} hand-offs each): with an activity ${shown(fc.activity.latencyMs)}; with a local activity ${shown(fc.localActivity.latencyMs)}. reelflow's contended webhook hand-off p50: ${h.latencyMs.contended.webhook.p50} ms.`,
       '',
     );
   }
   const u = h.asUsersRunIt;
   if (u) {
     lines.push(
-      `**The hand-off as users run it** (bench/archive-handoff.ts): \`reelflow run <spec>\` (bin/reelflow.js, foreground) of a long-form generation and ${u.size.revoices} re-voicings whose outputs are ${u.output.seconds} s of ${u.output.height}p (${round(u.output.bytes / 1048576, 1)} MiB each), stub renders held ${u.size.holdMs} ms, on a stack of its own (the local service's journal in /dev/shm: it stands for a service on other machines, whose fsyncs do not wait behind this disk; reelflow's route store and media store on disk); ${u.size.runs} runs of each archive mode after one warm-up of each, the modes alternating. p50 / p90 / max ms:`,
+      `**The hand-off as users run it** (bench/archive-handoff.ts): \`reelflow run <spec>\` (bin/reelflow.js, foreground) of a long-form generation and ${u.size.revoices} re-voicings whose outputs are ${u.output.seconds} s of ${u.output.height}p (${round(u.output.bytes / 1048576, 1)} MiB each), stub renders held ${u.size.holdMs} ms, on a stack of its own; ${u.size.runs} runs of each archive mode, alternating. p50 / p90 / max ms:`,
       '',
       '| archive mode | hand-off p50 / p90 / max | n | outputs archived |',
       '|---|---|---|---|',
@@ -308,8 +308,8 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
   const bt = b?.throughput;
   lines.push('### 3. Throughput ceilings', '');
   lines.push(
-    `Closed loop, concurrency doubling from 1 until the rate has risen by less than 10 % over the best so far at two levels in a row (each kind climbs on its own). ` +
-      `raw = three trivial activities in sequence on their own worker process (same server); reelflow = the three-step pipeline (long-form → re-voice → upscale) through the webhook path, stub renders with no hold. ` +
+    `Closed loop, concurrency doubling until two levels in a row gain less than 10 %. ` +
+      `raw = three trivial activities on their own worker (same server); reelflow = the three-step pipeline through the webhook path, stub renders with no hold. ` +
       `Windows: reelflow ${t.size.reelflowWindowS} s, raw ${t.size.rawWindowS} s per level.`,
     '',
   );
@@ -407,7 +407,7 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   lines.push('### 4. Bridge', '');
   lines.push(
     `${g.size.n} signed \`generation.completed\` deliveries from ${g.size.generators} load-generator processes (${g.size.concurrency} in flight in total) to the bridge process. ` +
-      `Baseline: the same bridge code (HTTP, signature check, parsing) with a null sink, its own process. Bridge: the real entry point, 202 once the event is committed to the route store's inbox (its forwarder then signals the pipeline; before 0.3 the 202 waited for the signal in Temporal); ` +
+      `Baseline: the same bridge code with a null sink. Bridge: the real entry point, 202 once the event is committed to the inbox; ` +
       `each delivery completes one of the waiting pipelines of the footprint bench.`,
     '',
   );
