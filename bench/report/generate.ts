@@ -546,7 +546,7 @@ function leanTargetsSection(r: Results, lines: string[]): void {
     const floor = h.floorContended.localActivity.latencyMs.p50;
     const ratio = round(floor / h.latencyMs.contended.naive.p50, 2);
     row(
-      `the floor probe (local activity) under the same ${h.size.chains} chains ÷ the naive poller's: the least a design that signals the pipeline before the next submit can reach here (the bridge's prepared submits do not)`,
+      `the floor probe (local activity) under the same ${h.size.chains} chains ÷ the naive poller's: the bound for a design that signals before the next submit`,
       '(a bound, not a target)',
       `${ratio} (${floor} vs ${h.latencyMs.contended.naive.p50} ms)`,
       ratio <= 0.33 ? 'under 0.33' : '**over 0.33**',
