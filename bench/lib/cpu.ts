@@ -54,7 +54,7 @@ export function cpuMeter(pids: Record<string, number>, decimals = 0): (units: nu
   };
 }
 
-/** Issue 27's CPU comparison of one reelflow level against one raw level (CPU ms per run, from `cpuMeter`). */
+/** The lean-orchestration target's CPU comparison of one reelflow level against one raw level (CPU ms per run, from `cpuMeter`). */
 export interface OrchestrationCpu {
   /** Temporal + worker + bridge per reelflow pipeline. */
   orchestrationMs: number;

@@ -3,10 +3,12 @@
  *  - the tables of docs/benchmarks.md between `<!-- bench:generated:start -->` and `<!-- bench:generated:end -->`;
  *  - SVG charts in docs/benchmarks/: hand-off latency CDF, throughput vs concurrency, worker RSS vs
  *    waiting pipelines; each names the commit, the machine and the date;
- *  - beside every figure, the recorded "before" run (bench/results/before.json) when it is from another commit.
+ *  - with --with-before, beside every figure the recorded "before" run (bench/results/before.json).
  * With `quick`, everything goes under the bench directory instead (docs/ untouched).
  *   npx tsx bench/report/generate.ts [bench dir] [--save-before]   # regenerate from existing JSON
  *   npx tsx bench/report/generate.ts <bench dir> --doc docs/x.md    # into another document's section
+ *   npx tsx bench/report/generate.ts [bench dir] --with-before     # with the "before" run's columns beside this run's
+ *   npx tsx bench/report/generate.ts --history                     # only the history table (bench/report/history.ts)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -21,6 +23,7 @@ import type { BridgeResult, FootprintResult } from '../footprint';
 import { BATCH_FULL, type BatchResult } from '../batch';
 import { cdfPoints, lineChart, type Series } from './svg';
 import { checkCharts } from './check-charts';
+import { HISTORY_START, historyEntry, readHistory, recordHistory, replaceHistory } from './history';
 
 type Load = { loadavg1: { min: number; max: number; mean: number }; busy: { mean: number; max: number } };
 type Run = RunInfo & { quick: boolean; seconds: number; load: Load };
@@ -176,19 +179,15 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
     );
     lines.push('| hop | what it is | alone | contended |', '|---|---|---|---|');
     const what: Record<string, string> = {
-      delivery:
-        "job completed → signal in the pipeline's history (service dispatch, HTTP, bridge verify, route read, signal)",
-      webhookDispatch: "of which: job completed → its webhook sent (the service's own dispatch)",
-      bridgeToSignal:
-        "of which: webhook sent → signal in the pipeline's history (HTTP, bridge verify and commit, the forwarder's claim and signal)",
-      taskDispatch: 'signal → workflow task started (server scheduling, worker poll)',
-      workflowCode: 'workflow task started → completed (activation, settle, next input, submit scheduled)',
-      activityStart: 'workflow task completed → submit activity started (eager dispatch)',
-      submitRequest: 'activity started → next submit received by the service',
-      submitInTask:
-        'workflow task started → next submit received (activation, settle, next input, the submit run as a local activity in that task)',
-      bridgeSubmit:
-        'webhook sent → next submit received, where the bridge submitted the step the pipeline prepared (HTTP, verify and commit, claim, the POST); the signal follows',
+      delivery: "job completed → signal in the pipeline's history",
+      webhookDispatch: "of which: job completed → webhook sent (the service's dispatch)",
+      bridgeToSignal: 'of which: webhook sent → signal in history (bridge and forwarder)',
+      taskDispatch: 'signal → workflow task started',
+      workflowCode: 'workflow task started → completed',
+      activityStart: 'task completed → submit activity started',
+      submitRequest: 'activity started → next submit received',
+      submitInTask: 'workflow task started → next submit received (local activity)',
+      bridgeSubmit: 'webhook sent → next submit received (the bridge submitted the prepared step)',
     };
     for (const [hop, label] of Object.entries(what)) {
       const key = hop as keyof typeof h.hops.alone.hops;
@@ -223,7 +222,7 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
   }
   if (h.floor)
     lines.push(
-      `Floor probe beside it (bench/handoff-floor on the same Temporal server, just before the uncontended phase: a signal sent → one activity → its loopback POST received, nothing else), ${h.floor.latencyMs.n} hand-offs: p50 **${h.floor.latencyMs.p50}** ms, p90 ${h.floor.latencyMs.p90}, p99 ${h.floor.latencyMs.p99}; reelflow's uncontended webhook hand-off p50 is **${round(Math.abs(h.latencyMs.alone.webhook.p50 - h.floor.latencyMs.p50), 1)} ms** ${h.latencyMs.alone.webhook.p50 >= h.floor.latencyMs.p50 ? 'above' : 'below'} it (it also carries the service's webhook dispatch, the HTTP delivery, the bridge's verify and commit).`,
+      `Floor probe beside it (a signal → one activity → a loopback POST, same server), ${h.floor.latencyMs.n} hand-offs: p50 **${h.floor.latencyMs.p50}** ms, p90 ${h.floor.latencyMs.p90}, p99 ${h.floor.latencyMs.p99}; reelflow's uncontended webhook hand-off p50 is **${round(Math.abs(h.latencyMs.alone.webhook.p50 - h.floor.latencyMs.p50), 1)} ms** ${h.latencyMs.alone.webhook.p50 >= h.floor.latencyMs.p50 ? 'above' : 'below'} it.`,
       '',
     );
   const fc = h.floorContended;
@@ -232,14 +231,14 @@ function handoffSection(r: Results, b: Results | null, lines: string[]): string 
     const shown = (floor: Summary) =>
       `p50 **${floor.p50}** ms (÷ naive ${round(floor.p50 / naive, 2)}), p90 ${floor.p90}`;
     lines.push(
-      `Floor probe under the contended phases' load (after them, same server: ${h.size.chains} chains at once, ${h.size.holdMs} ms before each signal, ${fc.activity.latencyMs.n} hand-offs each): with an activity ${shown(fc.activity.latencyMs)}; with a local activity ${shown(fc.localActivity.latencyMs)}. No design in which the webhook signals the pipeline hands off faster than this here; reelflow's contended webhook hand-off p50 is ${h.latencyMs.contended.webhook.p50} ms.`,
+      `Floor probe under the contended phases' load (after them, same server: ${h.size.chains} chains at once, ${h.size.holdMs} ms before each signal, ${fc.activity.latencyMs.n} hand-offs each): with an activity ${shown(fc.activity.latencyMs)}; with a local activity ${shown(fc.localActivity.latencyMs)}. reelflow's contended webhook hand-off p50: ${h.latencyMs.contended.webhook.p50} ms.`,
       '',
     );
   }
   const u = h.asUsersRunIt;
   if (u) {
     lines.push(
-      `**The hand-off as users run it** (bench/archive-handoff.ts): \`reelflow run <spec>\` (bin/reelflow.js, foreground) of a long-form generation and ${u.size.revoices} re-voicings whose outputs are ${u.output.seconds} s of ${u.output.height}p (${round(u.output.bytes / 1048576, 1)} MiB each), stub renders held ${u.size.holdMs} ms, on a stack of its own (the local service's journal in /dev/shm: it stands for a service on other machines, whose fsyncs do not wait behind this disk; reelflow's route store and media store on disk); ${u.size.runs} runs of each archive mode after one warm-up of each, the modes alternating. p50 / p90 / max ms:`,
+      `**The hand-off as users run it** (bench/archive-handoff.ts): \`reelflow run <spec>\` (bin/reelflow.js, foreground) of a long-form generation and ${u.size.revoices} re-voicings whose outputs are ${u.output.seconds} s of ${u.output.height}p (${round(u.output.bytes / 1048576, 1)} MiB each), stub renders held ${u.size.holdMs} ms, on a stack of its own; ${u.size.runs} runs of each archive mode, alternating. p50 / p90 / max ms:`,
       '',
       '| archive mode | hand-off p50 / p90 / max | n | outputs archived |',
       '|---|---|---|---|',
@@ -309,8 +308,8 @@ function throughputSection(r: Results, b: Results | null, lines: string[]): stri
   const bt = b?.throughput;
   lines.push('### 3. Throughput ceilings', '');
   lines.push(
-    `Closed loop, concurrency doubling from 1 until the rate has risen by less than 10 % over the best so far at two levels in a row (each kind climbs on its own). ` +
-      `raw = three trivial activities in sequence on their own worker process (same server); reelflow = the three-step pipeline (long-form → re-voice → upscale) through the webhook path, stub renders with no hold. ` +
+    `Closed loop, concurrency doubling until two levels in a row gain less than 10 %. ` +
+      `raw = three trivial activities on their own worker (same server); reelflow = the three-step pipeline through the webhook path, stub renders with no hold. ` +
       `Windows: reelflow ${t.size.reelflowWindowS} s, raw ${t.size.rawWindowS} s per level.`,
     '',
   );
@@ -408,7 +407,7 @@ function bridgeSection(r: Results, b: Results | null, lines: string[]): void {
   lines.push('### 4. Bridge', '');
   lines.push(
     `${g.size.n} signed \`generation.completed\` deliveries from ${g.size.generators} load-generator processes (${g.size.concurrency} in flight in total) to the bridge process. ` +
-      `Baseline: the same bridge code (HTTP, signature check, parsing) with a null sink, its own process. Bridge: the real entry point, 202 once the event is committed to the route store's inbox (its forwarder then signals the pipeline; before 0.3 the 202 waited for the signal in Temporal); ` +
+      `Baseline: the same bridge code with a null sink. Bridge: the real entry point, 202 once the event is committed to the inbox; ` +
       `each delivery completes one of the waiting pipelines of the footprint bench.`,
     '',
   );
@@ -490,86 +489,7 @@ function footprintSection(r: Results, b: Results | null, lines: string[]): strin
   });
 }
 
-/** The targets of issue 14 against this run: met, or missed by how much. */
-function targetsSection(r: Results, lines: string[]): void {
-  const rows: Array<[string, string, number | undefined, (v: number) => boolean, (v: number) => string]> = [];
-  const h = r.handoff;
-  if (h) {
-    rows.push([
-      'hand-off uncontended, p50',
-      '≤ 25 ms',
-      h.latencyMs.alone.webhook.p50,
-      (v) => v <= 25,
-      (v) => `${v} ms`,
-    ]);
-    rows.push([
-      'hand-off uncontended, p99',
-      '≤ 100 ms',
-      h.latencyMs.alone.webhook.p99,
-      (v) => v <= 100,
-      (v) => `${v} ms`,
-    ]);
-    const naive = h.latencyMs.contended.naive.p50;
-    rows.push([
-      `hand-off p50 under ${h.size.chains} chains ÷ naive poller's p50`,
-      '≤ 0.33 (aim 0.1)',
-      round(h.latencyMs.contended.webhook.p50 / naive, 2),
-      (v) => v <= 1 / 3,
-      (v) => `${v} (${h.latencyMs.contended.webhook.p50} ms vs ${naive} ms)`,
-    ]);
-    if (h.firstSubmit)
-      rows.push([
-        '`reelflow run` → first submit received, p50 (bin/reelflow.js)',
-        '≤ 1 s',
-        h.firstSubmit.userCommandMs.p50,
-        (v) => v <= 1000,
-        (v) => `${v} ms`,
-      ]);
-  }
-  const t = r.throughput;
-  if (t)
-    rows.push([
-      'three-step pipelines/s at the peak ÷ raw peak',
-      '≥ 0.70',
-      t.peaks.ratio,
-      (v) => v >= 0.7,
-      (v) => `${v} (${t.peaks.reelflow.perSecond}/s vs ${t.peaks.raw.perSecond}/s)`,
-    ]);
-  const f = r.footprint;
-  if (f) {
-    const best = [
-      { label: 'default cache', rss: f.waitingRssMiB.max },
-      ...(r.caches ?? []).map((c) => ({ label: `cache ${c.label}`, rss: c.footprint.waitingRssMiB.max })),
-    ].reduce((a, b) => (b.rss < a.rss ? b : a));
-    // 400 MB = 381 MiB.
-    rows.push([
-      `worker RSS with ${f.size.n} waiting (lowest measured setting)`,
-      '≤ 400 MB (381 MiB)',
-      best.rss,
-      (v) => v <= 381,
-      (v) => `${v} MiB (${best.label})`,
-    ]);
-  }
-  const g = r.bridge;
-  if (g)
-    rows.push([
-      'bridge deliveries/s acknowledged (generator in other processes)',
-      '≥ 2,000 (aim 5,000)',
-      g.bridge.deliveriesPerSecond,
-      (v) => v >= 2000,
-      (v) => `${v}/s`,
-    ]);
-  if (!rows.length) return;
-  lines.push('### Targets of issue 14', '');
-  lines.push('| target | asked | this run | |', '|---|---|---|---|');
-  for (const [label, asked, value, met, show] of rows) {
-    if (value === undefined) continue;
-    lines.push(`| ${label} | ${asked} | ${show(value)} | ${met(value) ? 'met' : '**missed**'} |`);
-  }
-  lines.push('');
-}
-
-/** The targets of issue 27 (lean orchestration) against this run. */
+/** The targets of lean orchestration (after 0.3.0) against this run. */
 function leanTargetsSection(r: Results, lines: string[]): void {
   const rows: string[] = [];
   const row = (label: string, asked: string, shown: string, met: boolean | string) =>
@@ -626,7 +546,7 @@ function leanTargetsSection(r: Results, lines: string[]): void {
     const floor = h.floorContended.localActivity.latencyMs.p50;
     const ratio = round(floor / h.latencyMs.contended.naive.p50, 2);
     row(
-      `the floor probe (local activity) under the same ${h.size.chains} chains ÷ the naive poller's: the least a design that signals the pipeline before the next submit can reach here (the bridge's prepared submits do not)`,
+      `the floor probe (local activity) under the same ${h.size.chains} chains ÷ the naive poller's: the bound for a design that signals before the next submit`,
       '(a bound, not a target)',
       `${ratio} (${floor} vs ${h.latencyMs.contended.naive.p50} ms)`,
       ratio <= 0.33 ? 'under 0.33' : '**over 0.33**',
@@ -649,12 +569,7 @@ function leanTargetsSection(r: Results, lines: string[]): void {
       Math.abs(u.ratio - 1) <= 0.1,
     );
   if (!rows.length) return;
-  lines.push(
-    '### Targets of issue 27 (lean orchestration)',
-    '',
-    '| target | asked | this run | |',
-    '|---|---|---|---|',
-  );
+  lines.push('### Targets of lean orchestration', '', '| target | asked | this run | |', '|---|---|---|---|');
   lines.push(...rows, '');
 }
 
@@ -844,15 +759,13 @@ export function buildReport(
     before && beforeRun && run && (beforeRun.commit !== run.commit || beforeRun.date !== run.date) ? before : null;
   const lines: string[] = [];
   if (run) {
-    lines.push(
-      `Generated by \`npm run bench\` from \`.bench/*.json\` on commit **${commitOf(run)}** ("${run.subject}"), ${dateOf(run)}.`,
-    );
+    lines.push(`Generated by \`npm run bench\` from \`.bench/*.json\` on commit **${commitOf(run)}**, ${dateOf(run)}.`);
     lines.push(
       `Machine: ${machineOf(run)}; every part its own process on loopback, Temporal CLI dev server (in-memory); the worker ${submitsOf(run)}.`,
     );
     if (useBefore && beforeRun)
       lines.push(
-        `"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}** ("${beforeRun.subject}"), ${dateOf(beforeRun)}; its worker ${submitsOf(beforeRun)}.`,
+        `"Before" columns: the run recorded in \`bench/results/before.json\`, commit **${commitOf(beforeRun)}**, ${dateOf(beforeRun)}; its worker ${submitsOf(beforeRun)}.`,
       );
     lines.push('', '| bench | seconds | machine load while it ran |', '|---|---|---|');
     for (const [name, res] of Object.entries(results) as Array<[string, { run?: Run }]>)
@@ -868,7 +781,6 @@ export function buildReport(
   }
   const charts: Record<string, string> = {};
   leanTargetsSection(results, lines);
-  targetsSection(results, lines);
   const handoffChart = handoffSection(results, useBefore, lines);
   if (handoffChart) charts['handoff-cdf.svg'] = handoffChart;
   const throughputChart = throughputSection(results, useBefore, lines);
@@ -896,12 +808,18 @@ export function replaceGenerated(doc: string, generated: string): string {
 }
 
 /**
- * Writes the report of the JSON in `benchDir`. Full runs: docs/benchmarks.md (generated section) and
- * docs/benchmarks/*.svg. Quick runs, and runs holding a batch row of reduced size: `<benchDir>/benchmarks.md`
+ * Writes the report of the JSON in `benchDir`. Full runs: docs/benchmarks.md (generated section and
+ * the history row of the package version, bench/report/history.ts) and docs/benchmarks/*.svg. Quick runs, and runs holding a batch row of reduced size: `<benchDir>/benchmarks.md`
  * and `<benchDir>/charts/*.svg`.
  * Charts are then opened in headless Chromium (when installed) to check they render.
  */
-export async function generateReport(given: { benchDir: string; quick: boolean; doc?: string }): Promise<string[]> {
+export async function generateReport(given: {
+  benchDir: string;
+  quick: boolean;
+  doc?: string;
+  /** Show the run of bench/results/before.json beside this one (performance work; off for the report of record). */
+  withBefore?: boolean;
+}): Promise<string[]> {
   const results = readResults(given.benchDir);
   // A batch row at a reduced size (--items, --manifest-rows) checks the harness: never into docs/.
   const reducedBatch =
@@ -914,7 +832,7 @@ export async function generateReport(given: { benchDir: string; quick: boolean; 
   const chartsDir = options.quick ? path.join(options.benchDir, 'charts') : path.join(docsDir, 'benchmarks');
   const built = buildReport(
     results,
-    options.quick || docName ? null : readBefore(),
+    options.quick || docName || !options.withBefore ? null : readBefore(),
     options.quick
       ? 'charts/'
       : docName
@@ -940,7 +858,7 @@ export async function generateReport(given: { benchDir: string; quick: boolean; 
   const doc = options.quick
     ? `# Benchmarks (quick mode)\n\n${START_MARKER}\n${END_MARKER}\n`
     : fs.readFileSync(docFile, 'utf8');
-  fs.writeFileSync(docFile, replaceGenerated(doc, markdown));
+  fs.writeFileSync(docFile, withHistory(replaceGenerated(doc, markdown), results, !options.quick && !docName));
   written.push(docFile);
   const checked = await checkCharts(
     written.filter((f) => f.endsWith('.svg')),
@@ -950,8 +868,23 @@ export async function generateReport(given: { benchDir: string; quick: boolean; 
   return written;
 }
 
+/** A full run's headline figures become its version's history row; the table is rewritten when `doc` has one. */
+function withHistory(doc: string, results: Results, record: boolean): string {
+  const run = anyRun(results);
+  const version = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const rows = record && run ? recordHistory(historyEntry(version, { ...results, run })) : readHistory();
+  return doc.includes(HISTORY_START) ? replaceHistory(doc, rows) : doc;
+}
+
 if (require.main === module) {
   const args = process.argv.slice(2);
+  // --history: rewrite only the history table of docs/benchmarks.md from bench/results/history.json.
+  if (args.includes('--history')) {
+    const file = path.join(ROOT, 'docs', 'benchmarks.md');
+    fs.writeFileSync(file, replaceHistory(fs.readFileSync(file, 'utf8'), readHistory()));
+    console.log(`written ${path.relative(ROOT, file)}`);
+    process.exit(0);
+  }
   const dir = path.resolve(
     args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--doc') ?? path.join(ROOT, '.bench'),
   );
@@ -962,6 +895,7 @@ if (require.main === module) {
   generateReport({
     benchDir: dir,
     quick: dir.includes(`${path.sep}quick`),
+    withBefore: args.includes('--with-before'),
     ...(docAt >= 0 ? { doc: args[docAt + 1]! } : {}),
   }).then(
     (files) => files.forEach((f) => console.log(`written ${path.relative(ROOT, f)}`)),

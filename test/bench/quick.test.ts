@@ -78,7 +78,7 @@ test('npm run bench -- --quick writes every bench JSON and chart', async () => {
     expect(pair?.ratio).toBeCloseTo((pair?.orchestrationMs ?? 0) / (pair?.rawMs ?? 1), 1);
     const report = fs.readFileSync(path.join(out, 'benchmarks.md'), 'utf8');
     expect(report).toContain('### 3. Throughput ceilings');
-    expect(report).toContain('### Targets of issue 27');
+    expect(report).toContain('### Targets of lean orchestration');
     expect(report).toContain('the median of 1 alternating raw/reelflow pairs');
     expect(report).toContain("Floor probe under the contended phases' load");
   } finally {

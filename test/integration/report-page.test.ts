@@ -211,7 +211,7 @@ describe('reelflow report pages', () => {
     fs.writeFileSync(copyFile, Buffer.from(await (await fetch(served.url)).arrayBuffer()));
     const store = createFileStore(path.join(work, 'store'));
     const ref = await putMediaFile(store, copyFile, 'video/mp4', 'report-archived');
-    // The service has deleted its file: its URL answers 404; the pipeline kept the copy (issue 15's shape).
+    // The service has deleted its file: its URL answers 404; the pipeline kept the copy (step.archived).
     const gone = `${svc.url}/files/deleted-${served.file_name}`;
     const archived: ArchivedOutput = { ...ref, url: gone, file_name: served.file_name };
     const result: JobResult = { ...(results.five as JobResult), videos: [{ ...served, url: gone }] };

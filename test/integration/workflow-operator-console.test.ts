@@ -131,7 +131,7 @@ describe('operator console', () => {
     expect(await refusal(handle.executeUpdate(cancelStepUpdate, { args: [{ step: 'nope' }] }))).toBe(
       'step: no step "nope" in pipeline console-cancel (steps: generate, revoice, upscale)',
     );
-    // Issue 16's resolveAmbiguousStep, on a step whose submit was answered (not ambiguous).
+    // resolveAmbiguousStep, on a step whose submit was answered (not ambiguous).
     expect(
       await refusal(handle.executeUpdate(resolveAmbiguousUpdate, { args: [{ step: 'revoice', action: 'resubmit' }] })),
     ).toBe('step: no ambiguous step is waiting for a decision');

@@ -15,7 +15,7 @@ import { startDevServer } from '../helpers/temporal';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory } from './workflow-harness';
 
 /**
- * Issue 16 against real parts: a Temporal dev server, the local service over loopback HTTP, real
+ * No paid work lost, against real parts: a Temporal dev server, the local service over loopback HTTP, real
  * workers. No bridge: outcomes come by (fast-paced) polls, so a rewritten poll answer matters.
  * Where the service must misbehave in ways it does not (a 401 on a poll, a 202 that breaks the
  * contract), a real HTTP proxy in front of it rewrites the answer after the service handled the call.

@@ -24,7 +24,7 @@ import {
 } from './workflow-harness';
 
 /**
- * Resume, don't repay (issue 16): a three-step pipeline fails at step 3; `reelflow resume` and
+ * Resume, don't repay: a three-step pipeline fails at step 3; `reelflow resume` and
  * `reelflow batch --rerun-failed` (real CLI processes) start new runs that carry steps 1–2 and submit
  * only step 3. The local service's own job list and counters are the proof.
  */
