@@ -13,6 +13,7 @@ import { createServiceClient } from '../client/service-client';
 import type { RouteStore } from '../routing/store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import type { EventSink } from './event-sink';
+import { startMetricsServer, type MetricsServer } from '../metrics/server';
 
 /** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
 export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
@@ -51,6 +52,8 @@ export interface RunningBridge {
   port: number;
   /** The route store it appends to (the worker's subscriptions live there too). */
   store: RouteStore;
+  /** Its /metrics on its own listener, when REELFLOW_BRIDGE_METRICS_PORT is set (never the webhook port). */
+  metricsUrl?: string;
   /** Stops accepting, lets in-flight deliveries finish, stops the forwarder, then closes the store and the Temporal connection. */
   close(): Promise<void>;
 }
@@ -125,10 +128,14 @@ export async function startBridgeServer(
     path: config.path,
     bodyLimit: config.bodyLimit,
     logger,
+    ...(config.connections ? { connections: config.connections } : {}),
   });
+  let metrics: MetricsServer | undefined;
   try {
     await app.listen({ host: config.host, port: config.port });
+    if (config.metrics) metrics = await startMetricsServer({ host: config.metrics.host, port: config.metrics.port });
   } catch (error) {
+    await app.close();
     await shutdown();
     throw error;
   }
@@ -142,6 +149,7 @@ export async function startBridgeServer(
       path: config.path,
       temporal: describeTemporalConnection(config.temporal),
       route_store: describeRouteStoreLocation(config.routeStore.location),
+      ...(metrics ? { metrics: metrics.url } : {}),
     },
     'bridge listening',
   );
@@ -150,8 +158,10 @@ export async function startBridgeServer(
     port,
     url: `http://${host}:${port}${config.path}`,
     store,
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     async close() {
       await app.close();
+      await metrics?.close();
       await shutdown();
     },
   };
