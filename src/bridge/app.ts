@@ -2,11 +2,11 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { mountBridge, type BridgeRouteOptions } from './plugin';
 import { DEFAULT_BRIDGE_CONNECTION_LIMITS } from '../config/bridge';
+import { bridgeMetrics, defaultRegistry } from '../metrics';
 import {
   guardConnections,
   listenerTimeouts,
   resolveConnectionLimits,
-  type ConnectionCloseReason,
   type ConnectionLimits,
 } from '../net/connection-guard';
 
@@ -18,8 +18,6 @@ export interface BridgeAppOptions extends BridgeRouteOptions {
    * from the open-files limit by default (docs/decisions/bridge.md).
    */
   connections?: ConnectionLimits;
-  /** Told each time the connection guard closes a connection (the bridge's metrics count them). */
-  onConnectionClosed?: (reason: ConnectionCloseReason) => void;
 }
 
 /** Paths of logged fields that could carry credentials; redacted whatever a caller logs. */
@@ -34,7 +32,7 @@ export const REDACT_PATHS = [
  * The app keeps no state: any number of replicas can run behind one URL.
  */
 export async function createBridgeApp(options: BridgeAppOptions): Promise<FastifyInstance> {
-  const { logger, connections, onConnectionClosed, ...routes } = options;
+  const { logger, connections, ...routes } = options;
   // A delivery arrives whole well inside the service's 10 s sender timeout or its connection is cut,
   // and connections that hold a slot without finishing a request give it up to signed deliveries.
   const limits = resolveConnectionLimits(connections ?? DEFAULT_BRIDGE_CONNECTION_LIMITS);
@@ -51,7 +49,8 @@ export async function createBridgeApp(options: BridgeAppOptions): Promise<Fastif
         ...common,
         logger: logger === false ? false : { redact: REDACT_PATHS },
       })) as unknown as FastifyInstance;
-  guardConnections(app.server, limits, onConnectionClosed);
+  const metrics = bridgeMetrics(routes.metrics || defaultRegistry);
+  guardConnections(app.server, limits, (reason) => metrics.connectionsClosed.inc({ reason }));
   // On shutdown, answer in-flight deliveries with `Connection: close` so their keep-alive sockets do not
   // hold the closing server open until the keep-alive timeout.
   let closing = false;

@@ -14,6 +14,7 @@ import type { RouteStore } from '../routing/store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import type { EventSink } from './event-sink';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
+import { bridgeMetrics, defaultRegistry } from '../metrics';
 
 /** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
 export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
@@ -29,10 +30,32 @@ export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlM
  * workflows. `stop()` stops the forwarder (the store stays open: it is the caller's).
  */
 export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; stop(): Promise<void> } {
-  const { backlogLimit, ttlMs, ...forwarder } = options;
+  const { backlogLimit, ttlMs, onOutcome, onError, ...forwarder } = options;
   const inbox = new Inbox({ store: options.store, backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT });
-  const running = startForwarder({ ...forwarder, inbox, ttlMs: ttlMs ?? DEFAULT_ROUTE_TTL_SECONDS * 1000 });
-  return { sink: inbox, stop: () => running.stop() };
+  // The backlog and the forwarder's failures are what tell an operator that Temporal is not taking
+  // signals while the bridge keeps acknowledging (its readiness stays on the inbox).
+  const metrics = bridgeMetrics(defaultRegistry);
+  const unwatch = metrics.watchBacklog(() => inbox.backlog);
+  const running = startForwarder({
+    ...forwarder,
+    inbox,
+    ttlMs: ttlMs ?? DEFAULT_ROUTE_TTL_SECONDS * 1000,
+    onOutcome: (outcome, delivery) => {
+      if (outcome === 'temporal-retry') metrics.forwardFailures.inc({ kind: 'temporal_retry' });
+      onOutcome?.(outcome, delivery);
+    },
+    onError: (error) => {
+      metrics.forwardFailures.inc({ kind: 'round' });
+      onError?.(error);
+    },
+  });
+  return {
+    sink: inbox,
+    stop: async () => {
+      unwatch();
+      await running.stop();
+    },
+  };
 }
 
 /**

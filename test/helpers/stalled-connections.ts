@@ -15,6 +15,8 @@ export interface LimitedProcess {
   child: ChildProcessWithoutNullStreams;
   /** The URL its "listening on" line printed. */
   url: string;
+  /** The URL its "metrics on" line printed, if any (read once it is listening). */
+  metricsUrl(): string | undefined;
   output(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
@@ -47,6 +49,7 @@ export async function startLimitedProcess(
   return {
     child,
     url,
+    metricsUrl: () => /metrics on (http:\/\/\S+)/.exec(out)?.[1],
     output: () => out,
     stop: async () => {
       child.kill('SIGTERM');

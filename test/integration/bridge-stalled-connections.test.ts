@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { makeEvent, signFor } from './bridge-fixtures';
 import {
   holdStalledPosts,
@@ -76,6 +77,12 @@ it('keeps acknowledging signed deliveries while 300 stalled connections hold, an
   expect(stillOpen).toHaveLength(0);
   const slowest = Math.max(...held.map((connection) => connection.closedAt! - connection.openedAt));
   expect(slowest).toBeLessThanOrEqual(15_000);
+
+  // Its metrics, on their own port (the webhook port has no /metrics), count the closes by reason.
+  expect(await onFreshConnection(bridge.url.replace(/\/webhooks$/, '/metrics'), { method: 'GET' })).toBe(404);
+  const metrics = await (await request(bridge.metricsUrl()!)).body.text();
+  const closed = [...metrics.matchAll(/^reelflow_bridge_connections_closed_total\{reason="(\w+)"\} (\d+)$/gm)];
+  expect(closed.reduce((sum, match) => sum + Number(match[2]), 0)).toBeGreaterThan(0);
   expect(await bridge.stop()).toBe(0);
   bridge = undefined;
 }, 90_000);
