@@ -3,7 +3,7 @@ import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_WEBHOOK_PATH } from '../config/bridge
 import { checkDelivery, claimedId } from './delivery';
 import type { EventSink } from './event-sink';
 import { EventSinkUnavailableError } from './errors';
-import { bridgeMetrics, defaultRegistry, PROMETHEUS_CONTENT_TYPE, type Registry } from '../metrics';
+import { bridgeMetrics, defaultRegistry, type Registry } from '../metrics';
 
 /** Options of the bridge routes, whether standalone or mounted in an existing Fastify app. */
 export interface BridgeRouteOptions {
@@ -17,7 +17,11 @@ export interface BridgeRouteOptions {
   toleranceSeconds?: number;
   /** Adds GET /healthz and /readyz. Default true. */
   health?: boolean;
-  /** Registry the delivery metrics go to, served on GET /metrics; `false` for no /metrics route. Default: the process registry. */
+  /**
+   * Registry the delivery metrics are counted in (`false`: the process registry too). No route serves
+   * it here: the standalone bridge serves /metrics on its own listener (REELFLOW_BRIDGE_METRICS_PORT),
+   * never on the public webhook port. Default: the process registry.
+   */
   metrics?: Registry | false;
 }
 
@@ -135,10 +139,6 @@ const bridgePlugin: FastifyPluginAsync<BridgeRouteOptions> = async (app, options
         ? { status: 'ready' }
         : reply.code(503).send({ status: 'unavailable', store: 'unreachable' }),
     );
-  }
-  if (options.metrics !== false) {
-    const registry = options.metrics ?? defaultRegistry;
-    app.get('/metrics', async (_request, reply) => reply.type(PROMETHEUS_CONTENT_TYPE).send(await registry.metrics()));
   }
 };
 

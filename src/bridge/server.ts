@@ -13,6 +13,8 @@ import { createServiceClient } from '../client/service-client';
 import type { RouteStore } from '../routing/store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import type { EventSink } from './event-sink';
+import { startMetricsServer, type MetricsServer } from '../metrics/server';
+import { bridgeMetrics, defaultRegistry } from '../metrics';
 
 /** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
 export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
@@ -28,10 +30,32 @@ export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlM
  * workflows. `stop()` stops the forwarder (the store stays open: it is the caller's).
  */
 export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; stop(): Promise<void> } {
-  const { backlogLimit, ttlMs, ...forwarder } = options;
+  const { backlogLimit, ttlMs, onOutcome, onError, ...forwarder } = options;
   const inbox = new Inbox({ store: options.store, backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT });
-  const running = startForwarder({ ...forwarder, inbox, ttlMs: ttlMs ?? DEFAULT_ROUTE_TTL_SECONDS * 1000 });
-  return { sink: inbox, stop: () => running.stop() };
+  // The backlog and the forwarder's failures are what tell an operator that Temporal is not taking
+  // signals while the bridge keeps acknowledging (its readiness stays on the inbox).
+  const metrics = bridgeMetrics(defaultRegistry);
+  const unwatch = metrics.watchBacklog(() => inbox.backlog);
+  const running = startForwarder({
+    ...forwarder,
+    inbox,
+    ttlMs: ttlMs ?? DEFAULT_ROUTE_TTL_SECONDS * 1000,
+    onOutcome: (outcome, delivery) => {
+      if (outcome === 'temporal-retry') metrics.forwardFailures.inc({ kind: 'temporal_retry' });
+      onOutcome?.(outcome, delivery);
+    },
+    onError: (error) => {
+      metrics.forwardFailures.inc({ kind: 'round' });
+      onError?.(error);
+    },
+  });
+  return {
+    sink: inbox,
+    stop: async () => {
+      unwatch();
+      await running.stop();
+    },
+  };
 }
 
 /**
@@ -51,6 +75,8 @@ export interface RunningBridge {
   port: number;
   /** The route store it appends to (the worker's subscriptions live there too). */
   store: RouteStore;
+  /** Its /metrics on its own listener, when REELFLOW_BRIDGE_METRICS_PORT is set (never the webhook port). */
+  metricsUrl?: string;
   /** Stops accepting, lets in-flight deliveries finish, stops the forwarder, then closes the store and the Temporal connection. */
   close(): Promise<void>;
 }
@@ -125,10 +151,14 @@ export async function startBridgeServer(
     path: config.path,
     bodyLimit: config.bodyLimit,
     logger,
+    ...(config.connections ? { connections: config.connections } : {}),
   });
+  let metrics: MetricsServer | undefined;
   try {
     await app.listen({ host: config.host, port: config.port });
+    if (config.metrics) metrics = await startMetricsServer({ host: config.metrics.host, port: config.metrics.port });
   } catch (error) {
+    await app.close();
     await shutdown();
     throw error;
   }
@@ -142,6 +172,7 @@ export async function startBridgeServer(
       path: config.path,
       temporal: describeTemporalConnection(config.temporal),
       route_store: describeRouteStoreLocation(config.routeStore.location),
+      ...(metrics ? { metrics: metrics.url } : {}),
     },
     'bridge listening',
   );
@@ -150,8 +181,10 @@ export async function startBridgeServer(
     port,
     url: `http://${host}:${port}${config.path}`,
     store,
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     async close() {
       await app.close();
+      await metrics?.close();
       await shutdown();
     },
   };

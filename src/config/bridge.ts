@@ -1,3 +1,5 @@
+import type { ConnectionLimits } from '../net/connection-guard';
+import { connectionLimits } from './connection-limits';
 import { readVariables, type Env, type Flags } from './read';
 import { VARIABLES } from './variables';
 import { loadRouteStoreSettings, type RouteStoreSettings } from './route-store';
@@ -16,6 +18,12 @@ export const DEFAULT_WEBHOOK_PATH = VARIABLES.REELFLOW_BRIDGE_PATH.schema.parse(
 /** Undelivered events the inbox holds before deliveries get 503. */
 export const DEFAULT_BACKLOG_LIMIT = VARIABLES.REELFLOW_BRIDGE_BACKLOG_LIMIT.schema.parse(undefined);
 export const DEFAULT_SIGNAL_TIMEOUT_MS = VARIABLES.REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS.schema.parse(undefined);
+/** The webhook listener's time limits by default; its caps follow the open-files limit. */
+export const DEFAULT_BRIDGE_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: VARIABLES.REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS.schema.parse(undefined),
+  requestTimeoutMs: VARIABLES.REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS.schema.parse(undefined),
+  idleTimeoutMs: VARIABLES.REELFLOW_BRIDGE_IDLE_TIMEOUT_MS.schema.parse(undefined),
+};
 
 /** Validated bridge configuration (variables: BRIDGE_VARIABLES in ./processes.ts). */
 export interface BridgeConfig {
@@ -29,6 +37,13 @@ export interface BridgeConfig {
   signalTimeoutMs: number;
   /** Undelivered events held before deliveries are answered 503 (REELFLOW_BRIDGE_BACKLOG_LIMIT). */
   backlogLimit: number;
+  /**
+   * Time limits and caps of the webhook listener's connections (REELFLOW_BRIDGE_*_TIMEOUT_MS,
+   * *_MAX_CONNECTIONS*); DEFAULT_BRIDGE_CONNECTION_LIMITS when absent.
+   */
+  connections?: ConnectionLimits;
+  /** The bridge's own /metrics listener (REELFLOW_BRIDGE_METRICS_PORT); absent: no metrics served. */
+  metrics?: { host: string; port: number };
   /** The route store (shared with the workers) and its retention. */
   routeStore: RouteStoreSettings;
   /**
@@ -51,6 +66,16 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
   );
   const service = loadServiceSettings(env, false);
   const e = readVariables(own, env, { required: BRIDGE_VARIABLES.required, flags });
+  const connections = connectionLimits(
+    {
+      requestTimeoutMs: e.REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: e.REELFLOW_BRIDGE_IDLE_TIMEOUT_MS,
+      maxConnections: e.REELFLOW_BRIDGE_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.REELFLOW_BRIDGE_MAX_CONNECTIONS_PER_ADDRESS,
+    },
+    'REELFLOW_BRIDGE_MAX_CONNECTIONS_PER_ADDRESS',
+    flags,
+  );
   return {
     secrets: e.REELFLOW_WEBHOOK_SECRETS,
     temporal: loadTemporalConnection(env),
@@ -60,6 +85,10 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
     bodyLimit: e.REELFLOW_BRIDGE_BODY_LIMIT,
     signalTimeoutMs: e.REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS,
     backlogLimit: e.REELFLOW_BRIDGE_BACKLOG_LIMIT,
+    connections,
+    ...(e.REELFLOW_BRIDGE_METRICS_PORT !== undefined
+      ? { metrics: { host: e.REELFLOW_BRIDGE_METRICS_HOST, port: e.REELFLOW_BRIDGE_METRICS_PORT } }
+      : {}),
     routeStore: loadRouteStoreSettings(env),
     ...(service ? { service } : {}),
     logLevel: e.REELFLOW_LOG_LEVEL,

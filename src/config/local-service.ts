@@ -1,3 +1,5 @@
+import type { ConnectionLimits } from '../net/connection-guard';
+import { connectionLimits } from './connection-limits';
 import { readVariables, type Env, type Flags } from './read';
 import { SERVICE_VARIABLES } from './processes';
 
@@ -27,11 +29,27 @@ export interface ServiceProcessSettings {
   render: RenderMode;
   stubHoldMs?: number;
   stubFixturesDir?: string;
+  /** Time limits and caps of the listener's connections (REELFLOW_SERVICE_*_TIMEOUT_MS, *_MAX_CONNECTIONS*). */
+  connections: ConnectionLimits;
 }
+
+/** Headers of a request to the local service arrive within this (or its whole-request limit, if shorter). */
+export const SERVICE_HEADERS_TIMEOUT_MS = 10_000;
 
 /** Reads and validates the local service's settings at boot; throws one ConfigError naming every bad variable (or its flag). */
 export function loadServiceConfig(env: Env = process.env, flags: Flags = {}): ServiceProcessSettings {
   const e = readVariables(SERVICE_VARIABLES.variables, env, { required: SERVICE_VARIABLES.required, flags });
+  const connections = connectionLimits(
+    {
+      headersTimeoutMs: SERVICE_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REELFLOW_SERVICE_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: e.REELFLOW_SERVICE_IDLE_TIMEOUT_MS,
+      maxConnections: e.REELFLOW_SERVICE_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.REELFLOW_SERVICE_MAX_CONNECTIONS_PER_ADDRESS,
+    },
+    'REELFLOW_SERVICE_MAX_CONNECTIONS_PER_ADDRESS',
+    flags,
+  );
   return {
     host: e.REELFLOW_SERVICE_HOST,
     port: e.REELFLOW_SERVICE_PORT,
@@ -54,5 +72,6 @@ export function loadServiceConfig(env: Env = process.env, flags: Flags = {}): Se
     render: e.REELFLOW_SERVICE_RENDER,
     ...(e.REELFLOW_SERVICE_STUB_HOLD_MS !== undefined ? { stubHoldMs: e.REELFLOW_SERVICE_STUB_HOLD_MS } : {}),
     ...(e.REELFLOW_SERVICE_STUB_FIXTURES !== undefined ? { stubFixturesDir: e.REELFLOW_SERVICE_STUB_FIXTURES } : {}),
+    connections,
   };
 }

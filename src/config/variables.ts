@@ -414,6 +414,43 @@ export const VARIABLES = {
     description:
       'Undelivered events the inbox holds before the bridge answers 503 with Retry-After (the service retries); [docs/decisions/bridge.md](decisions/bridge.md).',
   },
+  REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS: {
+    schema: wholeNumberText(500, 9_000).default(5_000),
+    type: 'ms, 500-9000',
+    description:
+      "A delivery's headers and body must arrive within this, else the connection is closed (408); under the service's 10 s sender timeout ([docs/decisions/bridge.md](decisions/bridge.md)).",
+  },
+  REELFLOW_BRIDGE_IDLE_TIMEOUT_MS: {
+    schema: wholeNumberText(500, 9_000).default(2_000),
+    type: 'ms, 500-9000',
+    description: 'A connection that sends nothing for this long before or during a request is closed.',
+  },
+  REELFLOW_BRIDGE_MAX_CONNECTIONS: {
+    schema: wholeNumberText(1, 1_000_000).optional(),
+    type: 'integer >= 1',
+    defaultText: '¾ of (open-files limit − 64), 16-4096',
+    description:
+      'Open connections at most; beyond, the oldest connection without a complete request is closed (never one being answered).',
+  },
+  REELFLOW_BRIDGE_MAX_CONNECTIONS_PER_ADDRESS: {
+    schema: wholeNumberText(1, 1_000_000).optional(),
+    type: 'integer >= 1',
+    defaultText: '¾ of `REELFLOW_BRIDGE_MAX_CONNECTIONS`',
+    description:
+      'Open connections from one client address at most (same rule); behind a proxy, set it to `REELFLOW_BRIDGE_MAX_CONNECTIONS`.',
+  },
+  REELFLOW_BRIDGE_METRICS_PORT: {
+    schema: portTextSchema.optional(),
+    type: 'port 0-65535',
+    defaultText: 'off',
+    description:
+      "Serve the bridge's Prometheus `/metrics` on this port, its own listener (never the webhook port) ([docs/observability.md](observability.md)).",
+  },
+  REELFLOW_BRIDGE_METRICS_HOST: {
+    schema: nonBlankSchema.default('127.0.0.1'),
+    type: 'host',
+    description: "Address the bridge's metrics listener binds.",
+  },
   REELFLOW_ROUTE_STORE: {
     schema: z
       .string()
@@ -456,6 +493,30 @@ export const VARIABLES = {
     schema: portTextSchema.default(0),
     type: 'port 0-65535',
     description: 'Port of the local service; 0 picks a free one (`--port`).',
+  },
+  REELFLOW_SERVICE_REQUEST_TIMEOUT_MS: {
+    schema: wholeNumberText(1_000, 600_000).default(30_000),
+    type: 'ms, 1000-600000',
+    description:
+      "A request's headers and body must arrive within this, else the connection is closed (408); bodies reach 50 MiB.",
+  },
+  REELFLOW_SERVICE_IDLE_TIMEOUT_MS: {
+    schema: wholeNumberText(500, 60_000).default(5_000),
+    type: 'ms, 500-60000',
+    description: 'A connection that sends nothing for this long before or during a request is closed.',
+  },
+  REELFLOW_SERVICE_MAX_CONNECTIONS: {
+    schema: wholeNumberText(1, 1_000_000).optional(),
+    type: 'integer >= 1',
+    defaultText: '¾ of (open-files limit − 64), 16-4096',
+    description:
+      'Open connections at most; beyond, the oldest connection without a complete request is closed (never one being answered).',
+  },
+  REELFLOW_SERVICE_MAX_CONNECTIONS_PER_ADDRESS: {
+    schema: wholeNumberText(1, 1_000_000).optional(),
+    type: 'integer >= 1',
+    defaultText: '¾ of `REELFLOW_SERVICE_MAX_CONNECTIONS`',
+    description: 'Open connections from one client address at most (same rule).',
   },
   REELFLOW_SERVICE_DATA_DIR: {
     schema: z.string().optional(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RENDER_MODES, type RenderMode } from '../config/render-modes';
 import { DEFAULT_FAULTS, mergeFaults, type FaultConfig } from './faults';
 import { DEFAULT_QUOTE_LIMITS, type QuoteLimits } from './http/quote-limiter';
+import type { ConnectionLimits } from '../net/connection-guard';
 
 /** Options of `startLocalService`, validated at boot (a bad value stops the start with a clear error). */
 export interface LocalServiceOptions {
@@ -46,6 +47,8 @@ export interface LocalServiceOptions {
   quoteLimits?: Partial<QuoteLimits>;
   /** Journal size that triggers a compaction at least (default 8 MiB); tests use small values. */
   compactAtBytes?: number;
+  /** Time limits and caps of the listener's connections (REELFLOW_SERVICE_*_TIMEOUT_MS, *_MAX_CONNECTIONS*). */
+  connections?: Partial<ConnectionLimits>;
 }
 
 export { RENDER_MODES, type RenderMode } from '../config/render-modes';
@@ -86,6 +89,15 @@ const optionsSchema = z.object({
     })
     .default({}),
   compactAtBytes: z.number().int().min(1024).optional(),
+  connections: z
+    .strictObject({
+      headersTimeoutMs: z.number().int().min(1).optional(),
+      requestTimeoutMs: z.number().int().min(1).optional(),
+      idleTimeoutMs: z.number().int().min(1).optional(),
+      maxConnections: z.number().int().min(1).optional(),
+      maxConnectionsPerAddress: z.number().int().min(1).optional(),
+    })
+    .default({}),
 });
 
 export type ResolvedOptions = Omit<z.infer<typeof optionsSchema>, 'faults' | 'quoteLimits'> & {

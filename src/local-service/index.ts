@@ -127,6 +127,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     ready,
     logger,
     adminKeyHash: config.adminKey === undefined ? null : hashKey(config.adminKey),
+    connections: config.connections,
   });
 
   let address: string;

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Content type of the Prometheus text exposition format that every /metrics of reelflow serves. */
 export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -37,6 +37,27 @@ function histogram(registry: Registry, name: string, help: string): Histogram {
   return new Histogram({ name, help, buckets: DEFAULT_SECONDS_BUCKETS, registers: [registry] });
 }
 
+/** What each shared gauge reads at scrape time: one source per bridge in the process. */
+const gaugeSources = new WeakMap<Gauge, Set<() => number>>();
+
+// A gauge read at scrape time from every source watching it (the largest value: bridges in one
+// process count the same store's backlog).
+function watchedGauge(registry: Registry, name: string, help: string): Gauge {
+  const existing = registry.getSingleMetric(name);
+  if (existing instanceof Gauge) return existing;
+  const sources = new Set<() => number>();
+  const gauge: Gauge = new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      gauge.set(sources.size === 0 ? 0 : Math.max(...[...sources].map((read) => read())));
+    },
+  });
+  gaugeSources.set(gauge, sources);
+  return gauge;
+}
+
 /** Bridge metrics (each member documents itself; the type is what this returns). */
 export function bridgeMetrics(registry: Registry = defaultRegistry) {
   return {
@@ -60,6 +81,33 @@ export function bridgeMetrics(registry: Registry = defaultRegistry) {
       'reelflow_bridge_signal_latency_seconds',
       'Seconds from receiving a verified delivery to Temporal accepting the signal.',
     ),
+    /** Connections the webhook listener closed by its limits: cap, address_cap, refused, idle. */
+    connectionsClosed: counter(
+      registry,
+      'reelflow_bridge_connections_closed_total',
+      'Connections the bridge closed by its connection limits, by reason (cap, address_cap, refused, idle).',
+      ['reason'],
+    ),
+    /** Forwarding failures the forwarder retries: temporal_retry (a signal Temporal did not take), round (store or Temporal error). */
+    forwardFailures: counter(
+      registry,
+      'reelflow_bridge_forward_failures_total',
+      'Deliveries or forwarder rounds that failed and will be retried, by kind (temporal_retry, round).',
+      ['kind'],
+    ),
+    /** Undelivered events in the inbox (acknowledged, not yet handed to Temporal), as the bridge counts them. */
+    inboxBacklog: watchedGauge(
+      registry,
+      'reelflow_bridge_inbox_backlog',
+      'Undelivered events in the route store inbox (acknowledged, not yet signalled), as the bridge last counted them.',
+    ),
+    /** Reads `backlog` at every scrape until the returned function is called (a bridge's inbox). */
+    watchBacklog(backlog: () => number): () => void {
+      const gauge = registry.getSingleMetric('reelflow_bridge_inbox_backlog') as Gauge;
+      const sources = gaugeSources.get(gauge);
+      sources?.add(backlog);
+      return () => sources?.delete(backlog);
+    },
   };
 }
 export type BridgeMetrics = ReturnType<typeof bridgeMetrics>;

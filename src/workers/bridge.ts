@@ -13,6 +13,7 @@ export { startBridgeServer, type RunningBridge };
 export async function runBridge(flags: Flags = {}): Promise<RunningBridge> {
   const bridge = await startBridgeServer(loadBridgeConfig(undefined, flags));
   console.log(`reelflow bridge listening on ${bridge.url}`);
+  if (bridge.metricsUrl) console.log(`reelflow bridge metrics on ${bridge.metricsUrl}`);
 
   // Fastify stops accepting, answers in-flight deliveries, then the Temporal connection closes.
   exitOnSignal('reelflow bridge', () => bridge.close());

@@ -30,6 +30,8 @@ export async function startRegisteredBridge(options: {
   store?: RouteStore;
   /** Give the bridge the service's key, so it submits the steps pipelines prepared. Default true. */
   submits?: boolean;
+  /** Serve the bridge's /metrics on a free port of its own (`bridge.metricsUrl`). Default false. */
+  metrics?: boolean;
 }): Promise<RegisteredBridge> {
   const port = await freePort();
   const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', {
@@ -43,6 +45,7 @@ export async function startRegisteredBridge(options: {
       TEMPORAL_ADDRESS: options.temporalAddress,
       REELFLOW_BRIDGE_PORT: String(port),
       REELFLOW_LOG_LEVEL: options.logLevel ?? 'silent',
+      ...(options.metrics ? { REELFLOW_BRIDGE_METRICS_PORT: '0' } : {}),
       ...(options.submits === false
         ? {}
         : {

@@ -77,6 +77,29 @@ async function subscribe(env: TestWorkflowEnvironment, store: RouteStore, reques
 
 let subscribedIn: (store: RouteStore, requestId: string) => Promise<boolean>;
 
+interface InboxMetrics {
+  backlog: number;
+  failures: number;
+}
+
+/** Scrapes the bridge's own metrics port until `done` holds (at most 60 s); the last reading. */
+async function metricsUntil(url: string, done: (metrics: InboxMetrics) => boolean): Promise<InboxMetrics> {
+  let last: InboxMetrics = { backlog: -1, failures: -1 };
+  for (let i = 0; i < 300; i += 1) {
+    const text = await (await request(url)).body.text();
+    const value = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    last = {
+      backlog: value('reelflow_bridge_inbox_backlog'),
+      failures:
+        value('reelflow_bridge_forward_failures_total\\{kind="temporal_retry"\\}') +
+        value('reelflow_bridge_forward_failures_total\\{kind="round"\\}'),
+    };
+    if (done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return last;
+}
+
 it('acknowledges while Temporal is down and delivers once it is back', async () => {
   const port = await freePort();
   const dbFilename = join(dir, 'temporal.sqlite');
@@ -98,9 +121,11 @@ it('acknowledges while Temporal is down and delivers once it is back', async () 
       REELFLOW_BRIDGE_PORT: '0',
       REELFLOW_BRIDGE_SIGNAL_TIMEOUT_MS: '2000',
       REELFLOW_ROUTE_STORE: `sqlite:${storeFile}`,
+      REELFLOW_BRIDGE_METRICS_PORT: '0',
     });
     bridge = await startBridgeServer(config, { logger: pino({ level: 'silent' }) });
     expect(await readyStatus(bridge)).toBe(200);
+    const metricsUrl = bridge.metricsUrl!;
 
     const event = makeEvent();
     const first = await makeWorker(env, bridge.store);
@@ -111,12 +136,16 @@ it('acknowledges while Temporal is down and delivers once it is back', async () 
 
     const whileDown = await deliver(bridge.url, event, [SECRET]);
     expect(whileDown.status).toBe(202);
+    // Its metrics show what readiness does not: the acknowledged delivery waits, and forwarding fails.
+    const down = await metricsUntil(metricsUrl, (m) => m.backlog >= 1 && m.failures > 0);
+    expect(down).toMatchObject({ backlog: 1 });
 
     env = await startDevServer({ port, dbFilename });
     const second = await makeWorker(env, bridge.store);
     const state = (await second.runUntil(env.client.workflow.getHandle(subscriberId).result())) as SubscriberState;
     expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
     expect(state.handedOver ?? 0).toBe(0);
+    expect(await metricsUntil(metricsUrl, (m) => m.backlog === 0)).toMatchObject({ backlog: 0 });
   } finally {
     await bridge?.close();
     await env?.teardown();

@@ -77,8 +77,15 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
     serviceUrl: h.service.url,
     temporalAddress: env.address,
     taskQueue: TASK_QUEUE,
+    metrics: true,
   }));
-  const bridgeMetricsUrl = bridge.url.replace(/\/webhooks$/, '/metrics');
+  // The bridge's metrics are on a listener of their own (REELFLOW_BRIDGE_METRICS_PORT), not on the
+  // public webhook port, where /metrics is not found.
+  const bridgeMetricsUrl = bridge.metricsUrl!;
+  expect(new URL(bridgeMetricsUrl).port).not.toBe(new URL(bridge.url).port);
+  const onWebhookPort = await request(bridge.url.replace(/\/webhooks$/, '/metrics'));
+  await onWebhookPort.body.dump();
+  expect(onWebhookPort.statusCode).toBe(404);
 
   const bridgeBefore = await scrape(bridgeMetricsUrl);
   const workerBefore = await scrape(workerMetrics.url);

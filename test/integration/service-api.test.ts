@@ -518,6 +518,7 @@ describe('state machine and configuration', () => {
       publicUrl: 'http://127.0.0.1:8787',
       logger: false,
       render: 'ffmpeg',
+      connections: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 5_000 },
     });
     expect(() => loadServiceConfig({})).toThrow(/REELFLOW_SERVICE_DATA_DIR/);
     expect(() => loadServiceConfig({ REELFLOW_SERVICE_DATA_DIR: '/x', REELFLOW_SERVICE_PORT: 'abc' })).toThrow(/PORT/);

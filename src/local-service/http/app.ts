@@ -16,6 +16,8 @@ import { registerQueueRoutes } from '../routes/queue';
 import { registerWebhookRoutes } from '../routes/webhooks';
 import { authenticate, authenticateAdmin } from './auth';
 import { stampReceivedAt } from './clock';
+import { serviceListenerLimits } from './connection-limits';
+import type { ConnectionLimits } from '../../net/connection-guard';
 import { ServiceProblem } from './errors';
 
 /** Largest request body (inline data URIs included): 50 MiB. Not in the spec; the local service's choice. */
@@ -29,6 +31,8 @@ export interface AppOptions {
   logger: FastifyServerOptions['logger'];
   /** SHA-256 (hex) of the admin credential; null: the admin routes do not exist (404). */
   adminKeyHash: string | null;
+  /** Time limits and caps of the listener's connections; DEFAULT_SERVICE_CONNECTION_LIMITS and caps from the open-files limit by default. */
+  connections?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -59,12 +63,16 @@ export function sendProblem(reply: FastifyReply, problem: ServiceProblem, reques
  * injected in tests. Every error leaves as `application/problem+json` with a stable `code`.
  */
 export function buildApp(options: AppOptions): { app: FastifyInstance; routes: RegisteredRoute[] } {
+  // A stalled or trickling request is cut, and a crowd of them cannot take the slots of complete ones.
+  const limits = serviceListenerLimits(options.connections);
   const app = Fastify({
     logger: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
     // The default request serializer logs no headers, so keys never reach the log.
     forceCloseConnections: true,
+    ...limits.fastify,
   });
+  limits.guard(app.server);
 
   // Every route fastify registers, as it registers it: what the router test walks.
   const routes: RegisteredRoute[] = [];

@@ -1,4 +1,5 @@
 import { DEFAULT_BODY_LIMIT_BYTES, loadBridgeConfig } from '../../../src/bridge';
+import { DEFAULT_BRIDGE_CONNECTION_LIMITS } from '../../../src/config/bridge';
 import { ConfigError } from '../../../src/config';
 import * as path from 'node:path';
 
@@ -32,6 +33,43 @@ describe('loadBridgeConfig', () => {
       },
     });
     expect(config.temporal.apiKey).toBeUndefined();
+  });
+
+  it('bounds the webhook listener by default and serves /metrics only on a port of its own', () => {
+    const config = loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: 'a' });
+    expect(config.connections).toEqual(DEFAULT_BRIDGE_CONNECTION_LIMITS);
+    expect(config.connections).toEqual({ headersTimeoutMs: 5_000, requestTimeoutMs: 5_000, idleTimeoutMs: 2_000 });
+    expect(config).not.toHaveProperty('metrics');
+    const set = loadBridgeConfig({
+      REELFLOW_WEBHOOK_SECRETS: 'a',
+      REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS: '3000',
+      REELFLOW_BRIDGE_IDLE_TIMEOUT_MS: '1000',
+      REELFLOW_BRIDGE_MAX_CONNECTIONS: '500',
+      REELFLOW_BRIDGE_MAX_CONNECTIONS_PER_ADDRESS: '500',
+      REELFLOW_BRIDGE_METRICS_PORT: '9091',
+    });
+    expect(set.connections).toEqual({
+      headersTimeoutMs: 3_000,
+      requestTimeoutMs: 3_000,
+      idleTimeoutMs: 1_000,
+      maxConnections: 500,
+      maxConnectionsPerAddress: 500,
+    });
+    expect(set.metrics).toEqual({ host: '127.0.0.1', port: 9091 });
+    // A request limit at or past the service's 10 s sender timeout is refused at boot.
+    expect(failure({ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS: '10000' }).variable).toBe(
+      'REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS',
+    );
+    expect(
+      failure({
+        REELFLOW_WEBHOOK_SECRETS: 'a',
+        REELFLOW_BRIDGE_MAX_CONNECTIONS: '10',
+        REELFLOW_BRIDGE_MAX_CONNECTIONS_PER_ADDRESS: '20',
+      }).variable,
+    ).toBe('REELFLOW_BRIDGE_MAX_CONNECTIONS_PER_ADDRESS');
+    expect(failure({ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_BRIDGE_METRICS_PORT: 'x' }).variable).toBe(
+      'REELFLOW_BRIDGE_METRICS_PORT',
+    );
   });
 
   it('splits and trims several secrets for a rotation', () => {

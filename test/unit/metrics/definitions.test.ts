@@ -77,3 +77,21 @@ it('appends another exporter (the Temporal SDK runtime) to the same scrape and s
     await sdk.close();
   }
 });
+
+it("reads the bridge's inbox backlog at scrape time, from the inboxes still watched", async () => {
+  const registry = createRegistry();
+  const bridge = bridgeMetrics(registry);
+  let backlog = 3;
+  const unwatch = bridge.watchBacklog(() => backlog);
+  bridge.forwardFailures.inc({ kind: 'temporal_retry' });
+  bridge.connectionsClosed.inc({ reason: 'idle' });
+  server = await startMetricsServer({ registry });
+  expect((await scrape(server.url)).text).toMatch(/^reelflow_bridge_inbox_backlog 3$/m);
+  backlog = 7;
+  const text = (await scrape(server.url)).text;
+  expect(text).toMatch(/^reelflow_bridge_inbox_backlog 7$/m);
+  expect(text).toMatch(/^reelflow_bridge_forward_failures_total\{kind="temporal_retry"\} 1$/m);
+  expect(text).toMatch(/^reelflow_bridge_connections_closed_total\{reason="idle"\} 1$/m);
+  unwatch();
+  expect((await scrape(server.url)).text).toMatch(/^reelflow_bridge_inbox_backlog 0$/m);
+});
