@@ -25,8 +25,9 @@ export {
  * JSON: `{ "name"?, "concurrency"?, "items": [row | spec path | inline spec] }` or the array alone.
  * JSON Lines: one row object a line (`{"spec": "a.json", "name": "x", "generate.prompt": "…"}`).
  *
- * Every row is checked before anything starts; the errors of all bad rows (up to MAX_ROW_ERRORS)
- * are reported together, each with its line (item) and field path.
+ * Every row is checked before anything starts; the problems of all bad rows (up to MAX_ROW_ERRORS)
+ * are reported together, each with its line and column (JSON: its item) and field path. The rows as
+ * written are read in manifest-rows.ts; the specs they name are loaded here.
  */
 
 /** A loaded manifest: resolved specs (media as references), and what the manifest itself says. */
