@@ -117,14 +117,14 @@ function csvRowProblem(row: CsvRow, header: string[], specAt: number): RowProble
       where: `line ${line}, column ${cells.length + 1}`,
       order: line,
       path: header.slice(cells.length).join(', '),
-      message: `missing: ${cells.length} cell(s), the header has ${header.length} (an empty cell, a comma with nothing after it, keeps the spec's value)`,
+      message: `missing: the row has ${cells.length} cell(s), the header ${header.length} (an empty cell, a comma with nothing after it, keeps the spec's value)`,
     };
   if (specAt >= 0 && cells[specAt] === '')
     return {
       where: `line ${line}, column ${specAt + 1}`,
       order: line,
       path: 'spec',
-      message: 'empty: every row names its spec file',
+      message: 'is empty (every row names its spec file)',
     };
   return null;
 }

@@ -70,7 +70,7 @@ describe('CSV rows against their header', () => {
     const { rows, problems } = csvRows('spec,name,generate.prompt\ngen-only.json,item-a\ngen-only.json,item-b,\n');
     expect(rows.map((r) => r.name)).toEqual(['item-b']);
     expect(problems).toMatchObject([{ where: 'line 2, column 3', path: 'generate.prompt' }]);
-    expect(problems[0]?.message).toMatch(/^missing: 2 cell\(s\), the header has 3/);
+    expect(problems[0]?.message).toMatch(/^missing: the row has 2 cell\(s\), the header 3/);
   });
 
   it('refuses a header that names a column twice, an unnamed or unknown column, and reads no row then', () => {

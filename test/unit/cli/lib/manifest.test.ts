@@ -45,7 +45,7 @@ describe('batch manifests', () => {
       { spec: 'a.json', name: 'x', line: 2 },
       { spec: 'b.json', line: 3 },
     ]);
-    expect(() => csvManifestRows('name,spec\nx,\n')).toThrow('line 2, column 2: spec: empty');
+    expect(() => csvManifestRows('name,spec\nx,\n')).toThrow('line 2, column 2: spec: is empty');
     expect(() => csvManifestRows('spec,prompt\na.json,hi\n')).toThrow('line 1, column 2: prompt: unknown column');
     // A quoted field over two lines: the next row's line is still right.
     expect(csvManifestRows('spec,generate.prompt\na.json,"two\nlines"\nb.json,x\n').map((r) => r.line)).toEqual([2, 4]);
