@@ -160,6 +160,29 @@ describe('scanJson', () => {
     expect(scanJson('"abc').error).toEqual({ at: 0, reason: 'a string that is not closed' });
     expect(scanJson('"a\tb"').error?.at).toBe(2);
     expect(scanJson('01').error?.at).toBe(1);
+    // Accepts exactly what JSON.parse accepts.
+    for (const text of [
+      '"\\x"',
+      '"\\u12"',
+      '"\\u00e9"',
+      '[1,]',
+      '{"a" 1}',
+      '-',
+      '1.',
+      '.5',
+      'tru',
+      '[[[]]]',
+      '{"a":{}}',
+      '',
+    ]) {
+      let parses = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        parses = false;
+      }
+      expect([text, scanJson(text).error === undefined]).toEqual([text, parses]);
+    }
     expect(scanJson('{"a": {"b": 1, "b": 2}, "c": 3}')).toMatchObject({
       repeated: { key: 'b', at: 15, first: 7 },
       topKeys: new Map([
