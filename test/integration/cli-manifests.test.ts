@@ -106,7 +106,7 @@ const MALFORMED: Array<{ file: string; text: string; places: string[]; items: st
   {
     file: 'metadata.csv',
     text: 'spec,name,generate.image_urls\ngen-only.json,item-j,\ngen-only.json,item-k,https://169.254.169.254/latest/meta-data\n',
-    places: ['line 3: steps.0.input.image_urls.0: 169.254.169.254 is a metadata address'],
+    places: ['line 3, column 3: steps.0.input.image_urls.0: 169.254.169.254 is a metadata address'],
     items: ['item-j', 'item-k'],
   },
 ];

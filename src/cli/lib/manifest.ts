@@ -116,10 +116,21 @@ function refusal(file: string, header: RowProblem[], problems: RowProblem[], tot
   return new CliError(`${head}\n${shown.join('\n')}${more}`, EXIT.usage);
 }
 
-/** A row's field errors as problems, placed at the column they name when the row has it. */
-function rowProblems(row: ManifestRow, errors: FieldError[]): RowProblem[] {
+/**
+ * A row's field errors as problems, placed at the column they name when the row has it: the column
+ * itself (`generate.prompt`, `spec`, `name`), or the override column an error inside the spec comes
+ * from (`steps.0.input.image_urls.1` of step `generate` → the `generate.image_urls` column).
+ */
+function rowProblems(row: ManifestRow, errors: FieldError[], spec?: Record<string, unknown>): RowProblem[] {
+  const steps = Array.isArray(spec?.steps) ? (spec.steps as Array<{ id?: unknown } | null>) : [];
+  const columnOf = (at: string): number | undefined => {
+    if (row.columns?.[at] !== undefined) return row.columns[at];
+    const inSpec = /^steps\.(\d+)\.input\.([A-Za-z0-9_]+)/.exec(at);
+    const step = inSpec ? steps[Number(inSpec[1])] : undefined;
+    return inSpec && typeof step?.id === 'string' ? row.columns?.[`${step.id}.${inSpec[2]}`] : undefined;
+  };
   return errors.map((e) => {
-    const column = row.columns?.[e.path];
+    const column = columnOf(e.path);
     return {
       where: column === undefined ? row.where : `${row.where}, column ${column}`,
       order: row.order,
@@ -156,21 +167,21 @@ async function loadRow(
   specFiles: Map<string, unknown>,
   rules: UriRules | undefined,
   media: SpecMedia,
-): Promise<PipelineSpec | FieldError[]> {
+): Promise<PipelineSpec | RowProblem[]> {
   const found = rowSpec(row, manifestDir, specFiles);
-  if (!('raw' in found)) return [found];
+  if (!('raw' in found)) return rowProblems(row, [found]);
   const { raw, specDir } = found;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    return [{ path: 'spec', message: 'is not a pipeline spec object' }];
+    return rowProblems(row, [{ path: 'spec', message: 'is not a pipeline spec object' }]);
   const record = raw as Record<string, unknown>;
   const overrideErrors = applyOverrides(record, row.overrides, manifestDir);
-  if (overrideErrors.length > 0) return overrideErrors;
+  if (overrideErrors.length > 0) return rowProblems(row, overrideErrors);
   if (row.name !== undefined) record.name = row.name;
   try {
     return await prepareSpec(record, row.where, specDir, rules, media);
   } catch (error) {
-    if (error instanceof SpecFileError) return error.errors;
-    if (error instanceof CliError) return [{ path: '(spec)', message: error.message }];
+    if (error instanceof SpecFileError) return rowProblems(row, error.errors, record);
+    if (error instanceof CliError) return rowProblems(row, [{ path: '(spec)', message: error.message }]);
     throw error;
   }
 }
@@ -195,7 +206,7 @@ export async function loadManifest(file: string, rules: UriRules | undefined, me
   const loaded: Array<{ row: ManifestRow; spec: PipelineSpec }> = [];
   for (const row of rows) {
     const spec = await loadRow(row, manifestDir, specFiles, rules, shared);
-    if (Array.isArray(spec)) problems.push(...rowProblems(row, spec));
+    if (Array.isArray(spec)) problems.push(...spec);
     else loaded.push({ row, spec });
   }
   problems.push(...nameProblems(loaded));

@@ -1,12 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { scanCsv } from '../../../../src/cli/lib/csv';
-import { CliError, SpecFileError } from '../../../../src/cli/lib/errors';
-import { scanJson } from '../../../../src/cli/lib/json-scan';
+import { CliError } from '../../../../src/cli/lib/errors';
 import { loadManifest } from '../../../../src/cli/lib/manifest';
 import { csvRows, formatProblem, jsonLinesRows } from '../../../../src/cli/lib/manifest-rows';
-import { loadSpecFile, type SpecMedia } from '../../../../src/cli/lib/spec-files';
+import { type SpecMedia } from '../../../../src/cli/lib/spec-files';
 import { createFileStore } from '../../../../src/media/store';
 
 /**
@@ -97,7 +95,6 @@ describe('CSV rows against their header', () => {
       'line 3, column 2: a quoted field is not closed (every line after it would be read into that cell)',
     ]);
     expect(unclosed.total).toBe(2);
-    expect(scanCsv('a,"b\n').unclosed).toEqual({ line: 1, column: 2 });
   });
 
   it('keeps each override column with its cell column for later errors', () => {
@@ -149,50 +146,6 @@ describe('JSON Lines rows', () => {
   });
 });
 
-describe('scanJson', () => {
-  it('finds what JSON.parse finds, with offsets', () => {
-    for (const text of ['{}', '[1, -2.5e3, "a\\u00e9\\n", true, null, {"a": [false]}]', ' "x" ']) {
-      expect(scanJson(text).error).toBeUndefined();
-      expect(() => JSON.parse(text) as unknown).not.toThrow();
-    }
-    expect(scanJson('{"a": 1} x').error).toEqual({ at: 9, reason: 'text after the JSON value' });
-    expect(scanJson('{"a": ').error).toEqual({ at: 6, reason: 'a JSON value is due, not the end of the text' });
-    expect(scanJson('"abc').error).toEqual({ at: 0, reason: 'a string that is not closed' });
-    expect(scanJson('"a\tb"').error?.at).toBe(2);
-    expect(scanJson('01').error?.at).toBe(1);
-    // Accepts exactly what JSON.parse accepts.
-    for (const text of [
-      '"\\x"',
-      '"\\u12"',
-      '"\\u00e9"',
-      '[1,]',
-      '{"a" 1}',
-      '-',
-      '1.',
-      '.5',
-      'tru',
-      '[[[]]]',
-      '{"a":{}}',
-      '',
-    ]) {
-      let parses = true;
-      try {
-        JSON.parse(text);
-      } catch {
-        parses = false;
-      }
-      expect([text, scanJson(text).error === undefined]).toEqual([text, parses]);
-    }
-    expect(scanJson('{"a": {"b": 1, "b": 2}, "c": 3}')).toMatchObject({
-      repeated: { key: 'b', at: 15, first: 7 },
-      topKeys: new Map([
-        ['a', 1],
-        ['c', 24],
-      ]),
-    });
-  });
-});
-
 describe('a refused manifest lists every bad row and loads nothing', () => {
   it('CSV: the cell counts, the empty spec and a spec problem, in line order', async () => {
     const error = await refusalOf(
@@ -239,42 +192,6 @@ describe('a refused manifest lists every bad row and loads nothing', () => {
       '  line 4, column 1',
     ]);
   });
-});
-
-describe("a spec's literal inputs under the address rules", () => {
-  function writeSpec(name: string, urls: string[]): string {
-    const file = path.join(dir, `${name}.json`);
-    fs.writeFileSync(
-      file,
-      JSON.stringify({ name, steps: [{ id: 'generate', model: LONG_FORM, input: { image_urls: urls, prompt: 'p' } }] }),
-    );
-    return file;
-  }
-
-  it('refuses cloud metadata, private IP literals and other ports, each with its field path', async () => {
-    const file = writeSpec('hostile', [
-      'https://example.com/fine.png',
-      'https://169.254.169.254/latest/meta-data',
-      'https://10.0.0.7/a.png',
-      'https://example.com:8080/a.png',
-    ]);
-    const error = await loadSpecFile(file, undefined, media).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SpecFileError);
-    expect((error as SpecFileError).exitCode).toBe(2);
-    expect((error as SpecFileError).errors.map((e) => e.path)).toEqual(
-      [1, 2, 3].map((i) => `steps.0.input.image_urls.${i}`),
-    );
-    expect((error as SpecFileError).message).toContain(
-      'steps.0.input.image_urls.1: 169.254.169.254 is a metadata address',
-    );
-  });
-
-  it("lets the configured service's own output URLs through", async () => {
-    const origin = 'http://127.0.0.1:8787';
-    const file = writeSpec('own-output', [`${origin}/v1/files/out.png`]);
-    const spec = await loadSpecFile(file, { allowedOrigins: [origin] }, media);
-    expect(spec.steps[0]?.input.image_urls).toEqual([`${origin}/v1/files/out.png`]);
-  });
 
   it('refuses a manifest row whose override names a metadata address, at its column', async () => {
     const error = await refusalOf(
@@ -282,7 +199,7 @@ describe("a spec's literal inputs under the address rules", () => {
       'spec,name,generate.image_urls\ngen-only.json,ok,\ngen-only.json,steal,https://169.254.169.254/latest\n',
     );
     expect(problemLines(error)).toEqual([
-      '  line 3: steps.0.input.image_urls.0: 169.254.169.254 is a metadata address (the address rules inputs obey)',
+      '  line 3, column 3: steps.0.input.image_urls.0: 169.254.169.254 is a metadata address (the address rules inputs obey)',
     ]);
   });
 });

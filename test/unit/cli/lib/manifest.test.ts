@@ -130,7 +130,7 @@ describe('batch manifests', () => {
     expect(failure).toBeInstanceOf(CliError);
     const message = (failure as CliError).message;
     expect(message).toMatch(/63 of 64 row\(s\) refused; nothing was started/);
-    expect(message).toMatch(/line 3: steps\.0\.input\.duration: /);
+    expect(message).toMatch(/line 3, column 3: steps\.0\.input\.duration: /);
     expect(message).toMatch(/line 4, column 4: nope\.prompt: the spec has no step "nope" \(its steps: g\)/);
     expect(message).toMatch(/line 5, column 1: spec: cannot read .*missing\.json/);
     expect(message.split('\n').filter((l) => /^ {2}line/.test(l))).toHaveLength(MAX_ROW_ERRORS);
