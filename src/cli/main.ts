@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { ConfigError } from '../config/errors';
 import { packageVersion } from '../config/package-version';
+import { endQuietlyOnClosedOutput } from './lib/closed-output';
 import { CliError } from './lib/errors';
 import { EXIT } from './lib/exit';
 
@@ -53,4 +54,5 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+endQuietlyOnClosedOutput();
 void main(process.argv);

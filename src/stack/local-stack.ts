@@ -228,7 +228,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       searchAttributes: cliSearchAttributes(),
     });
     cleanups.push(() => temporal.stop());
-    if (!temporal.startedHere) log(`a Temporal server already listens on ${temporal.address}; using it`);
+    if (temporal.adoptedPid !== undefined)
+      log(
+        `adopted the Temporal dev server (pid ${temporal.adoptedPid}) an earlier start left running on ${temporal.address}; it stops when this stack stops`,
+      );
+    else if (!temporal.startedHere)
+      log(`a Temporal server already listens on ${temporal.address}; using it (it is not stopped with this stack)`);
 
     log(`local service on ${host}:${ports.service}…`);
     const service: LocalService = await listening('local service', ports.service, '--service-port', () =>

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
  *   secrets/admin-key          the service's admin credential (fault injection, credit grants; 0600)
  *   secrets/webhook-endpoint.json  the registered bridge endpoint and its signing secret (0600)
  *   temporal/dev.sqlite        Temporal history;  service/  the local service's journal and files
+ *   temporal/dev-server.json   the dev server's pid and its owner's (an orphaned server is adopted and stopped)
  *   inputs/  outputs/  logs/   reference inputs, downloaded outputs, server logs
  */
 

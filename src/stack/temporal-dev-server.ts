@@ -3,6 +3,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { adoptOrphanedDevServer, clearDevServerRecord, stopByPid, writeDevServerRecord } from './dev-server-record';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resolveTemporalBinary } = require('../../scripts/temporal-tools') as {
@@ -48,6 +49,12 @@ export interface TemporalDevServer {
   namespace: string;
   /** False when a server was already listening on the port and was reused. */
   startedHere: boolean;
+  /**
+   * Set when the server listening on the port is the one an earlier start on this SQLite file left
+   * running when its process died (`reelflow dev` killed with -9): its pid. stop() stops it then;
+   * a reused server that is not adopted is never stopped.
+   */
+  adoptedPid?: number;
   stop(): Promise<void>;
 }
 
@@ -67,7 +74,9 @@ export async function isListening(host: string, port: number, timeoutMs = 500): 
 
 /**
  * Starts the Temporal CLI dev server (with its UI and a SQLite file), or reuses one that already
- * listens on the port, so that a second `reelflow dev` / `npm run demo` does not fail.
+ * listens on the port, so that a second `reelflow dev` / `npm run demo` does not fail. A reused
+ * server that an earlier start on the same SQLite file left behind when its process died is adopted
+ * and stopped by stop() (dev-server-record.ts); any other reused server is left running.
  */
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const host = options.host ?? '127.0.0.1';
@@ -76,7 +85,17 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const namespace = options.namespace ?? 'default';
   const base = { address: `${host}:${port}`, uiUrl: `http://${host}:${uiPort}`, namespace };
   if (await isListening(host, port)) {
-    return { ...base, startedHere: false, stop: async () => undefined };
+    const adopted = adoptOrphanedDevServer(options.dbFile, base.address);
+    if (!adopted) return { ...base, startedHere: false, stop: async () => undefined };
+    return {
+      ...base,
+      startedHere: false,
+      adoptedPid: adopted.pid,
+      stop: async () => {
+        await stopByPid(adopted.pid);
+        clearDevServerRecord(options.dbFile, adopted.pid);
+      },
+    };
   }
   const binary = resolveTemporalBinary('cli', { install: true });
   if (!binary) {
@@ -122,7 +141,16 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     }
     await sleep(100);
   }
-  return { ...base, startedHere: true, stop: () => stopChild(child, exited) };
+  const pid = child.pid as number;
+  writeDevServerRecord(options.dbFile, pid, base.address);
+  return {
+    ...base,
+    startedHere: true,
+    stop: async () => {
+      await stopChild(child, exited);
+      clearDevServerRecord(options.dbFile, pid);
+    },
+  };
 }
 
 /**

@@ -171,6 +171,8 @@ export function registerBatchCommand(program: Command): void {
         const { store } = cliMediaStore(env);
         const stored = new Map<string, Promise<MediaRef>>();
         const load = async () => await loadManifest(manifestFile as string, rules, { store, stored });
+        // A manifest is checked whole before Temporal is even reached: a bad row exits 2 whatever runs.
+        const fresh = options.rerunFailed ? undefined : await load();
         await withTemporal(env, async ({ client, settings }) => {
           let items: BatchManifestItem[];
           let name: string;
@@ -205,7 +207,7 @@ export function registerBatchCommand(program: Command): void {
               return;
             }
           } else {
-            const manifest = await load();
+            const manifest = fresh ?? (await load());
             name = batchName(options.name, manifest.name, manifestFile as string);
             concurrency ??= manifest.concurrency;
             items = manifest.items.map((spec, index) => ({ index, spec }));

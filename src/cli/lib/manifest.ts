@@ -3,7 +3,17 @@ import type { FieldError, UriRules } from '../../contract';
 import { safeNameSchema, type PipelineSpec } from '../../spec/spec';
 import { CliError, SpecFileError } from './errors';
 import { EXIT } from './exit';
-import { prepareSpec, readJsonFile, readTextFile, type SpecMedia } from './spec-files';
+import { formatProblem, readManifestRows, type ManifestRow, type RowProblem } from './manifest-rows';
+import { prepareSpec, readJsonFile, type SpecMedia } from './spec-files';
+
+export { parseCsv, parseCsvLines } from './csv';
+export {
+  csvManifestRows,
+  readManifestRows,
+  type ManifestRow,
+  type ManifestRows,
+  type RowProblem,
+} from './manifest-rows';
 
 /**
  * Batch manifests (docs/batches.md): CSV (`.csv`), JSON Lines (`.jsonl`, `.ndjson`) or JSON (anything
@@ -15,8 +25,9 @@ import { prepareSpec, readJsonFile, readTextFile, type SpecMedia } from './spec-
  * JSON: `{ "name"?, "concurrency"?, "items": [row | spec path | inline spec] }` or the array alone.
  * JSON Lines: one row object a line (`{"spec": "a.json", "name": "x", "generate.prompt": "…"}`).
  *
- * Every row is checked before anything starts; the errors of all bad rows (up to MAX_ROW_ERRORS)
- * are reported together, each with its line (item) and field path.
+ * Every row is checked before anything starts; the problems of all bad rows (up to MAX_ROW_ERRORS)
+ * are reported together, each with its line and column (JSON: its item) and field path. The rows as
+ * written are read in manifest-rows.ts; the specs they name are loaded here.
  */
 
 /** A loaded manifest: resolved specs (media as references), and what the manifest itself says. */
@@ -26,158 +37,8 @@ export interface Manifest {
   items: PipelineSpec[];
 }
 
-/** One row of a manifest as written, before its spec is loaded. */
-export interface ManifestRow {
-  /** Where the row is, for errors: `line 7` (CSV, JSON Lines) or `items.3` (JSON). */
-  where: string;
-  /** A spec file path (relative to the manifest) or an inline spec. */
-  spec: string | Record<string, unknown>;
-  name?: string;
-  /** `<step>.<field>` → value (CSV cells are strings until applied; see applyOverrides). */
-  overrides: Record<string, unknown>;
-}
-
 /** How many bad-row errors one refusal lists (the count of the rest is given). */
 export const MAX_ROW_ERRORS = 50;
-
-/** Parses CSV text (RFC 4180: quoted fields, `""` escapes, CRLF); blank lines are skipped. */
-export function parseCsv(text: string): string[][] {
-  return parseCsvLines(text).map((row) => row.cells);
-}
-
-/** parseCsv with the line each row starts on (a quoted field may span lines). */
-export function parseCsvLines(text: string): Array<{ line: number; cells: string[] }> {
-  const rows: Array<{ line: number; cells: string[] }> = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let wasQuoted = false;
-  let line = 1;
-  let rowLine = 1;
-  const endField = () => {
-    row.push(wasQuoted ? field : field.trim());
-    field = '';
-    wasQuoted = false;
-  };
-  const endRow = () => {
-    endField();
-    if (row.length > 1 || row[0] !== '') rows.push({ line: rowLine, cells: row });
-    row = [];
-  };
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (c === '\n') line += 1;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 1;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"' && field.trim() === '') {
-      quoted = true;
-      wasQuoted = true;
-      field = '';
-    } else if (c === ',') endField();
-    else if (c === '\n') {
-      endRow();
-      rowLine = line;
-    } else if (c !== '\r') field += c;
-  }
-  if (quoted) throw new CliError(`CSV manifest line ${rowLine}: a quoted field is not closed`, EXIT.usage);
-  if (field !== '' || row.length > 0) endRow();
-  return rows;
-}
-
-const OVERRIDE_COLUMN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\.[a-z_][a-z0-9_]*$/;
-
-/** True for a `<step>.<field>` column or key. */
-function isOverride(column: string): boolean {
-  return OVERRIDE_COLUMN.test(column);
-}
-
-/** Rows of a CSV manifest; errors name the line and column. */
-export function csvManifestRows(text: string): Array<{ spec: string; name?: string; line: number }> {
-  return csvRows(text).map((row) => ({
-    spec: row.spec as string,
-    line: Number(row.where.slice('line '.length)),
-    ...(row.name ? { name: row.name } : {}),
-  }));
-}
-
-function csvRows(text: string): ManifestRow[] {
-  const [header, ...rows] = parseCsvLines(text);
-  if (!header)
-    throw new CliError(
-      'CSV manifest: empty (expected a header row with the columns spec[,name][,<step>.<field>…])',
-      EXIT.usage,
-    );
-  const columns = header.cells.map((h) => (isOverride(h) ? h : h.toLowerCase()));
-  const specAt = columns.indexOf('spec');
-  const nameAt = columns.indexOf('name');
-  if (specAt < 0)
-    throw new CliError(
-      `CSV manifest: the header must have a "spec" column (got ${header.cells.join(',')})`,
-      EXIT.usage,
-    );
-  const unknown = columns.filter((c) => c !== 'spec' && c !== 'name' && !isOverride(c));
-  if (unknown.length > 0)
-    throw new CliError(
-      `CSV manifest: unknown column(s) ${unknown.join(', ')} (allowed: spec, name, and <step>.<field> overrides such as generate.prompt)`,
-      EXIT.usage,
-    );
-  return rows.map(({ line, cells }) => {
-    const spec = cells[specAt] ?? '';
-    if (spec === '') throw new CliError(`CSV manifest line ${line}: the spec column is empty`, EXIT.usage);
-    const name = nameAt >= 0 ? cells[nameAt] : undefined;
-    const overrides: Record<string, unknown> = {};
-    columns.forEach((column, at) => {
-      const cell = cells[at];
-      // An empty cell keeps the spec's own value.
-      if (isOverride(column) && cell !== undefined && cell !== '') overrides[column] = cell;
-    });
-    return { where: `line ${line}`, spec, overrides, ...(name ? { name } : {}) };
-  });
-}
-
-/** A row object of JSON or JSON Lines: `{spec, name?, "<step>.<field>"?…}`; anything else is an error. */
-function objectRow(value: unknown, where: string): ManifestRow {
-  if (typeof value === 'string') return { where, spec: value, overrides: {} };
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new CliError(
-      `${where}: a row is a spec path, an inline spec or {"spec", "name"?, "<step>.<field>"?…}`,
-      EXIT.usage,
-    );
-  const record = value as Record<string, unknown>;
-  // An inline spec (it has steps) is a row of its own.
-  if ('steps' in record && !('spec' in record)) return { where, spec: record, overrides: {} };
-  const { spec, name, ...rest } = record;
-  if (typeof spec !== 'string' && (typeof spec !== 'object' || spec === null || Array.isArray(spec)))
-    throw new CliError(`${where}.spec: must be a spec file path or an inline spec`, EXIT.usage);
-  if (name !== undefined && typeof name !== 'string') throw new CliError(`${where}.name: must be a string`, EXIT.usage);
-  const bad = Object.keys(rest).filter((key) => !isOverride(key));
-  if (bad.length > 0)
-    throw new CliError(
-      `${where}: unknown key(s) ${bad.join(', ')} (allowed: spec, name, and <step>.<field> overrides such as generate.prompt)`,
-      EXIT.usage,
-    );
-  return { where, spec: spec as ManifestRow['spec'], overrides: rest, ...(name ? { name } : {}) };
-}
-
-function jsonLinesRows(text: string): ManifestRow[] {
-  const rows: ManifestRow[] = [];
-  text.split('\n').forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line) as unknown;
-    } catch (error) {
-      throw new CliError(`JSON Lines manifest line ${index + 1}: not JSON (${(error as Error).message})`, EXIT.usage);
-    }
-    rows.push(objectRow(value, `line ${index + 1}`));
-  });
-  return rows;
-}
 
 /**
  * Turns a CSV cell into the value of `field`: JSON for an array or object (`[`/`{`), a number or
@@ -240,94 +101,125 @@ export function applyOverrides(
   return errors;
 }
 
-/** Reads a manifest file's rows (no spec is loaded yet). */
-export function readManifestRows(file: string): { name?: string; concurrency?: number; rows: ManifestRow[] } {
-  const lower = file.toLowerCase();
-  if (lower.endsWith('.csv') || lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) {
-    const text = readTextFile(file);
-    return { rows: lower.endsWith('.csv') ? csvRows(text) : jsonLinesRows(text) };
-  }
-  const raw = readJsonFile(file);
-  const body = Array.isArray(raw) ? { items: raw } : (raw as Record<string, unknown> | null);
-  if (!body || typeof body !== 'object' || !Array.isArray(body.items)) {
-    throw new CliError(
-      `${file}: a manifest is an array of items or an object with "items" (spec file paths, inline specs or rows)`,
-      EXIT.usage,
-    );
-  }
-  if (body.name !== undefined && typeof body.name !== 'string')
-    throw new CliError(`${file}: name: must be a string`, EXIT.usage);
-  if (body.concurrency !== undefined && !(Number.isInteger(body.concurrency) && (body.concurrency as number) >= 1)) {
-    throw new CliError(`${file}: concurrency: must be a whole number ≥ 1`, EXIT.usage);
-  }
-  return {
-    rows: (body.items as unknown[]).map((item, index) => objectRow(item, `items.${index}`)),
-    ...(typeof body.name === 'string' ? { name: body.name } : {}),
-    ...(typeof body.concurrency === 'number' ? { concurrency: body.concurrency } : {}),
-  };
+/** The refusal of a manifest: every problem in row order (up to MAX_ROW_ERRORS), exit 2. */
+function refusal(file: string, header: RowProblem[], problems: RowProblem[], total: number): CliError {
+  const sorted = [...problems].sort((a, b) => a.order - b.order);
+  const bad = new Set(sorted.map((p) => p.order)).size;
+  const all = [...header, ...sorted];
+  const head =
+    header.length > 0
+      ? `${file}: the header is refused, so no row can be read; nothing was started:`
+      : `${file}: ${bad} of ${total} row(s) refused; nothing was started:`;
+  const shown = all.slice(0, MAX_ROW_ERRORS).map((p) => `  ${formatProblem(p)}`);
+  const more =
+    all.length > MAX_ROW_ERRORS ? `\n  … (${bad} bad row(s) in all; the first ${MAX_ROW_ERRORS} problems shown)` : '';
+  return new CliError(`${head}\n${shown.join('\n')}${more}`, EXIT.usage);
 }
 
 /**
- * Reads and checks a batch manifest (CSV, JSON Lines or JSON; see the module comment): every row's
- * spec loaded like `reelflow run` loads one (local media into the store, validated, each spec within
- * the payload budget), overrides applied, names unique. A row without a name gets its spec's name,
- * or `<spec name>-<row number>` when several rows share that spec name. Bad rows are all reported
- * in one CliError (exit 2, up to MAX_ROW_ERRORS of them, each `<file> <line>: <field path>: <reason>`);
- * nothing is started then. `reelflow batch` and `reelflow quote --batch` both load manifests here.
+ * A row's field errors as problems, placed at the column they name when the row has it: the column
+ * itself (`generate.prompt`, `spec`, `name`), or the override column an error inside the spec comes
+ * from (`steps.0.input.image_urls.1` of step `generate` → the `generate.image_urls` column).
+ */
+function rowProblems(row: ManifestRow, errors: FieldError[], spec?: Record<string, unknown>): RowProblem[] {
+  const steps = Array.isArray(spec?.steps) ? (spec.steps as Array<{ id?: unknown } | null>) : [];
+  const columnOf = (at: string): number | undefined => {
+    if (row.columns?.[at] !== undefined) return row.columns[at];
+    const inSpec = /^steps\.(\d+)\.input\.([A-Za-z0-9_]+)/.exec(at);
+    const step = inSpec ? steps[Number(inSpec[1])] : undefined;
+    return inSpec && typeof step?.id === 'string' ? row.columns?.[`${step.id}.${inSpec[2]}`] : undefined;
+  };
+  return errors.map((e) => {
+    const column = columnOf(e.path);
+    return {
+      where: column === undefined ? row.where : `${row.where}, column ${column}`,
+      order: row.order,
+      path: e.path,
+      message: e.message,
+    };
+  });
+}
+
+/** A row's spec as a fresh object: its file read once per manifest (cached), or its inline spec. */
+function rowSpec(
+  row: ManifestRow,
+  manifestDir: string,
+  specFiles: Map<string, unknown>,
+): { raw: unknown; specDir: string } | FieldError {
+  if (typeof row.spec !== 'string') return { raw: structuredClone(row.spec), specDir: manifestDir };
+  const specFile = path.resolve(manifestDir, row.spec);
+  if (!specFiles.has(specFile)) {
+    try {
+      specFiles.set(specFile, readJsonFile(specFile));
+    } catch (error) {
+      specFiles.set(specFile, error);
+    }
+  }
+  const cached = specFiles.get(specFile);
+  if (cached instanceof Error) return { path: 'spec', message: cached.message };
+  return { raw: structuredClone(cached), specDir: path.dirname(specFile) };
+}
+
+/** Loads one sound row's spec (overrides applied, media stored, validated); its problems otherwise. */
+async function loadRow(
+  row: ManifestRow,
+  manifestDir: string,
+  specFiles: Map<string, unknown>,
+  rules: UriRules | undefined,
+  media: SpecMedia,
+): Promise<PipelineSpec | RowProblem[]> {
+  const found = rowSpec(row, manifestDir, specFiles);
+  if (!('raw' in found)) return rowProblems(row, [found]);
+  const { raw, specDir } = found;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return rowProblems(row, [{ path: 'spec', message: 'is not a pipeline spec object' }]);
+  const record = raw as Record<string, unknown>;
+  const overrideErrors = applyOverrides(record, row.overrides, manifestDir);
+  if (overrideErrors.length > 0) return rowProblems(row, overrideErrors);
+  if (row.name !== undefined) record.name = row.name;
+  try {
+    return await prepareSpec(record, row.where, specDir, rules, media);
+  } catch (error) {
+    if (error instanceof SpecFileError) return rowProblems(row, error.errors, record);
+    if (error instanceof CliError) return rowProblems(row, [{ path: '(spec)', message: error.message }]);
+    throw error;
+  }
+}
+
+/**
+ * Reads and checks a batch manifest (CSV, JSON Lines or JSON; see manifest-rows.ts): every row's
+ * text (cells against the header, JSON), then every sound row's spec loaded like `reelflow run`
+ * loads one (local media into the store, validated, inputs under the address rules, each spec
+ * within the payload budget), overrides applied, names unique. A row without a name gets its spec's
+ * name, or `<spec name>-<row number>` when several rows share that spec name. Bad rows are all
+ * reported in one CliError (exit 2, up to MAX_ROW_ERRORS problems in row order, each
+ * `line 4, column 3: <field path>: <reason>`); nothing is started then. `reelflow batch` and
+ * `reelflow quote --batch` both load manifests here.
  */
 export async function loadManifest(file: string, rules: UriRules | undefined, media: SpecMedia): Promise<Manifest> {
   const manifestDir = path.dirname(path.resolve(file));
-  const { rows, ...options } = readManifestRows(file);
-  if (rows.length === 0) throw new CliError(`${file}: the manifest has no items`, EXIT.usage);
+  const { rows, problems, headerProblems, total, ...options } = readManifestRows(file);
+  if (headerProblems.length > 0) throw refusal(file, headerProblems, problems, total);
+  if (total === 0) throw new CliError(`${file}: the manifest has no items`, EXIT.usage);
   const shared: SpecMedia = { ...media, stored: media.stored ?? new Map() };
   const specFiles = new Map<string, unknown>();
-  const problems: string[] = [];
-  let bad = 0;
-  const refuse = (where: string, errors: FieldError[]) => {
-    bad += 1;
-    for (const e of errors) if (problems.length < MAX_ROW_ERRORS) problems.push(`  ${where}: ${e.path}: ${e.message}`);
-  };
   const loaded: Array<{ row: ManifestRow; spec: PipelineSpec }> = [];
   for (const row of rows) {
-    let raw: unknown;
-    let specDir = manifestDir;
-    if (typeof row.spec === 'string') {
-      const specFile = path.resolve(manifestDir, row.spec);
-      if (!specFiles.has(specFile)) {
-        try {
-          specFiles.set(specFile, readJsonFile(specFile));
-        } catch (error) {
-          specFiles.set(specFile, error);
-        }
-      }
-      const cached = specFiles.get(specFile);
-      if (cached instanceof Error) {
-        refuse(row.where, [{ path: 'spec', message: cached.message }]);
-        continue;
-      }
-      raw = structuredClone(cached);
-      specDir = path.dirname(specFile);
-    } else raw = structuredClone(row.spec);
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      refuse(row.where, [{ path: 'spec', message: 'is not a pipeline spec object' }]);
-      continue;
-    }
-    const record = raw as Record<string, unknown>;
-    const overrideErrors = applyOverrides(record, row.overrides, manifestDir);
-    if (overrideErrors.length > 0) {
-      refuse(row.where, overrideErrors);
-      continue;
-    }
-    if (row.name !== undefined) record.name = row.name;
-    try {
-      loaded.push({ row, spec: await prepareSpec(record, row.where, specDir, rules, shared) });
-    } catch (error) {
-      if (error instanceof SpecFileError) refuse(row.where, error.errors);
-      else if (error instanceof CliError) refuse(row.where, [{ path: '(spec)', message: error.message }]);
-      else throw error;
-    }
+    const spec = await loadRow(row, manifestDir, specFiles, rules, shared);
+    if (Array.isArray(spec)) problems.push(...spec);
+    else loaded.push({ row, spec });
   }
-  // Unnamed rows that share a spec name are told apart by their row number.
+  problems.push(...nameProblems(loaded));
+  if (problems.length > 0) throw refusal(file, [], problems, total);
+  return { items: loaded.map(({ spec }) => spec), ...options };
+}
+
+/**
+ * Names the unnamed rows that share a spec name by their row number, and refuses a name given
+ * twice (pipeline names are workflow ids).
+ */
+function nameProblems(loaded: Array<{ row: ManifestRow; spec: PipelineSpec }>): RowProblem[] {
+  const problems: RowProblem[] = [];
   const bySpecName = new Map<string, number>();
   for (const { spec } of loaded) bySpecName.set(spec.name, (bySpecName.get(spec.name) ?? 0) + 1);
   const seen = new Map<string, string>();
@@ -335,27 +227,23 @@ export async function loadManifest(file: string, rules: UriRules | undefined, me
     if (row.name === undefined && (bySpecName.get(spec.name) ?? 0) > 1) {
       const name = `${spec.name}-${index + 1}`;
       if (!safeNameSchema.safeParse(name).success) {
-        refuse(row.where, [
-          { path: 'name', message: `"${name}" is too long for a pipeline name; give the row a name` },
-        ]);
+        problems.push(
+          ...rowProblems(row, [
+            { path: 'name', message: `"${name}" is too long for a pipeline name; give the row a name` },
+          ]),
+        );
         return;
       }
       spec.name = name;
     }
     const earlier = seen.get(spec.name);
     if (earlier !== undefined)
-      refuse(row.where, [
-        { path: 'name', message: `"${spec.name}" is the name of ${earlier} too (pipeline names are workflow ids)` },
-      ]);
+      problems.push(
+        ...rowProblems(row, [
+          { path: 'name', message: `"${spec.name}" is the name of ${earlier} too (pipeline names are workflow ids)` },
+        ]),
+      );
     else seen.set(spec.name, row.where);
   });
-  if (bad > 0) {
-    const more =
-      bad > problems.length ? `\n  … (${bad} bad row(s) in all; the first ${MAX_ROW_ERRORS} problems shown)` : '';
-    throw new CliError(
-      `${file}: ${bad} of ${rows.length} row(s) refused; nothing was started:\n${problems.join('\n')}${more}`,
-      EXIT.usage,
-    );
-  }
-  return { items: loaded.map(({ spec }) => spec), ...options };
+  return problems;
 }

@@ -8,6 +8,7 @@ import { assertWithinBudget, jsonBytes } from '../../spec/payload-budget';
 import { DEFAULT_CLI_ARCHIVE, validatePipelineSpec, type PipelineSpec } from '../../spec/spec';
 import { CliError, SpecFileError } from './errors';
 import { EXIT } from './exit';
+import { inputAddressProblems } from './input-addresses';
 
 /**
  * Loading a pipeline spec from disk for the CLI: JSON; local file paths in URL fields, and data URIs
@@ -192,6 +193,8 @@ export async function prepareSpec(
   if (fileErrors.length > 0) throw new SpecFileError(label, fileErrors);
   const checked = validatePipelineSpec(raw, rules);
   if (!checked.ok) throw new SpecFileError(label, checked.errors);
+  const refused = inputAddressProblems(checked.value, rules);
+  if (refused.length > 0) throw new SpecFileError(label, refused);
   guardPayload(checked.value, `pipeline spec ${label}`);
   return checked.value;
 }

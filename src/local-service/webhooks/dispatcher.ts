@@ -36,8 +36,9 @@ export function classifyStatus(status: number): AttemptOutcome['kind'] {
 /**
  * Signed, at-least-once webhook deliveries with the spec's retry rule: 6 attempts, retries after
  * 1, 2, 4, 8, 16 s, a 10 s budget each. Each attempt validates the endpoint's address again and
- * connects to the very address it validated (pinned: no DNS rebinding), follows up to 3 redirects
- * validating each hop, and treats a name that does not resolve like any network error (retried).
+ * connects to the very address it validated (pinned: no DNS rebinding), follows up to
+ * LIMITS.webhookMaxRedirects (3) redirects validating each hop (the spec's endpoint rule, the same as
+ * registration's), and treats a name that does not resolve like any network error (retried).
  * Every delivery and every attempt's outcome is journalled with the time of the next attempt, so
  * a restart resumes the schedule where it stopped.
  */
@@ -202,7 +203,7 @@ export class WebhookDispatcher {
     if (state !== 'pending') this.forgetBodies([updated]);
   }
 
-  /** One attempt: validate, connect to the validated address, follow up to 3 redirects (each validated). */
+  /** One attempt: validate, connect to the validated address, follow LIMITS.webhookMaxRedirects validated redirects. */
   private async send(
     url: string,
     delivery: DeliveryRecord,

@@ -45,11 +45,11 @@ describe('batch manifests', () => {
       { spec: 'a.json', name: 'x', line: 2 },
       { spec: 'b.json', line: 3 },
     ]);
-    expect(() => csvManifestRows('name,spec\nx,\n')).toThrow('CSV manifest line 2: the spec column is empty');
-    expect(() => csvManifestRows('spec,prompt\na.json,hi\n')).toThrow('unknown column(s) prompt');
+    expect(() => csvManifestRows('name,spec\nx,\n')).toThrow('line 2, column 2: spec: is empty');
+    expect(() => csvManifestRows('spec,prompt\na.json,hi\n')).toThrow('line 1, column 2: prompt: unknown column');
     // A quoted field over two lines: the next row's line is still right.
     expect(csvManifestRows('spec,generate.prompt\na.json,"two\nlines"\nb.json,x\n').map((r) => r.line)).toEqual([2, 4]);
-    expect(() => csvManifestRows('name\nx\n')).toThrow('must have a "spec" column');
+    expect(() => csvManifestRows('name\nx\n')).toThrow('the header has no "spec" column');
   });
 
   it('loads a CSV manifest: one spec file run twice under two names, local files put into the store', async () => {
@@ -67,7 +67,9 @@ describe('batch manifests', () => {
     fs.writeFileSync(file, 'spec\na.json\na.json\n');
     expect((await loadManifest(file, undefined, media)).items.map((s) => s.name)).toEqual(['a-1', 'a-2']);
     fs.writeFileSync(file, 'spec,name\na.json,x\na.json,x\n');
-    await expect(loadManifest(file, undefined, media)).rejects.toThrow(/line 3: name: "x" is the name of line 2 too/);
+    await expect(loadManifest(file, undefined, media)).rejects.toThrow(
+      /line 3, column 2: name: "x" is the name of line 2 too/,
+    );
   });
 
   it('applies <step>.<field> columns to one spec per row: text, numbers where the spec has one, |-lists and local paths', async () => {
@@ -128,9 +130,9 @@ describe('batch manifests', () => {
     expect(failure).toBeInstanceOf(CliError);
     const message = (failure as CliError).message;
     expect(message).toMatch(/63 of 64 row\(s\) refused; nothing was started/);
-    expect(message).toMatch(/line 3: steps\.0\.input\.duration: /);
-    expect(message).toMatch(/line 4: nope\.prompt: the spec has no step "nope" \(its steps: g\)/);
-    expect(message).toMatch(/line 5: spec: cannot read .*missing\.json/);
+    expect(message).toMatch(/line 3, column 3: steps\.0\.input\.duration: /);
+    expect(message).toMatch(/line 4, column 4: nope\.prompt: the spec has no step "nope" \(its steps: g\)/);
+    expect(message).toMatch(/line 5, column 1: spec: cannot read .*missing\.json/);
     expect(message.split('\n').filter((l) => /^ {2}line/.test(l))).toHaveLength(MAX_ROW_ERRORS);
     expect(message).toContain('63 bad row(s) in all');
   });
