@@ -1,4 +1,6 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type * as FastifyModule from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { requireOptional } from '../config/optional-packages';
 import type { Logger } from 'pino';
 import { mountBridge, type BridgeRouteOptions } from './plugin';
 
@@ -20,6 +22,8 @@ export const REDACT_PATHS = [
  */
 export async function createBridgeApp(options: BridgeAppOptions): Promise<FastifyInstance> {
   const { logger, ...routes } = options;
+  // Fastify is an optional peer: reelflow/webhooks and the worker never load it.
+  const { fastify: Fastify, LogController } = requireOptional<typeof FastifyModule>('fastify');
   // The bridge writes one line per delivery itself (with event_id and request_id), so Fastify's own
   // per-request lines are off.
   const common = {

@@ -1,9 +1,6 @@
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify';
+import type * as FastifyModule from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { requireOptional } from '../../config/optional-packages';
 import { DECIDED_LIMITS } from '../../contract';
 import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
@@ -59,6 +56,8 @@ export function sendProblem(reply: FastifyReply, problem: ServiceProblem, reques
  * injected in tests. Every error leaves as `application/problem+json` with a stable `code`.
  */
 export function buildApp(options: AppOptions): { app: FastifyInstance; routes: RegisteredRoute[] } {
+  // Fastify is an optional peer of the package, loaded when a service starts.
+  const { fastify: Fastify } = requireOptional<typeof FastifyModule>('fastify');
   const app = Fastify({
     logger: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,
