@@ -8,7 +8,7 @@ import { reelflowPlugin, reelflowWorkflowsPath } from '../../../src/plugin/plugi
 import { defaultBuildId } from '../../../src/workers/worker-deployment';
 import { ReelflowPluginOptionsError } from '../../../src/plugin/errors';
 
-/** reelflowPlugin's Worker Versioning option and its replay-worker hook (configureReplayWorker). */
+/** What the plugin's configure step adds for Worker Versioning, and its replay-worker hook (configureReplayWorker). */
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-plugin-versioning-'));
 const media = openMediaStore({ kind: 'file', dir, urlLifetimeSeconds: 60 });
