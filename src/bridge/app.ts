@@ -1,4 +1,6 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type * as FastifyModule from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { requireOptional } from '../config/optional-packages';
 import type { Logger } from 'pino';
 import { mountBridge, type BridgeRouteOptions } from './plugin';
 import { DEFAULT_BRIDGE_CONNECTION_LIMITS } from '../config/bridge';
@@ -36,6 +38,8 @@ export async function createBridgeApp(options: BridgeAppOptions): Promise<Fastif
   // A delivery arrives whole well inside the service's 10 s sender timeout or its connection is cut,
   // and connections that hold a slot without finishing a request give it up to signed deliveries.
   const limits = resolveConnectionLimits(connections ?? DEFAULT_BRIDGE_CONNECTION_LIMITS);
+  // Fastify is an optional peer: reelflow/webhooks and the worker never load it.
+  const { fastify: Fastify, LogController } = requireOptional<typeof FastifyModule>('fastify');
   // The bridge writes one line per delivery itself (with event_id and request_id), so Fastify's own
   // per-request lines are off.
   const common = {

@@ -39,3 +39,24 @@ export class ConfigError extends Error {
 
 /** Exit code of a process that stops on a ConfigError (the CLI's usage code). */
 export const CONFIG_EXIT_CODE = 2;
+
+/**
+ * A feature needs a package reelflow lists as an optional peer dependency (ffmpeg/ffprobe installers, the
+ * AWS SDK, pg, Fastify) and it is not installed. The message names the package, the feature and the
+ * `npm install` that fixes it.
+ */
+export class MissingPackageError extends Error {
+  /** Stable code scripts and tests branch on. */
+  readonly code = 'package_missing' as const;
+
+  constructor(
+    /** The package to install, e.g. `pg`. */
+    readonly packageName: string,
+    /** What needed it, e.g. `a PostgreSQL route store (REELFLOW_ROUTE_STORE=postgres://…)`. */
+    readonly feature: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${feature} needs the package ${packageName}, which is not installed: npm install ${packageName}`, options);
+    this.name = 'MissingPackageError';
+  }
+}

@@ -5,7 +5,8 @@
  * `config_invalid`) naming the variable, and the process exits 2. docs/configuration.md is generated
  * from these declarations (`npm run docs:config`).
  */
-export { ConfigError, CONFIG_EXIT_CODE, type ConfigIssue } from './errors';
+export { ConfigError, CONFIG_EXIT_CODE, MissingPackageError, type ConfigIssue } from './errors';
+export { OPTIONAL_PACKAGES, requireOptional, type OptionalPackage } from './optional-packages';
 export { textOf, variableIsSet, type Env, type FlagValue, type Flags } from './read';
 export { VARIABLES, type VariableName, type VariableSpec } from './variables';
 export {

@@ -2,21 +2,21 @@ import { spawn } from 'node:child_process';
 import { constants as osConstants, setPriority } from 'node:os';
 import { access } from 'node:fs/promises';
 import { toolPaths } from '../config/tools';
+import { requireOptional } from '../config/optional-packages';
 import { FfmpegError } from './errors';
 
-// The installer packages are required lazily: they throw on platforms they ship no binary for,
-// which must not matter when FFMPEG_PATH / FFPROBE_PATH name one.
+// The installer packages are optional peers, required lazily: they throw on platforms they ship no binary
+// for, which must not matter when FFMPEG_PATH / FFPROBE_PATH name one, and a library consumer that never
+// renders installs neither (a MissingPackageError names the one a render needs).
 
 /** Path of the ffmpeg binary: env FFMPEG_PATH, else the one shipped in @ffmpeg-installer/ffmpeg. */
 export function ffmpegPath(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return toolPaths().ffmpeg ?? (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  return toolPaths().ffmpeg ?? requireOptional<{ path: string }>('@ffmpeg-installer/ffmpeg').path;
 }
 
 /** Path of the ffprobe binary: env FFPROBE_PATH, else the one shipped in @ffprobe-installer/ffprobe. */
 export function ffprobePath(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return toolPaths().ffprobe ?? (require('@ffprobe-installer/ffprobe') as { path: string }).path;
+  return toolPaths().ffprobe ?? requireOptional<{ path: string }>('@ffprobe-installer/ffprobe').path;
 }
 
 const STDERR_KEEP = 64 * 1024;

@@ -1,4 +1,5 @@
-import { Pool, type PoolConfig } from 'pg';
+import type * as Pg from 'pg';
+import { requireOptional } from '../config/optional-packages';
 import { routeStoreSchema } from './schema';
 import { subscriptionOf } from './sqlite-store';
 import { answers, INBOX_STATE, PREPARED_STATE, type ClaimedDelivery, type RouteStore } from './store';
@@ -24,7 +25,9 @@ const SCHEMA_LOCK_KEY = 7_265_727_001;
  */
 export function openPostgresRouteStore(url: string, options: PostgresRouteStoreOptions = {}): RouteStore {
   const timeoutMs = options.statementTimeoutMs ?? 5_000;
-  const config: PoolConfig = {
+  // pg is an optional peer, loaded here: a SQLite route store (the default) never needs it.
+  const { Pool } = requireOptional<typeof Pg>('pg');
+  const config: Pg.PoolConfig = {
     connectionString: url,
     max: options.maxConnections ?? 8,
     connectionTimeoutMillis: timeoutMs,

@@ -27,10 +27,24 @@ import { runNode } from '../integration/cli-process';
 const ROOT = path.resolve(__dirname, '..', '..');
 const CONSUMER_SOURCES = path.join(__dirname, 'library-consumer');
 const TASK_QUEUE = 'library-consumer';
-/** Installed beside the tarball, at this project's locked versions: reelflow's peers, and what the consumer's own code uses. */
+/**
+ * Installed beside the tarball, at this project's locked versions: reelflow's required peers, and what the
+ * consumer's own code uses. Nothing else: a team that uses the step functions, reelflowPlugin and
+ * verifyWebhook installs none of reelflow's optional peers (OPTIONAL below).
+ */
 const BESIDE = [
   ...['activity', 'client', 'common', 'envconfig', 'worker', 'workflow'].map((name) => `@temporalio/${name}`),
   ...['express', 'typescript', '@types/express', '@types/node'],
+];
+
+/** reelflow's optional peers (package.json peerDependenciesMeta): absent from the consumer's install. */
+const OPTIONAL = [
+  '@ffmpeg-installer/ffmpeg',
+  '@ffprobe-installer/ffprobe',
+  '@aws-sdk/client-s3',
+  '@aws-sdk/s3-request-presigner',
+  'pg',
+  'fastify',
 ];
 
 const phases: [string, number][] = [];
@@ -313,6 +327,33 @@ describe('reelflow installed from its packed tarball into a fresh project', () =
       'reelflowPlugin option "service.url": must be an http(s) URL, got "ftp://media.example"',
     );
     expect(result.stdout).not.toContain('"ready"');
+  });
+
+  it("installs none of reelflow's optional peers (ffmpeg, ffprobe, the AWS SDK, pg, Fastify)", () => {
+    const installed = (name: string) => fs.existsSync(path.join(dir, 'node_modules', name, 'package.json'));
+    expect(OPTIONAL.filter(installed)).toEqual([]);
+    expect(installed('reelflow') && installed('@temporalio/worker')).toBe(true);
+  });
+
+  it('names the missing package when a feature needs one (a PostgreSQL route store, the bridge app)', async () => {
+    const code = (call: string) =>
+      `const bridge = require('reelflow/bridge'); Promise.resolve().then(() => ${call}).then(() => console.log('no error'), (e) => console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })));`;
+    const postgres = await runNode(
+      ['-e', code("bridge.openRouteStore(bridge.parseRouteStoreLocation('postgres://reelflow@127.0.0.1/routes'))")],
+      {},
+      { cwd: dir },
+    );
+    expect(JSON.parse(postgres.stdout)).toEqual({
+      name: 'MissingPackageError',
+      code: 'package_missing',
+      message:
+        'a PostgreSQL route store (REELFLOW_ROUTE_STORE=postgres://…) needs the package pg, which is not installed: npm install pg',
+    });
+    const app = await runNode(['-e', code('bridge.createBridgeApp({ logger: false })')], {}, { cwd: dir });
+    expect(JSON.parse(app.stdout)).toMatchObject({
+      code: 'package_missing',
+      message: expect.stringContaining('npm install fastify'),
+    });
   });
 
   it('loads reelflow/client with plain Node (node -e "require(\'reelflow/client\')")', async () => {

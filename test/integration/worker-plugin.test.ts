@@ -70,6 +70,14 @@ it("runs the team's workflow and activity and reelflow's pipeline on one task qu
   const types = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
   expect(types.length).toBeGreaterThan(0);
   expect(types.every((type) => type.startsWith('reelflow.'))).toBe(true);
+
+  // The same plugin on a replay worker (configureReplayWorker): the team's workflows and reelflow's replay
+  // the pipeline's history with no service, store or environment.
+  await Worker.runReplayHistory(
+    { workflowsPath: TEAM_WORKFLOWS, plugins: [reelflowPlugin({ workflows: true, env: {} })] },
+    history,
+    pipelineWorkflowId(spec.name),
+  );
 }, 180_000);
 
 it('stops the worker at start on a bad option, naming it', async () => {

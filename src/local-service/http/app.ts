@@ -1,9 +1,6 @@
-import Fastify, {
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  type FastifyServerOptions,
-} from 'fastify';
+import type * as FastifyModule from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { requireOptional } from '../../config/optional-packages';
 import { DECIDED_LIMITS } from '../../contract';
 import type { ServiceContext } from '../context';
 import { registerAccountRoutes } from '../routes/account';
@@ -65,6 +62,8 @@ export function sendProblem(reply: FastifyReply, problem: ServiceProblem, reques
 export function buildApp(options: AppOptions): { app: FastifyInstance; routes: RegisteredRoute[] } {
   // A stalled or trickling request is cut, and a crowd of them cannot take the slots of complete ones.
   const limits = serviceListenerLimits(options.connections);
+  // Fastify is an optional peer of the package, loaded when a service starts.
+  const { fastify: Fastify } = requireOptional<typeof FastifyModule>('fastify');
   const app = Fastify({
     logger: options.logger,
     bodyLimit: BODY_LIMIT_BYTES,

@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type * as S3 from '@aws-sdk/client-s3';
 import type * as Presigner from '@aws-sdk/s3-request-presigner';
+import { requireOptional } from '../../config/optional-packages';
 import { MediaStoreError } from './errors';
 import { assertDigest, referrerKey, type MediaStore, type Referrer } from './types';
 
@@ -24,12 +25,11 @@ export interface S3StoreSettings {
  * pay before its first request although only an s3:// store needs it.
  */
 function loadSdk(): typeof S3 & typeof Presigner {
-  /* eslint-disable @typescript-eslint/no-require-imports */
+  // Optional peers of the package: a missing one is a MissingPackageError naming it.
   return {
-    ...(require('@aws-sdk/client-s3') as typeof S3),
-    ...(require('@aws-sdk/s3-request-presigner') as typeof Presigner),
+    ...requireOptional<typeof S3>('@aws-sdk/client-s3'),
+    ...requireOptional<typeof Presigner>('@aws-sdk/s3-request-presigner'),
   };
-  /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 function isNotFound(error: unknown, S3ServiceException: typeof S3.S3ServiceException): boolean {

@@ -1,0 +1,119 @@
+import type { WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { createRouteSubscriber } from '../routing/subscriber';
+import { openRouteStore } from '../routing/open-store';
+import { loadRouteStoreSettings } from '../config/route-store';
+import { loadPluginSettings, loadWorkerDeployment, type PluginSettings } from '../config/worker';
+import { createServiceClient } from '../client/service-client';
+import type { ServiceClient } from '../client/types';
+import { accountLimits, mediaDeps } from '../workers/worker';
+import { bundleCodeOf, defaultBuildId, versionedWorkerOptions } from '../workers/worker-deployment';
+import { mergeActivities, prefixedActivities } from './activity-types';
+import { ReelflowPluginOptionsError } from './errors';
+import type { ReelflowPluginOptions, ServiceConnectionOptions } from './plugin-options';
+import { withWorkflows } from './workflows-entry';
+
+/**
+ * What `reelflowPlugin` does to a worker's options once they are checked: the service client, route store,
+ * media store and account limits (given, or built from the environment), reelflow's activities beside the
+ * worker's own, reelflow's workflows when asked and Worker Versioning when asked. Loaded by the plugin when
+ * a worker is created, not when reelflow/worker is imported: it pulls in the service client, the stores and
+ * the worker's process code.
+ */
+
+/** Closes what a worker start opened, in reverse order, when the worker stops (or its start is refused). */
+export type Closers = (() => Promise<void> | void)[];
+
+const isServiceClient = (value: unknown): value is ServiceClient =>
+  typeof (value as { submit?: unknown } | undefined)?.submit === 'function';
+
+function serviceOf(
+  checked: ReelflowPluginOptions,
+  settings: PluginSettings | undefined,
+  limits: ReturnType<typeof accountLimits> | undefined,
+  closers: Closers,
+): { service: ServiceClient; serviceUrl?: string } {
+  if (isServiceClient(checked.service)) return { service: checked.service };
+  const given = checked.service as ServiceConnectionOptions | undefined;
+  const made = createServiceClient({
+    baseUrl: given?.url ?? settings!.service.url,
+    apiKey: given?.apiKey ?? settings!.service.apiKey,
+    idempotency: given ? (given.idempotency ?? 'unknown') : settings!.service.idempotency,
+    authScheme: given ? (given.authScheme ?? 'Key') : settings!.service.authScheme,
+    cancelMethod: given ? (given.cancelMethod ?? 'POST') : settings!.service.cancelMethod,
+    ...(limits ? { rateGate: limits } : {}),
+  });
+  closers.push(() => made.close());
+  return { service: made, serviceUrl: given?.url ?? settings!.service.url };
+}
+
+/**
+ * The worker's Worker Versioning options when `versioning` asks for them (docs/safe-deploys.md): the
+ * deployment name and build id given, else REELFLOW_DEPLOYMENT_NAME / REELFLOW_BUILD_ID, else `reelflow`
+ * and the package version with a hash of the worker's workflow bundle. Pinned by default, as
+ * `reelflow worker` runs.
+ */
+export function versioningOf(worker: WorkerOptions, checked: ReelflowPluginOptions): Partial<WorkerOptions> {
+  if (!checked.versioning) return {};
+  const refuse = (option: string, reason: string): never => {
+    throw new ReelflowPluginOptionsError(`reelflowPlugin option "${option}": ${reason}`);
+  };
+  if (worker.workerDeploymentOptions)
+    refuse('versioning', 'the worker already sets workerDeploymentOptions: give one or the other');
+  const given = checked.versioning === true ? {} : checked.versioning;
+  const fromEnv = given.deploymentName && given.buildId ? undefined : loadWorkerDeployment(checked.env);
+  const buildId =
+    given.buildId ??
+    fromEnv?.buildId ??
+    (worker.workflowBundle
+      ? defaultBuildId(bundleCodeOf(worker.workflowBundle))
+      : refuse(
+          'versioning.buildId',
+          "is needed when the worker has no workflowBundle (the default build id hashes the bundle's code); or set REELFLOW_BUILD_ID",
+        ));
+  return versionedWorkerOptions({ deploymentName: given.deploymentName ?? fromEnv!.deploymentName, buildId });
+}
+
+/** The worker's options with reelflow on it; what it opened is added to `closers`. */
+export function configureWorkerOptions(
+  worker: WorkerOptions,
+  checked: ReelflowPluginOptions,
+  closers: Closers,
+): WorkerOptions {
+  const needsEnv = checked.service === undefined || checked.media === undefined || checked.limits === undefined;
+  const settings = needsEnv ? loadPluginSettings(checked.env) : undefined;
+  // The limits' reaper asks the service, which is built after them (they are its rate gate).
+  const late: { service?: ServiceClient } = {};
+  const limits =
+    checked.limits === false
+      ? undefined
+      : (checked.limits ??
+        (() => {
+          const made = accountLimits(settings!.account, () => late.service!);
+          closers.push(() => made.close());
+          return made;
+        })());
+  const made = serviceOf(checked, settings, limits, closers);
+  late.service = made.service;
+  const routeStore =
+    checked.routeStore ??
+    (() => {
+      const opened = openRouteStore(loadRouteStoreSettings(checked.env).location);
+      closers.push(() => opened.close());
+      return opened;
+    })();
+  const activities = createActivities({
+    client: made.service,
+    routes: createRouteSubscriber(routeStore),
+    media: checked.media ?? mediaDeps(made.serviceUrl, settings!.media),
+    preflight: checked.preflight ?? (made.serviceUrl ? { trustedOrigins: [made.serviceUrl] } : {}),
+    ...(limits ? { limits } : {}),
+  });
+  const workflows = checked.workflows ? withWorkflows(worker) : {};
+  return {
+    ...worker,
+    ...workflows,
+    ...versioningOf({ ...worker, ...workflows }, checked),
+    activities: mergeActivities(worker.activities, prefixedActivities(activities)),
+  };
+}
