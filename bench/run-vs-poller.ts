@@ -32,7 +32,7 @@ import { driveNaive } from './lib/drive';
 import { handoffsOf } from './lib/hops';
 import { sampleProcess } from './lib/processes';
 import { specFor } from './lib/shapes';
-import { BENCH_API_KEY, cliEnv, ROOT, startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
+import { BENCH_API_KEY, cliEnv, DIST, ROOT, startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
 import { percentile, round, summarize, type Summary } from './lib/stats';
 import { NAIVE_POLL_MS } from './handoff';
 
@@ -100,6 +100,8 @@ export interface RunVsPollerResult {
   /** `reelflow run --help`: process start and the run command's module loading, ms. */
   moduleLoadMs: Summary;
   target: { handoffs: number; maxReelflowWallMs: number; reelflowWallMs: number; met: boolean };
+  /** Whether bin/reelflow.js ran the compiled CLI to the end (false: a source file changed meanwhile). */
+  compiledCli: boolean;
 }
 
 const RUN_TIMEOUT_MS = 180_000;
@@ -240,6 +242,23 @@ async function pollerOnce(stack: BenchStack, revoices: number) {
   };
 }
 
+/** Newest modification time of the files under `dir`, ms. */
+function newestUnder(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestUnder(file) : fs.statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Whether bin/reelflow.js runs the compiled CLI (as it decides: dist/ newer than every file of src/);
+ * a source file changed during the bench makes it run the TypeScript through tsx, about twice the CPU.
+ */
+const compiledCliIsFresh = () =>
+  fs.statSync(path.join(DIST, 'cli', 'main.js')).mtimeMs >= newestUnder(path.join(ROOT, 'src'));
+
 const median = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -284,8 +303,12 @@ export async function runRunVsPoller(size: RunVsPollerSize, log: (line: string) 
       const { spawnedAt, exitedAt } = await spawnCli(stack, dir, ['run', '--help']);
       help.push(exitedAt - spawnedAt);
     }
-    const result = sumUp(size, rounds, help);
+    const result = { ...sumUp(size, rounds, help), compiledCli: compiledCliIsFresh() };
     for (const line of describeResult(result)) log(line);
+    if (!result.compiledCli)
+      log(
+        '  warning: a file under src/ is newer than dist/: bin/reelflow.js ran the TypeScript through tsx, not the compiled CLI',
+      );
     return result;
   } finally {
     await connection.close();
@@ -294,7 +317,11 @@ export async function runRunVsPoller(size: RunVsPollerSize, log: (line: string) 
   }
 }
 
-function sumUp(size: RunVsPollerSize, rounds: RunVsPollerRound[], help: number[]): RunVsPollerResult {
+function sumUp(
+  size: RunVsPollerSize,
+  rounds: RunVsPollerRound[],
+  help: number[],
+): Omit<RunVsPollerResult, 'compiledCli'> {
   const handoffMs = {
     reelflow: summarize(rounds.flatMap((r) => r.reelflowHandoffs)),
     poller: summarize(rounds.flatMap((r) => r.pollerHandoffs)),
