@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --quick] [--only handoff,throughput,footprint,batch] [--cluster] [--worker-cache 250,250/256] [--out <dir>] [--no-report]`
  * `npm run bench -- --only batch [--items 10000] [--manifest-rows 100000]`
+ * `npm run bench -- --only run-vs-poller [--rounds 5]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
  * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
@@ -18,6 +19,10 @@
  * most of an hour, the default run stays short. `--items` and `--manifest-rows` size it down; a run at
  * another size than the full one reports into <out> (default `.bench/small`), never into docs/.
  *
+ * run-vs-poller (bench/run-vs-poller.ts) runs only when named in --only: `reelflow run` of a seven-job
+ * chain against the naive poller on one ffmpeg stack, alternating, `--rounds` rounds (default 5); its
+ * figures and the fixed-cost split go to the log and `<out>/run-vs-poller.json`.
+ *
  * --worker-cache n[/heapMiB],…: the footprint bench again with the worker's workflow cache capped at n
  * (REELFLOW_MAX_CACHED_WORKFLOWS) and, with /heapMiB, its V8 old space capped (NODE_OPTIONS
  * --max-old-space-size), written as `footprint-cache-<n>[-heap-<m>].json` / `bridge-cache-…json`: memory
@@ -33,12 +38,13 @@ import { BATCH_FULL, BATCH_QUICK, runBatch, type BatchSize } from './batch';
 import { defaultClusterDir, openCluster, startCluster, stopCluster } from '../scripts/cluster/index';
 import { isAlive, ROLES } from '../scripts/cluster/roles';
 import { generateReport } from './report/generate';
+import { runRunVsPoller, RUN_VS_POLLER_FULL, RUN_VS_POLLER_QUICK } from './run-vs-poller';
 import { runThroughput, THROUGHPUT_FULL, THROUGHPUT_QUICK } from './throughput';
 
 /** The benches of a run without --only. */
 const DEFAULT_BENCHES = ['handoff', 'throughput', 'footprint'] as const;
-/** Every bench --only may name (batch runs only when named). */
-const BENCHES = [...DEFAULT_BENCHES, 'batch'] as const;
+/** Every bench --only may name (batch and run-vs-poller run only when named). */
+const BENCHES = [...DEFAULT_BENCHES, 'batch', 'run-vs-poller'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 /** The value of `flag` as a positive whole number, or undefined when the flag is absent. */
@@ -68,6 +74,11 @@ function parseArgs(argv: string[]) {
       throw new Error(`--only: unknown bench "${name}" (known: ${BENCHES.join(', ')})`);
   const items = positiveIntFlag(argv, '--items');
   const manifestRows = positiveIntFlag(argv, '--manifest-rows');
+  const rounds = positiveIntFlag(argv, '--rounds');
+  const runVsPoller = {
+    ...(quick ? RUN_VS_POLLER_QUICK : RUN_VS_POLLER_FULL),
+    ...(rounds !== undefined ? { rounds } : {}),
+  };
   const batch: BatchSize = {
     ...(quick ? BATCH_QUICK : BATCH_FULL),
     ...(items !== undefined ? { items } : {}),
@@ -85,9 +96,11 @@ function parseArgs(argv: string[]) {
     quick,
     reduced,
     batch,
+    runVsPoller,
     only: only as BenchName[],
     out,
-    report: !argv.includes('--no-report'),
+    // run-vs-poller is not in the report: a run of it alone leaves docs/ as they are.
+    report: !argv.includes('--no-report') && only.some((name) => name !== 'run-vs-poller'),
     build: !argv.includes('--no-build'),
     cluster: argv.includes('--cluster'),
     workerCaches,
@@ -123,6 +136,12 @@ async function main(): Promise<void> {
     } else if (name === 'throughput') {
       const result = await runThroughput(args.quick ? THROUGHPUT_QUICK : THROUGHPUT_FULL, log);
       writeJson(args.out, 'throughput', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
+    } else if (name === 'run-vs-poller') {
+      const result = await runRunVsPoller(args.runVsPoller, log);
+      writeJson(args.out, 'run-vs-poller', {
+        run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)),
+        ...result,
+      });
     } else if (name === 'batch') {
       const result = await runBatch(args.batch, log);
       writeJson(args.out, 'batch', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });

@@ -24,6 +24,9 @@ export interface NaiveConfig {
 export interface NaiveResult {
   chains: string[][];
   statusCalls: number;
+  /** Wall clock (ms) just before the first submit, and once every chain's last result was read. */
+  startedAt: number;
+  endedAt: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,8 +62,9 @@ async function main(): Promise<void> {
     return ids;
   };
 
+  const startedAt = Date.now();
   const chains = await Promise.all(Array.from({ length: config.chains }, chain));
-  const result: NaiveResult = { chains, statusCalls };
+  const result: NaiveResult = { chains, statusCalls, startedAt, endedAt: Date.now() };
   fs.writeFileSync(process.argv[3]!, JSON.stringify(result));
   await client.close();
 }

@@ -22,7 +22,21 @@ const RETRY_READ_MS = 1_000;
  */
 const MIN_READ_INTERVAL_MS = 1_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits `ms`, or less once `signal` aborts: a follower's pause must not outlive the workflow, or the
+ * process would wait out its timer (up to MIN_READ_INTERVAL_MS) before it exits.
+ */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** Settles with the workflow's outcome without throwing. */
 function outcome(handle: WorkflowHandle): { done: () => boolean; promise: Promise<unknown> } {
@@ -64,7 +78,7 @@ async function* stateChanges(handle: WorkflowHandle, signal: AbortSignal): Async
       );
     } catch {
       if (signal.aborted) return;
-      await sleep(RETRY_READ_MS);
+      await sleep(RETRY_READ_MS, signal);
       continue;
     }
     const events = response.history?.events ?? [];
@@ -117,6 +131,7 @@ async function followUntilEnd<T>(
   const end = outcome(handle);
   const stop = new AbortController();
   let last: T | undefined;
+  let pending: Promise<{ value: T } | undefined> | undefined;
   const note = setInterval(() => last !== undefined && show(last), WAITING_NOTE_EVERY_MS);
   try {
     const changes = quiet ? undefined : stateChanges(handle, stop.signal);
@@ -127,13 +142,20 @@ async function followUntilEnd<T>(
       if (next === 'ended' || next.done) break;
       const early = lastRead + MIN_READ_INTERVAL_MS - Date.now();
       // Changes that come meanwhile wait in the history stream; the one read after the pause covers them.
-      if (early > 0 && (await Promise.race([sleep(early), ended])) === 'ended') break;
+      if (early > 0 && (await Promise.race([sleep(early, stop.signal), ended])) === 'ended') break;
       lastRead = Date.now();
-      try {
-        last = await read();
+      // A failed read (no worker has answered yet, or it is restarting): the next change asks again. A
+      // read still out at the close is not waited for when the close carries the final view.
+      pending = read().then(
+        (value) => ({ value }),
+        () => undefined,
+      );
+      const answer = await Promise.race([pending, ended]);
+      if (answer === 'ended') break;
+      pending = undefined;
+      if (answer) {
+        last = answer.value;
         show(last);
-      } catch {
-        // No worker has answered yet (or it is restarting): the next change asks again.
       }
     }
   } finally {
@@ -144,6 +166,11 @@ async function followUntilEnd<T>(
   if (isFinal(result)) {
     show(result as T);
     return result as T;
+  }
+  const late = await pending;
+  if (late) {
+    last = late.value;
+    show(last);
   }
   if (quiet && last === undefined) return read().catch(() => undefined);
   return last;
