@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/workflow-names, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -34,6 +34,7 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/contract/failure-types.ts',
   'src/contract/limits.ts',
   'src/contract/model-metadata.ts',
+  'src/contract/models/*.ts',
   'src/contract/workflow-names.ts',
   'src/spec/errors.ts',
   'src/spec/references.ts',
