@@ -43,7 +43,7 @@ const WORKFLOW_PLAIN_MODULES = [
 ];
 
 const LEAN_MESSAGE =
-  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, spec/spec, spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, model-inputs, resources, validation, uri, spec/spec, spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
 
 /**
  * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
@@ -52,7 +52,7 @@ const LEAN_MESSAGE =
 const LEAN_PATTERNS = [
   { regex: '^zod(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
   {
-    regex: '(^|\\.\\./)contract(/(index|models|resources|validation|uri)(\\.[jt]s)?)?$',
+    regex: '(^|\\.\\./)contract(/(index|model-inputs|resources|validation|uri)(\\.[jt]s)?)?$',
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },
@@ -305,7 +305,7 @@ module.exports = defineConfig(
         (() => {
           const base = sandboxRestrictions('in a module workflows import', LEAN_MESSAGE);
           const siblings = {
-            regex: '^\\./(index|models|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$',
+            regex: '^\\.\\.?/(index|model-inputs|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$',
             allowTypeImports: true,
             message: LEAN_MESSAGE,
           };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODEL_DEFINITIONS, MODEL_IDS, type ModelId } from './models/index';
+import { MODEL_DEFINITIONS, MODEL_IDS, type ModelId } from './models';
 import { makeUriSchema, type UriRules } from './uri';
 
 /**

@@ -3,9 +3,9 @@
  * pulling zod into the workflow bundle. Each model's own module is in ./models; its input schema is
  * built by ./model-inputs.
  */
-import { MODEL_IDS, modelDefinition, pricingUnitOf, type ModelId, type PricingUnit } from './models/index';
+import { MODEL_IDS, modelDefinition, pricingUnitOf, type ModelId, type PricingUnit } from './models';
 
-export { MODEL_DEFINITIONS, MODEL_IDS, modelDefinition, type ModelId, type PricingUnit } from './models/index';
+export { MODEL_DEFINITIONS, MODEL_IDS, modelDefinition, type ModelId, type PricingUnit } from './models';
 
 export interface ModelMetadata {
   id: ModelId;

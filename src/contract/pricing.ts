@@ -6,7 +6,7 @@ import {
   type LooseInput,
   type ModelId,
   type PerSecondPriceRule,
-} from './models/index';
+} from './models';
 
 /**
  * The price rules of every model read alike: each model's rule is in its module (src/contract/models/),

@@ -7,7 +7,7 @@ import { FfmpegError } from '../../media/errors';
 import { probe } from '../../media/ffmpeg';
 import { materialiseInput, type InputSourceOptions } from './inputs';
 import { limitedClipSeconds, probeInput, type ModelContext } from './models/common';
-import { rendererOf } from './models/index';
+import { rendererOf } from './models';
 import type { LookupFn } from '../../net/url-rules';
 
 export { MediaError, type MediaErrorCode } from './errors';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { modelDefinition, type ModelId } from '../../contract';
 import { runFfmpeg } from '../../media/ffmpeg';
 import { AAC, FPS, H264 } from './models/common';
-import { rendererOf, type ClipShape } from './models/index';
+import { rendererOf, type ClipShape } from './models';
 import { outputFileName, type ModelRunner, type RenderedFile, type RenderRequest } from './runner';
 
 /**

@@ -5,7 +5,7 @@ import type { ModelRenderer } from './renderer';
 const SCALE = UPSCALE.frameScale;
 
 /**
- * Upscaling model (`service-upscale-video-fast`): multiplies width and height (by 2) with the lanczos
+ * Upscaling model (`service-upscale-video-fast`): scales width and height by its `frameScale` (2) with the lanczos
  * scaler, keeps the duration and the audio (copied when it is AAC already).
  */
 export async function renderUpscale(input: UpscaleVideoFastInput, ctx: ModelContext): Promise<string> {
