@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/workflow-names, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -34,6 +34,7 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/contract/failure-types.ts',
   'src/contract/limits.ts',
   'src/contract/model-metadata.ts',
+  'src/contract/models/*.ts',
   'src/contract/workflow-names.ts',
   'src/spec/errors.ts',
   'src/spec/references.ts',
@@ -42,7 +43,7 @@ const WORKFLOW_PLAIN_MODULES = [
 ];
 
 const LEAN_MESSAGE =
-  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, spec/spec, spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, model-inputs, resources, validation, uri, spec/spec, spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
 
 /**
  * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
@@ -51,7 +52,7 @@ const LEAN_MESSAGE =
 const LEAN_PATTERNS = [
   { regex: '^zod(/.*)?$', allowTypeImports: true, message: LEAN_MESSAGE },
   {
-    regex: '(^|\\.\\./)contract(/(index|models|resources|validation|uri)(\\.[jt]s)?)?$',
+    regex: '(^|\\.\\./)contract(/(index|model-inputs|resources|validation|uri)(\\.[jt]s)?)?$',
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },
@@ -304,7 +305,7 @@ module.exports = defineConfig(
         (() => {
           const base = sandboxRestrictions('in a module workflows import', LEAN_MESSAGE);
           const siblings = {
-            regex: '^\\./(index|models|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$',
+            regex: '^\\.\\.?/(index|model-inputs|resources|validation|uri|signature|spec|builder|examples)(\\.[jt]s)?$',
             allowTypeImports: true,
             message: LEAN_MESSAGE,
           };

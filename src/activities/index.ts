@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { priceLongForm } from '../contract/pricing';
+import { tablePrice } from '../contract/pricing';
 import {
   describeFieldErrors,
   type CancelResponse,
@@ -69,8 +69,6 @@ export interface ActivityDeps {
   /** The account's cap on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY); absent or uncapped: no permits. */
   limits?: AccountLimits;
 }
-
-const LONG_FORM_MODEL: ModelId = 'service-video-cinema-long-form-from-references';
 
 /** Failure types of a submit after which a job may exist. */
 const MAY_HAVE_CREATED = new Set<string>([FAILURE_TYPES.ambiguousSubmission, FAILURE_TYPES.submitAnswerInvalid]);
@@ -390,9 +388,9 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       };
     },
     async quoteJob(model, input) {
-      // The long-form model's price is the contract's table, the same rule the service charges by: no call.
-      if (model === LONG_FORM_MODEL)
-        return { credits: priceLongForm(input as Parameters<typeof priceLongForm>[0]), pricingUnit: 'per-request' };
+      // A model priced by the contract's table is priced by the same rule the service charges by: no call.
+      const byTable = tablePrice(model, input);
+      if (byTable !== undefined) return { credits: byTable, pricingUnit: 'per-request' };
       const sent = await sendable(input);
       const quote = await wrap('quote', () => client.quote(model, sent as ModelInputs[typeof model]));
       return { credits: quote.credits, pricingUnit: quote.pricing_unit };

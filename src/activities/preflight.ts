@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { DECIDED_LIMITS, LIMITS, MODELS, type FieldError, type ModelId } from '../contract';
+import {
+  DECIDED_LIMITS,
+  MODELS,
+  modelDefinition,
+  type FieldError,
+  type ModelId,
+  type PreflightRule,
+} from '../contract';
 import { clipSeconds, probe } from '../media/ffmpeg';
 import type { AddressRuleOptions, LookupFn } from '../net/url-rules';
 import { InputHeadError } from './errors';
@@ -13,8 +20,9 @@ import { readDataUri, readUrlHead, sniffMediaType, type InputHead } from './pref
  * Preflight: before a step is submitted (and paid for), check every input the service will fetch,
  * as far as a client can — a URL resolves to public address space and answers a ranged GET with a
  * media type that fits the parameter and a size within the limits; a data URI has a fitting type and
- * size; a local reference exists; a clip for re-voicing is at most 10 minutes (ffprobe of the first
- * bytes). What it cannot catch is in docs/preflight.md.
+ * size; a local reference exists; a clip whose length the model limits (the model's preflight rule,
+ * src/contract/models/) is short enough (ffprobe of the first bytes). What it cannot catch is in
+ * docs/preflight.md.
  */
 
 /** The kind of media a URI parameter takes, from its name (`image_urls`, `audio_url`, `video_url`, ...). */
@@ -27,7 +35,7 @@ export interface PreflightCheck {
   source: 'url' | 'data-uri' | 'reference';
   contentType: string | null;
   size: number | null;
-  /** Length of a re-voicing clip, when it could be read. */
+  /** Length of a clip whose length the model limits, when it could be read. */
   durationSeconds?: number;
   /** What could not be checked (e.g. a clip whose length is not in its first bytes). */
   note?: string;
@@ -142,8 +150,9 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
     item: ReturnType<typeof uriInputs>[number],
     problems: FieldError[],
   ): Promise<PreflightCheck | null> {
-    const isClip = model === 'service-horizon-studio' && item.field === 'video_url';
-    const read = await headOf(item.value, isClip ? clipHeadBytes : SNIFF_BYTES);
+    const clipRule = modelDefinition(model).preflight.clipLength;
+    const clip = clipRule?.field === item.field ? clipRule : undefined;
+    const read = await headOf(item.value, clip ? clipHeadBytes : SNIFF_BYTES);
     if ('problem' in read) {
       problems.push({ path: item.path, message: read.problem });
       return null;
@@ -166,15 +175,16 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
         message: `is ${head.size} bytes, more than the ${DECIDED_LIMITS.inputFileMaxBytes} an input file may have`,
       });
     }
-    if (isClip && (!contentType || fits('video', contentType))) await checkClipLength(read, check, problems);
+    if (clip && (!contentType || fits('video', contentType))) await checkClipLength(read, check, problems, clip);
     return check;
   }
 
-  /** ffprobe of the clip's first bytes (or its stored file): at most 10 minutes. */
+  /** ffprobe of the clip's first bytes (or its stored file): at most the model's `rule.maxSeconds`. */
   async function checkClipLength(
     read: { head: InputHead; file?: string },
     check: PreflightCheck,
     problems: FieldError[],
+    rule: NonNullable<PreflightRule['clipLength']>,
   ): Promise<void> {
     let seconds: number | null = null;
     const dir = read.file ? null : await mkdtemp(join(tmpdir(), 'reelflow-preflight-'));
@@ -192,10 +202,10 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
       return;
     }
     check.durationSeconds = Math.round(seconds * 100) / 100;
-    if (seconds > LIMITS.horizonMaxClipSeconds) {
+    if (seconds > rule.maxSeconds) {
       problems.push({
         path: check.path,
-        message: `is a ${seconds.toFixed(1)} s clip, longer than the ${LIMITS.horizonMaxClipSeconds / 60} minutes re-voicing accepts`,
+        message: `is a ${seconds.toFixed(1)} s clip, longer than the ${rule.maxSeconds / 60} minutes ${rule.doing} accepts`,
       });
     }
   }

@@ -1,17 +1,10 @@
 /**
- * Every numeric limit and allowed value of the service spec, in one place.
- * Nothing else in reelflow re-declares these: schemas, the local service, the bridge
- * and the client all import them from here.
+ * Every numeric limit and allowed value of the service spec that is not one model's, in one place
+ * (a model's own limits and values are in its module, src/contract/models/). Nothing else in
+ * reelflow re-declares these: schemas, the local service, the bridge and the client all import them
+ * from here.
  */
 export const LIMITS = {
-  /** Longest clip `service-horizon-studio` accepts, in seconds (10 minutes). */
-  horizonMaxClipSeconds: 600,
-  imageUrlsMax: 30,
-  audioUrlsMax: 10,
-  videoUrlsMax: 10,
-  /** 30 + 10 + 10 reference files on the long-form model. */
-  referenceFilesMax: 50,
-  promptMaxLength: 30_000,
   webhookToleranceSeconds: 300,
   /** A webhook handler slower than this is retried needlessly by the service. */
   webhookHandlerBudgetSeconds: 10,
@@ -38,15 +31,6 @@ export const DECIDED_LIMITS = {
   requestBodyMaxBytes: 50 * 1024 * 1024,
 } as const;
 
-export const ASPECT_RATIOS = ['21:9', '16:9', '4:3', '1:1', '3:4', '9:16'] as const;
-export type AspectRatio = (typeof ASPECT_RATIOS)[number];
-
-export const LONG_FORM_DURATIONS = ['4', '5', '10', '15', '20', '25', '30'] as const;
-export type LongFormDuration = (typeof LONG_FORM_DURATIONS)[number];
-
-export const RESOLUTIONS = ['480p', '720p'] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
-
 export const PROCESSING_SPEEDS = ['standard', 'ultra-fast'] as const;
 export type ProcessingSpeed = (typeof PROCESSING_SPEEDS)[number];
 
@@ -59,17 +43,9 @@ export function isTerminalState(state: JobState): boolean {
   return TERMINAL_STATES.includes(state);
 }
 
-/** Defaults the spec gives (and the ones it leaves open, decided in docs/spec-decisions.md). */
+/** Defaults the spec gives for every model (a model's own are in its module, src/contract/models/). */
 export const DEFAULTS = {
   processingSpeed: 'standard' as ProcessingSpeed,
-  aspectRatio: '16:9' as AspectRatio,
-  duration: '4' as LongFormDuration,
-  resolution: '480p' as Resolution,
-  webSearch: false,
-  /** Not shown in the spec; decided: off. */
-  nsfwChecker: false,
-  /** Not shown in the spec; decided: off. */
-  sound: false,
 } as const;
 
 /** Header names of webhook deliveries (the spec's neutral `Service-` prefix). */

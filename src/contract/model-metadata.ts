@@ -1,17 +1,11 @@
 /**
  * Model identifiers and metadata as plain data (no schemas), so workflows can import them without
- * pulling zod into the workflow bundle. The input schemas live in ./models.
+ * pulling zod into the workflow bundle. Each model's own module is in ./models; its input schema is
+ * built by ./model-inputs.
  */
+import { MODEL_IDS, modelDefinition, pricingUnitOf, type ModelId, type PricingUnit } from './models';
 
-export const MODEL_IDS = [
-  'service-horizon-studio',
-  'service-upscale-video-fast',
-  'service-video-cinema-long-form-from-references',
-] as const;
-export type ModelId = (typeof MODEL_IDS)[number];
-
-/** How a model is billed. */
-export type PricingUnit = 'per-output-second' | 'per-request';
+export { MODEL_DEFINITIONS, MODEL_IDS, modelDefinition, type ModelId, type PricingUnit } from './models';
 
 export interface ModelMetadata {
   id: ModelId;
@@ -25,31 +19,22 @@ export interface ModelMetadata {
    * Not in the spec: reelflow's own estimate.
    */
   expectedRunSeconds: number;
+  /** For a model that resizes its input clip: how many times its width and height the output has. */
+  frameScale?: number;
 }
 
-export const MODELS: Record<ModelId, ModelMetadata> = {
-  'service-horizon-studio': {
-    id: 'service-horizon-studio',
-    purpose: 'Re-voice a video: the mouth is matched to a new audio track (clips up to 10 minutes).',
-    pricingUnit: 'per-output-second',
-    uriFields: ['audio_url', 'video_url'],
-    uriListFields: [],
-    expectedRunSeconds: 120,
-  },
-  'service-upscale-video-fast': {
-    id: 'service-upscale-video-fast',
-    purpose: 'Fast video super-resolution.',
-    pricingUnit: 'per-output-second',
-    uriFields: ['video_url'],
-    uriListFields: [],
-    expectedRunSeconds: 60,
-  },
-  'service-video-cinema-long-form-from-references': {
-    id: 'service-video-cinema-long-form-from-references',
-    purpose: 'Up to 30 s of video from up to 50 reference files.',
-    pricingUnit: 'per-request',
-    uriFields: [],
-    uriListFields: ['image_urls', 'audio_urls', 'video_urls'],
-    expectedRunSeconds: 180,
-  },
-};
+function metadataOf(model: ModelId): ModelMetadata {
+  const definition = modelDefinition(model);
+  return {
+    id: model,
+    purpose: definition.purpose,
+    pricingUnit: pricingUnitOf(definition.price),
+    uriFields: definition.uriFields,
+    uriListFields: definition.uriListFields,
+    expectedRunSeconds: definition.expectedRunSeconds,
+    ...(definition.frameScale !== undefined ? { frameScale: definition.frameScale } : {}),
+  };
+}
+
+/** Each model's metadata under its id. */
+export const MODELS = Object.fromEntries(MODEL_IDS.map((id) => [id, metadataOf(id)])) as Record<ModelId, ModelMetadata>;

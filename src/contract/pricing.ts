@@ -1,33 +1,33 @@
-import type { LongFormDuration, ProcessingSpeed, Resolution } from './limits';
-import { withLongFormDefaults, type LongFormInput } from './models';
+import type { ProcessingSpeed } from './limits';
+import {
+  MODEL_DEFINITIONS,
+  MODEL_IDS,
+  modelDefinition,
+  type LooseInput,
+  type ModelId,
+  type PerSecondPriceRule,
+} from './models';
 
-type PriceRow = Record<`${Resolution} ${ProcessingSpeed}`, number>;
+/**
+ * The price rules of every model read alike: each model's rule is in its module (src/contract/models/),
+ * a table (`TablePriceRule`) or a per-second rate (`PerSecondPriceRule`).
+ */
 
-/** Credits per request of the long-form model, all 28 cells of the spec's table. */
-export const LONG_FORM_PRICES: Record<LongFormDuration, PriceRow> = {
-  '4': { '480p standard': 80, '480p ultra-fast': 125, '720p standard': 170, '720p ultra-fast': 245 },
-  '5': { '480p standard': 100, '480p ultra-fast': 155, '720p standard': 210, '720p ultra-fast': 305 },
-  '10': { '480p standard': 195, '480p ultra-fast': 305, '720p standard': 420, '720p ultra-fast': 610 },
-  '15': { '480p standard': 295, '480p ultra-fast': 460, '720p standard': 625, '720p ultra-fast': 915 },
-  '20': { '480p standard': 390, '480p ultra-fast': 610, '720p standard': 835, '720p ultra-fast': 1220 },
-  '25': { '480p standard': 485, '480p ultra-fast': 765, '720p standard': 1040, '720p ultra-fast': 1525 },
-  '30': { '480p standard': 585, '480p ultra-fast': 915, '720p standard': 1250, '720p ultra-fast': 1830 },
-};
-
-/** Price in credits of one long-form request, with the spec's defaults applied. */
-export function priceLongForm(input: Pick<LongFormInput, 'duration' | 'resolution' | 'processing_speed'>): number {
-  const full = withLongFormDefaults({ image_urls: [], ...input });
-  return LONG_FORM_PRICES[full.duration][`${full.resolution} ${full.processing_speed}`];
-}
+/** Ids of the models priced per second of output. */
+export type PerSecondModelId = {
+  [M in ModelId]: (typeof MODEL_DEFINITIONS)[M]['price'] extends PerSecondPriceRule ? M : never;
+}[ModelId];
 
 /**
  * Per-second rates of the local service (the spec leaves them to the quote endpoint; these are
  * the local implementation's own, recorded in docs/spec-decisions.md). Credits per output second.
  */
-export const LOCAL_PER_SECOND_RATES = {
-  'service-horizon-studio': { standard: 6, 'ultra-fast': 9 },
-  'service-upscale-video-fast': { standard: 2, 'ultra-fast': 3 },
-} as const satisfies Record<string, Record<ProcessingSpeed, number>>;
+export const LOCAL_PER_SECOND_RATES = Object.fromEntries(
+  MODEL_IDS.flatMap((id) => {
+    const rule = modelDefinition(id).price;
+    return rule.kind === 'per-second' ? [[id, rule.localRates]] : [];
+  }),
+) as Record<PerSecondModelId, Readonly<Record<ProcessingSpeed, number>>>;
 
 /** Credits for a per-second model: whole seconds, rounded up, at least one second. */
 export function pricePerSecond(rate: number, clipSeconds: number): number {
@@ -43,7 +43,16 @@ export function localPerSecondPrice(
   input: { processing_speed?: unknown },
   seconds: number,
 ): number | undefined {
-  const rates = (LOCAL_PER_SECOND_RATES as Record<string, Record<ProcessingSpeed, number>>)[model];
-  if (!rates) return undefined;
+  if (!Object.hasOwn(LOCAL_PER_SECOND_RATES, model)) return undefined;
+  const rates = (LOCAL_PER_SECOND_RATES as Record<string, Readonly<Record<ProcessingSpeed, number>>>)[model]!;
   return pricePerSecond(rates[input.processing_speed === 'ultra-fast' ? 'ultra-fast' : 'standard'], seconds);
+}
+
+/**
+ * The price of a model priced by the contract's own table (the same rule the service charges by, so
+ * no call is needed); undefined for a model whose price only the service's quote knows.
+ */
+export function tablePrice(model: ModelId, input: LooseInput): number | undefined {
+  const rule = modelDefinition(model).price;
+  return rule.kind === 'table' ? rule.price(input) : undefined;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATES } from './limits';
-import { modelIdSchema } from './models';
+import { modelIdSchema } from './model-inputs';
 
 export const jobStateSchema = z.enum(JOB_STATES);
 

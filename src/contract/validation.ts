@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { MODEL_INPUT_SCHEMAS, createModelInputSchemas, modelIdSchema, type ModelId, type ModelInputs } from './models';
+import { MODEL_INPUT_SCHEMAS, createModelInputSchemas, modelIdSchema, type ModelInputs } from './model-inputs';
+import type { ModelId } from './models';
 import type { UriRules } from './uri';
 
 /** One problem with an input: where it is (`image_urls.3`) and why it is wrong. */

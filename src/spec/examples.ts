@@ -1,4 +1,4 @@
-import type { UriRules } from '../contract';
+import { LONG_FORM, REVOICE, UPSCALE, type UriRules } from '../contract';
 import type { MediaRef } from '../media/reference';
 import { from, pipeline } from './builder';
 import type { PipelineSpec } from './spec';
@@ -29,14 +29,14 @@ export const EXAMPLE_INPUTS: ThreeStepInputs = {
  */
 export function threeStepPipeline(inputs: ThreeStepInputs, name = 'three-step', rules?: UriRules): PipelineSpec {
   return pipeline(name)
-    .step('generate', 'service-video-cinema-long-form-from-references', {
+    .step('generate', LONG_FORM.id, {
       image_urls: inputs.imageUrls,
       ...(inputs.prompt !== undefined ? { prompt: inputs.prompt } : {}),
       duration: inputs.duration ?? '5',
       resolution: '480p',
       aspect_ratio: '16:9',
     })
-    .step('revoice', 'service-horizon-studio', { video_url: from('generate'), audio_url: inputs.audioUrl })
-    .step('upscale', 'service-upscale-video-fast', { video_url: from('revoice', 'videos[0].url') })
+    .step('revoice', REVOICE.id, { video_url: from('generate'), audio_url: inputs.audioUrl })
+    .step('upscale', UPSCALE.id, { video_url: from('revoice', 'videos[0].url') })
     .build(rules);
 }

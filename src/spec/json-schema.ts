@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MODEL_IDS } from '../contract/model-metadata';
-import { createModelInputSchemas } from '../contract/models';
+import { createModelInputSchemas } from '../contract/model-inputs';
 import { pipelineSpecSchema, safeNameSchema, stepReferenceSchema } from './spec';
 
 /**

@@ -1,5 +1,6 @@
 import { extname, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { MODELS } from '../contract';
 import { threeStepPipeline } from '../spec/examples';
 import { DEFAULT_CLI_ARCHIVE } from '../spec/spec';
 import { pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
@@ -229,9 +230,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       const url = step.output?.videos[0]?.url;
       if (!url) continue;
       const previous = checked.at(-1);
+      const scale = MODELS[step.model].frameScale;
       const expected =
-        step.model === 'service-upscale-video-fast' && previous?.width && previous.height
-          ? { width: previous.width * 2, height: previous.height * 2 }
+        scale && previous?.width && previous.height
+          ? { width: previous.width * scale, height: previous.height * scale }
           : undefined;
       checked.push(await fetchAndCheck(step.id, url, dir, expected));
     }

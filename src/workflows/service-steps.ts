@@ -8,14 +8,17 @@ import type {
   UpscaleVideoFastInput,
 } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
+import { LONG_FORM } from '../contract/models/long-form';
+import { REVOICE } from '../contract/models/revoice';
+import { UPSCALE } from '../contract/models/upscale';
 import { chargesSettled, ServiceJob, type JobCredits, type ServiceJobOptions } from './steps/service-job';
 
 /** The model `generateVideo` runs: a clip from reference images (and optional prompt, audio, video). */
-export const GENERATE_VIDEO_MODEL = 'service-video-cinema-long-form-from-references' satisfies ModelId;
+export const GENERATE_VIDEO_MODEL = LONG_FORM.id satisfies ModelId;
 /** The model `revoice` runs: a clip re-voiced with a new audio track. */
-export const REVOICE_MODEL = 'service-horizon-studio' satisfies ModelId;
+export const REVOICE_MODEL = REVOICE.id satisfies ModelId;
 /** The model `upscale` runs. */
-export const UPSCALE_MODEL = 'service-upscale-video-fast' satisfies ModelId;
+export const UPSCALE_MODEL = UPSCALE.id satisfies ModelId;
 
 /** Input of `generateVideo` (the model's own input fields, docs/service-api.md). */
 export type GenerateVideoInput = LongFormInput;
@@ -68,7 +71,7 @@ async function resultOf<M extends ModelId>(
 }
 
 /**
- * Generates a video from reference images (`service-video-cinema-long-form-from-references`) inside
+ * Generates a video from reference images (the long-form model, `GENERATE_VIDEO_MODEL`) inside
  * the calling workflow: one paid job as `runServiceJob` runs it; throws as it does, and when there is no result.
  *
  * @example
@@ -80,7 +83,7 @@ export function generateVideo(input: GenerateVideoInput, options?: ServiceJobOpt
 }
 
 /**
- * Re-voices a clip with a new audio track (`service-horizon-studio`) inside the calling workflow and
+ * Re-voices a clip with a new audio track (`REVOICE_MODEL`) inside the calling workflow and
  * resolves with the service's result; as `generateVideo` otherwise.
  *
  * @example
@@ -91,7 +94,7 @@ export function revoice(input: RevoiceInput, options?: ServiceJobOptions): Promi
 }
 
 /**
- * Upscales a clip (`service-upscale-video-fast`) inside the calling workflow and resolves with the
+ * Upscales a clip (`UPSCALE_MODEL`) inside the calling workflow and resolves with the
  * service's result; as `generateVideo` otherwise.
  */
 export function upscale(input: UpscaleInput, options?: ServiceJobOptions): Promise<ServiceStepResult> {

@@ -57,7 +57,10 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
       '../contract/resources',
       "import { webhookEventSchema } from '../contract/resources';\nexport const s = webhookEventSchema;\n",
     ],
-    ['../contract/models', "import { MODELS } from '../contract/models';\nexport const m = MODELS;\n"],
+    [
+      '../contract/model-inputs',
+      "import { MODEL_INPUT_SCHEMAS } from '../contract/model-inputs';\nexport const m = MODEL_INPUT_SCHEMAS;\n",
+    ],
     ['../spec/spec', "import { validatePipelineSpec } from '../spec/spec';\nexport const v = validatePipelineSpec;\n"],
     ['../spec', "import { resolveReferences } from '../spec';\nexport const r = resolveReferences;\n"],
     ['../config', "import { loadEnv } from '../config';\nexport const l = loadEnv;\n"],
@@ -82,13 +85,14 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
         "import { LIMITS } from '../contract/limits';",
         "import { EVENT_TYPES } from '../contract/events';",
         "import { MODELS } from '../contract/model-metadata';",
+        "import { LONG_FORM } from '../contract/models/long-form';",
         "import { resolvePacing } from '../spec/pacing';",
         "import { resolveReferences } from '../spec/references';",
         "import type { WebhookEvent } from '../contract';",
         "import type { PipelineSpec } from '../spec/spec';",
         "import type { z } from 'zod';",
         'export type T = WebhookEvent | PipelineSpec | z.ZodType;',
-        'export const all = [condition, proxyReelflowActivities, LIMITS, EVENT_TYPES, MODELS, resolvePacing, resolveReferences];',
+        'export const all = [condition, proxyReelflowActivities, LIMITS, EVENT_TYPES, MODELS, LONG_FORM, resolvePacing, resolveReferences];',
         '',
       ].join('\n'),
     );
@@ -131,8 +135,13 @@ describe('lean boundary of the modules workflows import values from (eslint)', (
     ],
     [
       'src/contract/model-metadata.ts',
-      './models',
-      "import { modelIdSchema } from './models';\nexport const s = modelIdSchema;\n",
+      './model-inputs',
+      "import { modelIdSchema } from './model-inputs';\nexport const s = modelIdSchema;\n",
+    ],
+    [
+      'src/contract/models/long-form.ts',
+      '../model-inputs',
+      "import { modelIdSchema } from '../model-inputs';\nexport const s = modelIdSchema;\n",
     ],
     [
       'src/contract/limits.ts',

@@ -1,9 +1,6 @@
 import {
-  DEFAULTS,
   localPerSecondPrice,
-  MODELS,
-  priceLongForm,
-  type LongFormInput,
+  modelDefinition,
   type ModelId,
   type ModelInputs,
   type QuoteResponse,
@@ -15,10 +12,10 @@ import type { PipelineSpec } from '../../spec/spec';
 /**
  * Pricing a pipeline before anything is spent. A step whose input is all literal is priced by the
  * service's quote endpoint (exact). A step that reads an earlier step's output cannot be quoted yet:
- * - long-form: its price depends only on duration/resolution/speed, so the spec's price table gives
- *   the exact figure (references there are only image/audio/video URLs);
+ * - a model priced by the contract's table (long-form): its price depends only on fields a reference
+ *   cannot fill (duration/resolution/speed), so the table gives the exact figure;
  * - per-second models: the clip does not exist yet. Its length is estimated from the earlier step
- *   (long-form: its `duration`; re-voicing/upscaling keep the clip's length). The figure is marked
+ *   (a model whose input says its output's length: that; the others keep the clip's length). The figure is marked
  *   as an estimate, and given only for the local service, whose per-second rates reelflow knows
  *   (LOCAL_PER_SECOND_RATES); for any other service the price is unknown until the clip exists.
  */
@@ -59,8 +56,8 @@ export function isLocalServiceUrl(url: string): boolean {
 /** How a batch quote prices steps the service would be asked about (see quoteBatch). */
 export interface QuoteOptions {
   /**
-   * Literal long-form steps from the contract's price table instead of the quote endpoint (the same
-   * figure: the price depends only on duration, resolution and speed).
+   * Literal steps of table-priced models (long-form) from the contract's price table instead of the
+   * quote endpoint (the same figure: the price depends only on duration, resolution and speed).
    */
   longFormByTable?: boolean;
   /** Quote answers by model and input, so identical steps of several items are asked once. */
@@ -93,19 +90,16 @@ export async function quotePipeline(
       dependsOn ??= reference.$from;
     });
     const base = { step: step.id, model: step.model, dependsOn };
-    if (dependsOn === null && !(options.longFormByTable && MODELS[step.model].pricingUnit === 'per-request')) {
+    const model = modelDefinition(step.model);
+    if (dependsOn === null && !(options.longFormByTable && model.price.kind === 'table')) {
       const quote = await ask(step.model, step.input);
-      const length =
-        step.model === 'service-video-cinema-long-form-from-references'
-          ? Number(priceInputDuration(step.input))
-          : (quote.billed_seconds ?? null);
+      const length = model.outputSeconds(step.input) ?? quote.billed_seconds ?? null;
       seconds.set(step.id, length);
       steps.push({ ...base, credits: quote.credits, basis: 'quote', seconds: length });
-    } else if (MODELS[step.model].pricingUnit === 'per-request') {
-      const input = step.input as Partial<LongFormInput>;
-      const credits = priceLongForm(input);
-      seconds.set(step.id, Number(priceInputDuration(step.input)));
-      steps.push({ ...base, credits, basis: 'price-table', seconds: Number(priceInputDuration(step.input)) });
+    } else if (model.price.kind === 'table') {
+      const length = model.outputSeconds(step.input);
+      seconds.set(step.id, length);
+      steps.push({ ...base, credits: model.price.price(step.input), basis: 'price-table', seconds: length });
     } else {
       // A per-second step with literal input was quoted above: this one reads an earlier output.
       const length = dependsOn === null ? null : (seconds.get(dependsOn) ?? null);
@@ -142,10 +136,6 @@ export async function quotePipeline(
     incomplete: steps.some((s) => s.credits === null),
     budgetCredits: spec.budgetCredits ?? null,
   };
-}
-
-function priceInputDuration(input: Record<string, unknown>): string {
-  return typeof input.duration === 'string' ? input.duration : DEFAULTS.duration;
 }
 
 /** A batch's price: every item priced as `reelflow quote` prices a spec, and the totals by how exact they are. */

@@ -1,23 +1,13 @@
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import {
-  DECIDED_LIMITS,
-  withLongFormDefaults,
-  type HorizonStudioInput,
-  type LongFormInput,
-  type ModelId,
-  type ModelInput,
-  type UpscaleVideoFastInput,
-} from '../../contract';
+import { DECIDED_LIMITS, MODEL_DEFINITIONS, modelDefinition, type ModelId, type ModelInput } from '../../contract';
 import { MediaError } from './errors';
 import { FfmpegError } from '../../media/errors';
-import { clipSeconds, probe } from '../../media/ffmpeg';
+import { probe } from '../../media/ffmpeg';
 import { materialiseInput, type InputSourceOptions } from './inputs';
-import { probeInput, type ModelContext } from './models/common';
-import { renderLongForm } from './models/long-form';
-import { assertClipLength, renderRevoice } from './models/revoice';
-import { renderUpscale } from './models/upscale';
+import { limitedClipSeconds, probeInput, type ModelContext } from './models/common';
+import { rendererOf } from './models';
 import type { LookupFn } from '../../net/url-rules';
 
 export { MediaError, type MediaErrorCode } from './errors';
@@ -44,13 +34,13 @@ export interface RenderRequest {
   signal: AbortSignal;
 }
 
-/** Renders the three models and measures what the per-second models bill. */
+/** Renders every model (its renderer: ./models) and measures what the per-second models bill. */
 export interface ModelRunner {
   /** Renders; rejects with MediaError (or the abort reason). `outputSeconds` is the output's probed duration. */
   render(req: RenderRequest): Promise<{ files: RenderedFile[]; outputSeconds: number }>;
   /**
-   * Seconds billed: the probed length of the input clip for the per-second models (re-voicing
-   * refuses clips over 10 minutes), the requested duration for the long-form model. Throws MediaError.
+   * Seconds billed: the probed length of the input clip for the per-second models (a clip over the
+   * model's limit is refused), the requested duration for the long-form model. Throws MediaError.
    * With `keepIn`, the fetched clip stays in that directory for the render (see `prefetchedDir`).
    */
   billedSeconds(model: ModelId, input: ModelInput, keepIn?: string): Promise<number>;
@@ -85,16 +75,10 @@ async function prefetched(dir: string | undefined, path: string): Promise<string
 export const DEFAULT_MAX_INPUT_BYTES = DECIDED_LIMITS.inputFileMaxBytes;
 export const DEFAULT_FETCH_TIMEOUT_MS = 120_000;
 
-const OUTPUT_STEMS: Record<ModelId, string> = {
-  'service-horizon-studio': 'revoiced',
-  'service-upscale-video-fast': 'upscaled',
-  'service-video-cinema-long-form-from-references': 'long-form',
-};
-
 /** File name of a model's output: `<kind>-<request id>.mp4`, restricted to URL-safe characters. */
 export function outputFileName(model: ModelId, requestId: string): string {
   const id = requestId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100) || 'output';
-  return `${OUTPUT_STEMS[model]}-${id}.mp4`;
+  return `${rendererOf(model).stem}-${id}.mp4`;
 }
 
 function toMediaError(error: unknown, signal?: AbortSignal): unknown {
@@ -139,20 +123,7 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
             (await prefetched(req.prefetchedDir, path)) ??
             materialiseInput(uri, path, workDir, name, sources, req.signal),
         };
-        let file: string;
-        switch (req.model) {
-          case 'service-video-cinema-long-form-from-references':
-            file = await renderLongForm(req.input as LongFormInput, ctx);
-            break;
-          case 'service-horizon-studio':
-            file = await renderRevoice(req.input as HorizonStudioInput, ctx);
-            break;
-          case 'service-upscale-video-fast':
-            file = await renderUpscale(req.input as UpscaleVideoFastInput, ctx);
-            break;
-          default:
-            throw new MediaError('render_failed', `unknown model ${String(req.model)}`);
-        }
+        const file = await rendererOf(req.model).render(req.input, ctx);
         const probed = await probe(file, { signal: req.signal });
         return {
           files: [{ path: file, fileName: basename(file), contentType: 'video/mp4' }],
@@ -165,18 +136,21 @@ export function createFfmpegModelRunner(options: FfmpegModelRunnerOptions): Mode
   }
 
   async function billedSeconds(model: ModelId, input: ModelInput, keepIn?: string): Promise<number> {
-    if (model === 'service-video-cinema-long-form-from-references') {
-      return Number(withLongFormDefaults(input as LongFormInput).duration);
-    }
-    if (model !== 'service-horizon-studio' && model !== 'service-upscale-video-fast') {
+    // `model` may come from outside despite its type: an unknown one is a media error, not a TypeError.
+    if (!Object.hasOwn(MODEL_DEFINITIONS, model))
       throw new MediaError('render_failed', `unknown model ${String(model)}`);
-    }
+    const definition = modelDefinition(model);
+    const known = definition.outputSeconds(input);
+    if (known !== null) return known;
+    const rule = definition.price;
+    if (rule.kind !== 'per-second') throw new MediaError('render_failed', `no billed clip for ${model}`);
     const signal = new AbortController().signal;
     const measure = async (dir: string): Promise<number> => {
-      const uri = (input as HorizonStudioInput | UpscaleVideoFastInput).video_url;
-      const file = await materialiseInput(uri, 'video_url', dir, 'video_url', sources, signal);
-      const probed = await probeInput(file, 'video_url', 'video', signal);
-      return model === 'service-horizon-studio' ? assertClipLength(probed) : clipSeconds(probed);
+      const field = rule.clipField;
+      const uri = (input as Record<string, unknown>)[field] as string;
+      const file = await materialiseInput(uri, field, dir, field, sources, signal);
+      const probed = await probeInput(file, field, 'video', signal);
+      return limitedClipSeconds(probed, field, rule.maxClipSeconds);
     };
     try {
       if (keepIn === undefined) return await withWorkDir(measure);

@@ -1,15 +1,9 @@
 import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  withLongFormDefaults,
-  type HorizonStudioInput,
-  type LongFormInput,
-  type ModelId,
-  type UpscaleVideoFastInput,
-} from '../../contract';
+import { modelDefinition, type ModelId } from '../../contract';
 import { runFfmpeg } from '../../media/ffmpeg';
-import { frameSize } from '../../media/frame-size';
 import { AAC, FPS, H264 } from './models/common';
+import { rendererOf, type ClipShape } from './models';
 import { outputFileName, type ModelRunner, type RenderedFile, type RenderRequest } from './runner';
 
 /**
@@ -19,10 +13,10 @@ import { outputFileName, type ModelRunner, type RenderedFile, type RenderRequest
  * runs per job; each distinct (width, height, seconds) fixture is rendered once, at the lowest CPU
  * priority, and kept in `fixturesDir` for later runs.
  *
- * The output's size follows the model: long-form from its aspect ratio and resolution, re-voicing
- * keeps the input's size, upscaling doubles it; re-voicing and upscaling keep the input's length.
- * Those are known without probing when the input is an earlier stub output of this service (the
- * chained case benchmarks run). Any other input (a URL or data URI from a client) is rendered by
+ * The output's size follows the model (each model's `stubShape`, ./models): long-form from its aspect
+ * ratio and resolution, re-voicing keeps the input's size, upscaling doubles it; re-voicing and
+ * upscaling keep the input's length. Those are known without probing when the input is an earlier
+ * stub output of this service (the chained case benchmarks run). Any other input (a URL or data URI from a client) is rendered by
  * `fallback`, the real runner, so the stub never invents a size it has not measured.
  */
 export interface StubRunnerOptions {
@@ -34,13 +28,6 @@ export interface StubRunnerOptions {
   fixturesDir: string;
   /** How long a stub render takes, in ms (0: as fast as a hard link). */
   holdMs: number;
-}
-
-/** Frame size and length of a clip the stub produced. */
-interface ClipShape {
-  width: number;
-  height: number;
-  seconds: number;
 }
 
 /** Outputs of the stub, by `<request_id>/<file_name>`: their shape is known, so chains need no probe. */
@@ -64,16 +51,7 @@ export function createStubModelRunner(options: StubRunnerOptions): ModelRunner {
 
   /** Output shape of a render, or null when the stub cannot know it without a probe. */
   function outputShape(model: ModelId, input: RenderRequest['input']): ClipShape | null {
-    if (model === 'service-video-cinema-long-form-from-references') {
-      const full = withLongFormDefaults(input as LongFormInput);
-      const frame = frameSize(full.aspect_ratio, full.resolution);
-      return { width: frame.width, height: frame.height, seconds: Number(full.duration) };
-    }
-    const source = inputShape((input as HorizonStudioInput | UpscaleVideoFastInput).video_url);
-    if (!source) return null;
-    return model === 'service-upscale-video-fast'
-      ? { ...source, width: source.width * 2, height: source.height * 2 }
-      : source;
+    return rendererOf(model).stubShape(input, inputShape);
   }
 
   /** The fixture of a shape, rendered once (testsrc2 picture and a tone, H.264 + AAC). */
@@ -129,8 +107,10 @@ export function createStubModelRunner(options: StubRunnerOptions): ModelRunner {
   }
 
   async function billedSeconds(model: ModelId, input: RenderRequest['input'], keepIn?: string): Promise<number> {
-    if (model !== 'service-video-cinema-long-form-from-references') {
-      const source = inputShape((input as HorizonStudioInput | UpscaleVideoFastInput).video_url);
+    const rule = modelDefinition(model).price;
+    if (rule.kind === 'per-second') {
+      const uri = (input as Record<string, unknown>)[rule.clipField];
+      const source = typeof uri === 'string' ? inputShape(uri) : null;
       // The stub's own clips are billed by their known length, exactly what a probe would say.
       if (source) return source.seconds;
     }

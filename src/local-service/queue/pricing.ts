@@ -1,8 +1,7 @@
 import {
   localPerSecondPrice,
   MODELS,
-  priceLongForm,
-  type LongFormInput,
+  tablePrice,
   type ModelId,
   type ModelInput,
   type PricingUnit,
@@ -13,20 +12,19 @@ import { ServiceProblem } from '../http/errors';
 export interface Price {
   credits: number;
   pricingUnit: PricingUnit;
-  /** Probed clip seconds for the per-second models; null for the long-form model. */
+  /** Probed clip seconds for the per-second models; null for a model priced by the table. */
   billedSeconds: number | null;
 }
 
 /**
- * The one calculator behind both the quote endpoint and the charge on submit: the long-form
- * table, or the local per-second rate times the probed length of the input clip. With `keepIn`
+ * The one calculator behind both the quote endpoint and the charge on submit: the model's price
+ * table (long-form), or the local per-second rate times the probed length of the input clip. With `keepIn`
  * (a submit), the clip stays there and the render uses those same bytes: a server cannot have a
  * short clip priced and a long one rendered.
  */
 export async function priceOf(runner: ModelRunner, model: ModelId, input: ModelInput, keepIn?: string): Promise<Price> {
-  if (model === 'service-video-cinema-long-form-from-references') {
-    return { credits: priceLongForm(input as LongFormInput), pricingUnit: 'per-request', billedSeconds: null };
-  }
+  const byTable = tablePrice(model, input);
+  if (byTable !== undefined) return { credits: byTable, pricingUnit: 'per-request', billedSeconds: null };
   let seconds: number;
   try {
     seconds = await runner.billedSeconds(model, input, keepIn);

@@ -105,7 +105,7 @@ let jobsStarted = 0;
  * @param model the service's model id
  * @param input the model's input (docs/service-api.md); checked by the service at submit
  * @example
- * const outcome = await runServiceJob('service-upscale-video-fast', { video_url });
+ * const outcome = await runServiceJob(UPSCALE_MODEL, { video_url });
  * if (outcome.status !== 'cancelled') console.log(outcome.result.videos[0]?.url);
  */
 export function runServiceJob<M extends ModelId>(

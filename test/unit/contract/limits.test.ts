@@ -8,10 +8,6 @@ describe('isTerminalState', () => {
 });
 
 describe('LIMITS', () => {
-  it('gives the long-form model 50 reference files: 30 images, 10 audio, 10 video', () => {
-    expect(LIMITS.imageUrlsMax + LIMITS.audioUrlsMax + LIMITS.videoUrlsMax).toBe(LIMITS.referenceFilesMax);
-  });
-
   it('has one delay between each of the webhook attempts', () => {
     expect(LIMITS.webhookRetryDelaysSeconds).toHaveLength(LIMITS.webhookMaxAttempts - 1);
   });

@@ -1,7 +1,7 @@
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MediaError } from '../errors';
-import { probe, runFfmpeg, type ProbeResult } from '../../../media/ffmpeg';
+import { clipSeconds, probe, runFfmpeg, type ProbeResult } from '../../../media/ffmpeg';
 
 /** What a model needs from the runner for one render. */
 export interface ModelContext {
@@ -73,4 +73,20 @@ export async function encodeTo(ctx: ModelContext, args: readonly string[]): Prom
 /** A number as ffmpeg reads it in arguments and filter options (no exponent notation). */
 export function seconds(value: number): string {
   return value.toFixed(6);
+}
+
+/**
+ * The probed clip's length in seconds; with `maxSeconds`, a longer clip is refused with
+ * input_too_long on `path` (the service refuses such clips at quote and submit).
+ */
+export function limitedClipSeconds(result: ProbeResult, path: string, maxSeconds?: number): number {
+  const length = clipSeconds(result);
+  if (maxSeconds !== undefined && length > maxSeconds + 1e-3) {
+    throw new MediaError(
+      'input_too_long',
+      `clip is ${length.toFixed(3)} s long; at most ${maxSeconds} s are accepted`,
+      path,
+    );
+  }
+  return length;
 }

@@ -1,10 +1,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withLongFormDefaults, type LongFormInput } from '../../../contract';
+import { LONG_FORM, withLongFormDefaults, type LongFormInput } from '../../../contract';
 import { MediaError } from '../errors';
 import { FILTER_SAFE_PATH, findDrawtextFont } from '../../../media/ffmpeg';
 import { frameSize } from '../../../media/frame-size';
 import { AAC, encodeTo, FPS, H264, probeInput, seconds, type ModelContext } from './common';
+import type { ModelRenderer } from './renderer';
 
 /** Frequency of the tone generated when `sound` is set and no reference audio is given. */
 const TONE_HZ = 440;
@@ -141,3 +142,14 @@ export async function renderLongForm(input: LongFormInput, ctx: ModelContext): P
   args.push(...H264, '-r', String(FPS), '-t', seconds(duration));
   return encodeTo(ctx, args);
 }
+
+/** The long-form model in the local service: its output's frame and length follow the input's settings. */
+export const longFormRenderer: ModelRenderer<typeof LONG_FORM.id> = {
+  stem: 'long-form',
+  render: renderLongForm,
+  stubShape: (input) => {
+    const full = withLongFormDefaults(input);
+    const frame = frameSize(full.aspect_ratio, full.resolution);
+    return { width: frame.width, height: frame.height, seconds: Number(full.duration) };
+  },
+};

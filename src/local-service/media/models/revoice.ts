@@ -1,20 +1,6 @@
-import { LIMITS, type HorizonStudioInput } from '../../../contract';
-import { MediaError } from '../errors';
-import { clipSeconds, type ProbeResult } from '../../../media/ffmpeg';
-import { AAC, encodeTo, H264, probeInput, seconds, type ModelContext } from './common';
-
-/** Refuses a clip longer than LIMITS.horizonMaxClipSeconds (10 minutes) with input_too_long on `video_url`. */
-export function assertClipLength(result: ProbeResult): number {
-  const length = clipSeconds(result);
-  if (length > LIMITS.horizonMaxClipSeconds + 1e-3) {
-    throw new MediaError(
-      'input_too_long',
-      `clip is ${length.toFixed(3)} s long; at most ${LIMITS.horizonMaxClipSeconds} s are accepted`,
-      'video_url',
-    );
-  }
-  return length;
-}
+import { REVOICE, REVOICE_LIMITS, type HorizonStudioInput } from '../../../contract';
+import { AAC, encodeTo, H264, limitedClipSeconds, probeInput, seconds, type ModelContext } from './common';
+import type { ModelRenderer } from './renderer';
 
 /**
  * Re-voicing model (`service-horizon-studio`): the clip's picture with its audio replaced by the
@@ -25,7 +11,7 @@ export function assertClipLength(result: ProbeResult): number {
 export async function renderRevoice(input: HorizonStudioInput, ctx: ModelContext): Promise<string> {
   const clip = await ctx.fetchInput(input.video_url, 'video_url', 'clip');
   const clipProbe = await probeInput(clip, 'video_url', 'video', ctx.signal);
-  const length = assertClipLength(clipProbe);
+  const length = limitedClipSeconds(clipProbe, 'video_url', REVOICE_LIMITS.maxClipSeconds);
   const voice = await ctx.fetchInput(input.audio_url, 'audio_url', 'voice');
   await probeInput(voice, 'audio_url', 'audio', ctx.signal);
   const picture = clipProbe.streams.find((s) => s.codecType === 'video');
@@ -47,3 +33,10 @@ export async function renderRevoice(input: HorizonStudioInput, ctx: ModelContext
     seconds(length),
   ]);
 }
+
+/** The re-voicing model in the local service: its output keeps the clip's frame size and length. */
+export const revoiceRenderer: ModelRenderer<typeof REVOICE.id> = {
+  stem: 'revoiced',
+  render: renderRevoice,
+  stubShape: (input, sourceShape) => sourceShape(input.video_url),
+};

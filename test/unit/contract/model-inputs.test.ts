@@ -1,4 +1,5 @@
-import { createModelInputSchemas, MODEL_INPUT_SCHEMAS, withLongFormDefaults } from '../../../src/contract/models';
+import { createModelInputSchemas, MODEL_INPUT_SCHEMAS } from '../../../src/contract/model-inputs';
+import { withLongFormDefaults } from '../../../src/contract/models';
 
 describe('withLongFormDefaults', () => {
   it('fills the spec’s defaults and the decided ones (nsfw checker and sound off)', () => {
