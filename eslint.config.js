@@ -46,7 +46,7 @@ const WORKFLOW_PLAIN_MODULES = [
 ];
 
 const LEAN_MESSAGE =
-  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, spec/spec, spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, models, resources, validation, uri, spec/spec, spec/builder, spec/steps) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
 
 /**
  * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
@@ -60,7 +60,7 @@ const LEAN_PATTERNS = [
     message: LEAN_MESSAGE,
   },
   {
-    regex: '(^|\\.\\./)spec(/(index|spec|builder|examples)(\\.[jt]s)?)?$',
+    regex: '(^|\\.\\./)spec(/(index|spec|builder|examples|step-fields|steps/[a-z-]+)(\\.[jt]s)?)?$',
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },

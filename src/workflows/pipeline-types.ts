@@ -82,10 +82,23 @@ export interface EventCounts {
   ignored: number;
 }
 
-/** Per-step state in the summary. */
-export interface StepSummary {
-  id: string;
+/**
+ * The fields of a step's row that belong to its kind (src/workflows/steps/): a paid job names its
+ * model. A new kind adds its own here, as one more member of the union.
+ */
+export type StepKindFields = JobStepFields;
+
+/** A paid job's own field of its row: the model it runs (the Temporal UI's `ReelflowModels`). */
+export interface JobStepFields {
   model: ModelId;
+}
+
+/** Per-step state in the summary: what every kind of step has, and its kind's own fields. */
+export type StepSummary = StepRow & StepKindFields;
+
+/** What every step's row has, whatever its kind. */
+export interface StepRow {
+  id: string;
   status: StepStatus;
   /** The step's key `<pipeline>/job/<step>`: the stem of its Idempotency-Keys. */
   stepKey: string;

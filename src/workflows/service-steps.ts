@@ -8,7 +8,7 @@ import type {
   UpscaleVideoFastInput,
 } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { chargesSettled, ServiceJob, type JobCredits, type ServiceJobOptions } from './steps/service-job';
+import { chargesSettled, ServiceJob, type JobCredits, type ServiceJobOptions } from './steps/job/service-job';
 
 /** The model `generateVideo` runs: a clip from reference images (and optional prompt, audio, video). */
 export const GENERATE_VIDEO_MODEL = 'service-video-cinema-long-form-from-references' satisfies ModelId;
