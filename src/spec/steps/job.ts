@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { modelIdSchema, validateModelInput } from '../../contract';
+import { modelIdSchema, validateModelInput, type FieldError, type UriRules } from '../../contract';
 import { pollPacingSchema, safeNameSchema, stepRetrySchema } from '../step-fields';
 import type { SpecStepKind } from './kind';
 
@@ -21,7 +21,7 @@ export type JobStep = z.infer<typeof jobStepSchema>;
 export const jobStepKind = {
   key: 'model',
   schema: jobStepSchema,
-  checkInput(step, literal, rules) {
+  checkInput(step: JobStep, literal: unknown, rules?: UriRules): FieldError[] {
     const checked = validateModelInput(step.model, literal, rules);
     return checked.ok ? [] : checked.errors;
   },
