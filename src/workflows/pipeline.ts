@@ -43,19 +43,7 @@ async function runPipeline(
   // The kinds' handlers are set before the first await: an event that overtakes its submit's answer is kept.
   for (const kind of stepKinds()) kind.open();
   const state: PipelineState = new PipelineState(input, workflowJobs(), observe);
-  setHandler(pipelineProgressQuery, () => state.summary());
-  setHandler(cancelStepUpdate, (args) => state.cancelStep(args), {
-    validator: (args) => void checkCancelStep(state.summary(), args),
-  });
-  setHandler(cancelPipelineUpdate, (args) => state.cancelPipeline(args), {
-    validator: (args) => checkCancelPipeline(state.summary(), args),
-  });
-  setHandler(raiseBudgetUpdate, (args) => state.raiseBudget(args), {
-    validator: (args) => void checkRaiseBudget(state.summary(), args),
-  });
-  setHandler(retryStepUpdate, (args) => state.retryStep(args), {
-    validator: (args) => void checkRetryStep(state.summary(), args),
-  });
+  answerOperators(state);
 
   const submitAs = await checkBeforeAnyPay(input, state);
 
@@ -158,6 +146,23 @@ async function runPipeline(
   }
   await closing();
   return state.complete();
+}
+
+/** The progress query and the operator updates (the Temporal UI's "Send an Update", `reelflow cancel|budget|retry`). */
+function answerOperators(state: PipelineState): void {
+  setHandler(pipelineProgressQuery, () => state.summary());
+  setHandler(cancelStepUpdate, (args) => state.cancelStep(args), {
+    validator: (args) => void checkCancelStep(state.summary(), args),
+  });
+  setHandler(cancelPipelineUpdate, (args) => state.cancelPipeline(args), {
+    validator: (args) => checkCancelPipeline(state.summary(), args),
+  });
+  setHandler(raiseBudgetUpdate, (args) => state.raiseBudget(args), {
+    validator: (args) => void checkRaiseBudget(state.summary(), args),
+  });
+  setHandler(retryStepUpdate, (args) => state.retryStep(args), {
+    validator: (args) => void checkRetryStep(state.summary(), args),
+  });
 }
 
 /** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */
