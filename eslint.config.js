@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, contract/workflow-messages, contract/route-workflow, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -36,6 +36,10 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/contract/model-metadata.ts',
   'src/contract/models/*.ts',
   'src/contract/workflow-names.ts',
+  'src/contract/workflow-messages.ts',
+  'src/contract/route-workflow.ts',
+  'src/contract/archived-output.ts',
+  'src/contract/prepared-submission.ts',
   'src/spec/errors.ts',
   'src/spec/references.ts',
   'src/spec/pacing.ts',
@@ -43,7 +47,7 @@ const WORKFLOW_PLAIN_MODULES = [
 ];
 
 const LEAN_MESSAGE =
-  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, model-inputs, resources, validation, uri, spec/spec, spec/builder) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, model-inputs, resources, validation, uri, spec/spec, spec/builder, spec/steps) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
 
 /**
  * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
@@ -57,7 +61,7 @@ const LEAN_PATTERNS = [
     message: LEAN_MESSAGE,
   },
   {
-    regex: '(^|\\.\\./)spec(/(index|spec|builder|examples)(\\.[jt]s)?)?$',
+    regex: '(^|\\.\\./)spec(/(index|spec|builder|examples|step-fields|steps/[a-z-]+)(\\.[jt]s)?)?$',
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },
@@ -175,7 +179,7 @@ const LAYER_ZONES = [
   },
   {
     // Shared libraries sit below every process: they never reach up into one.
-    target: './src/{contract,client,net,media,metrics,config}/**/*',
+    target: './src/{contract,client,net,media,metrics,config,spec}/**/*',
     from: [
       './src/cli',
       './src/stack',
@@ -185,9 +189,74 @@ const LAYER_ZONES = [
       './src/activities',
       './src/workflows',
       './src/local-service',
+      './src/plugin',
+      './src/webhooks',
     ],
     message:
-      'Shared libraries (contract, client, net, media, metrics, config) must not import process code (docs/architecture.md).',
+      'Shared libraries (contract, client, net, media, metrics, config, spec) must not import process code (docs/architecture.md).',
+  },
+  {
+    // The route store serves the worker's submit and the bridge's inbox: the words both sides share live in src/contract.
+    target: './src/routing/**/*',
+    from: [
+      './src/workflows',
+      './src/bridge',
+      './src/activities',
+      './src/plugin',
+      './src/webhooks',
+      './src/cli',
+      './src/stack',
+      './src/workers',
+    ],
+    message:
+      'src/routing imports shared libraries only: signal names, prepared submits and the event sink are in src/contract (docs/architecture.md).',
+  },
+  {
+    // Workflows share their messages with routing through src/contract, never through routing itself.
+    target: './src/workflows/**/*',
+    from: [
+      './src/routing',
+      './src/bridge',
+      './src/plugin',
+      './src/webhooks',
+      './src/cli',
+      './src/stack',
+      './src/workers',
+      './src/client',
+      './src/net',
+      './src/media',
+      './src/metrics',
+    ],
+    message:
+      'src/workflows imports src/contract, src/spec and activity types only; shared words (ArchivedOutput, signal names) are in src/contract (docs/architecture.md).',
+  },
+  {
+    // reelflow/webhooks is the bridge's delivery check for a team's own server: nothing of the worker side.
+    target: './src/webhooks/**/*',
+    from: [
+      './src/routing',
+      './src/workflows',
+      './src/activities',
+      './src/plugin',
+      './src/cli',
+      './src/stack',
+      './src/workers',
+    ],
+    message:
+      "src/webhooks (reelflow/webhooks) imports the bridge's delivery check and shared libraries only (docs/architecture.md).",
+  },
+  {
+    // reelflow/worker puts reelflow on a team's worker: the bridge and the CLI are other processes.
+    target: './src/plugin/**/*',
+    from: ['./src/bridge', './src/webhooks', './src/cli', './src/stack'],
+    message:
+      'src/plugin (reelflow/worker) imports worker code (activities, workflows, routing, workers) and shared libraries only (docs/architecture.md).',
+  },
+  {
+    // The plugin is a library for workers: processes reach it through src/workers, nothing below reaches up to it.
+    target: './src/!(plugin|workers|cli|stack)/**/*',
+    from: './src/plugin',
+    message: 'Only process code (src/workers, src/cli, src/stack) imports src/plugin (docs/architecture.md).',
   },
 ];
 

@@ -24,7 +24,7 @@ import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { createInputResolver, createMediaActivities, hasMedia, type MediaActivities, type MediaDeps } from './media';
-import type { PreparedChain } from '../routing/prepared';
+import type { PreparedChain } from '../contract/prepared-submission';
 import type { RevokedPrepared } from '../routing/store';
 import { PREPARED_STATE } from '../routing/store';
 import {
@@ -38,7 +38,7 @@ import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { toApplicationFailure, type ServiceFailureDetails } from './errors';
 export type { ArchiveRequest, MediaDeps } from './media';
-export type { PreparedChain, PreparedStep, PreparedSubmission } from '../routing/prepared';
+export type { PreparedChain, PreparedStep, PreparedSubmission } from '../contract/prepared-submission';
 
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {

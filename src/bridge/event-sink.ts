@@ -1,13 +1,2 @@
-import type { WebhookEvent } from '../contract';
-
-/** Where the bridge hands a verified event. `deliver` resolves only once the event is durable. */
-export interface EventSink {
-  /**
-   * Rejects with EventSinkUnavailableError when the event could not be made durable (the bridge
-   * answers 503 with the error's Retry-After). `body` is the verified body as received (the event
-   * serialised again when absent).
-   */
-  deliver(event: WebhookEvent, body?: Buffer): Promise<void>;
-  /** True when the backing store answers (readiness). Never throws. */
-  ready(): Promise<boolean>;
-}
+/** Where the bridge hands a verified event: the interface lives in src/contract, shared with src/routing's inbox. */
+export type { EventSink } from '../contract/event-sink';

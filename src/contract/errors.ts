@@ -18,3 +18,19 @@ export abstract class ReelflowError extends Error {
     this.name = new.target.name;
   }
 }
+
+/**
+ * An event sink could not make a verified event durable (the route store is down, or the inbox is
+ * full): the bridge answers 503. Thrown by the route store's inbox (src/routing), answered by the
+ * bridge (src/bridge), so it lives here beside the EventSink interface's other users.
+ */
+export class EventSinkUnavailableError extends ReelflowError {
+  readonly code = 'event_sink_unavailable' as const;
+  /** Seconds the sender should wait before it retries (the Retry-After header). */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}) {
+    super(message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 1;
+  }
+}

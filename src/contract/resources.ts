@@ -47,8 +47,6 @@ export type JobResult = z.infer<typeof resultSchema>;
 /** `error` of a webhook event for a failed job (not shown in the spec; decided). */
 export const eventErrorSchema = z.looseObject({ code: z.string(), message: z.string() });
 
-export { API_VERSION, EVENT_TYPES, resultFromEvent, terminalStateOf } from './events';
-
 /** Body of a webhook delivery. */
 export const webhookEventSchema = z.looseObject({
   event_id: z.string().min(1),

@@ -9,7 +9,7 @@ export const TASK_QUEUES = {
   pipelines: 'reelflow-pipelines',
 } as const;
 
-/** Workflow type names, for starting by name from the CLI or other processes. */
+/** Workflow type names, for starting by name from the CLI or other processes. Pinned: running executions have these types. */
 export const WORKFLOW_TYPES = {
   pipeline: 'pipelineWorkflow',
   batch: 'batchWorkflow',
@@ -22,7 +22,7 @@ export const WORKFLOW_TYPES = {
  */
 export const ROUTE_WORKFLOW_TYPE = 'webhookRouteWorkflow';
 
-/** Memo key of a route workflow naming its subscriber's workflow id. */
+/** Memo key of a route workflow naming its subscriber's workflow id. Pinned: route workflows of earlier builds carry it. */
 export const ROUTE_SUBSCRIBER_MEMO = 'subscriber';
 
 /** Route workflow id for a service request id. One execution per id is Temporal's guarantee. */

@@ -7,22 +7,10 @@
  * also keeps the service's own `url`, used while it is still served (see docs/media-store.md).
  */
 
-/** A content-addressed object of the media store, standing for a URI input. */
-export interface MediaRef {
-  $media: string;
-  /** Media type (`video/mp4`, `audio/wav`, `image/png`, ...). */
-  type: string;
-  bytes: number;
-  /** For an archived output: the service URL it was copied from, preferred while it is served. */
-  url?: string;
-}
+import type { ArchivedOutput, MediaRef } from '../contract/archived-output';
 
-/** One output of a step as archived: the service's URL and the store's copy. */
-export interface ArchivedOutput extends MediaRef {
-  /** The service URL the copy was made from (preferred by later steps while it is served). */
-  url: string;
-  file_name: string;
-}
+/** The shapes are data of the contract (workflows read them); this module holds what reads and checks them. */
+export type { ArchivedOutput, MediaRef };
 
 const SHA256_ADDRESS = /^sha256:([0-9a-f]{64})$/;
 const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i;

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { WebhookEvent } from '../contract';
-import { EventSinkUnavailableError } from '../bridge/errors';
-import type { EventSink } from '../bridge/event-sink';
+import { EventSinkUnavailableError } from '../contract/errors';
+import type { EventSink } from '../contract/event-sink';
 import { InboxFullError } from './errors';
 import { CROWDED_COMMIT, laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
 import { resultFromEvent } from '../contract/events';

@@ -1,9 +1,10 @@
 import type { GenerationRequest, JobResult, ModelId, ModelInputs, UriRules, WebhookEvent } from '../contract';
+import type { PreparedChain, PreparedStep, PreparedSubmission } from '../contract/prepared-submission';
 import { uriProblem } from '../contract/uri';
+import { SIGNAL_NAMES } from '../contract/workflow-messages';
 import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
 import { forEachReference, resolveReferences } from '../spec/references';
-import { preparedJobEventSignal, stepEventSignal } from '../workflows/definitions';
 import { PREPARED_STATE, type RouteStore } from './store';
 
 /**
@@ -16,33 +17,11 @@ import { PREPARED_STATE, type RouteStore } from './store';
  * bridge gave up) gets the same job.
  */
 
-/** One step the bridge may submit: its model, its input as the spec has it, and the workflow's key. */
-export interface PreparedStep {
-  model: ModelId;
-  /** Literals, and references (`{ "$from": … }`) to the step before it only. */
-  input: Record<string, unknown>;
-  /** The Idempotency-Key of the step's first attempt, as the workflow would send it. */
-  idempotencyKey: string;
-}
-
-/** The steps after a job that can be submitted without the workflow, in order, and the pipeline's address rules. */
-export interface PreparedChain {
-  steps: PreparedStep[];
-  uriRules?: UriRules;
-}
-
-/** What the bridge tells the pipeline beside the completion: the next job, already submitted with the workflow's key. */
-export interface PreparedSubmission {
-  idempotencyKey: string;
-  request: GenerationRequest;
-  /** Events of the new job that reached the store before its subscription (usually none). */
-  earlyEvents: WebhookEvent[];
-  /** The Idempotency-Key of the step after it when its subscription carries the rest of the chain. */
-  nextKey?: string;
-}
+/** The chain and the submission are data of the contract, shared with the pipeline and the submit activity. */
+export type { PreparedChain, PreparedStep, PreparedSubmission };
 
 /** The signal that carries a completion together with the next job the bridge submitted. */
-export const PREPARED_SIGNAL_NAME = preparedJobEventSignal.name;
+export const PREPARED_SIGNAL_NAME = SIGNAL_NAMES.preparedJobEvent;
 
 /** The chain's first step with its references read from `result`; throws ReferenceResolutionError. */
 function resolvePreparedInput(step: PreparedStep, result: JobResult): Record<string, unknown> {
@@ -134,7 +113,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
         return giveUp(requestId, `submit: ${(error as Error).message}`);
       }
       const bodies = await store.subscribe(
-        { requestId: request.request_id, workflowId: taken.workflowId, signalName: stepEventSignal.name },
+        { requestId: request.request_id, workflowId: taken.workflowId, signalName: SIGNAL_NAMES.stepEvent },
         now(),
         rest.length > 0 ? JSON.stringify({ ...chain, steps: rest }) : undefined,
       );

@@ -1,14 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { WebhookEvent } from '../contract';
-import {
-  ROUTE_SUBSCRIBER_MEMO,
-  ROUTE_WORKFLOW_TYPE,
-  routeWorkflowId,
-  stepEventSignal,
-  subscribeRouteUpdate,
-  webhookEventSignal,
-} from '../workflows/definitions';
-import { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary } from '../workflows/webhook-route';
+import { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary } from '../contract/route-workflow';
+import { SIGNAL_NAMES, UPDATE_NAMES } from '../contract/workflow-messages';
+import { ROUTE_SUBSCRIBER_MEMO, ROUTE_WORKFLOW_TYPE, routeWorkflowId } from '../contract/workflow-names';
 
 /**
  * Routing through route workflows, as builds before the route store did it (docs/webhook-routing.md):
@@ -69,7 +63,9 @@ export async function subscribeToRoute(
       return summary.subscriber === subscriber || summary.subscriber === null ? summary.events : [];
     }
     try {
-      return await handle.executeUpdate(subscribeRouteUpdate, { args: [{ workflowId: subscriber }] });
+      return await handle.executeUpdate<WebhookEvent[], [{ workflowId: string }]>(UPDATE_NAMES.subscribeRoute, {
+        args: [{ workflowId: subscriber }],
+      });
     } catch (error) {
       // Closed between the describe and the update: look again.
       if (tries === 2) throw error;
@@ -85,7 +81,7 @@ async function signalSubscriber(
   event: WebhookEvent,
 ): Promise<RouteWorkflowDelivery> {
   try {
-    await client.workflow.getHandle(subscriber).signal(stepEventSignal, event);
+    await client.workflow.getHandle(subscriber).signal(SIGNAL_NAMES.stepEvent, event);
     return 'direct';
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return 'subscriber-closed';
@@ -115,7 +111,7 @@ export async function deliverToRouteWorkflow(client: Client, event: WebhookEvent
   if (typeof subscriber === 'string') return signalSubscriber(client, subscriber, event);
   if (description.status.name !== 'RUNNING') return 'none';
   try {
-    await handle.signal(webhookEventSignal, event);
+    await handle.signal(SIGNAL_NAMES.webhookEvent, event);
     return 'parked';
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return 'none';

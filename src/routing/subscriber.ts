@@ -1,6 +1,6 @@
 import type { WebhookEvent } from '../contract';
-import { stepEventSignal } from '../workflows/definitions';
-import type { PreparedChain } from './prepared';
+import type { PreparedChain } from '../contract/prepared-submission';
+import { SIGNAL_NAMES } from '../contract/workflow-messages';
 import type { RevokedPrepared, RouteStore } from './store';
 
 /** How a subscriber wants its events: the signal to send and, for workflows that wait on several jobs, a key. */
@@ -36,7 +36,7 @@ export function createRouteSubscriber(store: RouteStore, options: { now?: () => 
         {
           requestId,
           workflowId,
-          signalName: subscribeOptions.signalName ?? stepEventSignal.name,
+          signalName: subscribeOptions.signalName ?? SIGNAL_NAMES.stepEvent,
           ...(subscribeOptions.stepKey !== undefined ? { stepKey: subscribeOptions.stepKey } : {}),
         },
         now(),

@@ -1,64 +1,20 @@
 import { z } from 'zod';
-import {
-  formatPath,
-  MODELS,
-  modelIdSchema,
-  toFieldErrors,
-  validateModelInput,
-  type FieldError,
-  type ModelId,
-  type UriRules,
-} from '../contract';
+import { formatPath, MODELS, toFieldErrors, type FieldError, type ModelId, type UriRules } from '../contract';
 import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference';
 import { PipelineSpecError } from './errors';
-import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, parseReferencePath } from './references';
+import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences } from './references';
+import { PIPELINE_LIMITS, pollPacingSchema, safeNameSchema, stepReferenceSchema } from './step-fields';
+import { pipelineStepSchema, stepKindOf } from './steps/registry';
 
 /**
- * The pipeline spec: a named, ordered list of steps, each a model and its input, where an input
- * value may reference an earlier step's output. Pure (zod + contract), so workflows import it.
+ * The pipeline spec: a named, ordered list of steps, each of a kind (./steps/: a paid job, `model`
+ * and its input), where an input value may reference an earlier step's output. Pure (zod +
+ * contract): validated at the edges (CLI, activities); workflows import its types only.
  */
 
-/** Names that stay readable and unambiguous inside workflow ids (`pipeline/<name>`, `<name>/job/<step>`). */
-const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const SAFE_NAME_MESSAGE =
-  'must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit';
-
-/** Largest number of steps in one pipeline and of deliberate resubmits per step. */
-export const PIPELINE_LIMITS = { maxSteps: 20, maxResubmits: 5 } as const;
-
-export const safeNameSchema = z.string().regex(SAFE_NAME, SAFE_NAME_MESSAGE);
-
-export const stepReferenceSchema = z.strictObject({
-  $from: safeNameSchema,
-  path: z
-    .string()
-    .refine((path) => parseReferencePath(path) !== null, 'must be a path such as videos[0].url')
-    .optional(),
-});
-
-/** Fallback-poll pacing of a step (see pacing.ts); all optional, defaults from the model. */
-export const pollPacingSchema = z.strictObject({
-  firstPollSeconds: z.number().positive().optional(),
-  factor: z.number().min(1).max(10).optional(),
-  capSeconds: z.number().positive().optional(),
-  /** The one early status check after the submit, seconds; 0 = none (see pacing.ts). */
-  earlyCheckSeconds: z.number().min(0).max(600).optional(),
-});
-
-export const stepRetrySchema = z.strictObject({
-  /** Deliberate resubmits after a terminal FAILED (refunded) job; 0 = never resubmit. */
-  maxResubmits: z.number().int().min(0).max(PIPELINE_LIMITS.maxResubmits).default(0),
-});
-
-export const pipelineStepSchema = z.strictObject({
-  id: safeNameSchema,
-  model: modelIdSchema,
-  input: z.record(z.string(), z.unknown()),
-  retry: stepRetrySchema.optional(),
-  pacing: pollPacingSchema.optional(),
-  /** false: skip the preflight check of this step's inputs (docs/preflight.md). Default true. */
-  preflight: z.boolean().optional(),
-});
+export { PIPELINE_LIMITS, pollPacingSchema, safeNameSchema, stepReferenceSchema, stepRetrySchema } from './step-fields';
+export { pipelineStepSchema, type PipelineStep } from './steps/registry';
+export type { JobStep } from './steps/job';
 
 /**
  * When outputs are copied into the media store (docs/media-store.md): every output (`always`), none
@@ -79,7 +35,6 @@ export const pipelineSpecSchema = z.strictObject({
   archive: z.enum(ARCHIVE_MODES).optional(),
 });
 
-export type PipelineStep = z.infer<typeof pipelineStepSchema>;
 export type PipelineSpec = z.infer<typeof pipelineSpecSchema>;
 export type PollPacingOverrides = z.infer<typeof pollPacingSchema>;
 
@@ -120,10 +75,10 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
     });
     // Step and media references both become URLs at the call, so a valid https URL stands in for them.
     const literal = replaceMediaRefs(mapReferences(step.input, () => REFERENCE_PLACEHOLDER_URL));
-    const checked = validateModelInput(step.model, literal, rules);
-    if (!checked.ok)
+    const problems = stepKindOf(step).checkInput(step, literal, rules);
+    if (problems.length > 0)
       errors.push(
-        ...checked.errors.map((e) => ({
+        ...problems.map((e) => ({
           path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`),
           message: e.message,
         })),

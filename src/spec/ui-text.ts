@@ -1,12 +1,55 @@
+import type { JobResult } from '../contract';
 import type { PipelineSpec } from './spec';
-import type { BatchProgress } from '../workflows/batch-types';
-import type { PipelineSummary, StepSummary } from '../workflows/pipeline-types';
 
 /**
  * What the Temporal UI shows about a pipeline: its static summary and details (set at start, by the
  * CLI or a parent batch), a summary line per activity and timer, and the live "current details"
  * step table. Pure functions of plain data, so workflows and clients share them.
  */
+
+/**
+ * What these texts read of a pipeline's and a batch's progress. The workflows' own summaries
+ * (src/workflows/pipeline-types.ts, batch-types.ts) have these fields and more; naming only what is
+ * read keeps this shared module below the workflows (docs/architecture.md).
+ */
+export interface StepView {
+  id: string;
+  status: string;
+  requestIds: readonly string[];
+  quoted: number;
+  charged: number;
+  refunded: number;
+  output?: Pick<JobResult, 'videos'>;
+  error?: string;
+}
+
+/** A pipeline's progress as the current details read it. */
+export interface PipelineView {
+  status: string;
+  currentStep: string | null;
+  budgetCredits: number | null;
+  ledger: { quoted: number; charged: number; refunded: number; net: number };
+  steps: readonly StepView[];
+  error?: string;
+}
+
+/** A batch's progress as its status lines read it. */
+export interface BatchView {
+  name: string;
+  status: string;
+  runs: number;
+  total: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  skipped: number;
+  running: readonly string[];
+  credits?: { charged: number; refunded: number; net: number };
+  startedAt?: number;
+  updatedAt?: number;
+  budgetCredits?: number | null;
+  stoppedBy?: 'budget' | null;
+}
 
 /** The Temporal UI shows the summary on one line; the server caps user metadata, so stay well below. */
 const SUMMARY_MAX = 200;
@@ -112,7 +155,7 @@ export function batchDetails(
 }
 
 /** The credits of several partitions of a batch, summed. */
-export function sumBatchCredits(parts: readonly Pick<BatchProgress, 'credits'>[]): {
+export function sumBatchCredits(parts: readonly Pick<BatchView, 'credits'>[]): {
   charged: number;
   refunded: number;
   net: number;
@@ -129,7 +172,7 @@ export function sumBatchCredits(parts: readonly Pick<BatchProgress, 'credits'>[]
 
 /** Finished items, items per second since the start and the estimated seconds left (null when unknown). */
 export function batchRates(
-  progress: BatchProgress,
+  progress: BatchView,
   now: number,
 ): { finished: number; itemsPerSecond: number | null; etaSeconds: number | null } {
   const finished = progress.completed + progress.failed + progress.cancelled + progress.skipped;
@@ -141,7 +184,7 @@ export function batchRates(
 }
 
 /** Counts by state, items/s, credits and ETA of a batch: `reelflow status` and the UI's current details. */
-export function batchStatusLines(progress: BatchProgress, now: number): string[] {
+export function batchStatusLines(progress: BatchView, now: number): string[] {
   const { finished, itemsPerSecond, etaSeconds } = batchRates(progress, now);
   const credits = progress.credits;
   const budget = progress.budgetCredits ? ` of a ${progress.budgetCredits} budget` : '';
@@ -156,7 +199,7 @@ export function batchStatusLines(progress: BatchProgress, now: number): string[]
 }
 
 /** The live "current details" of a paged batch in the Temporal UI (Markdown). */
-export function batchCurrentDetails(progress: BatchProgress): string {
+export function batchCurrentDetails(progress: BatchView): string {
   const lines = [
     `**${progress.name}** · ${progress.status} · run ${progress.runs}`,
     '',
@@ -181,7 +224,7 @@ export function stepElapsed(step: StepClock, now: number): string {
   return seconds((ms(step.finishedAt) ?? now) - from);
 }
 
-function outputCell(step: StepSummary): string {
+function outputCell(step: StepView): string {
   const videos = step.output?.videos ?? [];
   if (videos.length === 0) return '—';
   return videos
@@ -192,7 +235,7 @@ function outputCell(step: StepSummary): string {
     .join(' ');
 }
 
-function creditsCell(step: StepSummary): string {
+function creditsCell(step: StepView): string {
   if (step.charged === 0 && step.quoted === 0) return '—';
   const net = step.charged - step.refunded;
   return step.refunded > 0
@@ -206,9 +249,9 @@ function creditsCell(step: StepSummary): string {
  * The live "current details" of a pipeline: a markdown table of its steps (state, request id,
  * credits, elapsed, output link) and a line with the ledger, budget and error.
  */
-export function currentDetailsMarkdown(summary: PipelineSummary, now: number): string {
+export function currentDetailsMarkdown(summary: PipelineView, now: number): string {
   const rows = summary.steps.map((step) => {
-    const clock = step as StepSummary & StepClock & { phase?: string };
+    const clock = step as StepView & StepClock & { phase?: string };
     const state = clock.phase && step.status === 'running' ? `${step.status} (${clock.phase})` : step.status;
     const request = step.requestIds.at(-1);
     return `| ${escapeCell(step.id)} | ${escapeCell(state)} | ${request ? `\`${request}\`` : '—'} | ${creditsCell(step)} | ${stepElapsed(clock, now)} | ${outputCell(step)} |`;

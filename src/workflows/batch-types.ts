@@ -1,4 +1,4 @@
-import type { ArchivedOutput } from '../media/reference';
+import type { ArchivedOutput } from '../contract/archived-output';
 import type { PipelineSpec } from '../spec/spec';
 import type { CreditLedger, PipelineStatus, PipelineWorkflowInput } from './pipeline-types';
 import type { ResumeFrom } from './resume-types';

@@ -11,12 +11,16 @@ import type {
 } from './pipeline-types';
 import type { BatchItemResult, BatchProgress } from './batch-types';
 import type { ResolveAnswer, ResolveDecision } from './recovery-types';
-import type { PreparedSubmission } from '../routing/prepared';
+import type { PreparedSubmission } from '../contract/prepared-submission';
+import { QUERY_NAMES, SIGNAL_NAMES, UPDATE_NAMES } from '../contract/workflow-messages';
 
 /**
  * Every signal, update and query of reelflow's workflows, shared by workflows, the bridge and the CLI:
  * with the public types (`*-types.ts`) the only part of src/workflows other code imports (ESLint).
- * Names and ids live in src/contract/workflow-names.ts (plain data), re-exported here.
+ * Names and ids live in src/contract/workflow-names.ts, the message names in
+ * src/contract/workflow-messages.ts (plain data, pinned: running executions read them); src/routing
+ * sends by those names and never imports this module. Search attribute names below are pinned too:
+ * saved views and running executions carry them.
  */
 
 export {
@@ -31,21 +35,21 @@ export {
 } from '../contract/workflow-names';
 
 /** Bridge → route: a verified webhook event for `request_id`, parked until its subscriber collects it. */
-export const webhookEventSignal = defineSignal<[WebhookEvent]>('webhookEvent');
+export const webhookEventSignal = defineSignal<[WebhookEvent]>(SIGNAL_NAMES.webhookEvent);
 
 /** A verified webhook event for the workflow waiting on its request (from the bridge or a route workflow). */
-export const stepEventSignal = defineSignal<[WebhookEvent]>('jobEvent');
+export const stepEventSignal = defineSignal<[WebhookEvent]>(SIGNAL_NAMES.stepEvent);
 
 /**
  * Bridge → pipeline: a job's completion together with the next job, which the bridge submitted with
  * the key the pipeline prepared (src/routing/prepared.ts): the pipeline adopts it instead of submitting.
  */
-export const preparedJobEventSignal = defineSignal<[WebhookEvent, PreparedSubmission]>('jobEventWithNextSubmit');
+export const preparedJobEventSignal = defineSignal<[WebhookEvent, PreparedSubmission]>(SIGNAL_NAMES.preparedJobEvent);
 
 /** Submit activity → route workflow: "I am the subscriber (by workflow id); hand me what you parked". */
-export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [{ workflowId: string }]>('subscribeRoute');
+export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [{ workflowId: string }]>(UPDATE_NAMES.subscribeRoute);
 
-/** Search attributes of pipeline workflows (registered on the namespace; see SEARCH_ATTRIBUTE_KEYS). */
+/** Search attributes of pipeline workflows (registered on the namespace; see SEARCH_ATTRIBUTE_KEYS). Names pinned: running executions and saved views use them. */
 export const SEARCH_ATTRIBUTES = {
   status: defineSearchAttributeKey('ReelflowStatus', 'KEYWORD'),
   currentStep: defineSearchAttributeKey('ReelflowCurrentStep', 'KEYWORD'),
@@ -65,23 +69,23 @@ export const SEARCH_ATTRIBUTES = {
 export const SEARCH_ATTRIBUTE_KEYS = Object.values(SEARCH_ATTRIBUTES);
 
 /** Queries (their result types live next to each workflow). */
-export const pipelineProgressQuery = defineQuery<PipelineSummary>('pipelineProgress');
-export const batchProgressQuery = defineQuery<BatchProgress>('batchProgress');
+export const pipelineProgressQuery = defineQuery<PipelineSummary>(QUERY_NAMES.pipelineProgress);
+export const batchProgressQuery = defineQuery<BatchProgress>(QUERY_NAMES.batchProgress);
 
 /** Pipeline of a batch → the batch, by workflow id (so it reaches the current run): "this item ended so". */
-export const batchItemDoneSignal = defineSignal<[BatchItemResult]>('batchItemDone');
+export const batchItemDoneSignal = defineSignal<[BatchItemResult]>(SIGNAL_NAMES.batchItemDone);
 
 /** `reelflow budget batch/<id> <credits>`: the batch's new budget (larger than the current one). */
-export const raiseBatchBudgetUpdate = defineUpdate<{ budgetCredits: number }, [number]>('raiseBatchBudget');
+export const raiseBatchBudgetUpdate = defineUpdate<{ budgetCredits: number }, [number]>(UPDATE_NAMES.raiseBatchBudget);
 
 /**
  * What an operator can do to a running pipeline, from the Temporal UI ("Send an Update", under these
  * names) or `reelflow cancel --step / budget / retry`; validators: ./operator-updates.ts.
  */
-export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>('cancelStep');
-export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>('cancelPipeline');
-export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>('raiseBudget');
-export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>('retryStep');
+export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(UPDATE_NAMES.cancelStep);
+export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(UPDATE_NAMES.cancelPipeline);
+export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(UPDATE_NAMES.raiseBudget);
+export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(UPDATE_NAMES.retryStep);
 
 /** The operator's decision on an ambiguous submit (validator: ./operator-updates.ts). */
-export const resolveAmbiguousUpdate = defineUpdate<ResolveAnswer, [ResolveDecision]>('resolveAmbiguousStep');
+export const resolveAmbiguousUpdate = defineUpdate<ResolveAnswer, [ResolveDecision]>(UPDATE_NAMES.resolveAmbiguousStep);

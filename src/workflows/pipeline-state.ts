@@ -19,19 +19,22 @@ import type {
   PipelineSummary,
   PipelineWorkflowInput,
   RaiseBudgetArgs,
+  ResumedFromSummary,
+  ResumeFrom,
   RetryStepArgs,
   StepSummary,
 } from './pipeline-types';
-import type { CarriedStep, ResumedFromSummary, ResumeFrom } from './resume-types';
-import { memoOf, searchAttributesOf, stateOperatorsFilterOn, whenChanged } from './steps/publish';
-import type { ServiceJob, WorkflowJobs } from './steps/service-job';
+import { memoOf, searchAttributesOf, stateOperatorsFilterOn, whenChanged } from './pipeline/publish';
+import type { WorkflowJobs } from './steps/job/types';
+import type { StepProgress } from './steps/kind';
+import { kindOf } from './steps/registry';
 
-/** What the pipeline keeps of one step beside its job: its own fields of the step row. */
+/** What the pipeline keeps of one step beside what its kind runs: its own fields of the step row. */
 type StepOwnState = Pick<
   StepSummary,
   'status' | 'input' | 'output' | 'archived' | 'archiveError' | 'error' | 'carriedFrom' | 'startedAt' | 'finishedAt'
 >;
-type StepState = StepOwnState & { preflight?: true; job?: ServiceJob };
+type StepState = StepOwnState & { preflight?: true; progress?: StepProgress };
 
 /**
  * The one owner of a pipeline's state: its methods (the operator updates among them) are the only
@@ -70,10 +73,10 @@ export class PipelineState {
   summary(): PipelineSummary {
     const { spec, resume } = this.input;
     const steps = spec.steps.map((step, index): StepSummary => {
-      const { job, preflight, ...own } = this.steps[index] as StepState;
+      const { progress, preflight, ...own } = this.steps[index] as StepState;
       return {
         id: step.id,
-        model: step.model,
+        ...kindOf(step).summary(step),
         stepKey: stepKeyOf(spec.name, step.id),
         requestIds: [],
         attempts: 0,
@@ -81,7 +84,7 @@ export class PipelineState {
         charged: 0,
         refunded: 0,
         polls: 0,
-        ...job?.view(),
+        ...progress?.view(),
         ...(preflight ? { phase: 'preflight' } : {}),
         ...own,
       };
@@ -133,10 +136,10 @@ export class PipelineState {
     this.update(index, { status: 'running', startedAt: Date.now() });
   }
 
-  /** A resumed run: the step completed (and was paid) in an earlier run; its output is taken over. */
-  carry(index: number, stepId: string, carried: CarriedStep): void {
+  /** A resumed run: the step completed (and was paid) in an earlier run; `row` is what its kind carries of it. */
+  carry(index: number, stepId: string, row: Partial<StepOwnState>): void {
     this.currentStep = stepId;
-    this.update(index, { status: 'completed', carriedFrom: carried.paidInRunId, output: carried.output });
+    this.update(index, row);
   }
 
   /** Writes what the pipeline keeps of step `index` (status, input, error, output, archive). */
@@ -145,16 +148,16 @@ export class PipelineState {
     this.changed();
   }
 
-  /** The observer of step `index`'s job: the job's changes are the pipeline's; `submitted` once it has a request id. */
-  observeJob(index: number, submitted: () => void): (job: ServiceJob) => void {
-    return (job) => {
-      (this.steps[index] as StepState).job = job;
-      if (job.attempts.at(-1)?.requestId) submitted();
+  /** The observer of step `index`: the step's changes are the pipeline's; `submitted` once its work was handed over. */
+  observeStep(index: number, submitted: () => void): (progress: StepProgress) => void {
+    return (progress) => {
+      (this.steps[index] as StepState).progress = progress;
+      if (progress.submitted()) submitted();
       this.changed();
     };
   }
 
-  /** Runs step `stepId`'s job in its own cancellation scope, so that a cancel update stops just this job. */
+  /** Runs step `stepId` in its own cancellation scope, so that a cancel update stops just this step. */
   async runStep<T>(stepId: string, body: () => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
     this.running = { stepId, scope };
@@ -207,8 +210,7 @@ export class PipelineState {
   private taskHeldOpen(): boolean {
     if (this.localActivities > 0) return true;
     const running = this.input.spec.steps.findIndex((step) => step.id === this.running?.stepId);
-    const job = this.steps[running]?.job;
-    return job?.options.submitAs === 'local-activity' && job.view().phase === 'submitting';
+    return this.steps[running]?.progress?.holdsTaskOpen() ?? false;
   }
 
   private async publishEachTask(): Promise<void> {

@@ -1,9 +1,8 @@
-import type { ArchivedOutput } from '../media/reference';
+import type { ArchivedOutput } from '../contract/archived-output';
 import type { JobResult, JobState, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../spec/spec';
 import type { PollPacing } from '../spec/pacing';
 import type { RecoveryMemo } from './recovery-types';
-import type { ResumedFromSummary, ResumeFrom } from './resume-types';
 
 /** Input of `pipelineWorkflow`. */
 export interface PipelineWorkflowInput {
@@ -83,10 +82,23 @@ export interface EventCounts {
   ignored: number;
 }
 
-/** Per-step state in the summary. */
-export interface StepSummary {
-  id: string;
+/**
+ * The fields of a step's row that belong to its kind (src/workflows/steps/): a paid job names its
+ * model. A new kind adds its own here, as one more member of the union.
+ */
+export type StepKindFields = JobStepFields;
+
+/** A paid job's own field of its row: the model it runs (the Temporal UI's `ReelflowModels`). */
+export interface JobStepFields {
   model: ModelId;
+}
+
+/** Per-step state in the summary: what every kind of step has, and its kind's own fields. */
+export type StepSummary = StepRow & StepKindFields;
+
+/** What every step's row has, whatever its kind. */
+export interface StepRow {
+  id: string;
   status: StepStatus;
   /** The step's key `<pipeline>/job/<step>`: the stem of its Idempotency-Keys. */
   stepKey: string;
@@ -164,4 +176,28 @@ export interface RetryStepArgs {
 export type CancelStepArgs = RetryStepArgs & CancelPipelineArgs;
 export interface RaiseBudgetArgs {
   credits: number;
+}
+
+/** A completed step carried from an earlier run (paid there, not here); its request ids and credits are that run's. */
+export interface CarriedStep extends Pick<StepSummary, 'requestIds' | 'charged' | 'refunded'> {
+  /** The step's result in the earlier run, its output URLs verified to still answer. */
+  output: JobResult;
+  /** Run id of the run that paid for it (an earlier resume carries it on unchanged). */
+  paidInRunId: string;
+}
+
+/** `resume` of a pipeline's input: the new run carries the steps an earlier run completed and pays for the rest. */
+export interface ResumeFrom {
+  workflowId: string;
+  /** The earlier run this one resumes. */
+  runId: string;
+  /** Its ledger (which already includes whatever runs before it paid for carried steps). */
+  ledger: CreditLedger;
+  /** Step id → the completed step to carry. */
+  steps: Record<string, CarriedStep>;
+}
+
+/** What a resumed run shows of its origin in its summary. */
+export interface ResumedFromSummary extends Omit<ResumeFrom, 'steps'> {
+  carriedSteps: string[];
 }

@@ -1,8 +1,7 @@
 import { CancellationScope, CancelledFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { ModelId, ModelInputs } from '../contract';
 import { FAILURE_TYPES } from '../contract/failure-types';
 import { ReferenceResolutionError } from '../spec/errors';
-import { forEachReference, resolveReferences } from '../spec/references';
+import { resolveReferences } from '../spec/references';
 import {
   cancelPipelineUpdate,
   cancelStepUpdate,
@@ -14,27 +13,19 @@ import {
 import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';
 import { PipelineState } from './pipeline-state';
 import type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
-import { archiveOutputs, archivedOrUrl } from './steps/archive';
+import { archiveOutputs, archivedOrUrl } from './pipeline/archive';
 import { reportingToBatch } from './batch-item';
-import { checkBeforeAnyPay } from './steps/preflight';
-import { firstApplicationFailure } from './steps/publish';
-import {
-  chargesSettled,
-  idempotencyKeyFor,
-  revokePreparedSubmits,
-  runServiceJob,
-  workflowJobs,
-  type ServiceJobOutcome,
-} from './steps/service-job';
-import type { PreparedChain, PreparedStep, SubmitAs } from '../activities';
-
-/** How one step of a pipeline ended. */
-type StepOutcome = ServiceJobOutcome | { status: 'error'; error: unknown };
+import { checkBeforeAnyPay } from './pipeline/preflight';
+import { firstApplicationFailure } from './pipeline/publish';
+import { workflowJobs } from './steps/job/workflow-jobs';
+import type { StepOutcome } from './steps/kind';
+import { kindOf, stepKinds } from './steps/registry';
 
 /**
- * A pipeline: its steps run in order inside this one workflow, each one paid job of the service
- * (`runServiceJob`), its input resolved from earlier outputs. Cancelling it cancels the job in
- * flight, awaits its terminal state and starts no later step.
+ * A pipeline: its steps run in order inside this one workflow, each run by its kind
+ * (src/workflows/steps/: a paid job of the service), its input resolved from earlier outputs.
+ * Cancelling it cancels the step in flight (a job: at the service, its terminal state awaited) and
+ * starts no later step.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   if (input.batch)
@@ -49,21 +40,10 @@ async function runPipeline(
   observe?: (summary: PipelineSummary) => void,
 ): Promise<PipelineSummary> {
   const { spec } = input;
-  // The jobs' signal handlers are set before the first await: an event that overtakes its submit's answer is kept.
+  // The kinds' handlers are set before the first await: an event that overtakes its submit's answer is kept.
+  for (const kind of stepKinds()) kind.open();
   const state: PipelineState = new PipelineState(input, workflowJobs(), observe);
-  setHandler(pipelineProgressQuery, () => state.summary());
-  setHandler(cancelStepUpdate, (args) => state.cancelStep(args), {
-    validator: (args) => void checkCancelStep(state.summary(), args),
-  });
-  setHandler(cancelPipelineUpdate, (args) => state.cancelPipeline(args), {
-    validator: (args) => checkCancelPipeline(state.summary(), args),
-  });
-  setHandler(raiseBudgetUpdate, (args) => state.raiseBudget(args), {
-    validator: (args) => void checkRaiseBudget(state.summary(), args),
-  });
-  setHandler(retryStepUpdate, (args) => state.retryStep(args), {
-    validator: (args) => void checkRetryStep(state.summary(), args),
-  });
+  answerOperators(state);
 
   const submitAs = await checkBeforeAnyPay(input, state);
 
@@ -74,10 +54,10 @@ async function runPipeline(
   const closing = async () => {
     release();
     // A step the bridge may submit once the job before it completes must not be submitted now (or is cancelled).
-    await revokePreparedSubmits();
+    for (const kind of stepKinds()) await kind.revokeAhead();
     await Promise.all(archives.values());
     // The ledger quotes that ran beside later steps (results without a charge) close the ledger.
-    await chargesSettled();
+    for (const kind of stepKinds()) await kind.settled();
   };
 
   /**
@@ -103,18 +83,19 @@ async function runPipeline(
   };
 
   for (const [index, step] of spec.steps.entries()) {
+    const kind = kindOf(step);
     const carried = input.resume?.steps[step.id];
     await endIfCancelled(index, step.id);
     if (carried) {
-      state.carry(index, step.id, carried);
+      state.carry(index, step.id, kind.resume(step, carried));
       continue;
     }
     state.startStep(index, step.id);
     // The service still serves the previous step's output: only a step reading an older one waits for its copy.
-    const older: Promise<void>[] = [];
-    forEachReference(step.input, ({ $from }) => {
-      if ($from !== spec.steps[index - 1]?.id) older.push(archives.get($from) ?? Promise.resolve());
-    });
+    const older = kind
+      .dependencies(step)
+      .filter((id) => id !== spec.steps[index - 1]?.id)
+      .map((id) => archives.get(id) ?? Promise.resolve());
     if (older.length > 0) await Promise.all(older);
     let resolved: Record<string, unknown>;
     try {
@@ -128,21 +109,16 @@ async function runPipeline(
     }
     state.update(index, { input: resolved });
 
-    const outcome: StepOutcome = await state
+    const outcome: StepOutcome | { status: 'error'; error: unknown } = await state
       .runStep(step.id, () =>
-        // The public step function; the spec was validated, so the input is the model's.
-        runServiceJob(step.model, resolved as ModelInputs[ModelId], {
-          key: stepKeyOf(spec.name, step.id),
-          label: step.id,
-          pacing: { ...input.defaultPacing, ...step.pacing },
-          maxResubmits: step.retry?.maxResubmits ?? 0,
-          budgetRemaining: () => state.budgetRemaining(),
-          // Unset ones take the job's defaults.
-          submitTimeoutSeconds: input.submitTimeoutSeconds,
-          ambiguousDeadlineHours: input.ambiguousDeadlineHours,
+        kind.run(step, {
+          index,
+          stepKey: stepKeyOf(spec.name, step.id),
+          input: resolved,
+          pipeline: input,
           submitAs,
-          ...prepareAfter(input, index, submitAs, state.budgetRemaining() !== undefined),
-          observe: state.observeJob(index, release),
+          budgetRemaining: () => state.budgetRemaining(),
+          observe: state.observeStep(index, release),
           wakeBackoff: state.wakeBackoff(step.id),
         }),
       )
@@ -162,7 +138,7 @@ async function runPipeline(
     state.update(index, { status: outcome.status, finishedAt: Date.now() });
     await endIfCancelled(index, step.id);
     await closing();
-    // The step's job was cancelled at the service by someone else: the chain cannot go on.
+    // The step was cancelled outside the pipeline (a job: at the service, by someone else): the chain cannot go on.
     state.fail(
       FAILURE_TYPES.stepCancelled,
       `pipeline ${spec.name}: step ${step.id} was cancelled outside the pipeline (${outcome.status}); no later step was started`,
@@ -172,33 +148,21 @@ async function runPipeline(
   return state.complete();
 }
 
-/**
- * The steps after step `index` that the bridge may submit as soon as the job before each completes
- * (src/routing/prepared.ts): each reads only the step before it and literals, and nothing in between
- * needs the workflow. Only with local-activity submits (the service honours Idempotency-Key, and the
- * key is the one this workflow sends) and no budget (a budget's quote comes before a submit; one set
- * later still stops the pipeline, and the job the bridge submitted is cancelled and refunded).
- */
-function prepareAfter(
-  input: PipelineWorkflowInput,
-  index: number,
-  submitAs: SubmitAs | undefined,
-  budgeted: boolean,
-): { prepareNext?: PreparedChain } {
-  const { spec } = input;
-  if (submitAs !== 'local-activity' || budgeted) return {};
-  const steps: PreparedStep[] = [];
-  for (let next = index + 1; next < spec.steps.length; next += 1) {
-    const step = spec.steps[next]!;
-    const before = spec.steps[next - 1]!.id;
-    let onlyBefore = true;
-    forEachReference(step.input, ({ $from }) => (onlyBefore &&= $from === before));
-    if (!onlyBefore || input.resume?.steps[step.id]) break;
-    const key = idempotencyKeyFor(stepKeyOf(spec.name, step.id), workflowInfo().firstExecutionRunId, 1);
-    steps.push({ model: step.model, input: step.input, idempotencyKey: key });
-  }
-  if (steps.length === 0) return {};
-  return { prepareNext: { steps, ...(input.uriRules ? { uriRules: input.uriRules } : {}) } };
+/** The progress query and the operator updates (the Temporal UI's "Send an Update", `reelflow cancel|budget|retry`). */
+function answerOperators(state: PipelineState): void {
+  setHandler(pipelineProgressQuery, () => state.summary());
+  setHandler(cancelStepUpdate, (args) => state.cancelStep(args), {
+    validator: (args) => void checkCancelStep(state.summary(), args),
+  });
+  setHandler(cancelPipelineUpdate, (args) => state.cancelPipeline(args), {
+    validator: (args) => checkCancelPipeline(state.summary(), args),
+  });
+  setHandler(raiseBudgetUpdate, (args) => state.raiseBudget(args), {
+    validator: (args) => void checkRaiseBudget(state.summary(), args),
+  });
+  setHandler(retryStepUpdate, (args) => state.retryStep(args), {
+    validator: (args) => void checkRetryStep(state.summary(), args),
+  });
 }
 
 /** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */

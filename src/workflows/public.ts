@@ -21,7 +21,12 @@ export {
   type UpscaleInput,
   type ServiceStepResult,
 } from './service-steps';
-export { runServiceJob, type ServiceJobOptions, type ServiceJobOutcome, type JobCredits } from './steps/service-job';
+export {
+  runServiceJob,
+  type ServiceJobOptions,
+  type ServiceJobOutcome,
+  type JobCredits,
+} from './steps/job/service-job';
 export type { PollPacing } from '../spec/pacing';
 export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';

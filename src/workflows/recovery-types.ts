@@ -32,7 +32,7 @@ export interface RecoveryMemo {
   ambiguous: AmbiguousSubmit[];
 }
 
-/** Memo key under which a pipeline publishes its RecoveryMemo. */
+/** Memo key under which a pipeline publishes its RecoveryMemo. Pinned: `reelflow orphans` reads it from running and closed executions. */
 export const RECOVERY_MEMO_KEY = 'recovery';
 
 /**

@@ -11,7 +11,7 @@ import { FAILURE_TYPES } from '../contract/failure-types';
 import { LONG_FORM } from '../contract/models/long-form';
 import { REVOICE } from '../contract/models/revoice';
 import { UPSCALE } from '../contract/models/upscale';
-import { chargesSettled, ServiceJob, type JobCredits, type ServiceJobOptions } from './steps/service-job';
+import { chargesSettled, ServiceJob, type JobCredits, type ServiceJobOptions } from './steps/job/service-job';
 
 /** The model `generateVideo` runs: a clip from reference images (and optional prompt, audio, video). */
 export const GENERATE_VIDEO_MODEL = LONG_FORM.id satisfies ModelId;

@@ -8,6 +8,7 @@ import {
   upsertMemo,
 } from '@temporalio/workflow';
 import type { WebhookEvent } from '../contract';
+import { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary } from '../contract/route-workflow';
 import { ROUTE_SUBSCRIBER_MEMO, stepEventSignal, subscribeRouteUpdate, webhookEventSignal } from './definitions';
 
 /**
@@ -16,25 +17,8 @@ import { ROUTE_SUBSCRIBER_MEMO, stepEventSignal, subscribeRouteUpdate, webhookEv
  * such a build are open, since the route workflows their submits start run on the current build.
  */
 
-/** Lifetime knobs and the subscriber when the submit side starts it. */
-export interface RouteOptions {
-  /** Workflow id of the receiver, when known at start (the submit activity). */
-  subscriber?: string;
-  /** Longest wait for a subscriber (a delivery for a job nobody here submitted). Default 24 h. */
-  ttlMs?: number;
-}
-
-export const ROUTE_DEFAULTS = { ttlMs: 24 * 60 * 60 * 1000 } as const;
-
-/** Result of a route; the submit activity reads `events` from it if its update came too late. */
-export interface RouteSummary {
-  requestId: string;
-  endedBecause: 'handed_over' | 'expired_unsubscribed' | 'subscriber_gone';
-  subscriber: string | null;
-  /** Every distinct event it received, in arrival order. */
-  events: WebhookEvent[];
-  duplicatesIgnored: number;
-}
+/** Its options and result are data of the contract (src/routing starts and reads it without workflow code). */
+export { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary };
 
 /** The route workflow itself; registered under ROUTE_WORKFLOW_TYPE. */
 export async function webhookRouteWorkflow(requestId: string, options: RouteOptions = {}): Promise<RouteSummary> {

@@ -63,6 +63,10 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
     ],
     ['../spec/spec', "import { validatePipelineSpec } from '../spec/spec';\nexport const v = validatePipelineSpec;\n"],
     ['../spec', "import { resolveReferences } from '../spec';\nexport const r = resolveReferences;\n"],
+    [
+      '../spec/steps/registry',
+      "import { pipelineStepSchema } from '../spec/steps/registry';\nexport const s = pipelineStepSchema;\n",
+    ],
     ['../config', "import { loadEnv } from '../config';\nexport const l = loadEnv;\n"],
   ])('flags an import of %s', async (specifier, code) => {
     const messages = restrictedImportsOf(await lintWorkflow(code));
@@ -86,13 +90,14 @@ describe('workflow sandbox boundary (eslint, src/workflows/**)', () => {
         "import { EVENT_TYPES } from '../contract/events';",
         "import { MODELS } from '../contract/model-metadata';",
         "import { LONG_FORM } from '../contract/models/long-form';",
+        "import { SIGNAL_NAMES } from '../contract/workflow-messages';",
         "import { resolvePacing } from '../spec/pacing';",
         "import { resolveReferences } from '../spec/references';",
         "import type { WebhookEvent } from '../contract';",
         "import type { PipelineSpec } from '../spec/spec';",
         "import type { z } from 'zod';",
         'export type T = WebhookEvent | PipelineSpec | z.ZodType;',
-        'export const all = [condition, proxyReelflowActivities, LIMITS, EVENT_TYPES, MODELS, LONG_FORM, resolvePacing, resolveReferences];',
+        'export const all = [condition, proxyReelflowActivities, LIMITS, EVENT_TYPES, MODELS, LONG_FORM, SIGNAL_NAMES, resolvePacing, resolveReferences];',
         '',
       ].join('\n'),
     );

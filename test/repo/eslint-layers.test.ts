@@ -37,6 +37,27 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     ['src/net/safe-fetch.ts', '../cli/lib/exit', 'EXIT', 'Shared libraries'],
     ['src/media/ffmpeg.ts', '../stack/stack-state', 'freePort', 'Shared libraries'],
     ['src/client/service-client.ts', '../activities', 'createActivities', 'Shared libraries'],
+    // src/spec is a shared library too: the UI texts read progress through their own views, not workflow types.
+    ['src/spec/ui-text.ts', '../workflows/definitions', 'pipelineProgressQuery', 'Shared libraries'],
+    // routing and workflows share their words through src/contract, never each other.
+    ['src/routing/prepared.ts', '../workflows/definitions', 'stepEventSignal', 'src/routing imports shared libraries'],
+    ['src/routing/inbox.ts', '../bridge/errors', 'EventSinkUnavailableError', 'src/routing imports shared libraries'],
+    ['src/routing/subscriber.ts', '../activities', 'createActivities', 'src/routing imports shared libraries'],
+    ['src/workflows/definitions.ts', '../routing/prepared', 'PREPARED_SIGNAL_NAME', 'src/workflows imports'],
+    ['src/workflows/pipeline-types.ts', '../media/reference', 'isMediaRef', 'src/workflows imports'],
+    // reelflow/webhooks is the bridge's check for a team's server: no worker side.
+    ['src/webhooks/receiver.ts', '../routing/inbox', 'Inbox', 'src/webhooks (reelflow/webhooks)'],
+    [
+      'src/webhooks/verify-webhook.ts',
+      '../workflows/definitions',
+      'stepEventSignal',
+      'src/webhooks (reelflow/webhooks)',
+    ],
+    // reelflow/worker runs on a worker: not the bridge, not the CLI.
+    ['src/plugin/plugin.ts', '../bridge/delivery', 'checkDelivery', 'src/plugin (reelflow/worker)'],
+    ['src/plugin/plugin.ts', '../cli/lib/exit', 'EXIT', 'src/plugin (reelflow/worker)'],
+    // Only process code reaches the plugin.
+    ['src/activities/index.ts', '../plugin/activity-types', 'prefixedActivities', 'Only process code'],
   ])('refuses %s importing %s', async (file, specifier, name, reason) => {
     const messages = await layerMessages(file, uses(specifier, name));
     expect(messages).toHaveLength(1);
@@ -51,6 +72,15 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     ['src/cli/commands/quote.ts', '../lib/service-client', 'cliServiceClient'],
     ['src/cli/commands/outputs.ts', '../../net', 'safeDownload'],
     ['src/stack/reference-inputs.ts', '../media/ffmpeg', 'runFfmpeg'],
+    // The shared words in src/contract, from both sides.
+    ['src/routing/prepared.ts', '../contract/workflow-messages', 'SIGNAL_NAMES'],
+    ['src/workflows/definitions.ts', '../contract/workflow-messages', 'SIGNAL_NAMES'],
+    ['src/routing/inbox.ts', '../contract/errors', 'EventSinkUnavailableError'],
+    // The bridge and its library use the route store and the delivery check; the worker entry point uses the plugin.
+    ['src/bridge/server.ts', '../routing/prepared', 'createPreparedSubmitter'],
+    ['src/webhooks/verify-webhook.ts', '../bridge/delivery', 'checkDelivery'],
+    ['src/plugin/plugin.ts', '../routing/subscriber', 'createRouteSubscriber'],
+    ['src/workers/worker.ts', '../plugin/activity-types', 'prefixedActivities'],
   ])('allows %s importing %s', async (file, specifier, name) => {
     expect(await layerMessages(file, uses(specifier, name))).toEqual([]);
   });

@@ -3,14 +3,10 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DataDirLockedError } from './errors';
+import { DataDirLockedError, type LockHolder } from './errors';
 
 /** What the holder of a data directory says about itself when asked. */
-export interface LockHolder {
-  pid: number;
-  host: string;
-  startedAt: string;
-}
+export type { LockHolder };
 
 /** How long a holder that accepted the connection may take to say who it is. */
 const ANSWER_MS = 1_000;

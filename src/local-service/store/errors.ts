@@ -1,5 +1,4 @@
 import { ReelflowError } from '../../contract/errors';
-import type { LockHolder } from './data-dir-lock';
 
 /** Errors of the service's durable store (journal and data-directory lock). */
 
@@ -31,4 +30,11 @@ export class JournalCorruptError extends ReelflowError {
 /** A write to the journal failed; the change was not made and must not be acknowledged. */
 export class JournalWriteError extends ReelflowError {
   readonly code = 'journal_write_failed';
+}
+
+/** The process holding a data directory's lock, as it says who it is (./data-dir-lock.ts). */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  startedAt: string;
 }

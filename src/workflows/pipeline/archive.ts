@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { JobResult } from '../../contract';
 import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
-import type { ArchivedOutput } from '../../media/reference';
+import type { ArchivedOutput } from '../../contract/archived-output';
 import { forEachReference } from '../../spec/references';
 import type { ArchiveMode, PipelineSpec } from '../../spec/spec';
 import type { PipelineSummary } from '../pipeline-types';

@@ -1,20 +1,16 @@
 import { FAILURE_TYPES } from '../../contract/failure-types';
+import type { ReelflowActivities, SubmitAs } from '../../activities';
+import { proxyReelflowLocalActivities } from '../activity-proxy';
 import { workflowFailure } from '../errors';
-import { MODELS } from '../../contract/model-metadata';
-import type { SubmitAs } from '../../activities';
-import type { PipelineStep } from '../../spec/spec';
 import type { PipelineWorkflowInput } from '../pipeline-types';
 import type { PipelineState } from '../pipeline-state';
-import { checks } from './proxies';
+import { kindOf } from '../steps/registry';
 
-/** True when a step gives at least one URI input literally (a reference to an earlier output is not checked). */
-function hasLiteralMedia(step: PipelineStep): boolean {
-  const meta = MODELS[step.model];
-  return [...meta.uriFields, ...meta.uriListFields].some((field) => {
-    const value = step.input[field];
-    return typeof value === 'string' || (Array.isArray(value) && value.some((item) => typeof item === 'string'));
-  });
-}
+/** Checks that need zod or read the first bytes of inputs: local activities, outside the workflow sandbox. */
+const checks = proxyReelflowLocalActivities<ReelflowActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+});
 
 /**
  * What a pipeline checks before anything is paid, in one local activity: the spec, then every step's
@@ -29,7 +25,7 @@ export async function checkBeforeAnyPay(
   const preflighted =
     input.preflight === false
       ? []
-      : spec.steps.flatMap((step, index) => (step.preflight !== false && hasLiteralMedia(step) ? [index] : []));
+      : spec.steps.flatMap((step, index) => (step.preflight !== false && kindOf(step).preflights(step) ? [index] : []));
   state.preflighting(preflighted);
   const checked = await state.inLocalActivity(() => checks.checkPipeline(spec, input.uriRules, preflighted));
   state.preflighting([]);

@@ -5,7 +5,7 @@ import {
   stateOperatorsFilterOn,
   searchAttributesOf,
   whenChanged,
-} from '../../../../src/workflows/steps/publish';
+} from '../../../../src/workflows/pipeline/publish';
 import type { PipelineSummary, StepSummary } from '../../../../src/workflows/pipeline-types';
 import { stepSummary } from '../../../helpers/step-summary';
 

@@ -1,5 +1,5 @@
-import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../activity-proxy';
-import type { ReelflowActivities, SubmitAs } from '../../activities';
+import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../../activity-proxy';
+import type { ReelflowActivities, SubmitAs } from '../../../activities';
 
 /** Idempotent service calls (quote, poll, fetch, cancel): retried by Temporal with backoff; non-retryable failures stop at once. */
 const API_OPTIONS = {
@@ -53,12 +53,6 @@ export const permitRelease = proxyReelflowLocalActivities<Pick<ReelflowActivitie
 export const candidates = proxyReelflowActivities<Pick<ReelflowActivities, 'candidateOrphans'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
-});
-
-/** Checks that need zod or read the first bytes of inputs: local activities, outside the workflow sandbox. */
-export const checks = proxyReelflowLocalActivities<ReelflowActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
 });
 
 /** Revoking prepared submits when a pipeline ends early: a store statement (and a cancel) from this worker. */

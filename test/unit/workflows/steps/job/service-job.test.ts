@@ -1,4 +1,4 @@
-import { idempotencyKeyFor, resubmitBackoffSeconds } from '../../../../src/workflows/steps/service-job';
+import { idempotencyKeyFor, resubmitBackoffSeconds } from '../../../../../src/workflows/steps/job/service-job';
 
 describe('resubmitBackoffSeconds', () => {
   it('doubles from 2 s for each resubmit', () => {

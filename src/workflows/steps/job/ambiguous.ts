@@ -1,19 +1,11 @@
 import { condition } from '@temporalio/workflow';
-import { FAILURE_TYPES } from '../../contract/failure-types';
-import { workflowFailure } from '../errors';
-import type { StepAttempt } from '../pipeline-types';
-import type { AmbiguousSubmit, RecoveryMemo, ResolveDecision } from '../recovery-types';
+import { FAILURE_TYPES } from '../../../contract/failure-types';
+import { workflowFailure } from '../../errors';
+import type { StepAttempt } from '../../pipeline-types';
+import type { AmbiguousSubmit, ResolveDecision } from '../../recovery-types';
 import { reasonOf } from './cancel';
 import { api, candidates } from './proxies';
-import type { ServiceJob } from './service-job';
-
-/** A pipeline's recovery record as the workflow keeps it: the memo part plus what is pending now. */
-export interface RecoveryState extends RecoveryMemo {
-  /** The ambiguous step waiting for a decision (one step runs at a time). */
-  waiting?: AmbiguousSubmit;
-  /** The decision the update handler accepted, taken by the waiting step. */
-  decision?: ResolveDecision;
-}
+import type { JobHandle } from './types';
 
 /** How long an ambiguous step waits for a decision when the pipeline sets no deadline. */
 export const DEFAULT_AMBIGUOUS_DEADLINE_HOURS = 24;
@@ -23,7 +15,7 @@ export const DEFAULT_AMBIGUOUS_DEADLINE_HOURS = 24;
  * for the operator's `resolveAmbiguousStep` decision, else throw `AmbiguousSubmission`.
  */
 export async function awaitDecision(
-  job: ServiceJob,
+  job: JobHandle,
   attempt: StepAttempt,
   cause: string,
 ): Promise<'resubmit' | 'adopted'> {
@@ -78,7 +70,7 @@ export async function awaitDecision(
   }
 }
 
-function fail(job: ServiceJob, record: AmbiguousSubmit, why: string): never {
+function fail(job: JobHandle, record: AmbiguousSubmit, why: string): never {
   record.state = why.startsWith('no decision') ? 'timed-out' : 'given-up';
   job.jobs.recovery.waiting = undefined;
   const message =

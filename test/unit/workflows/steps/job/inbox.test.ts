@@ -1,5 +1,5 @@
-import { Inbox, serviceErrorOf } from '../../../../src/workflows/steps/outcome';
-import type { WebhookEvent } from '../../../../src/contract';
+import { Inbox, serviceErrorOf } from '../../../../../src/workflows/steps/job/inbox';
+import type { WebhookEvent } from '../../../../../src/contract';
 
 const result = (requestId: string) => ({
   request_id: requestId,

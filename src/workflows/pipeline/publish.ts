@@ -31,7 +31,10 @@ export function stateOperatorsFilterOn(summary: PipelineSummary): string {
   ]);
 }
 
-/** The memo of a pipeline: its recovery record once there is one, and a summary when there are no search attributes. */
+/**
+ * The memo of a pipeline: its recovery record once there is one, and a summary when there are no
+ * search attributes. The keys (`recovery`, `summary`) are pinned: `reelflow` reads them from running and closed executions.
+ */
 export function memoOf(summary: PipelineSummary, withAttributes = false) {
   const { status, currentStep, ledger, steps, error, recovery } = summary;
   const shown = steps.map((s) => ({ id: s.id, status: s.status, requestIds: s.requestIds, error: s.error ?? null }));

@@ -1,14 +1,14 @@
 import { CancellationScope } from '@temporalio/workflow';
-import { isTerminalState, type JobState } from '../../contract/limits';
-import { CANCEL_POLL_PACING } from '../../spec/pacing';
-import { ACTIVITY_SUMMARIES } from '../../spec/ui-text';
-import { apiWith } from './proxies';
+import { isTerminalState, type JobState } from '../../../contract/limits';
+import { CANCEL_POLL_PACING } from '../../../spec/pacing';
+import { ACTIVITY_SUMMARIES } from '../../../spec/ui-text';
+import type { StepAttempt } from '../../pipeline-types';
 import { settle, waitForOutcome } from './outcome';
-import type { StepAttempt } from '../pipeline-types';
-import type { ServiceJob } from './service-job';
+import { apiWith } from './proxies';
+import type { JobHandle } from './types';
 
 /** The caller was cancelled during the job: stop and settle it; one that completed first is `completed-too-late`. */
-export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'completed-too-late'> {
+export async function cancelStep(job: JobHandle): Promise<'cancelled' | 'completed-too-late'> {
   const attempt = job.attempts.at(-1);
   if (!attempt?.requestId) return 'cancelled';
   // Cancelled after the outcome was known (e.g. while fetching the result): finish reporting it.
@@ -18,7 +18,7 @@ export async function cancelStep(job: ServiceJob): Promise<'cancelled' | 'comple
 }
 
 /** Cancels `attempt`'s job through its `cancel_url`, waits for its terminal state and settles it. */
-export async function stopJob(job: ServiceJob, attempt: StepAttempt): Promise<JobState> {
+export async function stopJob(job: JobHandle, attempt: StepAttempt): Promise<JobState> {
   job.set({ phase: 'cancelling' });
   const answer = await apiWith(ACTIVITY_SUMMARIES.cancel(job.label, attempt.requestId as string)).cancelJob(
     attempt.requestId as string,
@@ -48,7 +48,7 @@ export function reasonOf(error: unknown): string {
  * A failure came after the service accepted `attempt`: the paid job must not run on unnoticed. It is
  * cancelled, or else recorded as `abandoned` in the recovery record (`reelflow orphans`).
  */
-export async function cancelOrAbandon(job: ServiceJob, attempt: StepAttempt, reason: string): Promise<void> {
+export async function cancelOrAbandon(job: JobHandle, attempt: StepAttempt, reason: string): Promise<void> {
   let why = reason;
   const requestId = attempt.requestId;
   if (requestId && !attempt.outcome) {

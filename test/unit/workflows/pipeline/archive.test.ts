@@ -1,4 +1,4 @@
-import { archivedOrUrl, archiveModeOf, shouldArchive } from '../../../../src/workflows/steps/archive';
+import { archivedOrUrl, archiveModeOf, shouldArchive } from '../../../../src/workflows/pipeline/archive';
 import type { PipelineSpec } from '../../../../src/spec';
 import type { PipelineSummary } from '../../../../src/workflows/pipeline-types';
 

@@ -1,70 +1,15 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
-import type { JobResult, JobState, WebhookEvent } from '../../contract';
-import { resultFromEvent, terminalStateOf } from '../../contract/events';
-import { isTerminalState } from '../../contract/limits';
-import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../spec/pacing';
-import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../spec/ui-text';
-import type { EventCounts, ServiceError, StepAttempt } from '../pipeline-types';
+import type { JobState } from '../../../contract';
+import { isTerminalState } from '../../../contract/limits';
+import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../../spec/pacing';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../spec/ui-text';
+import type { StepAttempt } from '../../pipeline-types';
+import { serviceErrorOf, type TerminalEvent } from './inbox';
 import { apiWith, permitRelease } from './proxies';
-import type { ServiceJob } from './service-job';
-
-/** A request's first terminal event: its state, and the whole result or the reason it carried. */
-export interface TerminalEvent {
-  state: JobState;
-  result?: JobResult;
-  error?: ServiceError;
-}
-
-/**
- * Webhook events a workflow received, by request id. Deduped on `event_id`; the first terminal event
- * of a request wins. Events for a request not known yet are kept: an event can overtake its submit's answer.
- */
-export class Inbox {
-  private readonly seen = new Set<string>();
-  private readonly terminal = new Map<string, TerminalEvent>();
-  private received = 0;
-  private duplicates = 0;
-  /** Distinct events that said nothing new: not terminal, or a second terminal event for a request. */
-  private unused = 0;
-
-  accept(event: WebhookEvent): void {
-    if (this.seen.has(event.event_id)) {
-      this.duplicates += 1;
-      return;
-    }
-    this.seen.add(event.event_id);
-    this.received += 1;
-    const state = terminalStateOf(event);
-    if (!state || this.terminal.has(event.request_id)) {
-      this.unused += 1;
-      return;
-    }
-    this.terminal.set(event.request_id, { state, result: resultFromEvent(event), error: serviceErrorOf(event.error) });
-  }
-
-  /** The terminal event a webhook reported for `requestId`, if any. */
-  terminalOf(requestId: string): TerminalEvent | undefined {
-    return this.terminal.get(requestId);
-  }
-
-  /** Counts; events for requests outside `requestIds` (the pipeline's own) count as ignored. */
-  counts(requestIds: readonly string[]): EventCounts {
-    const own = new Set(requestIds);
-    const strangers = [...this.terminal.keys()].filter((id) => !own.has(id)).length;
-    return { received: this.received, duplicates: this.duplicates, ignored: this.unused + strangers };
-  }
-}
-
-/** `{code, message}` from an event's or a status answer's `error`, when it has that shape. */
-export function serviceErrorOf(error: unknown): ServiceError | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
-  return { code, message };
-}
+import type { JobHandle } from './types';
 
 /** Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback. */
-export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, pacing: PollPacing): Promise<JobState> {
+export async function waitForOutcome(job: JobHandle, attempt: StepAttempt, pacing: PollPacing): Promise<JobState> {
   const requestId = attempt.requestId as string;
   const since = Date.now();
   job.set({ pollOffsetsSeconds: [] });
@@ -108,7 +53,7 @@ export async function waitForOutcome(job: ServiceJob, attempt: StepAttempt, paci
  * Records the terminal state of `attempt`: a COMPLETED job's result (from its webhook event, else
  * fetched) and charge (its `credits_used`, else the quote); a FAILED or CANCELLED job's refund and reason.
  */
-export async function settle(job: ServiceJob, attempt: StepAttempt, terminal: JobState): Promise<void> {
+export async function settle(job: JobHandle, attempt: StepAttempt, terminal: JobState): Promise<void> {
   attempt.outcome = terminal;
   // The job is no longer in flight at the service: its permit goes back before anything else.
   await releasePermit(attempt);

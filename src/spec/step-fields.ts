@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { parseReferencePath } from './references';
+
+/**
+ * The fields every kind of step shares, and the spec's limits: step ids, references to other
+ * steps' outputs, fallback-poll pacing and resubmits. The kinds (./steps/) build their step schema
+ * from them; ./spec.ts builds the pipeline's.
+ */
+
+/** Names that stay readable and unambiguous inside workflow ids (`pipeline/<name>`, `<name>/job/<step>`). */
+const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const SAFE_NAME_MESSAGE =
+  'must be 1-64 characters of letters, digits, ".", "_" or "-", starting with a letter or digit';
+
+/** Largest number of steps in one pipeline and of deliberate resubmits per step. */
+export const PIPELINE_LIMITS = { maxSteps: 20, maxResubmits: 5 } as const;
+
+export const safeNameSchema = z.string().regex(SAFE_NAME, SAFE_NAME_MESSAGE);
+
+export const stepReferenceSchema = z.strictObject({
+  $from: safeNameSchema,
+  path: z
+    .string()
+    .refine((path) => parseReferencePath(path) !== null, 'must be a path such as videos[0].url')
+    .optional(),
+});
+
+/** Fallback-poll pacing of a step (see pacing.ts); all optional, defaults from the model. */
+export const pollPacingSchema = z.strictObject({
+  firstPollSeconds: z.number().positive().optional(),
+  factor: z.number().min(1).max(10).optional(),
+  capSeconds: z.number().positive().optional(),
+  /** The one early status check after the submit, seconds; 0 = none (see pacing.ts). */
+  earlyCheckSeconds: z.number().min(0).max(600).optional(),
+});
+
+export const stepRetrySchema = z.strictObject({
+  /** Deliberate resubmits after a terminal FAILED (refunded) job; 0 = never resubmit. */
+  maxResubmits: z.number().int().min(0).max(PIPELINE_LIMITS.maxResubmits).default(0),
+});

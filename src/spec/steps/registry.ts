@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { jobStepKind } from './job';
+import type { SpecStepKind } from './kind';
+
+/**
+ * Every kind of step, by the key that marks it: the one table the step schema is built from. A new
+ * kind is one module beside ./job.ts and one row here (and its workflow side in
+ * src/workflows/steps/registry.ts, which the compiler then asks for).
+ */
+export const STEP_KINDS = {
+  model: jobStepKind,
+} as const satisfies Record<string, SpecStepKind>;
+
+/** The key that marks a kind of step (`model`). */
+export type StepKindKey = keyof typeof STEP_KINDS;
+
+/** A step of the kind marked by `K`, as validated. */
+export type StepOfKind<K extends StepKindKey> = z.output<(typeof STEP_KINDS)[K]['schema']>;
+
+/** A step of any kind, as validated. */
+export type PipelineStep = { [K in StepKindKey]: StepOfKind<K> }[StepKindKey];
+
+/** A step of any kind, as a spec file writes it (defaults not yet filled in). */
+export type PipelineStepInput = { [K in StepKindKey]: z.input<(typeof STEP_KINDS)[K]['schema']> }[StepKindKey];
+
+/**
+ * One schema for a step of any kind. With one kind it is that kind's schema (version 1's JSON
+ * Schema stays exactly what it was); with several, a union of them, where each kind's schema
+ * requires its own key.
+ */
+function stepSchemaOf(kinds: Record<string, SpecStepKind>): z.ZodType<PipelineStep, PipelineStepInput> {
+  const [first, ...rest] = Object.values(kinds).map((kind) => kind.schema);
+  if (!first) throw new Error('no kind of step is registered');
+  const schema = rest.length === 0 ? first : z.union([first, ...rest]);
+  return schema as z.ZodType<PipelineStep, PipelineStepInput>;
+}
+
+/** The schema of one pipeline step, built from STEP_KINDS. */
+export const pipelineStepSchema = stepSchemaOf(STEP_KINDS);
+
+/** The kind of `step`: the one whose key it has. */
+export function stepKindOf(step: PipelineStep): SpecStepKind {
+  const key = (Object.keys(STEP_KINDS) as StepKindKey[]).find((k) => k in step);
+  if (!key) throw new Error(`step ${step.id} has no kind (none of ${Object.keys(STEP_KINDS).join(', ')})`);
+  return STEP_KINDS[key] as SpecStepKind;
+}

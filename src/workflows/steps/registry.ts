@@ -1,0 +1,27 @@
+import type { PipelineStep } from '../../spec/spec';
+import type { StepKindKey, StepOfKind } from '../../spec/steps/registry';
+import { jobStep } from './job/kind';
+import type { StepKind } from './kind';
+
+/**
+ * Every kind of step the pipeline runs, by the spec field that marks it: the workflow side of
+ * src/spec/steps/registry.ts. Typed by that table, so a kind registered there and missing here (or
+ * the other way round) does not compile.
+ */
+const STEP_KINDS: { [K in StepKindKey]: StepKind<StepOfKind<K>> } = {
+  model: jobStep,
+};
+
+const KEYS = Object.keys(STEP_KINDS) as StepKindKey[];
+
+/** The kind of `step`: the one whose key it has (the spec was validated, so there is one). */
+export function kindOf(step: PipelineStep): StepKind {
+  const key = KEYS.find((k) => k in step);
+  if (!key) throw new TypeError(`step ${step.id} is of no known kind (${KEYS.join(', ')})`);
+  return STEP_KINDS[key] as StepKind;
+}
+
+/** Every kind, in the table's order (the pipeline opens and closes each). */
+export function stepKinds(): StepKind[] {
+  return KEYS.map((key) => STEP_KINDS[key] as StepKind);
+}

@@ -1,0 +1,20 @@
+import { jobStepKind, jobStepSchema } from '../../../../src/spec/steps/job';
+import { pipelineStepSchema, STEP_KINDS, stepKindOf } from '../../../../src/spec/steps/registry';
+
+describe('the table of step kinds', () => {
+  const step = { id: 'up', model: 'service-upscale-video-fast', input: { video_url: 'https://example.com/a.mp4' } };
+
+  it('builds the step schema from its one kind: the paid job, marked by `model`', () => {
+    expect(Object.keys(STEP_KINDS)).toEqual(['model']);
+    expect(pipelineStepSchema).toBe(jobStepSchema);
+    expect(pipelineStepSchema.parse(step)).toEqual(step);
+  });
+
+  it('finds a step kind by the key it has', () => {
+    expect(stepKindOf(pipelineStepSchema.parse(step))).toBe(jobStepKind);
+  });
+
+  it('refuses a step of no kind, naming the kinds there are', () => {
+    expect(() => stepKindOf({ id: 'x', input: {} } as never)).toThrow('step x has no kind (none of model)');
+  });
+});
