@@ -71,5 +71,14 @@ describe('alert rules (deploy/prometheus/alerts.yml)', () => {
     expect(config.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
     const compose = readFileSync(join(__dirname, '../../docker-compose.yml'), 'utf8');
     expect(compose).toContain('./deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml:ro');
+    // The bridges are scraped on their metrics port, not the webhook listener.
+    const jobs = (
+      yaml.load(read('prometheus.yml')) as {
+        scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+      }
+    ).scrape_configs;
+    const bridgeTargets = jobs.find((j) => j.job_name === 'reelflow-bridge')?.static_configs[0]?.targets;
+    expect(bridgeTargets).toEqual(['bridge-1:9091', 'bridge-2:9091']);
+    expect(compose).toMatch(/REELFLOW_BRIDGE_METRICS_PORT: '9091'/);
   });
 });
