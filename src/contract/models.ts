@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ASPECT_RATIOS, DEFAULTS, LIMITS, LONG_FORM_DURATIONS, PROCESSING_SPEEDS, RESOLUTIONS } from './limits';
 import { makeUriSchema, type UriRules } from './uri';
 
-export { MODEL_IDS, MODELS, type ModelId, type ModelMetadata, type PricingUnit } from './model-metadata';
+export { MODEL_IDS, MODELS, type ModelId, type PricingUnit } from './model-metadata';
 import { MODEL_IDS, type ModelId } from './model-metadata';
 
 export const modelIdSchema = z.enum(MODEL_IDS);

@@ -22,9 +22,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher';
 export type { LocalServiceOptions } from './config';
 export type { FaultConfig, InjectedFault } from './faults';
 export type { ServiceCounters } from './context';
-export type { RegisteredRoute, RouteAccess } from './http/app';
+export type { RegisteredRoute } from './http/app';
 export { DEFAULT_FAULTS } from './faults';
-export { DataDirLockedError } from './store/errors';
 
 /** Read-only view of a job for tests and benchmarks. */
 export interface JobView {

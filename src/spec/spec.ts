@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import {
   formatPath,
-  MODELS,
   modelIdSchema,
   toFieldErrors,
   validateModelInput,
   type FieldError,
-  type ModelId,
   type UriRules,
 } from '../contract';
 import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference';
@@ -156,9 +154,4 @@ export function parsePipelineSpec(value: unknown, rules?: UriRules): PipelineSpe
   const result = validatePipelineSpec(value, rules);
   if (!result.ok) throw new PipelineSpecError(result.errors);
   return result.value;
-}
-
-/** Expected run time of a step's model, in seconds (where fallback polling starts). */
-export function expectedRunSecondsOf(model: ModelId): number {
-  return MODELS[model].expectedRunSeconds;
 }

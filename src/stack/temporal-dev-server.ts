@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -149,9 +149,4 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
-}
-
-/** Default location of the stack's persistent state, an ignored folder of the project. */
-export function defaultStateDir(root: string = process.cwd()): string {
-  return join(root, '.reelflow');
 }

@@ -20,7 +20,7 @@ import { assertClipLength, renderRevoice } from './models/revoice';
 import { renderUpscale } from './models/upscale';
 import type { LookupFn } from '../../net/url-rules';
 
-export { MediaError, type MediaErrorCode } from './errors';
+export { MediaError } from './errors';
 
 /** One output file of a render, inside the request's outputDir. */
 export interface RenderedFile {
