@@ -44,13 +44,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   return runPipeline(input);
 }
 
-async function runPipeline(
-  input: PipelineWorkflowInput,
-  observe?: (summary: PipelineSummary) => void,
-): Promise<PipelineSummary> {
-  const { spec } = input;
-  // The jobs' signal handlers are set before the first await: an event that overtakes its submit's answer is kept.
-  const state: PipelineState = new PipelineState(input, workflowJobs(), observe);
+/** The progress query and the operator's updates (cancel a step or the pipeline, raise the budget, retry a step). */
+function answerOperators(state: PipelineState): void {
   setHandler(pipelineProgressQuery, () => state.summary());
   setHandler(cancelStepUpdate, (args) => state.cancelStep(args), {
     validator: (args) => void checkCancelStep(state.summary(), args),
@@ -64,6 +59,16 @@ async function runPipeline(
   setHandler(retryStepUpdate, (args) => state.retryStep(args), {
     validator: (args) => void checkRetryStep(state.summary(), args),
   });
+}
+
+async function runPipeline(
+  input: PipelineWorkflowInput,
+  observe?: (summary: PipelineSummary) => void,
+): Promise<PipelineSummary> {
+  const { spec } = input;
+  // The jobs' signal handlers are set before the first await: an event that overtakes its submit's answer is kept.
+  const state: PipelineState = new PipelineState(input, workflowJobs(), observe);
+  answerOperators(state);
 
   const submitAs = await checkBeforeAnyPay(input, state);
 
