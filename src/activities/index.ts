@@ -203,170 +203,31 @@ function heartbeat(): void {
   }
 }
 
+/** What the activities share: the service client, the metrics, the call wrapper and the input resolver. */
+interface ServiceCalls {
+  readonly client: ServiceClient;
+  readonly metrics: WorkerMetrics;
+  /** Media references in an input made URLs or data URIs, at the call: never in workflow history. */
+  readonly sendable: ReturnType<typeof createInputResolver>;
+  /** Runs a service call as an activity's (callWrapper). */
+  readonly wrap: <T>(kind: CallKind | 'subscribe', call: () => Promise<T>) => Promise<T>;
+}
+
 /** Builds the activities over `deps`. */
 export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const { client } = deps;
-  const every = deps.heartbeatEveryMs ?? 5_000;
   const metrics = deps.metrics ?? workerMetrics();
-  // Media references become URLs or data URIs here, at the call: never in workflow history.
   const sendable = createInputResolver(deps.media);
-  const limits = deps.limits;
-
-  /**
-   * Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. The
-   * first beat comes one period in, not at once: a call that answers quickly (the submit POST on the
-   * hand-off path) costs no heartbeat RPC competing with it.
-   */
-  async function wrap<T>(kind: CallKind | 'subscribe', call: () => Promise<T>): Promise<T> {
-    if (kind !== 'subscribe') deps.onCall?.(kind);
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const context = Context.current();
-      // Beat well inside the heartbeat timeout the workflow chose, however short.
-      const timeoutMs = context.info.heartbeatTimeoutMs;
-      const period = timeoutMs ? Math.min(every, Math.max(100, timeoutMs / 3)) : every;
-      timer = setInterval(() => context.heartbeat(), period);
-    } catch {
-      // Not inside an activity (direct call in a script): nothing to heartbeat.
-    }
-    try {
-      const value = await call();
-      if (kind !== 'subscribe') metrics.serviceCalls.inc({ kind, outcome: 'ok' });
-      return value;
-    } catch (error) {
-      if (kind !== 'subscribe') metrics.serviceCalls.inc({ kind, outcome: 'error' });
-      if (kind === 'status') metrics.polls.inc({ status: 'error' });
-      throw toApplicationFailure(error);
-    } finally {
-      if (timer) clearInterval(timer);
-    }
-  }
-
-  async function submitJob(
-    model: ModelId,
-    input: Record<string, unknown>,
-    idempotencyKey: string,
-  ): Promise<GenerationRequest> {
-    const sent = await sendable(input);
-    const request = await wrap('submit', () =>
-      guardedSubmit(client, model, sent as ModelInputs[typeof model], idempotencyKey),
-    );
-    metrics.submitted.inc({ model });
-    logInActivity('job submitted', { requestId: request.request_id, model });
-    return request;
-  }
-
+  const wrap = callWrapper(deps.heartbeatEveryMs ?? 5_000, metrics, deps.onCall);
+  const calls: ServiceCalls = { client, metrics, sendable, wrap };
   const preflight = createPreflightActivities(deps.preflight);
   const refusal = (errors: FieldError[]) => ({ ok: false as const, errors, message: describeFieldErrors(errors) });
-
-  /** One step's preflight: its problems (none when it passed); an input that cannot be checked now is tried again. */
-  async function preflightProblems(model: ModelId, input: Record<string, unknown>): Promise<FieldError[]> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await preflight.preflightJob(model, input);
-        return [];
-      } catch (error) {
-        const failure = error as ApplicationFailure;
-        if (failure.type === FAILURE_TYPES.preflightRefused)
-          return (failure.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? [];
-        if (failure.type !== FAILURE_TYPES.preflightUnavailable) throw error;
-        if (attempt >= PREFLIGHT_ATTEMPTS) return [{ path: '(input)', message: failure.message }];
-        heartbeat();
-        await sleep(PREFLIGHT_RETRY_MS * 2 ** (attempt - 1));
-      }
-    }
-  }
-
-  /** Asks the service to cancel; too late to cancel (terminal already) is an answer, not a failure. */
-  function cancelJob(requestId: string, cancelUrl?: string): Promise<CancelResponse> {
-    return wrap('cancel', async () => {
-      try {
-        return await client.cancel(requestId, cancelUrl ? { cancelUrl } : {});
-      } catch (error) {
-        const status = tooLateToCancel(error);
-        if (status) return { request_id: requestId, status };
-        throw error;
-      }
-    });
-  }
 
   return {
     ...createMediaActivities(deps.media),
     ...preflight,
     ...createBatchActivities(deps.media),
-    async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId, prepareNext }) {
-      let request = submittedByEarlierAttempt();
-      const permit = limits?.capped === true;
-      if (!request) {
-        // The wait stays short here: the submit runs where a cancel cannot reach it, so a longer
-        // wait goes back to the workflow (awaitAccountPermit), where one can.
-        if (
-          permit &&
-          !(await limits.acquire(
-            { idempotencyKey, workflowId: subscriberWorkflowId },
-            { maxWaitMs: SUBMIT_PERMIT_WAIT_MS, onWait: heartbeat },
-          ))
-        )
-          return { atCapacity: true };
-        try {
-          request = await submitJob(model, input, idempotencyKey);
-        } catch (error) {
-          // A submit that provably created no job gives its permit back; one that may have (ambiguous,
-          // or accepted with a broken answer) keeps it until the workflow settles what became of it.
-          if (permit && !MAY_HAVE_CREATED.has((error as ApplicationFailure).type ?? ''))
-            await limits.release(idempotencyKey);
-          throw error;
-        }
-        if (permit) await limits.attachRequest(idempotencyKey, request.request_id);
-      }
-      const prepared =
-        prepareNext?.steps[0] &&
-        client.idempotency === 'honoured' &&
-        !permit &&
-        deps.routes.revokePrepared &&
-        !hasMedia(prepareNext.steps.map((step) => step.input))
-          ? prepareNext
-          : undefined;
-      try {
-        const earlyEvents = await wrap('subscribe', () =>
-          deps.routes.subscribe(
-            (request as GenerationRequest).request_id,
-            subscriberWorkflowId,
-            prepared ? { prepared } : {},
-          ),
-        );
-        return {
-          request,
-          earlyEvents,
-          ...(permit ? { permit: true as const } : {}),
-          ...(prepared ? { preparedKey: prepared.steps[0]!.idempotencyKey } : {}),
-        };
-      } catch (error) {
-        recordSubmitted(request);
-        throw error;
-      }
-    },
-    async revokePreparedSubmits(requestIds) {
-      const cancelled: string[] = [];
-      for (const requestId of requestIds) {
-        const revoked = await wrap('subscribe', async () => (await deps.routes.revokePrepared?.(requestId)) ?? null);
-        if (revoked?.state !== PREPARED_STATE.submitted || !revoked.answer) continue;
-        const request = JSON.parse(revoked.answer) as GenerationRequest;
-        await cancelJob(request.request_id, request.cancel_url);
-        cancelled.push(request.request_id);
-      }
-      return cancelled;
-    },
-    async awaitAccountPermit({ idempotencyKey, workflowId }) {
-      if (!limits?.capped) return;
-      await limits.acquire(
-        { idempotencyKey, workflowId },
-        { signal: Context.current().cancellationSignal, onWait: heartbeat },
-      );
-    },
-    async releaseAccountPermit(idempotencyKey) {
-      await limits?.release(idempotencyKey);
-    },
+    ...submitActivities(calls, deps.routes, deps.limits),
     candidateOrphans(sinceIso, exclude) {
       // An account read, not a job call: kept out of the per-kind call counts (as subscribing is).
       return wrap('subscribe', () => candidateOrphans(client, sinceIso, exclude));
@@ -378,7 +239,9 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       const refused = await Promise.all(
         preflightSteps.flatMap((index) => {
           const step = steps[index];
-          return step ? [preflightProblems(step.model, step.input).then((problems) => ({ index, problems }))] : [];
+          return step
+            ? [preflightProblems(preflight, step.model, step.input).then((problems) => ({ index, problems }))]
+            : [];
         }),
       );
       return {
@@ -410,6 +273,174 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       });
       return result;
     },
-    cancelJob,
+    cancelJob: (requestId, cancelUrl) => cancelJob(calls, requestId, cancelUrl),
+  };
+}
+
+/**
+ * Runs `call`, heartbeating while it waits and mapping client errors to ApplicationFailure. The
+ * first beat comes one period in, not at once: a call that answers quickly (the submit POST on the
+ * hand-off path) costs no heartbeat RPC competing with it.
+ */
+function callWrapper(every: number, metrics: WorkerMetrics, onCall: ActivityDeps['onCall']): ServiceCalls['wrap'] {
+  return async (kind, call) => {
+    if (kind !== 'subscribe') onCall?.(kind);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const context = Context.current();
+      // Beat well inside the heartbeat timeout the workflow chose, however short.
+      const timeoutMs = context.info.heartbeatTimeoutMs;
+      const period = timeoutMs ? Math.min(every, Math.max(100, timeoutMs / 3)) : every;
+      timer = setInterval(() => context.heartbeat(), period);
+    } catch {
+      // Not inside an activity (direct call in a script): nothing to heartbeat.
+    }
+    try {
+      const value = await call();
+      if (kind !== 'subscribe') metrics.serviceCalls.inc({ kind, outcome: 'ok' });
+      return value;
+    } catch (error) {
+      if (kind !== 'subscribe') metrics.serviceCalls.inc({ kind, outcome: 'error' });
+      if (kind === 'status') metrics.polls.inc({ status: 'error' });
+      throw toApplicationFailure(error);
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+  };
+}
+
+async function submitJob(
+  calls: ServiceCalls,
+  model: ModelId,
+  input: Record<string, unknown>,
+  idempotencyKey: string,
+): Promise<GenerationRequest> {
+  const sent = await calls.sendable(input);
+  const request = await calls.wrap('submit', () =>
+    guardedSubmit(calls.client, model, sent as ModelInputs[typeof model], idempotencyKey),
+  );
+  calls.metrics.submitted.inc({ model });
+  logInActivity('job submitted', { requestId: request.request_id, model });
+  return request;
+}
+
+/** One step's preflight: its problems (none when it passed); an input that cannot be checked now is tried again. */
+async function preflightProblems(
+  preflight: PreflightActivities,
+  model: ModelId,
+  input: Record<string, unknown>,
+): Promise<FieldError[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await preflight.preflightJob(model, input);
+      return [];
+    } catch (error) {
+      const failure = error as ApplicationFailure;
+      if (failure.type === FAILURE_TYPES.preflightRefused)
+        return (failure.details?.[0] as PreflightFailureDetails | undefined)?.problems ?? [];
+      if (failure.type !== FAILURE_TYPES.preflightUnavailable) throw error;
+      if (attempt >= PREFLIGHT_ATTEMPTS) return [{ path: '(input)', message: failure.message }];
+      heartbeat();
+      await sleep(PREFLIGHT_RETRY_MS * 2 ** (attempt - 1));
+    }
+  }
+}
+
+/** Asks the service to cancel; too late to cancel (terminal already) is an answer, not a failure. */
+function cancelJob(calls: ServiceCalls, requestId: string, cancelUrl?: string): Promise<CancelResponse> {
+  return calls.wrap('cancel', async () => {
+    try {
+      return await calls.client.cancel(requestId, cancelUrl ? { cancelUrl } : {});
+    } catch (error) {
+      const status = tooLateToCancel(error);
+      if (status) return { request_id: requestId, status };
+      throw error;
+    }
+  });
+}
+
+/** Submitting a step and subscribing it to its events, the prepared submits behind it and the account's permits. */
+function submitActivities(
+  calls: ServiceCalls,
+  routes: ActivityDeps['routes'],
+  limits: AccountLimits | undefined,
+): Pick<
+  ReelflowActivities,
+  'submitAndSubscribe' | 'revokePreparedSubmits' | 'awaitAccountPermit' | 'releaseAccountPermit'
+> {
+  return {
+    async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId, prepareNext }) {
+      let request = submittedByEarlierAttempt();
+      const permit = limits?.capped === true;
+      if (!request) {
+        // The wait stays short here: the submit runs where a cancel cannot reach it, so a longer
+        // wait goes back to the workflow (awaitAccountPermit), where one can.
+        if (
+          permit &&
+          !(await limits.acquire(
+            { idempotencyKey, workflowId: subscriberWorkflowId },
+            { maxWaitMs: SUBMIT_PERMIT_WAIT_MS, onWait: heartbeat },
+          ))
+        )
+          return { atCapacity: true };
+        try {
+          request = await submitJob(calls, model, input, idempotencyKey);
+        } catch (error) {
+          // A submit that provably created no job gives its permit back; one that may have (ambiguous,
+          // or accepted with a broken answer) keeps it until the workflow settles what became of it.
+          if (permit && !MAY_HAVE_CREATED.has((error as ApplicationFailure).type ?? ''))
+            await limits.release(idempotencyKey);
+          throw error;
+        }
+        if (permit) await limits.attachRequest(idempotencyKey, request.request_id);
+      }
+      const prepared =
+        prepareNext?.steps[0] &&
+        calls.client.idempotency === 'honoured' &&
+        !permit &&
+        routes.revokePrepared &&
+        !hasMedia(prepareNext.steps.map((step) => step.input))
+          ? prepareNext
+          : undefined;
+      try {
+        const earlyEvents = await calls.wrap('subscribe', () =>
+          routes.subscribe(
+            (request as GenerationRequest).request_id,
+            subscriberWorkflowId,
+            prepared ? { prepared } : {},
+          ),
+        );
+        return {
+          request,
+          earlyEvents,
+          ...(permit ? { permit: true as const } : {}),
+          ...(prepared ? { preparedKey: prepared.steps[0]!.idempotencyKey } : {}),
+        };
+      } catch (error) {
+        recordSubmitted(request);
+        throw error;
+      }
+    },
+    async revokePreparedSubmits(requestIds) {
+      const cancelled: string[] = [];
+      for (const requestId of requestIds) {
+        const revoked = await calls.wrap('subscribe', async () => (await routes.revokePrepared?.(requestId)) ?? null);
+        if (revoked?.state !== PREPARED_STATE.submitted || !revoked.answer) continue;
+        const request = JSON.parse(revoked.answer) as GenerationRequest;
+        await cancelJob(calls, request.request_id, request.cancel_url);
+        cancelled.push(request.request_id);
+      }
+      return cancelled;
+    },
+    async awaitAccountPermit({ idempotencyKey, workflowId }) {
+      if (!limits?.capped) return;
+      await limits.acquire(
+        { idempotencyKey, workflowId },
+        { signal: Context.current().cancellationSignal, onWait: heartbeat },
+      );
+    },
+    async releaseAccountPermit(idempotencyKey) {
+      await limits?.release(idempotencyKey);
+    },
   };
 }

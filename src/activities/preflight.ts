@@ -110,40 +110,56 @@ export function uriInputs(
   return found;
 }
 
+/** Where preflight may read inputs from, and how long it waits for one. */
+interface InputSources {
+  readonly options: PreflightOptions;
+  readonly timeoutMs: number;
+  /** Origins (no trailing slash) whose URLs may resolve to private addresses: the service's own. */
+  readonly trusted: readonly string[];
+}
+
+/** The address rules for `url`: a trusted origin (the service's own) may be private. */
+function rulesFor({ options, trusted }: InputSources, url: string): AddressRuleOptions {
+  const own = trusted.some((origin) => url.startsWith(`${origin}/`));
+  return { allowPrivate: own, ...(own ? {} : options.rules), ...(options.lookup ? { lookup: options.lookup } : {}) };
+}
+
+/** Reads the head of one value; a problem is returned as a message, a transient one thrown. */
+async function headOf(
+  sources: InputSources,
+  value: string,
+  headBytes: number,
+): Promise<{ head: InputHead; source: PreflightCheck['source']; file?: string } | { problem: string }> {
+  const { options, timeoutMs } = sources;
+  const data = readDataUri(value, headBytes);
+  if (data) return { head: data, source: 'data-uri' };
+  if (options.references?.owns(value)) {
+    const stored = await options.references.stat(value);
+    if (!stored) return { problem: `reference ${value} is not in the media store` };
+    return {
+      head: { contentType: stored.contentType, size: stored.size, head: Buffer.alloc(0) },
+      source: 'reference',
+      ...(stored.file ? { file: stored.file } : {}),
+    };
+  }
+  try {
+    return {
+      head: await readUrlHead(value, rulesFor(sources, value), { maxHeadBytes: headBytes, timeoutMs }),
+      source: 'url',
+    };
+  } catch (error) {
+    if (error instanceof InputHeadError && error.definite) return { problem: error.message };
+    throw error;
+  }
+}
+
 /** Creates the preflight activity over `options`. */
 export function createPreflightActivities(options: PreflightOptions = {}): PreflightActivities {
   const timeoutMs = options.timeoutMs ?? 8_000;
   const clipHeadBytes = options.clipHeadBytes ?? 2 * 1024 * 1024;
   const trusted = (options.trustedOrigins ?? []).map((o) => o.replace(/\/+$/, ''));
 
-  function rulesFor(url: string): AddressRuleOptions {
-    const own = trusted.some((origin) => url.startsWith(`${origin}/`));
-    return { allowPrivate: own, ...(own ? {} : options.rules), ...(options.lookup ? { lookup: options.lookup } : {}) };
-  }
-
-  /** Reads the head of one value; a problem is returned as a message, a transient one thrown. */
-  async function headOf(
-    value: string,
-    headBytes: number,
-  ): Promise<{ head: InputHead; source: PreflightCheck['source']; file?: string } | { problem: string }> {
-    const data = readDataUri(value, headBytes);
-    if (data) return { head: data, source: 'data-uri' };
-    if (options.references?.owns(value)) {
-      const stored = await options.references.stat(value);
-      if (!stored) return { problem: `reference ${value} is not in the media store` };
-      return {
-        head: { contentType: stored.contentType, size: stored.size, head: Buffer.alloc(0) },
-        source: 'reference',
-        ...(stored.file ? { file: stored.file } : {}),
-      };
-    }
-    try {
-      return { head: await readUrlHead(value, rulesFor(value), { maxHeadBytes: headBytes, timeoutMs }), source: 'url' };
-    } catch (error) {
-      if (error instanceof InputHeadError && error.definite) return { problem: error.message };
-      throw error;
-    }
-  }
+  const sources: InputSources = { options, timeoutMs, trusted };
 
   async function checkOne(
     model: ModelId,
@@ -152,7 +168,7 @@ export function createPreflightActivities(options: PreflightOptions = {}): Prefl
   ): Promise<PreflightCheck | null> {
     const clipRule = modelDefinition(model).preflight.clipLength;
     const clip = clipRule?.field === item.field ? clipRule : undefined;
-    const read = await headOf(item.value, clip ? clipHeadBytes : SNIFF_BYTES);
+    const read = await headOf(sources, item.value, clip ? clipHeadBytes : SNIFF_BYTES);
     if ('problem' in read) {
       problems.push({ path: item.path, message: read.problem });
       return null;

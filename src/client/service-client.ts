@@ -63,6 +63,25 @@ interface CallSpec<T> {
   signal?: AbortSignal;
 }
 
+/** What one call needs besides its spec: the client's connection pool and settings. */
+interface Connection {
+  readonly dispatcher: Agent;
+  readonly authorization: string;
+  readonly timeoutMs: number;
+  readonly options: ServiceClientOptions;
+}
+
+/** The three ways the client's methods call the service. */
+interface Calls {
+  readonly baseUrl: string;
+  /** A call that may be made again: retried under the client's retry rule. */
+  idempotent: <T>(spec: CallSpec<T>) => Promise<T>;
+  /** A submit under SUBMIT_POLICY (submitWithPolicy). */
+  submit: <T>(spec: CallSpec<T>) => Promise<T>;
+  /** The URL of a request, or of one of its sub-resources (`suffix`). */
+  requestUrl: (requestId: string, suffix?: string) => string;
+}
+
 /**
  * Creates the typed HTTP client of the service (undici).
  * Idempotent calls are retried with exponential backoff and jitter honouring Retry-After;
@@ -71,134 +90,40 @@ interface CallSpec<T> {
 export function createServiceClient(options: ServiceClientOptions): ServiceClient & { close(): Promise<void> } {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const authorization = `${options.authScheme ?? 'Key'} ${options.apiKey}`;
   const retryRule = resolveRule(DEFAULT_RETRY, options.retry);
   const submitRule = resolveRule(DEFAULT_SUBMIT_RETRY, options.submitRetry);
   const idempotency: IdempotencySetting = options.idempotency ?? 'unknown';
-  const dispatcher = new Agent({
-    connect: { timeout: Math.min(timeoutMs, 10_000) },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
-
-  async function once<T>(spec: CallSpec<T>): Promise<T> {
-    const gated = spec.kind !== 'ledger' && spec.kind !== 'lookup' ? spec.kind : undefined;
-    if (gated && options.rateGate) await options.rateGate.wait(gated, spec.signal);
-    if (gated) options.onRequest?.(gated);
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await request(spec.url, {
-        method: spec.method,
-        dispatcher,
-        headers: {
-          authorization,
-          accept: 'application/json, application/problem+json',
-          ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...spec.headers,
-        },
-        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
-        signal: spec.signal
-          ? AbortSignal.any([spec.signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs),
-      });
-    } catch (error) {
-      throw classifyTransportError(error, spec);
-    }
-    let text: string;
-    try {
-      text = await readLimited(response.body);
-    } catch (error) {
-      // The service answered (a status line arrived) but the body was lost: for a submit the
-      // job may exist, so this is ambiguous too.
-      throw classifyTransportError(error, spec);
-    }
-    if (response.statusCode >= 200 && response.statusCode < 300) {
-      return spec.kind === 'submit' ? parseSubmitAnswer(text, spec) : parseBody(text, spec.schema, spec);
-    }
-    const problem = toProblemError(response.statusCode, response.headers, text);
-    if (gated && problem.status === 429 && problem.retryAfterSeconds !== undefined)
-      options.rateGate?.limited(gated, problem.retryAfterSeconds * 1000);
-    throw problem;
-  }
-
-  async function withRetries<T>(
-    spec: CallSpec<T>,
-    rule: RetryRule,
-    shouldRetry: (error: ServiceClientError) => boolean,
-  ): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await once(spec);
-      } catch (error) {
-        if (!(error instanceof ServiceClientError) || attempt >= rule.maxAttempts || !shouldRetry(error)) throw error;
-        const retryAfterMs =
-          error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined
-            ? error.retryAfterSeconds * 1000
-            : undefined;
-        if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) throw error;
-        await sleep(backoffDelayMs(rule, attempt, retryAfterMs));
-      }
-    }
-  }
-
-  /**
-   * A submit under the policy: retried (same key) only where SUBMIT_POLICY says so, within the submit
-   * rule; a failure that may have created a job and is not retried (any more) is an
-   * AmbiguousSubmissionError naming the key. An abort (cancellation, deadline) stops it at once.
-   */
-  async function submitWithPolicy<T>(spec: CallSpec<T>): Promise<T> {
-    const key = spec.headers?.['idempotency-key'];
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        spec.signal?.throwIfAborted();
-        return await once(spec);
-      } catch (error) {
-        if (!(error instanceof ServiceClientError)) throw error;
-        const kind = submitFailureKind(error);
-        const action = submitAction(kind, idempotency);
-        const retryAfterMs =
-          error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined
-            ? error.retryAfterSeconds * 1000
-            : undefined;
-        const exhausted =
-          attempt >= submitRule.maxAttempts ||
-          (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) ||
-          spec.signal?.aborted === true;
-        const next = action === 'retry' && exhausted ? EXHAUSTED_RETRY_ACTION[kind] : action;
-        if (next === 'ambiguous') throw ambiguous(error, key, attempt);
-        if (next === 'final') throw error;
-        try {
-          await sleep(
-            backoffDelayMs(submitRule, attempt, retryAfterMs),
-            undefined,
-            spec.signal ? { signal: spec.signal } : undefined,
-          );
-        } catch {
-          // Aborted while backing off: the last failure stands, ambiguous if it may have sent.
-          if (kind === 'maybe-sent') throw ambiguous(error, key, attempt);
-          throw error;
-        }
-      }
-    }
-  }
-
-  function ambiguous(error: ServiceClientError, key: string | undefined, attempts: number): AmbiguousSubmissionError {
-    const retried = attempts > 1 ? ` after ${attempts} attempts with the same key` : '';
-    return new AmbiguousSubmissionError(
-      `submit may have created a job but gave no usable answer${retried} (${error.message}); the job may exist and be billed` +
-        idempotencyHint(key),
-      key,
-      idempotency === 'honoured',
-      attempts,
-    );
-  }
-
-  const idempotent = <T>(spec: CallSpec<T>) => withRetries(spec, retryRule, (error) => error.retryable);
-  const requestUrl = (requestId: string, suffix = '') =>
-    `${baseUrl}/v1/queue/requests/${encodeURIComponent(requestId)}${suffix}`;
-
+  const connection: Connection = {
+    dispatcher: new Agent({
+      connect: { timeout: Math.min(timeoutMs, 10_000) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    }),
+    authorization: `${options.authScheme ?? 'Key'} ${options.apiKey}`,
+    timeoutMs,
+    options,
+  };
+  const once = <T>(spec: CallSpec<T>) => callOnce(connection, spec);
+  const calls: Calls = {
+    baseUrl,
+    idempotent: (spec) => withRetries(once, spec, retryRule, (error) => error.retryable),
+    submit: (spec) => submitWithPolicy(once, spec, submitRule, idempotency),
+    requestUrl: (requestId, suffix = '') => `${baseUrl}/v1/queue/requests/${encodeURIComponent(requestId)}${suffix}`,
+  };
   return {
     idempotency,
+    ...jobCalls(calls, options.cancelMethod),
+    ...accountCalls(calls),
+    close: () => connection.dispatcher.close(),
+  };
+}
+
+/** Submit, status, result, cancel and quote. */
+function jobCalls(
+  calls: Calls,
+  cancelMethod: ServiceClientOptions['cancelMethod'],
+): Pick<ServiceClient, 'submit' | 'status' | 'result' | 'cancel' | 'quote'> {
+  return {
     submit<M extends ModelId>(
       model: M,
       input: ModelInputs[M],
@@ -207,54 +132,60 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const spec: CallSpec<z.infer<typeof generationRequestSchema>> = {
         kind: 'submit',
         method: 'POST',
-        url: `${baseUrl}/v1/queue/${encodeURIComponent(model)}`,
+        url: `${calls.baseUrl}/v1/queue/${encodeURIComponent(model)}`,
         body: input,
         headers: submitOptions.idempotencyKey ? { 'idempotency-key': submitOptions.idempotencyKey } : {},
         schema: generationRequestSchema,
         ...(submitOptions.signal ? { signal: submitOptions.signal } : {}),
       };
-      return submitWithPolicy(spec);
+      return calls.submit(spec);
     },
     status(requestId, statusOptions = {}) {
-      return idempotent({
+      return calls.idempotent({
         kind: 'status',
         method: 'GET',
-        url: statusOptions.statusUrl ?? requestUrl(requestId, '/status'),
+        url: statusOptions.statusUrl ?? calls.requestUrl(requestId, '/status'),
         schema: statusResponseSchema,
       });
     },
     result(requestId, resultOptions = {}) {
-      return idempotent({
+      return calls.idempotent({
         kind: 'result',
         method: 'GET',
-        url: resultOptions.responseUrl ?? requestUrl(requestId),
+        url: resultOptions.responseUrl ?? calls.requestUrl(requestId),
         schema: resultSchema,
       });
     },
     cancel(requestId, cancelOptions = {}) {
       // Cancelling twice is harmless: the second answer reports the state reached.
-      return idempotent({
+      return calls.idempotent({
         kind: 'cancel',
-        method: options.cancelMethod ?? 'POST',
-        url: cancelOptions.cancelUrl ?? requestUrl(requestId, '/cancel'),
+        method: cancelMethod ?? 'POST',
+        url: cancelOptions.cancelUrl ?? calls.requestUrl(requestId, '/cancel'),
         schema: cancelResponseSchema,
       });
     },
     quote<M extends ModelId>(model: M, input: ModelInputs[M]) {
-      return idempotent({
+      return calls.idempotent({
         kind: 'quote',
         method: 'POST',
-        url: `${baseUrl}/v1/pricing/quote`,
+        url: `${calls.baseUrl}/v1/pricing/quote`,
         body: { model, input },
         schema: quoteResponseSchema,
       });
     },
+  };
+}
+
+/** The local service's account extensions (ledger, lookup by key): null where a service has none. */
+function accountCalls(calls: Calls): Pick<ServiceClient, 'ledger' | 'lookupKey'> {
+  return {
     async ledger() {
       try {
-        return await idempotent({
+        return await calls.idempotent({
           kind: 'ledger',
           method: 'GET',
-          url: `${baseUrl}/v1/account/ledger`,
+          url: `${calls.baseUrl}/v1/account/ledger`,
           schema: accountLedgerSchema,
         });
       } catch (error) {
@@ -265,10 +196,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
     async lookupKey(idempotencyKey) {
       try {
-        return await idempotent({
+        return await calls.idempotent({
           kind: 'lookup',
           method: 'GET',
-          url: `${baseUrl}/v1/queue/requests?idempotency_key=${encodeURIComponent(idempotencyKey)}`,
+          url: `${calls.baseUrl}/v1/queue/requests?idempotency_key=${encodeURIComponent(idempotencyKey)}`,
           schema: keyLookupSchema,
         });
       } catch (error) {
@@ -277,8 +208,132 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         throw error;
       }
     },
-    close: () => dispatcher.close(),
   };
+}
+
+/** One HTTP call: through the account's rate gate, counted, its answer parsed or made a typed error. */
+async function callOnce<T>(connection: Connection, spec: CallSpec<T>): Promise<T> {
+  const gated = spec.kind !== 'ledger' && spec.kind !== 'lookup' ? spec.kind : undefined;
+  if (gated && connection.options.rateGate) await connection.options.rateGate.wait(gated, spec.signal);
+  if (gated) connection.options.onRequest?.(gated);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(spec.url, {
+      method: spec.method,
+      dispatcher: connection.dispatcher,
+      headers: {
+        authorization: connection.authorization,
+        accept: 'application/json, application/problem+json',
+        ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...spec.headers,
+      },
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      signal: spec.signal
+        ? AbortSignal.any([spec.signal, AbortSignal.timeout(connection.timeoutMs)])
+        : AbortSignal.timeout(connection.timeoutMs),
+    });
+  } catch (error) {
+    throw classifyTransportError(error, spec);
+  }
+  let text: string;
+  try {
+    text = await readLimited(response.body);
+  } catch (error) {
+    // The service answered (a status line arrived) but the body was lost: for a submit the
+    // job may exist, so this is ambiguous too.
+    throw classifyTransportError(error, spec);
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) {
+    return spec.kind === 'submit' ? parseSubmitAnswer(text, spec) : parseBody(text, spec.schema, spec);
+  }
+  const problem = toProblemError(response.statusCode, response.headers, text);
+  if (gated && problem.status === 429 && problem.retryAfterSeconds !== undefined)
+    connection.options.rateGate?.limited(gated, problem.retryAfterSeconds * 1000);
+  throw problem;
+}
+
+async function withRetries<T>(
+  once: (spec: CallSpec<T>) => Promise<T>,
+  spec: CallSpec<T>,
+  rule: RetryRule,
+  shouldRetry: (error: ServiceClientError) => boolean,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await once(spec);
+    } catch (error) {
+      if (!(error instanceof ServiceClientError) || attempt >= rule.maxAttempts || !shouldRetry(error)) throw error;
+      const retryAfterMs = retryAfterMsOf(error);
+      if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) throw error;
+      await sleep(backoffDelayMs(rule, attempt, retryAfterMs));
+    }
+  }
+}
+
+/**
+ * A submit under the policy: retried (same key) only where SUBMIT_POLICY says so, within the submit
+ * rule; a failure that may have created a job and is not retried (any more) is an
+ * AmbiguousSubmissionError naming the key. An abort (cancellation, deadline) stops it at once.
+ */
+async function submitWithPolicy<T>(
+  once: (spec: CallSpec<T>) => Promise<T>,
+  spec: CallSpec<T>,
+  rule: RetryRule,
+  idempotency: IdempotencySetting,
+): Promise<T> {
+  const key = spec.headers?.['idempotency-key'];
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      spec.signal?.throwIfAborted();
+      return await once(spec);
+    } catch (error) {
+      if (!(error instanceof ServiceClientError)) throw error;
+      const kind = submitFailureKind(error);
+      const action = submitAction(kind, idempotency);
+      const retryAfterMs = retryAfterMsOf(error);
+      const exhausted =
+        attempt >= rule.maxAttempts ||
+        (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) ||
+        spec.signal?.aborted === true;
+      const next = action === 'retry' && exhausted ? EXHAUSTED_RETRY_ACTION[kind] : action;
+      if (next === 'ambiguous') throw ambiguous(error, key, attempt, idempotency);
+      if (next === 'final') throw error;
+      try {
+        await sleep(
+          backoffDelayMs(rule, attempt, retryAfterMs),
+          undefined,
+          spec.signal ? { signal: spec.signal } : undefined,
+        );
+      } catch {
+        // Aborted while backing off: the last failure stands, ambiguous if it may have sent.
+        if (kind === 'maybe-sent') throw ambiguous(error, key, attempt, idempotency);
+        throw error;
+      }
+    }
+  }
+}
+
+/** How long the service asked to wait before the next attempt (Retry-After), if it did. */
+function retryAfterMsOf(error: ServiceClientError): number | undefined {
+  return error instanceof ServiceProblemError && error.retryAfterSeconds !== undefined
+    ? error.retryAfterSeconds * 1000
+    : undefined;
+}
+
+function ambiguous(
+  error: ServiceClientError,
+  key: string | undefined,
+  attempts: number,
+  idempotency: IdempotencySetting,
+): AmbiguousSubmissionError {
+  const retried = attempts > 1 ? ` after ${attempts} attempts with the same key` : '';
+  return new AmbiguousSubmissionError(
+    `submit may have created a job but gave no usable answer${retried} (${error.message}); the job may exist and be billed` +
+      idempotencyHint(key),
+    key,
+    idempotency === 'honoured',
+    attempts,
+  );
 }
 
 function idempotencyHint(key: string | undefined): string {

@@ -11,7 +11,6 @@ export const ledgerEntrySchema = z.looseObject({
   request_id: z.string().min(1).nullable(),
   at: z.string().min(1),
 });
-export type LedgerEntryDoc = z.infer<typeof ledgerEntrySchema>;
 
 export const accountLedgerSchema = z.looseObject({
   credits: z.number().optional(),

@@ -56,8 +56,6 @@ export const WEBHOOK_HEADERS = {
   signature: 'service-webhook-signature',
 } as const;
 
-export const API_PREFIX = '/v1';
-
 /**
  * reelflow's own limits on what it hands to Temporal (not the service's): Temporal refuses payloads
  * over 2 MB and histories over 50 MB, and replays every byte, so media travel as store references.

@@ -52,6 +52,3 @@ export function makeUriSchema(rules: UriRules = {}) {
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
-
-/** Schema of a URI input field: public https URL or base64 data URI. */
-export const uriSchema = makeUriSchema();

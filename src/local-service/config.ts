@@ -51,8 +51,6 @@ export interface LocalServiceOptions {
   connections?: Partial<ConnectionLimits>;
 }
 
-export { RENDER_MODES, type RenderMode } from '../config/render-modes';
-
 const optionsSchema = z.object({
   port: z.number().int().min(0).max(65_535).default(0),
   host: z.string().min(1).default('127.0.0.1'),

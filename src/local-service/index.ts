@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { resolveOptions, type LocalServiceOptions } from './config';
+import type { FastifyBaseLogger } from 'fastify';
+import { resolveOptions, type LocalServiceOptions, type ResolvedOptions } from './config';
 import type { ServiceContext, ServiceCounters } from './context';
 import { injectedFaults, mergeFaults, type FaultConfig, type InjectedFault } from './faults';
 import { buildApp, type RegisteredRoute } from './http/app';
@@ -22,9 +23,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher';
 export type { LocalServiceOptions } from './config';
 export type { FaultConfig, InjectedFault } from './faults';
 export type { ServiceCounters } from './context';
-export type { RegisteredRoute, RouteAccess } from './http/app';
+export type { RegisteredRoute } from './http/app';
 export { DEFAULT_FAULTS } from './faults';
-export { DataDirLockedError } from './store/errors';
 
 /** Read-only view of a job for tests and benchmarks. */
 export interface JobView {
@@ -82,57 +82,31 @@ export interface LocalService {
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const config = resolveOptions(options);
   const dataDir = path.resolve(config.dataDir);
-  // Before anything reads or rewrites the state: a second service on this directory stops here.
-  const unlock = await lockDataDir(dataDir);
-  let store: Store;
-  let torn: TornTail | null;
-  const inputs = new InputStore(path.join(dataDir, 'inputs'));
-  const bodies = new EventBodyStore(path.join(dataDir, 'events'));
-  try {
-    ({ store, torn } = Store.open(path.join(dataDir, 'state'), {
-      ...(config.compactAtBytes !== undefined ? { compactAtBytes: config.compactAtBytes } : {}),
-      prepare: (state) => moveInlineData(state, inputs, bodies),
-    }));
-  } catch (error) {
-    await unlock();
-    throw error;
-  }
+  const { unlock, store, torn, inputs, bodies } = await openState(dataDir, config.compactAtBytes);
   const filesDir = path.join(dataDir, 'files');
   fs.mkdirSync(filesDir, { recursive: true });
 
   const generatedApiKey = seed(store, config.apiKeys, config.credits);
 
   let faults = config.faults;
-  const counters: ServiceCounters = {
-    submits: 0,
-    statusCalls: 0,
-    resultCalls: 0,
-    cancelCalls: 0,
-    quoteCalls: 0,
-    jobsCreated: 0,
-  };
+  const counters = newCounters();
   let context: ServiceContext | null = null;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
-  const logger =
-    config.logger === false
-      ? false
-      : { ...config.logger, redact: ['req.headers.authorization', 'headers.authorization', 'secret', 'key'] };
   const { app, routes } = buildApp({
     context: () => {
       if (!context) throw new Error('local service context used before start');
       return context;
     },
     ready,
-    logger,
+    logger: config.logger === false ? false : { ...config.logger, redact: [...REDACTED] },
     adminKeyHash: config.adminKey === undefined ? null : hashKey(config.adminKey),
     connections: config.connections,
   });
 
-  let address: string;
   try {
-    address = await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     store.close();
     await unlock();
@@ -140,7 +114,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   }
   const port = (app.server.address() as { port: number }).port;
   const url = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  void address;
 
   const log = app.log;
   // The input access log (<dataDir>/input-access.log, JSON lines): which input URLs were fetched, signed or not.
@@ -160,11 +133,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
           holdMs: config.stubHoldMs,
         })
       : ffmpegRunner;
-  if (torn) {
-    const line = `journal: a torn last record (${torn.bytes} bytes at offset ${torn.offset}) was cut off; it had not been acknowledged`;
-    if (config.logger === false) process.stderr.write(`reelflow service: ${line}\n`);
-    else log.warn({ offset: torn.offset, bytes: torn.bytes }, line);
-  }
+  if (torn) reportTornTail(torn, config.logger === false ? null : log);
   store.setLog(log);
   const dispatcher = new WebhookDispatcher({
     store,
@@ -207,6 +176,80 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     [...store.state.deliveries.values()].some((d) => d.eventId === eventId && d.state === 'pending'),
   );
   markReady();
+  warnOfLocalModes(config, log);
+
+  return {
+    url,
+    port,
+    generatedApiKey,
+    close: closeOnce(async () => {
+      await app.close();
+      await jobs.close();
+      await dispatcher.close();
+      store.close();
+      await unlock();
+    }),
+    setFaults: (change) => {
+      faults = mergeFaults(faults, change);
+    },
+    faults: () => faults,
+    tornTail: torn,
+    ...stateViews(store, counters, routes),
+  };
+}
+
+/** Never logged: the API key header and any field named secret or key. */
+const REDACTED = ['req.headers.authorization', 'headers.authorization', 'secret', 'key'];
+
+function newCounters(): ServiceCounters {
+  return { submits: 0, statusCalls: 0, resultCalls: 0, cancelCalls: 0, quoteCalls: 0, jobsCreated: 0 };
+}
+
+/** `close` run once: a second call gets the first one's promise. */
+function closeOnce(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | null = null;
+  return () => (closing ??= close());
+}
+
+/**
+ * Locks the data directory and opens its state: the journal (replayed), and the side files of inputs
+ * and event bodies. The lock is released again when the state cannot be opened.
+ */
+async function openState(
+  dataDir: string,
+  compactAtBytes: number | undefined,
+): Promise<{
+  unlock: () => Promise<void>;
+  store: Store;
+  torn: TornTail | null;
+  inputs: InputStore;
+  bodies: EventBodyStore;
+}> {
+  // Before anything reads or rewrites the state: a second service on this directory stops here.
+  const unlock = await lockDataDir(dataDir);
+  const inputs = new InputStore(path.join(dataDir, 'inputs'));
+  const bodies = new EventBodyStore(path.join(dataDir, 'events'));
+  try {
+    const { store, torn } = Store.open(path.join(dataDir, 'state'), {
+      ...(compactAtBytes !== undefined ? { compactAtBytes } : {}),
+      prepare: (state) => moveInlineData(state, inputs, bodies),
+    });
+    return { unlock, store, torn, inputs, bodies };
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+/** Says that the journal's torn last record was cut off: in the log, or on stderr when there is none. */
+function reportTornTail(torn: TornTail, log: FastifyBaseLogger | null): void {
+  const line = `journal: a torn last record (${torn.bytes} bytes at offset ${torn.offset}) was cut off; it had not been acknowledged`;
+  if (log === null) process.stderr.write(`reelflow service: ${line}\n`);
+  else log.warn({ offset: torn.offset, bytes: torn.bytes }, line);
+}
+
+/** Warns of the modes meant for local use only. */
+function warnOfLocalModes(config: ResolvedOptions, log: FastifyBaseLogger): void {
   if (config.render === 'stub')
     log.warn(
       `stub render mode (--render stub, hold ${config.stubHoldMs} ms): jobs complete with pre-rendered fixtures; a benchmarking aid`,
@@ -215,24 +258,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     log.warn(
       'private, loopback and plain-http webhook and input URLs are allowed (--allow-private-webhooks): local use only',
     );
+}
 
-  let closing: Promise<void> | null = null;
+/** The read-only views of the service's state, for tests and benchmarks (copies, never the live records). */
+function stateViews(
+  store: Store,
+  counters: ServiceCounters,
+  routes: readonly RegisteredRoute[],
+): Pick<
+  LocalService,
+  'counters' | 'jobs' | 'deliveries' | 'ledger' | 'injectedFaults' | 'balance' | 'routes' | 'journalBytes'
+> {
   return {
-    url,
-    port,
-    generatedApiKey,
-    close: () =>
-      (closing ??= (async () => {
-        await app.close();
-        await jobs.close();
-        await dispatcher.close();
-        store.close();
-        await unlock();
-      })()),
-    setFaults: (change) => {
-      faults = mergeFaults(faults, change);
-    },
-    faults: () => faults,
     counters: () => ({ ...counters }),
     jobs: () => [...store.state.jobs.values()].map(viewJob),
     deliveries: () => [...store.state.deliveries.values()].map((d) => ({ ...d })),
@@ -240,7 +277,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     injectedFaults: () => injectedFaults(store.state),
     balance: () => store.state.balance,
     routes: () => routes.map((r) => ({ ...r })),
-    tornTail: torn,
     journalBytes: () => store.journalBytes,
   };
 }

@@ -110,7 +110,6 @@ export function bridgeMetrics(registry: Registry = defaultRegistry) {
     },
   };
 }
-export type BridgeMetrics = ReturnType<typeof bridgeMetrics>;
 
 /** Worker (activity) metrics. Job outcomes and credits are counted by the workflow through the SDK meter. */
 export function workerMetrics(registry: Registry = defaultRegistry) {

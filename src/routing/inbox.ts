@@ -281,26 +281,8 @@ const DAY_MS = 24 * 3600 * 1000;
  * loses nothing: on restart its claims run out and the rounds resume from the store.
  */
 export function startForwarder(options: ForwarderOptions): Forwarder {
-  const { store, client } = options;
-  const batchSize = options.batchSize ?? 256;
-  const concurrency = options.concurrency ?? 32;
-  const busyConcurrency = Math.min(options.busyConcurrency ?? 1, concurrency);
-  const busyRate = options.busyRate ?? 200;
-  const quietRate = Math.min(options.quietRate ?? busyRate / 4, busyRate);
-  const busyHoldMs = options.busyHoldMs ?? 2_000;
-  const pace = { busyConcurrency, busyRate, quietRate, busyHoldMs };
-  const signalTimeoutMs = options.signalTimeoutMs ?? 5_000;
-  const leaseMs = options.leaseMs ?? 15_000;
-  const parkAfterMs = options.parkAfterMs ?? 10_000;
-  const retryMs = options.retryMs ?? 1_000;
-  const fallback = options.routeWorkflowFallback ?? true;
-  const subscriptionTtlMs = options.subscriptionTtlMs ?? Math.max(options.ttlMs, 7 * DAY_MS);
-  const purgeEveryMs = options.purgeEveryMs ?? 60_000;
-  const checkpointEveryMs = options.checkpointEveryMs ?? 10_000;
-  const idlePollMs = options.idlePollMs ?? 250;
-  const now = options.now ?? Date.now;
-  const report = options.onError ?? (() => undefined);
-
+  const settings = forwarderSettings(options);
+  const { store, client, batchSize, now, report } = settings;
   let running = true;
   let woken = false;
   let wakeUp: (() => void) | null = null;
@@ -308,95 +290,10 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   let lastCheckpoint = 0;
   let lastCount = 0;
 
-  const signal = async (delivery: ClaimedDelivery): Promise<ForwardOutcome> => {
-    const event = JSON.parse(delivery.body) as WebhookEvent;
-    const subscription = delivery.subscription;
-    let next: PreparedSubmission | null = null;
-    try {
-      if (subscription) {
-        const result = options.submitter && subscription.stepKey === undefined ? resultFromEvent(event) : undefined;
-        // The next job goes to the service before Temporal hears of this one: the hand-off waits on no workflow task.
-        if (result) next = await options.submitter!.submitNext(delivery.requestId, result);
-        const [name, args] = next
-          ? [PREPARED_SIGNAL_NAME, [event, next]]
-          : [subscription.signalName, subscription.stepKey !== undefined ? [event, subscription.stepKey] : [event]];
-        await client.connection.withDeadline(now() + signalTimeoutMs, () =>
-          client.workflow.getHandle(subscription.workflowId).signal(name, ...args),
-        );
-        return next ? 'signalled-with-next' : 'signalled';
-      }
-      if (fallback) {
-        const how = await client.connection.withDeadline(now() + signalTimeoutMs, () =>
-          deliverToRouteWorkflow(client, event),
-        );
-        if (how === 'subscriber-closed') return how;
-        if (how !== 'none') return 'route-workflow';
-      }
-      return now() - delivery.receivedAt >= parkAfterMs ? 'parked' : 'unrouted-retry';
-    } catch (error) {
-      // A subscriber that closed no longer needs its events, nor a job submitted for it (terminated: no revoke ran).
-      if (error instanceof WorkflowNotFoundError) {
-        if (next) await options.submitter!.cancel(next).catch(report);
-        return 'subscriber-closed';
-      }
-      report(error);
-      return 'temporal-retry';
-    }
-  };
-
-  const round = async (): Promise<number> => {
-    const claimed = await store.claim(batchSize, now(), leaseMs);
-    if (claimed.length === 0) return 0;
-    const outcomes = new Array<ForwardOutcome>(claimed.length);
-    let next = 0;
-    const inbox = options.inbox;
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, claimed.length) }, async (_, lane) => {
-        // A stop ends the round here: what no lane took stays claimed, and its lease runs out.
-        while (running && next < claimed.length) {
-          const wait = inbox
-            ? laneWaitMs(pace, {
-                lane,
-                ageMs: now() - claimed[next]!.receivedAt,
-                rate: inbox.recentRate(),
-                crowded: inbox.crowded(),
-                backlogHigh: inbox.backlog >= inbox.backlogLimit / 4,
-              })
-            : 0;
-          if (wait > 0) {
-            await new Promise((resolve) => setTimeout(resolve, wait));
-            continue;
-          }
-          const index = next++;
-          outcomes[index] = await signal(claimed[index]!);
-        }
-      }),
-    );
-    const seqs = (...wanted: ForwardOutcome[]) =>
-      claimed.filter((_, i) => wanted.includes(outcomes[i]!)).map((delivery) => delivery.seq);
-    const done = seqs('signalled', 'signalled-with-next', 'subscriber-closed', 'route-workflow');
-    await store.markForwarded(done);
-    const parked = await store.park(seqs('parked'));
-    const at = now();
-    // Not parked after all: a subscriber came meanwhile, so the next round signals it.
-    await store.retryAt([...seqs('parked')], at);
-    for (const [i, delivery] of claimed.entries())
-      if (outcomes[i] === 'unrouted-retry')
-        // Looked at again sooner while young (a subscribe racing it), less often as it ages.
-        await store.retryAt(
-          [delivery.seq],
-          at + Math.min(Math.max(250, (at - delivery.receivedAt) / 2), parkAfterMs / 2),
-        );
-    await store.retryAt(seqs('temporal-retry'), at + retryMs);
-    options.inbox?.drained(done.length + parked);
-    if (options.onOutcome)
-      claimed.forEach((delivery, i) => outcomes[i] !== undefined && options.onOutcome!(outcomes[i], delivery));
-    return claimed.length;
-  };
-
+  const round = () => forwardRound(settings, () => running);
   const purge = () => {
     const at = now();
-    return store.purge(at - options.ttlMs, at - subscriptionTtlMs);
+    return store.purge(at - options.ttlMs, at - settings.subscriptionTtlMs);
   };
 
   const pause = (ms: number) =>
@@ -424,22 +321,25 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
           options.inbox.setBacklog(await store.pendingCount());
         }
         claimed = await round();
-        if (now() - lastPurge >= purgeEveryMs) {
+        if (now() - lastPurge >= settings.purgeEveryMs) {
           lastPurge = now();
           await purge();
         }
         const sinceCheckpoint = now() - lastCheckpoint;
-        const quiet = !options.inbox || options.inbox.recentRate() <= quietRate;
-        if (store.checkpoint && (sinceCheckpoint >= checkpointEveryMs || (quiet && sinceCheckpoint >= 1_000))) {
+        const quiet = !options.inbox || options.inbox.recentRate() <= settings.quietRate;
+        if (
+          store.checkpoint &&
+          (sinceCheckpoint >= settings.checkpointEveryMs || (quiet && sinceCheckpoint >= 1_000))
+        ) {
           lastCheckpoint = now();
           await store.checkpoint();
         }
       } catch (error) {
         report(error);
-        if (running) await pause(retryMs);
+        if (running) await pause(settings.retryMs);
         continue;
       }
-      if (claimed < batchSize && !woken && running) await pause(idlePollMs);
+      if (claimed < batchSize && !woken && running) await pause(settings.idlePollMs);
     }
   })();
 
@@ -459,4 +359,133 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       await loop;
     },
   };
+}
+
+/** The forwarder's options with their defaults. */
+function forwarderSettings(options: ForwarderOptions) {
+  const concurrency = options.concurrency ?? 32;
+  const busyRate = options.busyRate ?? 200;
+  const quietRate = Math.min(options.quietRate ?? busyRate / 4, busyRate);
+  return {
+    options,
+    store: options.store,
+    client: options.client,
+    inbox: options.inbox,
+    batchSize: options.batchSize ?? 256,
+    concurrency,
+    quietRate,
+    pace: {
+      busyConcurrency: Math.min(options.busyConcurrency ?? 1, concurrency),
+      busyRate,
+      quietRate,
+      busyHoldMs: options.busyHoldMs ?? 2_000,
+    },
+    signalTimeoutMs: options.signalTimeoutMs ?? 5_000,
+    leaseMs: options.leaseMs ?? 15_000,
+    parkAfterMs: options.parkAfterMs ?? 10_000,
+    retryMs: options.retryMs ?? 1_000,
+    fallback: options.routeWorkflowFallback ?? true,
+    subscriptionTtlMs: options.subscriptionTtlMs ?? Math.max(options.ttlMs, 7 * DAY_MS),
+    purgeEveryMs: options.purgeEveryMs ?? 60_000,
+    checkpointEveryMs: options.checkpointEveryMs ?? 10_000,
+    idlePollMs: options.idlePollMs ?? 250,
+    now: options.now ?? Date.now,
+    report: options.onError ?? (() => undefined),
+  };
+}
+type ForwarderSettings = ReturnType<typeof forwarderSettings>;
+
+/**
+ * Signals one delivery to the workflow its subscription names (with the next step's submit, when the
+ * bridge made it), or through the route workflows of older builds; says what became of it.
+ */
+async function signalDelivery(settings: ForwarderSettings, delivery: ClaimedDelivery): Promise<ForwardOutcome> {
+  const { options, client, now, signalTimeoutMs, fallback, parkAfterMs, report } = settings;
+  const event = JSON.parse(delivery.body) as WebhookEvent;
+  const subscription = delivery.subscription;
+  let next: PreparedSubmission | null = null;
+  try {
+    if (subscription) {
+      const result = options.submitter && subscription.stepKey === undefined ? resultFromEvent(event) : undefined;
+      // The next job goes to the service before Temporal hears of this one: the hand-off waits on no workflow task.
+      if (result) next = await options.submitter!.submitNext(delivery.requestId, result);
+      const [name, args] = next
+        ? [PREPARED_SIGNAL_NAME, [event, next]]
+        : [subscription.signalName, subscription.stepKey !== undefined ? [event, subscription.stepKey] : [event]];
+      await client.connection.withDeadline(now() + signalTimeoutMs, () =>
+        client.workflow.getHandle(subscription.workflowId).signal(name, ...args),
+      );
+      return next ? 'signalled-with-next' : 'signalled';
+    }
+    if (fallback) {
+      const how = await client.connection.withDeadline(now() + signalTimeoutMs, () =>
+        deliverToRouteWorkflow(client, event),
+      );
+      if (how === 'subscriber-closed') return how;
+      if (how !== 'none') return 'route-workflow';
+    }
+    return now() - delivery.receivedAt >= parkAfterMs ? 'parked' : 'unrouted-retry';
+  } catch (error) {
+    // A subscriber that closed no longer needs its events, nor a job submitted for it (terminated: no revoke ran).
+    if (error instanceof WorkflowNotFoundError) {
+      if (next) await options.submitter!.cancel(next).catch(report);
+      return 'subscriber-closed';
+    }
+    report(error);
+    return 'temporal-retry';
+  }
+}
+
+/**
+ * One round: claims a batch of due deliveries, signals them over `concurrency` lanes (paced while the
+ * inbox is busy), then records each outcome in the store. Resolves with how many it claimed.
+ */
+async function forwardRound(settings: ForwarderSettings, isRunning: () => boolean): Promise<number> {
+  const { options, store, inbox, batchSize, concurrency, pace, leaseMs, parkAfterMs, retryMs, now } = settings;
+  const claimed = await store.claim(batchSize, now(), leaseMs);
+  if (claimed.length === 0) return 0;
+  const outcomes = new Array<ForwardOutcome>(claimed.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, claimed.length) }, async (_, lane) => {
+      // A stop ends the round here: what no lane took stays claimed, and its lease runs out.
+      while (isRunning() && next < claimed.length) {
+        const wait = inbox
+          ? laneWaitMs(pace, {
+              lane,
+              ageMs: now() - claimed[next]!.receivedAt,
+              rate: inbox.recentRate(),
+              crowded: inbox.crowded(),
+              backlogHigh: inbox.backlog >= inbox.backlogLimit / 4,
+            })
+          : 0;
+        if (wait > 0) {
+          await new Promise((resolve) => setTimeout(resolve, wait));
+          continue;
+        }
+        const index = next++;
+        outcomes[index] = await signalDelivery(settings, claimed[index]!);
+      }
+    }),
+  );
+  const seqs = (...wanted: ForwardOutcome[]) =>
+    claimed.filter((_, i) => wanted.includes(outcomes[i]!)).map((delivery) => delivery.seq);
+  const done = seqs('signalled', 'signalled-with-next', 'subscriber-closed', 'route-workflow');
+  await store.markForwarded(done);
+  const parked = await store.park(seqs('parked'));
+  const at = now();
+  // Not parked after all: a subscriber came meanwhile, so the next round signals it.
+  await store.retryAt([...seqs('parked')], at);
+  for (const [i, delivery] of claimed.entries())
+    if (outcomes[i] === 'unrouted-retry')
+      // Looked at again sooner while young (a subscribe racing it), less often as it ages.
+      await store.retryAt(
+        [delivery.seq],
+        at + Math.min(Math.max(250, (at - delivery.receivedAt) / 2), parkAfterMs / 2),
+      );
+  await store.retryAt(seqs('temporal-retry'), at + retryMs);
+  inbox?.drained(done.length + parked);
+  if (options.onOutcome)
+    claimed.forEach((delivery, i) => outcomes[i] !== undefined && options.onOutcome!(outcomes[i], delivery));
+  return claimed.length;
 }

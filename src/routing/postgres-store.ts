@@ -19,11 +19,35 @@ const P = PREPARED_STATE;
 /** Serialises schema creation across processes that start at once (CREATE … IF NOT EXISTS races otherwise). */
 const SCHEMA_LOCK_KEY = 7_265_727_001;
 
+/** The pool and the one way the store's methods use it. */
+interface Postgres {
+  readonly pool: Pg.Pool;
+  open: boolean;
+  /** Runs `sql` once the schema exists, turning a database failure into RouteStoreUnavailableError. */
+  query: (what: string, sql: string, values?: unknown[]) => Promise<Pg.QueryResult>;
+}
+
 /**
  * The route store in PostgreSQL, for bridges and workers on several machines. The pool connects
  * lazily: a bridge starts while the database is down and answers 503 until it is back.
  */
 export function openPostgresRouteStore(url: string, options: PostgresRouteStoreOptions = {}): RouteStore {
+  const postgres = connect(url, options);
+  return {
+    backend: 'postgres',
+    ...subscriptionMethods(postgres),
+    ...inboxMethods(postgres),
+    ping: () => answers(() => postgres.query('ping', 'SELECT 1')),
+    async close() {
+      if (!postgres.open) return;
+      postgres.open = false;
+      await postgres.pool.end();
+    },
+  };
+}
+
+/** A lazily connecting pool; the schema is created on the first query. */
+function connect(url: string, options: PostgresRouteStoreOptions): Postgres {
   const timeoutMs = options.statementTimeoutMs ?? 5_000;
   // pg is an optional peer, loaded here: a SQLite route store (the default) never needs it.
   const { Pool } = requireOptional<typeof Pg>('pg');
@@ -39,7 +63,6 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
   // An idle client whose server went away emits 'error' on the pool; the next query reconnects.
   pool.on('error', () => undefined);
   let schema: Promise<void> | null = null;
-  let open = true;
 
   const ensureSchema = (): Promise<void> => {
     schema ??= (async () => {
@@ -61,18 +84,29 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
     });
     return schema;
   };
-  const query = async (what: string, sql: string, values: unknown[] = []) => {
-    if (!open) throw new RouteStoreUnavailableError('route store is closed');
-    try {
-      await ensureSchema();
-      return await pool.query(sql, values);
-    } catch (error) {
-      throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, { cause: error });
-    }
+  const postgres: Postgres = {
+    pool,
+    open: true,
+    query: async (what, sql, values = []) => {
+      if (!postgres.open) throw new RouteStoreUnavailableError('route store is closed');
+      try {
+        await ensureSchema();
+        return await pool.query(sql, values);
+      } catch (error) {
+        throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    },
   };
+  return postgres;
+}
 
+/** The worker's half: subscriptions and the prepared submits written with them. */
+function subscriptionMethods({
+  query,
+}: Postgres): Pick<RouteStore, 'subscribe' | 'takePrepared' | 'settlePrepared' | 'revokePrepared'> {
   return {
-    backend: 'postgres',
     async subscribe(subscription, now, prepared) {
       // One statement: the subscription, its prepared submit and the hand-over of what came first commit together.
       const result = await query(
@@ -135,6 +169,14 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
       const row = result.rows[0];
       return row ? { state: Number(row.state), answer: row.answer === null ? null : String(row.answer) } : null;
     },
+  };
+}
+
+/** The bridge's half: the inbox of deliveries, and the purge of both halves. */
+function inboxMethods({
+  query,
+}: Postgres): Pick<RouteStore, 'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'purge'> {
+  return {
     async append(entries, now) {
       if (entries.length === 0) return 0;
       const result = await query(
@@ -221,12 +263,6 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
         subscriptions: subscriptions.rowCount ?? 0,
         prepared: prepared.rowCount ?? 0,
       };
-    },
-    ping: () => answers(() => query('ping', 'SELECT 1')),
-    async close() {
-      if (!open) return;
-      open = false;
-      await pool.end();
     },
   };
 }

@@ -41,12 +41,45 @@ interface Row {
 const S = INBOX_STATE;
 const P = PREPARED_STATE;
 
+/** The open database and the three ways the store's methods use it. */
+interface Sqlite {
+  readonly db: DatabaseSync;
+  open: boolean;
+  /** The statement for `sql`, prepared once. */
+  statement: (sql: string) => StatementSync;
+  /** Runs `work` in one write transaction (BEGIN IMMEDIATE takes the write lock up front: no upgrade deadlock). */
+  transaction: <T>(work: () => T) => T;
+  /** Runs `work`, turning a database failure into RouteStoreUnavailableError. */
+  run: <T>(what: string, work: () => T) => Promise<T>;
+}
+
 /**
  * The embedded route store: one SQLite file (WAL mode) that the worker and the bridge of one machine
  * share. node:sqlite is synchronous; every call here is one short transaction (the bridge batches
  * its appends, so one commit carries many deliveries).
  */
 export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOptions = {}): RouteStore {
+  const sqlite = connect(path, options);
+  const { db, statement, run } = sqlite;
+  return {
+    backend: 'sqlite',
+    ...subscriptionMethods(sqlite),
+    ...inboxMethods(sqlite),
+    async checkpoint() {
+      // PASSIVE: copies what no reader still needs, never waits for one.
+      await run('checkpoint', () => db.exec('PRAGMA wal_checkpoint(PASSIVE)'));
+    },
+    ping: async () => sqlite.open && (await answers(() => statement('SELECT 1').get())),
+    async close() {
+      if (!sqlite.open) return;
+      sqlite.open = false;
+      db.close();
+    },
+  };
+}
+
+/** Opens (and creates) the database file with the store's pragmas and schema. */
+function connect(path: string, options: SqliteRouteStoreOptions): Sqlite {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let db: DatabaseSync;
   try {
@@ -62,41 +95,51 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
     });
   }
   const prepared = new Map<string, StatementSync>();
-  const statement = (sql: string): StatementSync => {
-    let found = prepared.get(sql);
-    if (!found) {
-      found = db.prepare(sql);
-      prepared.set(sql, found);
-    }
-    return found;
+  const sqlite: Sqlite = {
+    db,
+    open: true,
+    statement: (sql) => {
+      let found = prepared.get(sql);
+      if (!found) {
+        found = db.prepare(sql);
+        prepared.set(sql, found);
+      }
+      return found;
+    },
+    transaction: (work) => {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = work();
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    run: async (what, work) => {
+      if (!sqlite.open) throw new RouteStoreUnavailableError(`route store ${path} is closed`);
+      try {
+        return work();
+      } catch (error) {
+        throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    },
   };
-  let open = true;
+  return sqlite;
+}
 
-  /** Runs `work` in one write transaction (BEGIN IMMEDIATE takes the write lock up front: no upgrade deadlock). */
-  const transaction = <T>(work: () => T): T => {
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = work();
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK');
-      throw error;
-    }
-  };
-  /** Runs `work`, turning a database failure into RouteStoreUnavailableError. */
-  const run = async <T>(what: string, work: () => T): Promise<T> => {
-    if (!open) throw new RouteStoreUnavailableError(`route store ${path} is closed`);
-    try {
-      return work();
-    } catch (error) {
-      throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, { cause: error });
-    }
-  };
-  const inList = (seqs: readonly number[]) => JSON.stringify(seqs);
+const inList = (seqs: readonly number[]) => JSON.stringify(seqs);
 
+/** The worker's half: subscriptions and the prepared submits written with them. */
+function subscriptionMethods({
+  statement,
+  transaction,
+  run,
+}: Sqlite): Pick<RouteStore, 'subscribe' | 'takePrepared' | 'settlePrepared' | 'revokePrepared'> {
   return {
-    backend: 'sqlite',
     subscribe(subscription: Subscription, now: number, prepared?: string) {
       return run('subscribe', () =>
         transaction(() => {
@@ -156,6 +199,16 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
         return row ? { state: Number(row.state), answer: row.answer === null ? null : String(row.answer) } : null;
       });
     },
+  };
+}
+
+/** The bridge's half: the inbox of deliveries, and the purge of both halves. */
+function inboxMethods({
+  statement,
+  transaction,
+  run,
+}: Sqlite): Pick<RouteStore, 'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'purge'> {
+  return {
     append(entries, now) {
       return run('append', () =>
         transaction(() => {
@@ -249,16 +302,6 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
           ),
         })),
       );
-    },
-    async checkpoint() {
-      // PASSIVE: copies what no reader still needs, never waits for one.
-      await run('checkpoint', () => db.exec('PRAGMA wal_checkpoint(PASSIVE)'));
-    },
-    ping: async () => open && (await answers(() => statement('SELECT 1').get())),
-    async close() {
-      if (!open) return;
-      open = false;
-      db.close();
     },
   };
 }

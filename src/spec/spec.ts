@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatPath, MODELS, toFieldErrors, type FieldError, type ModelId, type UriRules } from '../contract';
+import { formatPath, toFieldErrors, type FieldError, type UriRules } from '../contract';
 import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference';
 import { PipelineSpecError } from './errors';
 import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences } from './references';
@@ -111,9 +111,4 @@ export function parsePipelineSpec(value: unknown, rules?: UriRules): PipelineSpe
   const result = validatePipelineSpec(value, rules);
   if (!result.ok) throw new PipelineSpecError(result.errors);
   return result.value;
-}
-
-/** Expected run time of a step's model, in seconds (where fallback polling starts). */
-export function expectedRunSecondsOf(model: ModelId): number {
-  return MODELS[model].expectedRunSeconds;
 }

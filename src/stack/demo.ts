@@ -1,5 +1,5 @@
 import { extname, join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { MODELS } from '../contract';
 import { threeStepPipeline } from '../spec/examples';
 import { DEFAULT_CLI_ARCHIVE } from '../spec/spec';
@@ -131,6 +131,63 @@ function progressPrinter(out: (line: string) => void) {
   };
 }
 
+/** Where the stack runs, and its (redacted) API key. */
+function printStack(out: (line: string) => void, stack: LocalStack, t0: number): void {
+  out(
+    stack.reusedFrom
+      ? `stack: reused the running \`reelflow dev\` (pid ${stack.reusedFrom.pid})`
+      : `stack: started here in ${((Date.now() - t0) / 1000).toFixed(1)}s`,
+  );
+  out(`  Temporal      ${stack.temporalAddress} (namespace ${stack.namespace})`);
+  out(`  Temporal UI   ${stack.temporalUiUrl}`);
+  out(`  service       ${stack.serviceUrl}`);
+  out(`  bridge        ${stack.bridgeUrl}`);
+  out(`  API key       ${redact(stack.apiKey)} (${stack.apiKeyCreated ? 'created' : 'reused'}; ${stack.paths.apiKey})`);
+}
+
+/**
+ * Follows the pipeline until it ends (its summary, or the error it failed with), printing its progress
+ * every `pollMs`; `interrupted` when a signal came first.
+ */
+async function followPipeline(
+  handle: WorkflowHandle,
+  interrupted: Promise<'interrupted'>,
+  print: (steps: readonly StepProgress[]) => void,
+  pollMs: number,
+): Promise<{ summary: PipelineSummary; error: null } | { summary: null; error: Error } | 'interrupted'> {
+  const result = handle.result() as Promise<PipelineSummary>;
+  let finished = false;
+  const outcome = result.then(
+    (summary) => ({ summary, error: null }),
+    (error: Error) => ({ summary: null, error }),
+  );
+  void outcome.then(() => (finished = true));
+  while (!finished) {
+    const winner = await Promise.race([outcome, interrupted, new Promise((resolve) => setTimeout(resolve, pollMs))]);
+    if (winner === 'interrupted') return 'interrupted';
+    try {
+      const progress = await handle.query(pipelineProgressQuery);
+      print(progress.steps.map(stepProgress));
+    } catch {
+      // The workflow may not have run its first task yet, or has just closed; the next round tells.
+    }
+  }
+  return await outcome;
+}
+
+/** Each output with its size, length and ffprobe verdict, its file and its URL. */
+function printOutputs(out: (line: string) => void, checked: readonly CheckedOutput[]): void {
+  out('outputs:');
+  for (const file of checked) {
+    const verdict = file.problems.length === 0 ? 'ok' : `FAILED: ${file.problems.join('; ')}`;
+    out(
+      `  ${file.step.padEnd(9)} ${file.width}x${file.height} ${file.durationSeconds.toFixed(2)}s  ffprobe ${verdict}`,
+    );
+    out(`            file ${file.path}`);
+    out(`            url  ${file.url}`);
+  }
+}
+
 /**
  * `npm run demo`: starts (or reuses) the local stack, generates reference inputs, runs the canonical
  * generate → re-voice → upscale pipeline with live progress, downloads and ffprobe-checks every
@@ -154,18 +211,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     process.once('SIGTERM', onSignal);
   });
   try {
-    out(
-      stack.reusedFrom
-        ? `stack: reused the running \`reelflow dev\` (pid ${stack.reusedFrom.pid})`
-        : `stack: started here in ${((Date.now() - t0) / 1000).toFixed(1)}s`,
-    );
-    out(`  Temporal      ${stack.temporalAddress} (namespace ${stack.namespace})`);
-    out(`  Temporal UI   ${stack.temporalUiUrl}`);
-    out(`  service       ${stack.serviceUrl}`);
-    out(`  bridge        ${stack.bridgeUrl}`);
-    out(
-      `  API key       ${redact(stack.apiKey)} (${stack.apiKeyCreated ? 'created' : 'reused'}; ${stack.paths.apiKey})`,
-    );
+    printStack(out, stack, t0);
 
     const inputs = await ensureReferenceInputs(stack.paths.inputs, 6);
     out(`inputs: ${inputs.imagePaths.length} reference images and a voice track in ${stack.paths.inputs}`);
@@ -189,31 +235,12 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     out(`pipeline ${name}: generate → revoice → upscale (workflow ${workflowId})`);
 
     const print = progressPrinter(out);
-    const result = handle.result() as Promise<PipelineSummary>;
-    let finished = false;
-    const outcome = result.then(
-      (summary) => ({ summary, error: null as Error | null }),
-      (error: Error) => ({ summary: null, error }),
-    );
-    void outcome.then(() => (finished = true));
-    while (!finished) {
-      const winner = await Promise.race([
-        outcome,
-        interrupted,
-        new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500)),
-      ]);
-      if (winner === 'interrupted') {
-        out('interrupted: the pipeline keeps running in Temporal; `reelflow status` follows it');
-        return 130;
-      }
-      try {
-        const progress = await handle.query(pipelineProgressQuery);
-        print(progress.steps.map(stepProgress));
-      } catch {
-        // The workflow may not have run its first task yet, or has just closed; the next round tells.
-      }
+    const outcome = await followPipeline(handle, interrupted, print, options.pollMs ?? 500);
+    if (outcome === 'interrupted') {
+      out('interrupted: the pipeline keeps running in Temporal; `reelflow status` follows it');
+      return 130;
     }
-    const { summary, error } = await outcome;
+    const { summary, error } = outcome;
     const uiLink = workflowUiUrl(stack.temporalUiUrl, stack.namespace, workflowId);
     if (!summary) {
       out(
@@ -237,15 +264,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
           : undefined;
       checked.push(await fetchAndCheck(step.id, url, dir, expected));
     }
-    out('outputs:');
-    for (const file of checked) {
-      const verdict = file.problems.length === 0 ? 'ok' : `FAILED: ${file.problems.join('; ')}`;
-      out(
-        `  ${file.step.padEnd(9)} ${file.width}x${file.height} ${file.durationSeconds.toFixed(2)}s  ffprobe ${verdict}`,
-      );
-      out(`            file ${file.path}`);
-      out(`            url  ${file.url}`);
-    }
+    printOutputs(out, checked);
     out(
       // Nothing is quoted without a budget (each result says its charge), so the quote shows only when there was one.
       `credits: ${summary.ledger.charged} spent, ${summary.ledger.refunded} refunded, ${summary.ledger.net} net${summary.ledger.quoted ? ` (quoted ${summary.ledger.quoted})` : ''}`,

@@ -15,6 +15,7 @@ import {
 } from '../config';
 import { startBridgeServer, type RunningBridge } from '../workers/bridge';
 import { openRouteStore } from '../routing/open-store';
+import type { RouteStore } from '../routing/store';
 import { loadRouteStoreSettings } from '../config/route-store';
 import { DEFAULT_BACKLOG_LIMIT } from '../config/bridge';
 import { createServiceClient } from '../client/service-client';
@@ -210,6 +211,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   const ports = await resolvePorts(paths, options.ports ?? {}, options.autoPorts ?? false, host);
   const cleanups: Array<() => Promise<void>> = [];
+  const stack: StackStart = { options, log, host, namespace, taskQueue, paths, apiKey, ports, cleanups };
   const stopAll = async () => {
     while (cleanups.length > 0) {
       const cleanup = cleanups.pop();
@@ -252,95 +254,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     cleanups.push(() => service.close());
 
-    const bridgeUrl = `http://${host}:${ports.bridge}${DEFAULT_WEBHOOK_PATH}`;
-    const { endpoint, created: endpointCreated } = await ensureWebhookEndpoint(
-      paths,
-      service.url,
-      apiKey,
-      options.webhookUrl ?? bridgeUrl,
-    );
-    log(`webhook bridge on ${bridgeUrl}…`);
-    // The route store: REELFLOW_ROUTE_STORE, else <state dir>/routes.sqlite; the bridge and the worker share it.
-    const routeSettings = loadRouteStoreSettings(undefined, { stateDir: paths.root });
-    const routeStore = openRouteStore(routeSettings.location);
-    cleanups.push(() => routeStore.close());
-    const bridgeConfig: BridgeConfig = {
-      secrets: [endpoint.secret],
-      temporal: { address: temporal.address, namespace },
-      host,
-      port: ports.bridge,
-      path: DEFAULT_WEBHOOK_PATH,
-      bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-      signalTimeoutMs: DEFAULT_SIGNAL_TIMEOUT_MS,
-      backlogLimit: DEFAULT_BACKLOG_LIMIT,
-      routeStore: routeSettings,
-      // The local service honours Idempotency-Key: the bridge submits the steps pipelines prepared.
-      service: { url: service.url, apiKey, idempotency: 'honoured', authScheme: 'Key', cancelMethod: 'POST' },
-      logLevel: 'warn',
-    };
-    // The bridge logs to a file: the terminal is for the stack's own lines.
-    const bridgeLogger = pino(
-      { level: 'warn', redact: REDACT_PATHS },
-      pino.destination({ dest: join(paths.logs, 'bridge.log'), sync: true, mkdir: true }),
-    );
-    const bridge: RunningBridge = await listening('webhook bridge', ports.bridge, '--bridge-port', () =>
-      startBridgeServer(bridgeConfig, { logger: bridgeLogger, store: routeStore }),
-    );
-    cleanups.push(() => bridge.close());
-
-    log(`worker on task queue ${taskQueue} (bundling workflows)…`);
-    quietTemporalRuntime();
-    const nativeConnection = await NativeConnection.connect({ address: temporal.address });
-    cleanups.push(() => nativeConnection.close());
-    const connection = await Connection.connect({ address: temporal.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace });
-    // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
-    // The account's limits: REELFLOW_ACCOUNT_CONCURRENCY, shared through <state dir>/account by default.
-    const limits = accountLimits(loadAccountLimits(undefined, { stateDir: paths.root }), () => serviceClient);
-    cleanups.push(async () => limits.close());
-    const serviceClient = createServiceClient({
-      baseUrl: service.url,
-      apiKey,
-      idempotency: 'honoured',
-      rateGate: limits,
-    });
-    cleanups.push(() => serviceClient.close());
-    // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
-    const media = mediaDeps(service.url, options.media ?? loadMediaSettings(undefined, { stateDir: paths.root }));
-    const workflowBundle = options.worker?.workflowBundle ?? (await bundleProductionWorkflows());
-    const deploymentSettings = loadWorkerDeployment();
-    const version = {
-      deploymentName: deploymentSettings.deploymentName,
-      buildId: deploymentSettings.buildId ?? defaultBuildId(bundleCodeOf(workflowBundle)),
-    };
-    const worker: Worker = await createReelflowWorker({
-      connection: nativeConnection,
-      client,
-      taskQueue,
-      namespace,
-      service: serviceClient,
-      media,
-      preflight: { trustedOrigins: [service.url] },
-      workflowBundle,
-      deployment: version,
-      limits,
-      routeStore,
-      ...(options.worker ? { worker: options.worker } : {}),
-    });
-    const workerDone = worker.run();
-    // The dev stack's worker is the current version at once. Executions of earlier dev runs stay on
-    // the version they started on (pinned); unversioned ones (a 0.1.0 stack's) move to this one.
-    const unversioned = await openExecutionsOn(client, 'unversioned', taskQueue);
-    if (unversioned > 0)
-      log(`${unversioned} open executions of unversioned (0.1.0) workers move to this version (docs/safe-deploys.md)`);
-    await setCurrentVersion(client, version);
-    log(`worker version ${versionKey(version)} is current`);
-    cleanups.push(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await workerDone.catch(() => undefined);
-    });
-
+    const { bridge, routeStore, endpointCreated } = await startStackBridge(stack, temporal.address, service.url);
+    const { workerDone } = await startStackWorker(stack, temporal.address, service.url, routeStore);
     const addresses: StackAddresses = {
       temporalAddress: temporal.address,
       temporalUiUrl: temporal.uiUrl,
@@ -368,4 +283,123 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stopAll();
     throw error;
   }
+}
+
+/** What the parts of a starting stack share: its settings, and the cleanups that stop what started (last first). */
+interface StackStart {
+  options: LocalStackOptions;
+  log: (line: string) => void;
+  host: string;
+  namespace: string;
+  taskQueue: string;
+  paths: StatePaths;
+  apiKey: string;
+  ports: StackPorts;
+  cleanups: Array<() => Promise<void>>;
+}
+
+/** The webhook bridge, registered with the local service, over the route store it shares with the worker. */
+async function startStackBridge(
+  { options, log, host, namespace, paths, apiKey, ports, cleanups }: StackStart,
+  temporalAddress: string,
+  serviceUrl: string,
+): Promise<{ bridge: RunningBridge; routeStore: RouteStore; endpointCreated: boolean }> {
+  const bridgeUrl = `http://${host}:${ports.bridge}${DEFAULT_WEBHOOK_PATH}`;
+  const { endpoint, created: endpointCreated } = await ensureWebhookEndpoint(
+    paths,
+    serviceUrl,
+    apiKey,
+    options.webhookUrl ?? bridgeUrl,
+  );
+  log(`webhook bridge on ${bridgeUrl}…`);
+  // The route store: REELFLOW_ROUTE_STORE, else <state dir>/routes.sqlite; the bridge and the worker share it.
+  const routeSettings = loadRouteStoreSettings(undefined, { stateDir: paths.root });
+  const routeStore = openRouteStore(routeSettings.location);
+  cleanups.push(() => routeStore.close());
+  const bridgeConfig: BridgeConfig = {
+    secrets: [endpoint.secret],
+    temporal: { address: temporalAddress, namespace },
+    host,
+    port: ports.bridge,
+    path: DEFAULT_WEBHOOK_PATH,
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    signalTimeoutMs: DEFAULT_SIGNAL_TIMEOUT_MS,
+    backlogLimit: DEFAULT_BACKLOG_LIMIT,
+    routeStore: routeSettings,
+    // The local service honours Idempotency-Key: the bridge submits the steps pipelines prepared.
+    service: { url: serviceUrl, apiKey, idempotency: 'honoured', authScheme: 'Key', cancelMethod: 'POST' },
+    logLevel: 'warn',
+  };
+  // The bridge logs to a file: the terminal is for the stack's own lines.
+  const bridgeLogger = pino(
+    { level: 'warn', redact: REDACT_PATHS },
+    pino.destination({ dest: join(paths.logs, 'bridge.log'), sync: true, mkdir: true }),
+  );
+  const bridge: RunningBridge = await listening('webhook bridge', ports.bridge, '--bridge-port', () =>
+    startBridgeServer(bridgeConfig, { logger: bridgeLogger, store: routeStore }),
+  );
+  cleanups.push(() => bridge.close());
+  return { bridge, routeStore, endpointCreated };
+}
+
+/** The worker, made the current version at once; `workerDone` is its run. */
+async function startStackWorker(
+  { options, log, namespace, taskQueue, paths, apiKey, cleanups }: StackStart,
+  temporalAddress: string,
+  serviceUrl: string,
+  routeStore: RouteStore,
+): Promise<{ workerDone: Promise<void> }> {
+  log(`worker on task queue ${taskQueue} (bundling workflows)…`);
+  quietTemporalRuntime();
+  const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
+  cleanups.push(() => nativeConnection.close());
+  const connection = await Connection.connect({ address: temporalAddress });
+  cleanups.push(() => connection.close());
+  const client = new Client({ connection, namespace });
+  // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
+  // The account's limits: REELFLOW_ACCOUNT_CONCURRENCY, shared through <state dir>/account by default.
+  const limits = accountLimits(loadAccountLimits(undefined, { stateDir: paths.root }), () => serviceClient);
+  cleanups.push(async () => limits.close());
+  const serviceClient = createServiceClient({
+    baseUrl: serviceUrl,
+    apiKey,
+    idempotency: 'honoured',
+    rateGate: limits,
+  });
+  cleanups.push(() => serviceClient.close());
+  // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
+  const media = mediaDeps(serviceUrl, options.media ?? loadMediaSettings(undefined, { stateDir: paths.root }));
+  const workflowBundle = options.worker?.workflowBundle ?? (await bundleProductionWorkflows());
+  const deploymentSettings = loadWorkerDeployment();
+  const version = {
+    deploymentName: deploymentSettings.deploymentName,
+    buildId: deploymentSettings.buildId ?? defaultBuildId(bundleCodeOf(workflowBundle)),
+  };
+  const worker: Worker = await createReelflowWorker({
+    connection: nativeConnection,
+    client,
+    taskQueue,
+    namespace,
+    service: serviceClient,
+    media,
+    preflight: { trustedOrigins: [serviceUrl] },
+    workflowBundle,
+    deployment: version,
+    limits,
+    routeStore,
+    ...(options.worker ? { worker: options.worker } : {}),
+  });
+  const workerDone = worker.run();
+  // The dev stack's worker is the current version at once. Executions of earlier dev runs stay on
+  // the version they started on (pinned); unversioned ones (a 0.1.0 stack's) move to this one.
+  const unversioned = await openExecutionsOn(client, 'unversioned', taskQueue);
+  if (unversioned > 0)
+    log(`${unversioned} open executions of unversioned (0.1.0) workers move to this version (docs/safe-deploys.md)`);
+  await setCurrentVersion(client, version);
+  log(`worker version ${versionKey(version)} is current`);
+  cleanups.push(async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await workerDone.catch(() => undefined);
+  });
+  return { workerDone };
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adoptOrphanedDevServer, clearDevServerRecord, stopByPid, writeDevServerRecord } from './dev-server-record';
 
@@ -177,9 +177,4 @@ async function stopChild(child: ChildProcess, exited: Promise<number | null>): P
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
-}
-
-/** Default location of the stack's persistent state, an ignored folder of the project. */
-export function defaultStateDir(root: string = process.cwd()): string {
-  return join(root, '.reelflow');
 }

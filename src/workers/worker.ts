@@ -151,14 +151,6 @@ export function workerOptionsFromEnv(env?: Env): Partial<WorkerOptions> {
   return workerOptionsFrom(loadWorkerTuning(env));
 }
 
-/**
- * Installs the SDK runtime with its Prometheus exporter on `bindAddress` (host:port). Must run before
- * the first connection is made; the SDK's `temporal_*` metrics appear there.
- */
-export function installSdkMetrics(bindAddress: string): void {
-  Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
-}
-
 /** Installs the SDK runtime once: JSON logs through pino, and the Prometheus exporter when asked. */
 function installRuntime(logLevel: string, sdkMetricsAddress: string | undefined): void {
   Runtime.install({

@@ -68,32 +68,95 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchPro
   return windowedBatch(input, concurrency);
 }
 
-async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Promise<BatchProgress> {
-  const info = workflowInfo();
-  const itemsPerRun = Math.max(1, input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN);
-  const part = input.partition ?? { index: 0, count: 1 };
-  const { manifest } = input;
-  const total = remainingItems(part.index, manifest.records, part.count);
-  const c: BatchCarried = input.carried
-    ? { ...input.carried, runs: input.carried.runs + 1 }
-    : {
-        nextIndex: part.index,
-        window: {},
-        counts: { completed: 0, failed: 0, cancelled: 0, skipped: 0 },
-        credits: { charged: 0, refunded: 0, net: 0 },
-        pendingResults: [],
-        resultPages: [],
-        runs: 1,
-        startedAt: Date.now(),
-        budgetCredits: input.budgetCredits ?? null,
-        stoppedBy: null,
-      };
-  let status: BatchProgress['status'] = 'running';
-  let pendingStarts = 0;
-  let changes = 0;
+/** One run of a windowed batch: what it carries to the next run (`c`), and what it counts while it runs. */
+interface BatchRun {
+  readonly input: BatchWorkflowInput;
+  readonly workflowId: string;
+  readonly concurrency: number;
+  readonly part: { index: number; count: number };
+  readonly total: number;
+  readonly c: BatchCarried;
+  status: BatchProgress['status'];
+  /** Children being started (a start is awaited outside the loop). */
+  pendingStarts: number;
+  /** Bumped on each settled item and budget change: what a stopped loop waits on. */
+  changes: number;
+  startedThisRun: number;
+  /** The manifest page last read. */
+  page?: { number: number; items: BatchManifestItem[] };
+}
 
-  const inFlight = () => Object.keys(c.window).length;
-  const progress = (): BatchProgress => ({
+async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Promise<BatchProgress> {
+  const run = startRun(input, concurrency);
+  setHandler(batchItemDoneSignal, (result) => settle(run, result));
+  setHandler(batchProgressQuery, () => progressOf(run));
+  setHandler(
+    raiseBatchBudgetUpdate,
+    (credits) => {
+      run.c.budgetCredits = credits;
+      run.changes += 1;
+      show(run);
+      return { budgetCredits: credits };
+    },
+    {
+      validator: (credits) => {
+        if (!Number.isInteger(credits) || credits < 1) throw new Error('the budget must be a whole number ≥ 1');
+        if (run.c.budgetCredits !== null && credits <= run.c.budgetCredits)
+          throw new Error(`the budget is ${run.c.budgetCredits} credits; a new one must be larger`);
+      },
+    },
+  );
+  show(run);
+
+  try {
+    await fillWindow(run);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    await CancellationScope.nonCancellable(() => cancelItems(run));
+    throw new CancelledFailure('batch cancelled');
+  }
+  const { c, part } = run;
+  if (c.stoppedBy === 'budget') c.counts.skipped += remainingItems(c.nextIndex, input.manifest.records, part.count);
+  await flush(run);
+  run.status = 'completed';
+  show(run);
+  return progressOf(run);
+}
+
+/** This run's state: a fresh batch's, or what the previous run carried over. */
+function startRun(input: BatchWorkflowInput, concurrency: number): BatchRun {
+  const part = input.partition ?? { index: 0, count: 1 };
+  return {
+    input,
+    workflowId: workflowInfo().workflowId,
+    concurrency,
+    part,
+    total: remainingItems(part.index, input.manifest.records, part.count),
+    c: input.carried
+      ? { ...input.carried, runs: input.carried.runs + 1 }
+      : {
+          nextIndex: part.index,
+          window: {},
+          counts: { completed: 0, failed: 0, cancelled: 0, skipped: 0 },
+          credits: { charged: 0, refunded: 0, net: 0 },
+          pendingResults: [],
+          resultPages: [],
+          runs: 1,
+          startedAt: Date.now(),
+          budgetCredits: input.budgetCredits ?? null,
+          stoppedBy: null,
+        },
+    status: 'running',
+    pendingStarts: 0,
+    changes: 0,
+    startedThisRun: 0,
+  };
+}
+
+const inFlight = (run: BatchRun) => Object.keys(run.c.window).length;
+
+function progressOf({ input, c, total, status, concurrency }: BatchRun): BatchProgress {
+  return {
     name: input.name,
     total,
     toRun: total,
@@ -103,7 +166,7 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
     results: c.pendingResults,
     status,
     resultPages: c.resultPages,
-    manifest: { sha256: manifest.sha256, records: manifest.records },
+    manifest: { sha256: input.manifest.sha256, records: input.manifest.records },
     concurrency,
     credits: c.credits,
     startedAt: c.startedAt,
@@ -111,166 +174,153 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
     budgetCredits: c.budgetCredits,
     stoppedBy: c.stoppedBy,
     ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
-  });
-  const show = () => setCurrentDetails(batchCurrentDetails(progress()));
-
-  /** Counts an item's end once (its signal and, for a child of this run, its completion both say it). */
-  const settle = (result: BatchItemResult): void => {
-    if (!(result.name in c.window)) return;
-    delete c.window[result.name];
-    c.counts[result.status] += 1;
-    for (const key of ['charged', 'refunded', 'net'] as const) c.credits[key] += result.ledger?.[key] ?? 0;
-    c.pendingResults.push(result);
-    changes += 1;
-    show();
   };
-  setHandler(batchItemDoneSignal, settle);
-  setHandler(batchProgressQuery, progress);
-  setHandler(
-    raiseBatchBudgetUpdate,
-    (credits) => {
-      c.budgetCredits = credits;
-      changes += 1;
-      show();
-      return { budgetCredits: credits };
-    },
-    {
-      validator: (credits) => {
-        if (!Number.isInteger(credits) || credits < 1) throw new Error('the budget must be a whole number ≥ 1');
-        if (c.budgetCredits !== null && credits <= c.budgetCredits)
-          throw new Error(`the budget is ${c.budgetCredits} credits; a new one must be larger`);
-      },
-    },
-  );
-  show();
+}
 
-  /** Spent plus what the items in flight are expected to cost (the mean of the finished ones) would pass the budget. */
-  const overBudget = (): boolean => {
-    if (c.budgetCredits === null) return false;
-    const finished = c.counts.completed + c.counts.failed + c.counts.cancelled;
-    const mean = finished > 0 ? c.credits.net / finished : 0;
-    return c.credits.net + (inFlight() + 1) * mean > c.budgetCredits;
-  };
+const show = (run: BatchRun) => setCurrentDetails(batchCurrentDetails(progressOf(run)));
 
-  let page: { number: number; items: BatchManifestItem[] } | undefined;
-  const itemAt = async (index: number): Promise<BatchManifestItem> => {
-    const { page: number, offset } = manifestPageOf(manifest, index);
-    if (page?.number !== number) page = { number, items: await store.readBatchPage(manifest, number) };
-    const item = page.items[offset];
-    if (!item || item.index !== index) throw new Error(`manifest page ${number} has no item ${index}`);
-    return item;
-  };
+/** Counts an item's end once (its signal and, for a child of this run, its completion both say it). */
+function settle(run: BatchRun, result: BatchItemResult): void {
+  const { c } = run;
+  if (!(result.name in c.window)) return;
+  delete c.window[result.name];
+  c.counts[result.status] += 1;
+  for (const key of ['charged', 'refunded', 'net'] as const) c.credits[key] += result.ledger?.[key] ?? 0;
+  c.pendingResults.push(result);
+  run.changes += 1;
+  show(run);
+}
 
-  const flush = async (): Promise<void> => {
-    if (c.pendingResults.length === 0) return;
-    // Results that arrive while the page is written stay pending for the next page.
-    const results = c.pendingResults.slice();
-    const sha256 = await store.writeBatchResults(info.workflowId, results);
-    c.resultPages = [...c.resultPages, sha256];
-    c.pendingResults = c.pendingResults.slice(results.length);
-  };
+/** Spent plus what the items in flight are expected to cost (the mean of the finished ones) would pass the budget. */
+function overBudget(run: BatchRun): boolean {
+  const { c } = run;
+  if (c.budgetCredits === null) return false;
+  const finished = c.counts.completed + c.counts.failed + c.counts.cancelled;
+  const mean = finished > 0 ? c.credits.net / finished : 0;
+  return c.credits.net + (inFlight(run) + 1) * mean > c.budgetCredits;
+}
 
-  const startItem = async (item: BatchManifestItem): Promise<void> => {
-    const { spec } = item;
-    const workflowId = pipelineWorkflowId(spec.name);
-    c.window[spec.name] = item.index;
-    pendingStarts += 1;
-    try {
-      // Not in the batch's cancellation scope: a cancel reaches every item the same way, by id.
-      const child = await CancellationScope.nonCancellable(() =>
-        startChild(pipelineWorkflow, {
-          workflowId,
-          // Children outlive the run that started them (continue-as-new) and report by signal.
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          ...(input.publishSearchAttributes !== false
-            ? { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.batch, value: input.name }] }
-            : {}),
-          // Fields left undefined are not serialised: the input holds only what is set.
-          args: [
-            {
-              spec,
-              batch: { workflowId: info.workflowId },
-              uriRules: input.uriRules,
-              defaultPacing: input.defaultPacing,
-              publishSearchAttributes: input.publishSearchAttributes,
-              resume: item.resume,
-            },
-          ],
-        }),
-      );
-      child.result().then(
-        (summary) => settle(itemResult(spec.name, workflowId, 'completed', summary)),
-        (error) => settle(failedItemResult(spec.name, workflowId, error)),
-      );
-    } catch (error) {
-      // Not started (a pipeline of that name is running): the item failed, nothing was paid.
-      settle(failedItemResult(spec.name, workflowId, error));
-    } finally {
-      pendingStarts -= 1;
-    }
-  };
+async function itemAt(run: BatchRun, index: number): Promise<BatchManifestItem> {
+  const { manifest } = run.input;
+  const { page: number, offset } = manifestPageOf(manifest, index);
+  if (run.page?.number !== number) run.page = { number, items: await store.readBatchPage(manifest, number) };
+  const item = run.page.items[offset];
+  if (!item || item.index !== index) throw new Error(`manifest page ${number} has no item ${index}`);
+  return item;
+}
 
-  let startedThisRun = 0;
-  const runIsFull = (): boolean => {
-    const { historySize, continueAsNewSuggested } = workflowInfo();
-    return startedThisRun >= itemsPerRun || continueAsNewSuggested || historySize > MAX_RUN_HISTORY_BYTES;
-  };
+async function flush(run: BatchRun): Promise<void> {
+  const { c } = run;
+  if (c.pendingResults.length === 0) return;
+  // Results that arrive while the page is written stay pending for the next page.
+  const results = c.pendingResults.slice();
+  const sha256 = await store.writeBatchResults(run.workflowId, results);
+  c.resultPages = [...c.resultPages, sha256];
+  c.pendingResults = c.pendingResults.slice(results.length);
+}
+
+async function startItem(run: BatchRun, item: BatchManifestItem): Promise<void> {
+  const { input } = run;
+  const { spec } = item;
+  const workflowId = pipelineWorkflowId(spec.name);
+  run.c.window[spec.name] = item.index;
+  run.pendingStarts += 1;
   try {
-    const records = manifest.records;
-    while (c.nextIndex < records && (startedThisRun === 0 || !runIsFull()) && c.stoppedBy === null) {
-      await condition(() => inFlight() < concurrency);
-      if (overBudget()) {
-        if (inFlight() === 0 && pendingStarts === 0) {
-          c.stoppedBy = 'budget';
-          break;
-        }
-        const seen = changes;
-        await condition(() => changes !== seen);
-        continue;
-      }
-      const item = await itemAt(c.nextIndex);
-      c.nextIndex += part.count;
-      startedThisRun += 1;
-      void startItem(item);
-      if (c.pendingResults.length >= RESULTS_PER_PAGE) await flush();
-    }
-    await condition(() => pendingStarts === 0);
-    if (c.nextIndex < records && c.stoppedBy === null) {
-      await flush();
-      // Only counts, the window and result page digests go on; the next run starts on the current version
-      // (docs/safe-deploys.md), so a long batch moves to a new release instead of keeping old workers.
-      await makeContinueAsNewFunc<typeof batchWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
-        ...input,
-        carried: c,
-      });
-    }
-    await condition(() => inFlight() === 0);
+    // Not in the batch's cancellation scope: a cancel reaches every item the same way, by id.
+    const child = await CancellationScope.nonCancellable(() =>
+      startChild(pipelineWorkflow, {
+        workflowId,
+        // Children outlive the run that started them (continue-as-new) and report by signal.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        ...(input.publishSearchAttributes !== false
+          ? { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.batch, value: input.name }] }
+          : {}),
+        // Fields left undefined are not serialised: the input holds only what is set.
+        args: [
+          {
+            spec,
+            batch: { workflowId: run.workflowId },
+            uriRules: input.uriRules,
+            defaultPacing: input.defaultPacing,
+            publishSearchAttributes: input.publishSearchAttributes,
+            resume: item.resume,
+          },
+        ],
+      }),
+    );
+    child.result().then(
+      (summary) => settle(run, itemResult(spec.name, workflowId, 'completed', summary)),
+      (error) => settle(run, failedItemResult(spec.name, workflowId, error)),
+    );
   } catch (error) {
-    if (!isCancellation(error)) throw error;
-    await CancellationScope.nonCancellable(async () => {
-      await condition(() => pendingStarts === 0);
-      await Promise.all(
-        Object.keys(c.window).map((name) =>
-          getExternalWorkflowHandle(pipelineWorkflowId(name))
-            .cancel()
-            .catch((failure: unknown) => settle(failedItemResult(name, pipelineWorkflowId(name), failure))),
-        ),
-      );
-      // Each cancelled pipeline cancels its paid job, then reports how it ended.
-      await condition(() => inFlight() === 0);
-      c.counts.skipped += remainingItems(c.nextIndex, manifest.records, part.count);
-      c.nextIndex = manifest.records;
-      status = 'cancelled';
-      await flush();
-      show();
-    });
-    throw new CancelledFailure('batch cancelled');
+    // Not started (a pipeline of that name is running): the item failed, nothing was paid.
+    settle(run, failedItemResult(spec.name, workflowId, error));
+  } finally {
+    run.pendingStarts -= 1;
   }
-  if (c.stoppedBy === 'budget') c.counts.skipped += remainingItems(c.nextIndex, manifest.records, part.count);
-  await flush();
-  status = 'completed';
-  show();
-  return progress();
+}
+
+function runIsFull(run: BatchRun): boolean {
+  const itemsPerRun = Math.max(1, run.input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN);
+  const { historySize, continueAsNewSuggested } = workflowInfo();
+  return run.startedThisRun >= itemsPerRun || continueAsNewSuggested || historySize > MAX_RUN_HISTORY_BYTES;
+}
+
+/**
+ * Starts items while the window has room (and the budget allows) until the manifest or this run is
+ * done, continuing as new when the manifest is not; then waits for the window to empty.
+ */
+async function fillWindow(run: BatchRun): Promise<void> {
+  const { c, input, part, concurrency } = run;
+  const records = input.manifest.records;
+  while (c.nextIndex < records && (run.startedThisRun === 0 || !runIsFull(run)) && c.stoppedBy === null) {
+    await condition(() => inFlight(run) < concurrency);
+    if (overBudget(run)) {
+      if (inFlight(run) === 0 && run.pendingStarts === 0) {
+        c.stoppedBy = 'budget';
+        break;
+      }
+      const seen = run.changes;
+      await condition(() => run.changes !== seen);
+      continue;
+    }
+    const item = await itemAt(run, c.nextIndex);
+    c.nextIndex += part.count;
+    run.startedThisRun += 1;
+    void startItem(run, item);
+    if (c.pendingResults.length >= RESULTS_PER_PAGE) await flush(run);
+  }
+  await condition(() => run.pendingStarts === 0);
+  if (c.nextIndex < records && c.stoppedBy === null) {
+    await flush(run);
+    // Only counts, the window and result page digests go on; the next run starts on the current version
+    // (docs/safe-deploys.md), so a long batch moves to a new release instead of keeping old workers.
+    await makeContinueAsNewFunc<typeof batchWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
+      ...input,
+      carried: c,
+    });
+  }
+  await condition(() => inFlight(run) === 0);
+}
+
+/** The batch was cancelled: cancels the items in flight, awaits their reports, skips the rest. */
+async function cancelItems(run: BatchRun): Promise<void> {
+  const { c, part } = run;
+  await condition(() => run.pendingStarts === 0);
+  await Promise.all(
+    Object.keys(c.window).map((name) =>
+      getExternalWorkflowHandle(pipelineWorkflowId(name))
+        .cancel()
+        .catch((failure: unknown) => settle(run, failedItemResult(name, pipelineWorkflowId(name), failure))),
+    ),
+  );
+  // Each cancelled pipeline cancels its paid job, then reports how it ended.
+  await condition(() => inFlight(run) === 0);
+  c.counts.skipped += remainingItems(c.nextIndex, run.input.manifest.records, part.count);
+  c.nextIndex = run.input.manifest.records;
+  run.status = 'cancelled';
+  await flush(run);
+  show(run);
 }
 
 /** Items of a manifest of `records` a partition runs from `nextIndex` on, taking every `step`-th. */

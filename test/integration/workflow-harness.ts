@@ -32,11 +32,6 @@ import type { AccountLimits } from '../../src/client/account-limits';
  * the service's signed deliveries.
  */
 
-export function quietLogger() {
-  const noop = () => undefined;
-  return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
-}
-
 /** The worker's workflow bundle, built as production builds it (production mode, no source map). */
 export function bundleReelflowWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleProductionWorkflows();

@@ -151,121 +151,139 @@ export function registerBatchCommand(program: Command): void {
     )
     .option('--detach', 'only start the batch and print its workflow id', false)
     .option('--json', 'print the final progress as JSON', false)
-    .action(
-      async (
-        manifestFile: string | undefined,
-        options: {
-          concurrency?: number;
-          name?: string;
-          budget?: number;
-          rerunFailed?: string;
-          fresh: boolean;
-          detach: boolean;
-          json: boolean;
-        },
-      ) => {
-        if (!manifestFile && !options.rerunFailed)
-          throw new CliError('give a manifest file (or --rerun-failed <batch-id>)', EXIT.usage);
-        const env = cliEnv();
-        const rules = uriRulesFor(env);
-        const { store } = cliMediaStore(env);
-        const stored = new Map<string, Promise<MediaRef>>();
-        const load = async () => await loadManifest(manifestFile as string, rules, { store, stored });
-        // A manifest is checked whole before Temporal is even reached: a bad row exits 2 whatever runs.
-        const fresh = options.rerunFailed ? undefined : await load();
-        await withTemporal(env, async ({ client, settings }) => {
-          let items: BatchManifestItem[];
-          let name: string;
-          let concurrency = options.concurrency;
-          let rerunOf: string | undefined;
-          if (options.rerunFailed) {
-            const rerun = await itemsToRerun(
-              client,
-              options.rerunFailed,
-              store,
-              manifestFile,
-              async () => (await load()).items,
-            );
-            rerunOf = `batch/${rerun.name}`;
-            name = batchName(options.name ?? `${rerun.name}-rerun`, undefined, rerun.name);
-            const resumes = options.fresh ? {} : await resumesFor(client, rerun.results, env.service?.url);
-            items = rerun.specs.map((spec, index) => ({
-              index,
-              spec,
-              ...(resumes[spec.name] ? { resume: resumes[spec.name] as ResumeFrom } : {}),
-            }));
-            const carried = Object.values(resumes).reduce((n, r) => n + Object.keys(r.steps).length, 0);
-            say(
-              `re-running ${items.length} of ${rerun.total} item(s) of ${rerunOf} that did not complete` +
-                (options.fresh
-                  ? ' from their first step (--fresh: completed steps are paid again)'
-                  : `, each from its first incomplete step (${carried} completed step(s) carried, not paid again)`),
-              options.json,
-            );
-            if (items.length === 0) {
-              say(`nothing to re-run: every item of ${rerunOf} completed`, options.json);
-              return;
-            }
-          } else {
-            const manifest = fresh ?? (await load());
-            name = batchName(options.name, manifest.name, manifestFile as string);
-            concurrency ??= manifest.concurrency;
-            items = manifest.items.map((spec, index) => ({ index, spec }));
-          }
-          const workflowId = batchWorkflowId(name);
-          // The manifest goes into the store as one object; the batch (and gc) refer to it by digest.
-          const manifestObject = await putJsonLines(
-            store,
-            items,
-            workflowId,
-            MANIFEST_PAGE_SIZE,
-            MEDIA_LIMITS.payloadBudgetBytes,
-          );
-          for (const ref of stored.values())
-            await store.addReferrer((await ref).$media.slice('sha256:'.length), workflowId);
-          const input: BatchWorkflowInput = {
-            name,
-            manifest: manifestObject,
-            ...(concurrency !== undefined ? { concurrency } : {}),
-            ...(options.budget !== undefined ? { budgetCredits: options.budget } : {}),
-            ...(rerunOf ? { rerunOf } : {}),
-            ...(rules ? { uriRules: rules } : {}),
-            ...pacingFor(env),
-          };
-          let handle;
-          try {
-            handle = await client.workflow.start(WORKFLOW_TYPES.batch, {
-              taskQueue: settings.taskQueue,
-              workflowId,
-              args: [input],
-              staticSummary: batchSummaryLine(name, items.length, concurrency ?? 4, rerunOf !== undefined),
-              staticDetails: batchDetails(
-                name,
-                items.slice(0, 50).map((item) => item.spec),
-                items.length,
-              ),
-            });
-          } catch (error) {
-            if (error instanceof WorkflowExecutionAlreadyStartedError)
-              throw new CliError(`a batch ${workflowId} is already running; pick another --name`, EXIT.usage);
-            throw error;
-          }
-          if (options.detach) {
-            if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId });
-            else say(workflowId);
-            return;
-          }
-          say(
-            `started ${workflowId} (${items.length} pipelines, concurrency ${concurrency ?? 'default'})`,
-            options.json,
-          );
-          const progress = await followBatch(handle, { quiet: options.json });
-          if (!progress) throw new CliError(`${workflowId} ended without progress`, EXIT.failed);
-          const results = await batchResults(progress, store);
-          if (options.json) printJson({ workflowId, ...progress, results });
-          else say(batchLines({ ...progress, results }, workflowId).join('\n'));
-          process.exitCode = batchExit(progress);
-        });
-      },
+    .action(runBatch);
+}
+
+/** The options of `reelflow batch`. */
+interface BatchOptions {
+  concurrency?: number;
+  name?: string;
+  budget?: number;
+  rerunFailed?: string;
+  fresh: boolean;
+  detach: boolean;
+  json: boolean;
+}
+
+/** What a batch runs: its items, its name and window, and the batch it re-runs (when it does). */
+interface ChosenItems {
+  items: BatchManifestItem[];
+  name: string;
+  concurrency: number | undefined;
+  rerunOf?: string;
+}
+
+async function runBatch(manifestFile: string | undefined, options: BatchOptions): Promise<void> {
+  if (!manifestFile && !options.rerunFailed)
+    throw new CliError('give a manifest file (or --rerun-failed <batch-id>)', EXIT.usage);
+  const env = cliEnv();
+  const rules = uriRulesFor(env);
+  const { store } = cliMediaStore(env);
+  const stored = new Map<string, Promise<MediaRef>>();
+  const load = async () => await loadManifest(manifestFile as string, rules, { store, stored });
+  // A manifest is checked whole before Temporal is even reached: a bad row exits 2 whatever runs.
+  const fresh = options.rerunFailed ? undefined : await load();
+  await withTemporal(env, async ({ client, settings }) => {
+    let chosen: ChosenItems | null;
+    if (options.rerunFailed) {
+      chosen = await rerunChoice(client, options.rerunFailed, options, env.service?.url, store, {
+        manifestFile,
+        load: async () => (await load()).items,
+      });
+    } else {
+      const manifest = fresh ?? (await load());
+      chosen = {
+        name: batchName(options.name, manifest.name, manifestFile as string),
+        concurrency: options.concurrency ?? manifest.concurrency,
+        items: manifest.items.map((spec, index) => ({ index, spec })),
+      };
+    }
+    if (!chosen) return;
+    const { items, name, concurrency, rerunOf } = chosen;
+    const workflowId = batchWorkflowId(name);
+    // The manifest goes into the store as one object; the batch (and gc) refer to it by digest.
+    const manifestObject = await putJsonLines(
+      store,
+      items,
+      workflowId,
+      MANIFEST_PAGE_SIZE,
+      MEDIA_LIMITS.payloadBudgetBytes,
     );
+    for (const ref of stored.values()) await store.addReferrer((await ref).$media.slice('sha256:'.length), workflowId);
+    const input: BatchWorkflowInput = {
+      name,
+      manifest: manifestObject,
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(options.budget !== undefined ? { budgetCredits: options.budget } : {}),
+      ...(rerunOf ? { rerunOf } : {}),
+      ...(rules ? { uriRules: rules } : {}),
+      ...pacingFor(env),
+    };
+    let handle;
+    try {
+      handle = await client.workflow.start(WORKFLOW_TYPES.batch, {
+        taskQueue: settings.taskQueue,
+        workflowId,
+        args: [input],
+        staticSummary: batchSummaryLine(name, items.length, concurrency ?? 4, rerunOf !== undefined),
+        staticDetails: batchDetails(
+          name,
+          items.slice(0, 50).map((item) => item.spec),
+          items.length,
+        ),
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError)
+        throw new CliError(`a batch ${workflowId} is already running; pick another --name`, EXIT.usage);
+      throw error;
+    }
+    if (options.detach) {
+      if (options.json) printJson({ workflowId, runId: handle.firstExecutionRunId });
+      else say(workflowId);
+      return;
+    }
+    say(`started ${workflowId} (${items.length} pipelines, concurrency ${concurrency ?? 'default'})`, options.json);
+    const progress = await followBatch(handle, { quiet: options.json });
+    if (!progress) throw new CliError(`${workflowId} ended without progress`, EXIT.failed);
+    const results = await batchResults(progress, store);
+    if (options.json) printJson({ workflowId, ...progress, results });
+    else say(batchLines({ ...progress, results }, workflowId).join('\n'));
+    process.exitCode = batchExit(progress);
+  });
+}
+
+/**
+ * The items of an earlier batch to run again, each from its first incomplete step (unless `--fresh`);
+ * null when every item completed (nothing to run).
+ */
+async function rerunChoice(
+  client: Client,
+  previousId: string,
+  options: BatchOptions,
+  serviceUrl: string | undefined,
+  store: MediaStore,
+  manifest: { manifestFile: string | undefined; load: () => Promise<PipelineSpec[]> },
+): Promise<ChosenItems | null> {
+  const rerun = await itemsToRerun(client, previousId, store, manifest.manifestFile, manifest.load);
+  const rerunOf = `batch/${rerun.name}`;
+  const name = batchName(options.name ?? `${rerun.name}-rerun`, undefined, rerun.name);
+  const resumes = options.fresh ? {} : await resumesFor(client, rerun.results, serviceUrl);
+  const items = rerun.specs.map((spec, index) => ({
+    index,
+    spec,
+    ...(resumes[spec.name] ? { resume: resumes[spec.name] as ResumeFrom } : {}),
+  }));
+  const carried = Object.values(resumes).reduce((n, r) => n + Object.keys(r.steps).length, 0);
+  say(
+    `re-running ${items.length} of ${rerun.total} item(s) of ${rerunOf} that did not complete` +
+      (options.fresh
+        ? ' from their first step (--fresh: completed steps are paid again)'
+        : `, each from its first incomplete step (${carried} completed step(s) carried, not paid again)`),
+    options.json,
+  );
+  if (items.length === 0) {
+    say(`nothing to re-run: every item of ${rerunOf} completed`, options.json);
+    return null;
+  }
+  return { items, name, concurrency: options.concurrency, rerunOf };
 }

@@ -18,8 +18,6 @@ export function say(line: string, json = false): void {
   (json ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
-export { formatElapsed } from './step-view';
-
 /**
  * One line per step: id, state, request id, elapsed (submit → terminal), credits, error; a waiting
  * step adds how long nothing changed and when the next poll is due; each failed request adds a line.
@@ -40,11 +38,6 @@ export function stepLines(step: StepSummary, now: number = Date.now(), observedM
   const error = step.error ? `  ${step.error}` : '';
   const line = `  ${step.id.padEnd(12)} ${stepState(view).padEnd(24)} ${request.padEnd(36)} ${elapsed.padEnd(8)} ${credits}${note ? `  (${note})` : ''}${error}`;
   return [line.trimEnd(), ...failedRequestLines(view)];
-}
-
-/** The first line of a step (see stepLines). */
-export function stepLine(step: StepSummary, elapsedMs?: number): string {
-  return stepLines(step, Date.now(), elapsedMs)[0] as string;
 }
 
 /** The whole pipeline as lines (header, steps, ledger). */

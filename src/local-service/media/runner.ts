@@ -10,7 +10,7 @@ import { limitedClipSeconds, probeInput, type ModelContext } from './models/comm
 import { rendererOf } from './models';
 import type { LookupFn } from '../../net/url-rules';
 
-export { MediaError, type MediaErrorCode } from './errors';
+export { MediaError } from './errors';
 
 /** One output file of a render, inside the request's outputDir. */
 export interface RenderedFile {

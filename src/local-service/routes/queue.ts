@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { validateModelId, validateModelInput, type ModelId } from '../../contract';
 import type { ServiceContext } from '../context';
 import { chance, journalFault } from '../faults';
@@ -30,85 +30,100 @@ function findJob(ctx: ServiceContext, id: string): JobRecord {
   return job;
 }
 
+type SubmitRoute = { Params: { model: string }; Body: unknown };
+
+/** Fault injection: the submit fails before any job is created (journalled, so tests can count it). */
+function injectSubmitError(ctx: ServiceContext, request: FastifyRequest<SubmitRoute>): void {
+  const faults = ctx.getFaults();
+  if (!chance(faults.submitErrorRate)) return;
+  const status = faults.submitErrorStatus;
+  const key = request.headers['idempotency-key'];
+  journalFault(ctx.store, {
+    kind: 'submit_error',
+    requestId: null,
+    idempotencyKey: typeof key === 'string' && key.length > 0 ? key : null,
+    status,
+  });
+  const code = status === 429 ? 'rate_limited' : status === 503 ? 'service_unavailable' : 'internal_error';
+  throw new ServiceProblem(code, `injected ${status} on submit (fault injection); no job was created`, {
+    ...(status === 500 ? {} : { retryAfterSeconds: faults.submitRetryAfterSeconds }),
+  });
+}
+
+/**
+ * `POST /v1/queue/{model}`: validates, replays an earlier job with the same Idempotency-Key and body,
+ * or prices and creates the job (202 with its Generation request).
+ */
+async function submit(
+  ctx: ServiceContext,
+  request: FastifyRequest<SubmitRoute>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  ctx.counters.submits++;
+  injectSubmitError(ctx, request);
+
+  const modelCheck = validateModelId(request.params.model);
+  if (!modelCheck.ok) throw new ServiceProblem('not_found', `unknown model ${request.params.model}`);
+  const model: ModelId = modelCheck.value;
+  const validation = validateModelInput(model, request.body ?? {}, {
+    allowedOrigins: [ctx.publicUrl],
+    allowPlainHttp: ctx.allowPrivateWebhooks,
+  });
+  if (!validation.ok) {
+    throw new ServiceProblem('validation_failed', `the input of ${model} is invalid`, { errors: validation.errors });
+  }
+
+  const header = request.headers['idempotency-key'];
+  const idempotencyKey = typeof header === 'string' && header.length > 0 ? header : null;
+  if (idempotencyKey && idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new ServiceProblem('validation_failed', 'Idempotency-Key is too long', {
+      errors: [{ path: 'Idempotency-Key', message: `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` }],
+    });
+  }
+  const bodyHash = hashBody({ model, input: request.body ?? {} });
+  const existing = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
+  if (existing) return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, existing));
+
+  // The clip is fetched once, into the job's input directory: priced and rendered from the same bytes.
+  const id = randomUUID();
+  let job: JobRecord;
+  try {
+    const price = await priceOf(ctx.runner, model, validation.value, ctx.inputs.dirOf(id));
+    // A concurrent submit with the same key may have created the job while this one was pricing.
+    const raced = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
+    if (raced) {
+      await ctx.inputs.remove(id);
+      return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
+    }
+    job = ctx.jobs.create(
+      id,
+      model,
+      validation.value,
+      price.credits,
+      price.billedSeconds,
+      idempotencyKey,
+      bodyHash,
+      request.receivedAt,
+    );
+  } catch (error) {
+    await ctx.inputs.remove(id);
+    throw error;
+  }
+  ctx.counters.jobsCreated++;
+  if (chance(ctx.getFaults().dropSubmitResponseRate)) {
+    // The job exists and is billed, but the client never hears so: the ambiguous submission.
+    journalFault(ctx.store, { kind: 'submit_answer_dropped', requestId: job.id, idempotencyKey });
+    request.log.warn({ requestId: job.id }, 'fault injection: submit answer dropped');
+    reply.hijack();
+    request.raw.socket.destroy();
+    return reply;
+  }
+  return reply.code(202).send(generationRequest(ctx, job));
+}
+
 /** Submit, status, result and cancel. */
 export function registerQueueRoutes(app: FastifyInstance, context: () => ServiceContext): void {
-  app.post<{ Params: { model: string }; Body: unknown }>('/v1/queue/:model', async (request, reply) => {
-    const ctx = context();
-    ctx.counters.submits++;
-    const faults = ctx.getFaults();
-    if (chance(faults.submitErrorRate)) {
-      const status = faults.submitErrorStatus;
-      const key = request.headers['idempotency-key'];
-      journalFault(ctx.store, {
-        kind: 'submit_error',
-        requestId: null,
-        idempotencyKey: typeof key === 'string' && key.length > 0 ? key : null,
-        status,
-      });
-      const code = status === 429 ? 'rate_limited' : status === 503 ? 'service_unavailable' : 'internal_error';
-      throw new ServiceProblem(code, `injected ${status} on submit (fault injection); no job was created`, {
-        ...(status === 500 ? {} : { retryAfterSeconds: faults.submitRetryAfterSeconds }),
-      });
-    }
-
-    const modelCheck = validateModelId(request.params.model);
-    if (!modelCheck.ok) throw new ServiceProblem('not_found', `unknown model ${request.params.model}`);
-    const model: ModelId = modelCheck.value;
-    const validation = validateModelInput(model, request.body ?? {}, {
-      allowedOrigins: [ctx.publicUrl],
-      allowPlainHttp: ctx.allowPrivateWebhooks,
-    });
-    if (!validation.ok) {
-      throw new ServiceProblem('validation_failed', `the input of ${model} is invalid`, { errors: validation.errors });
-    }
-
-    const header = request.headers['idempotency-key'];
-    const idempotencyKey = typeof header === 'string' && header.length > 0 ? header : null;
-    if (idempotencyKey && idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-      throw new ServiceProblem('validation_failed', 'Idempotency-Key is too long', {
-        errors: [{ path: 'Idempotency-Key', message: `must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` }],
-      });
-    }
-    const bodyHash = hashBody({ model, input: request.body ?? {} });
-    const existing = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
-    if (existing) return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, existing));
-
-    // The clip is fetched once, into the job's input directory: priced and rendered from the same bytes.
-    const id = randomUUID();
-    let job: JobRecord;
-    try {
-      const price = await priceOf(ctx.runner, model, validation.value, ctx.inputs.dirOf(id));
-      // A concurrent submit with the same key may have created the job while this one was pricing.
-      const raced = idempotencyKey ? ctx.jobs.findIdempotent(idempotencyKey, bodyHash) : null;
-      if (raced) {
-        await ctx.inputs.remove(id);
-        return reply.code(202).header('idempotent-replayed', 'true').send(generationRequest(ctx, raced));
-      }
-      job = ctx.jobs.create(
-        id,
-        model,
-        validation.value,
-        price.credits,
-        price.billedSeconds,
-        idempotencyKey,
-        bodyHash,
-        request.receivedAt,
-      );
-    } catch (error) {
-      await ctx.inputs.remove(id);
-      throw error;
-    }
-    ctx.counters.jobsCreated++;
-    if (chance(ctx.getFaults().dropSubmitResponseRate)) {
-      // The job exists and is billed, but the client never hears so: the ambiguous submission.
-      journalFault(ctx.store, { kind: 'submit_answer_dropped', requestId: job.id, idempotencyKey });
-      request.log.warn({ requestId: job.id }, 'fault injection: submit answer dropped');
-      reply.hijack();
-      request.raw.socket.destroy();
-      return reply;
-    }
-    return reply.code(202).send(generationRequest(ctx, job));
-  });
+  app.post<SubmitRoute>('/v1/queue/:model', async (request, reply) => submit(context(), request, reply));
 
   app.get<{ Params: { id: string } }>('/v1/queue/requests/:id/status', async (request) => {
     const ctx = context();

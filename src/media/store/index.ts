@@ -12,10 +12,10 @@ import { MediaStoreError } from './errors';
 import type { MediaStore } from './types';
 
 export { createFileStore } from './file-store';
-export { createS3Store, type S3StoreSettings } from './s3-store';
+export { createS3Store } from './s3-store';
 export { hashFile } from './hash';
-export { MediaStoreError, type MediaStoreErrorCode } from './errors';
-export { type ByteRange, type MediaStore, type Referrer, type StoredObject } from './types';
+export { MediaStoreError } from './errors';
+export { type MediaStore, type StoredObject } from './types';
 
 /** A store with the signed-URL lifetime it was configured with. */
 export interface ConfiguredStore {

@@ -4,7 +4,7 @@ import type * as S3 from '@aws-sdk/client-s3';
 import type * as Presigner from '@aws-sdk/s3-request-presigner';
 import { requireOptional } from '../../config/optional-packages';
 import { MediaStoreError } from './errors';
-import { assertDigest, referrerKey, type MediaStore, type Referrer } from './types';
+import { assertDigest, referrerKey, type MediaStore, type Referrer, type StoredObject } from './types';
 
 /** Settings of the S3-compatible backend (from REELFLOW_MEDIA_* in src/config/media.ts). */
 export interface S3StoreSettings {
@@ -67,49 +67,10 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
   const referrerPrefix = (sha: string) => `${base}referrers/${sha}/`;
   const Bucket = settings.bucket;
 
-  async function call<T>(what: string, run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof MediaStoreError) throw error;
-      const name = error instanceof Error ? error.name : 'Error';
-      throw new MediaStoreError(
-        'unavailable',
-        `S3 ${what} on s3://${Bucket}/${base} failed: ${name}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  }
-
-  async function head(sha256: string) {
-    assertDigest(sha256);
-    try {
-      const answer = await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(sha256) }));
-      return {
-        sha256,
-        type: answer.ContentType ?? 'application/octet-stream',
-        bytes: answer.ContentLength ?? 0,
-        createdAt: answer.LastModified ?? new Date(0),
-      };
-    } catch (error) {
-      if (isNotFound(error, S3ServiceException)) return null;
-      return call('HEAD', () => Promise.reject(error));
-    }
-  }
-
-  async function* keys(prefix: string): AsyncGenerator<{ key: string; at: Date; bytes: number }> {
-    let token: string | undefined;
-    do {
-      const page = await call('LIST', () =>
-        client.send(
-          new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) }),
-        ),
-      );
-      for (const item of page.Contents ?? []) {
-        if (item.Key) yield { key: item.Key, at: item.LastModified ?? new Date(0), bytes: item.Size ?? 0 };
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
-  }
+  const place: S3Place = { client, Bucket, base, S3ServiceException, HeadObjectCommand, ListObjectsV2Command };
+  const call = <T>(what: string, run: () => Promise<T>) => callS3(place, what, run);
+  const head = (sha256: string) => headObject(place, sha256);
+  const keys = (prefix: string) => listKeys(place, prefix);
 
   return {
     client,
@@ -193,4 +154,61 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
         await call('DELETE', () => client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: markers } })));
     },
   };
+}
+
+/** The bucket and prefix a store works in, with what its shared helpers need of the SDK. */
+interface S3Place {
+  readonly client: S3.S3Client;
+  readonly Bucket: string;
+  /** The key prefix with its trailing slash ('' for the bucket root). */
+  readonly base: string;
+  readonly S3ServiceException: typeof S3.S3ServiceException;
+  readonly HeadObjectCommand: typeof S3.HeadObjectCommand;
+  readonly ListObjectsV2Command: typeof S3.ListObjectsV2Command;
+}
+
+/** Runs an S3 call; a failure that is not already a MediaStoreError becomes one (`unavailable`). */
+async function callS3<T>({ Bucket, base }: S3Place, what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof MediaStoreError) throw error;
+    const name = error instanceof Error ? error.name : 'Error';
+    throw new MediaStoreError(
+      'unavailable',
+      `S3 ${what} on s3://${Bucket}/${base} failed: ${name}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+async function headObject(place: S3Place, sha256: string): Promise<StoredObject | null> {
+  const { client, Bucket, S3ServiceException, HeadObjectCommand } = place;
+  assertDigest(sha256);
+  try {
+    const answer = await client.send(new HeadObjectCommand({ Bucket, Key: `${place.base}objects/${sha256}` }));
+    return {
+      sha256,
+      type: answer.ContentType ?? 'application/octet-stream',
+      bytes: answer.ContentLength ?? 0,
+      createdAt: answer.LastModified ?? new Date(0),
+    };
+  } catch (error) {
+    if (isNotFound(error, S3ServiceException)) return null;
+    return callS3(place, 'HEAD', () => Promise.reject(error));
+  }
+}
+
+/** Every key under `prefix`, page by page. */
+async function* listKeys(place: S3Place, prefix: string): AsyncGenerator<{ key: string; at: Date; bytes: number }> {
+  const { client, Bucket, ListObjectsV2Command } = place;
+  let token: string | undefined;
+  do {
+    const page = await callS3(place, 'LIST', () =>
+      client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, ...(token ? { ContinuationToken: token } : {}) })),
+    );
+    for (const item of page.Contents ?? []) {
+      if (item.Key) yield { key: item.Key, at: item.LastModified ?? new Date(0), bytes: item.Size ?? 0 };
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
 }
