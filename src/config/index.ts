@@ -5,8 +5,7 @@
  * `config_invalid`) naming the variable, and the process exits 2. docs/configuration.md is generated
  * from these declarations (`npm run docs:config`).
  */
-export { ConfigError, CONFIG_EXIT_CODE, MissingPackageError } from './errors';
-export { OPTIONAL_PACKAGES, requireOptional, type OptionalPackage } from './optional-packages';
+export { ConfigError, CONFIG_EXIT_CODE } from './errors';
 export { textOf, variableIsSet, type Env, type Flags } from './read';
 export { VARIABLES, type VariableName } from './variables';
 export { PROCESS_VARIABLES, WORKER_VARIABLES, BRIDGE_VARIABLES, SERVICE_VARIABLES } from './processes';
@@ -27,7 +26,6 @@ export {
   loadWorkerConfig,
   loadWorkerDeployment,
   loadWorkerTuning,
-  loadPluginSettings,
   type AccountLimitSettings,
   type WorkerTuning,
 } from './worker';

@@ -12,4 +12,4 @@ export * from './pricing';
 export * from './resources';
 export * from './ledger';
 // The event helpers read the resources' types, so they are re-exported here, not from ./resources (no cycle).
-export { API_VERSION, EVENT_TYPES, resultFromEvent, terminalStateOf } from './events';
+export { API_VERSION, EVENT_TYPES, resultFromEvent } from './events';

@@ -108,11 +108,9 @@ export const problemSchema = z.looseObject({
   /** For `result_not_ready` and `cancel_too_late`: the job's state. */
   job_status: jobStateSchema.optional(),
 });
-export type Problem = z.infer<typeof problemSchema>;
 
 /** Quote request (decided: the model is named in the body, beside the same input as submit). */
 export const quoteRequestSchema = z.object({ model: modelIdSchema, input: z.record(z.string(), z.unknown()) });
-export type QuoteRequest = z.infer<typeof quoteRequestSchema>;
 
 export const quoteResponseSchema = z.looseObject({
   model: z.string(),
@@ -129,14 +127,3 @@ export const cancelResponseSchema = z.looseObject({
   status: jobStateSchema,
 });
 export type CancelResponse = z.infer<typeof cancelResponseSchema>;
-
-/** Webhook endpoint as registered (`secret` is present only in the creation and rotation answers). */
-export const webhookEndpointSchema = z.looseObject({
-  id: z.string(),
-  url: z.string(),
-  secret: z.string().optional(),
-  created_at: z.string().optional(),
-});
-export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
-
-export const balanceSchema = z.looseObject({ credits: z.number().int() });

@@ -18,7 +18,7 @@ import { PREPARED_STATE, type RouteStore } from './store';
  */
 
 /** The chain and the submission are data of the contract, shared with the pipeline and the submit activity. */
-export type { PreparedChain, PreparedStep, PreparedSubmission };
+export type { PreparedSubmission };
 
 /** The signal that carries a completion together with the next job the bridge submitted. */
 export const PREPARED_SIGNAL_NAME = SIGNAL_NAMES.preparedJobEvent;

@@ -12,8 +12,8 @@ import { pipelineStepSchema, stepKindOf } from './steps/registry';
  * contract): validated at the edges (CLI, activities); workflows import its types only.
  */
 
-export { PIPELINE_LIMITS, pollPacingSchema, safeNameSchema, stepReferenceSchema, stepRetrySchema } from './step-fields';
-export { pipelineStepSchema, type PipelineStep } from './steps/registry';
+export { pollPacingSchema, safeNameSchema, stepReferenceSchema } from './step-fields';
+export type { PipelineStep } from './steps/registry';
 export type { JobStep } from './steps/job';
 
 /**

@@ -26,7 +26,6 @@ import { QUERY_NAMES, SIGNAL_NAMES, UPDATE_NAMES } from '../contract/workflow-me
 export {
   TASK_QUEUES,
   WORKFLOW_TYPES,
-  ROUTE_WORKFLOW_TYPE,
   ROUTE_SUBSCRIBER_MEMO,
   routeWorkflowId,
   pipelineWorkflowId,

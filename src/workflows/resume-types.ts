@@ -3,4 +3,4 @@
  * completed. They are defined beside the pipeline's other types (./pipeline-types.ts, which uses
  * them), and named here for the CLI and the batch.
  */
-export type { CarriedStep, ResumeFrom, ResumedFromSummary } from './pipeline-types';
+export type { CarriedStep, ResumeFrom } from './pipeline-types';

@@ -6,14 +6,8 @@ import { EXIT } from './exit';
 import { formatProblem, readManifestRows, type ManifestRow, type RowProblem } from './manifest-rows';
 import { prepareSpec, readJsonFile, type SpecMedia } from './spec-files';
 
-export { parseCsv, parseCsvLines } from './csv';
-export {
-  csvManifestRows,
-  readManifestRows,
-  type ManifestRow,
-  type ManifestRows,
-  type RowProblem,
-} from './manifest-rows';
+export { parseCsv } from './csv';
+export { csvManifestRows } from './manifest-rows';
 
 /**
  * Batch manifests (docs/batches.md): CSV (`.csv`), JSON Lines (`.jsonl`, `.ndjson`) or JSON (anything

@@ -22,7 +22,7 @@ import type { JobCredits, JobHandle, ServiceJobOptions, ServiceJobOutcome } from
 import { workflowJobs } from './workflow-jobs';
 
 export type { JobCredits, ServiceJobOptions, ServiceJobOutcome } from './types';
-export { chargesSettled, revokePreparedSubmits, workflowJobs } from './workflow-jobs';
+export { chargesSettled } from './workflow-jobs';
 
 // Module state is per workflow execution: the jobs this run started, for their default keys.
 let jobsStarted = 0;
