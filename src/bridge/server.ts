@@ -35,7 +35,12 @@ export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; st
   // The backlog and the forwarder's failures are what tell an operator that Temporal is not taking
   // signals while the bridge keeps acknowledging (its readiness stays on the inbox).
   const metrics = bridgeMetrics(defaultRegistry);
-  const unwatch = metrics.watchBacklog(() => inbox.backlog);
+  const unwatchBacklog = metrics.watchBacklog(() => inbox.backlog);
+  const unwatchAge = metrics.watchOldestAge(() => inbox.oldestPendingAgeSeconds());
+  const unwatch = () => {
+    unwatchBacklog();
+    unwatchAge();
+  };
   const running = startForwarder({
     ...forwarder,
     inbox,

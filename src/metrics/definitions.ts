@@ -58,6 +58,13 @@ function watchedGauge(registry: Registry, name: string, help: string): Gauge {
   return gauge;
 }
 
+/** Adds `read` to the sources of the watched gauge `name` until the returned function is called. */
+function watchSource(registry: Registry, name: string, read: () => number): () => void {
+  const sources = gaugeSources.get(registry.getSingleMetric(name) as Gauge);
+  sources?.add(read);
+  return () => sources?.delete(read);
+}
+
 /** Bridge metrics (each member documents itself; the type is what this returns). */
 export function bridgeMetrics(registry: Registry = defaultRegistry) {
   return {
@@ -101,12 +108,19 @@ export function bridgeMetrics(registry: Registry = defaultRegistry) {
       'reelflow_bridge_inbox_backlog',
       'Undelivered events in the route store inbox (acknowledged, not yet signalled), as the bridge last counted them.',
     ),
+    /** Seconds the oldest undelivered event has waited (0 when the inbox is empty). */
+    inboxOldestAge: watchedGauge(
+      registry,
+      'reelflow_bridge_inbox_oldest_age_seconds',
+      'Seconds the oldest undelivered event in the route store inbox has waited, as the bridge last counted.',
+    ),
     /** Reads `backlog` at every scrape until the returned function is called (a bridge's inbox). */
     watchBacklog(backlog: () => number): () => void {
-      const gauge = registry.getSingleMetric('reelflow_bridge_inbox_backlog') as Gauge;
-      const sources = gaugeSources.get(gauge);
-      sources?.add(backlog);
-      return () => sources?.delete(backlog);
+      return watchSource(registry, 'reelflow_bridge_inbox_backlog', backlog);
+    },
+    /** Reads `age` (seconds) at every scrape until the returned function is called. */
+    watchOldestAge(age: () => number): () => void {
+      return watchSource(registry, 'reelflow_bridge_inbox_oldest_age_seconds', age);
     },
   };
 }

@@ -55,6 +55,7 @@ export class Inbox implements EventSink {
   /** Until when the inbox counts as crowded: RATE_WINDOW_MS past its last commit of CROWDED_COMMIT or more. */
   private crowdedUntil = 0;
   readonly backlogLimit: number;
+  private oldestPendingAt: number | null = null;
 
   constructor(options: InboxOptions) {
     this.store = options.store;
@@ -69,8 +70,17 @@ export class Inbox implements EventSink {
   }
 
   /** Sets the backlog from the store's own count (the forwarder does, now and then: other bridges share it). */
-  setBacklog(pending: number): void {
+  setBacklog(pending: number, oldestPendingAt: number | null = null): void {
     this.pending = pending;
+    this.oldestPendingAt = pending > 0 ? oldestPendingAt : null;
+  }
+
+  /**
+   * Seconds the oldest undelivered event has waited, as of the store's last count (0 when none waits):
+   * the figure that grows while Temporal does not take signals and the bridge keeps acknowledging.
+   */
+  oldestPendingAgeSeconds(): number {
+    return this.oldestPendingAt === null ? 0 : Math.max(0, (this.now() - this.oldestPendingAt) / 1000);
   }
 
   /** The forwarder handed `count` deliveries over (or parked them). */
@@ -318,7 +328,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       try {
         if (now() - lastCount >= 5_000 && options.inbox) {
           lastCount = now();
-          options.inbox.setBacklog(await store.pendingCount());
+          options.inbox.setBacklog(await store.pendingCount(), await store.oldestPendingAt());
         }
         claimed = await round();
         if (now() - lastPurge >= settings.purgeEveryMs) {

@@ -175,7 +175,10 @@ function subscriptionMethods({
 /** The bridge's half: the inbox of deliveries, and the purge of both halves. */
 function inboxMethods({
   query,
-}: Postgres): Pick<RouteStore, 'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'purge'> {
+}: Postgres): Pick<
+  RouteStore,
+  'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'oldestPendingAt' | 'purge'
+> {
   return {
     async append(entries, now) {
       if (entries.length === 0) return 0;
@@ -245,6 +248,14 @@ function inboxMethods({
     async pendingCount() {
       const result = await query('count', `SELECT count(*) AS n FROM reelflow_inbox WHERE state = ${S.pending}`);
       return Number(result.rows[0]?.n ?? 0);
+    },
+    async oldestPendingAt() {
+      const result = await query(
+        'oldest',
+        `SELECT min(received_at) AS t FROM reelflow_inbox WHERE state = ${S.pending}`,
+      );
+      const t = result.rows[0]?.t;
+      return t === null || t === undefined ? null : Number(t);
     },
     async purge(deliveriesBefore, subscriptionsBefore) {
       const deliveries = await query(

@@ -207,7 +207,10 @@ function inboxMethods({
   statement,
   transaction,
   run,
-}: Sqlite): Pick<RouteStore, 'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'purge'> {
+}: Sqlite): Pick<
+  RouteStore,
+  'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'oldestPendingAt' | 'purge'
+> {
   return {
     append(entries, now) {
       return run('append', () =>
@@ -285,6 +288,14 @@ function inboxMethods({
       return run('count', () =>
         Number((statement(`SELECT count(*) AS n FROM reelflow_inbox WHERE state = ${S.pending}`).get() as Row).n),
       );
+    },
+    oldestPendingAt() {
+      return run('oldest', () => {
+        const row = statement(
+          `SELECT min(received_at) AS t FROM reelflow_inbox WHERE state = ${S.pending}`,
+        ).get() as Row;
+        return row.t === null || row.t === undefined ? null : Number(row.t);
+      });
     },
     purge(deliveriesBefore, subscriptionsBefore) {
       return run('purge', () =>

@@ -121,6 +121,8 @@ export interface RouteStore {
   park(seqs: readonly number[]): Promise<number>;
   /** Pending deliveries (the forwarder's backlog). */
   pendingCount(): Promise<number>;
+  /** When the oldest undelivered delivery was received (ms), or null when none waits. */
+  oldestPendingAt(): Promise<number | null>;
   /**
    * Deletes deliveries received before `deliveriesBefore` (forwarded, taken, or parked: foreign ones
    * after their TTL) and subscriptions (with their prepared submits) created before `subscriptionsBefore`.

@@ -79,17 +79,20 @@ let subscribedIn: (store: RouteStore, requestId: string) => Promise<boolean>;
 
 interface InboxMetrics {
   backlog: number;
+  /** Seconds the oldest undelivered event has waited. */
+  age: number;
   failures: number;
 }
 
 /** Scrapes the bridge's own metrics port until `done` holds (at most 60 s); the last reading. */
 async function metricsUntil(url: string, done: (metrics: InboxMetrics) => boolean): Promise<InboxMetrics> {
-  let last: InboxMetrics = { backlog: -1, failures: -1 };
+  let last: InboxMetrics = { backlog: -1, age: -1, failures: -1 };
   for (let i = 0; i < 300; i += 1) {
     const text = await (await request(url)).body.text();
     const value = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
     last = {
       backlog: value('reelflow_bridge_inbox_backlog'),
+      age: value('reelflow_bridge_inbox_oldest_age_seconds'),
       failures:
         value('reelflow_bridge_forward_failures_total\\{kind="temporal_retry"\\}') +
         value('reelflow_bridge_forward_failures_total\\{kind="round"\\}'),
@@ -137,15 +140,19 @@ it('acknowledges while Temporal is down and delivers once it is back', async () 
     const whileDown = await deliver(bridge.url, event, [SECRET]);
     expect(whileDown.status).toBe(202);
     // Its metrics show what readiness does not: the acknowledged delivery waits, and forwarding fails.
-    const down = await metricsUntil(metricsUrl, (m) => m.backlog >= 1 && m.failures > 0);
-    expect(down).toMatchObject({ backlog: 1 });
+    const down = await metricsUntil(metricsUrl, (m) => m.backlog >= 1 && m.failures > 0 && m.age > 0);
+    expect(down).toMatchObject({ backlog: 1, age: expect.any(Number) });
+    // The oldest undelivered event's age grows while Temporal stays down.
+    const later = await metricsUntil(metricsUrl, (m) => m.age >= down.age + 1);
+    expect(later.age).toBeGreaterThanOrEqual(down.age + 1);
+    expect(later.backlog).toBe(1);
 
     env = await startDevServer({ port, dbFilename });
     const second = await makeWorker(env, bridge.store);
     const state = (await second.runUntil(env.client.workflow.getHandle(subscriberId).result())) as SubscriberState;
     expect(state.events.map((e) => e.event_id)).toEqual([event.event_id]);
     expect(state.handedOver ?? 0).toBe(0);
-    expect(await metricsUntil(metricsUrl, (m) => m.backlog === 0)).toMatchObject({ backlog: 0 });
+    expect(await metricsUntil(metricsUrl, (m) => m.backlog === 0 && m.age === 0)).toMatchObject({ backlog: 0, age: 0 });
   } finally {
     await bridge?.close();
     await env?.teardown();

@@ -101,6 +101,18 @@ describe.each(backends)('route store on %s', (_name, open) => {
     ]);
   });
 
+  it('tells when the oldest undelivered delivery arrived, and forgets it once forwarded', async () => {
+    const req = id('oldest');
+    // Received at 7 ms: earlier than every other delivery of these tests, and due only to a claim at 7.
+    await store.append([entry(req)], 7);
+    expect(await store.oldestPendingAt()).toBe(7);
+    const claimed = await store.claim(10_000, 7, 10_000);
+    expect(claimed.map((c) => c.requestId)).toEqual([req]);
+    await store.markForwarded(claimed.map((c) => c.seq));
+    const after = await store.oldestPendingAt();
+    expect(after === null || after > 7).toBe(true);
+  });
+
   it('purges delivered and parked rows after their TTL, never pending ones, and old subscriptions', async () => {
     const req = id('purge');
     const pendingReq = id('pending');
