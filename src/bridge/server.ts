@@ -14,7 +14,7 @@ import type { RouteStore } from '../routing/store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import type { EventSink } from './event-sink';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
-import { bridgeMetrics, defaultRegistry } from '../metrics';
+import { bridgeMetrics, defaultRegistry, serviceResponseMetrics } from '../metrics';
 
 /** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
 export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
@@ -120,6 +120,7 @@ export async function startBridgeServer(
         idempotency: config.service.idempotency,
         authScheme: config.service.authScheme,
         cancelMethod: config.service.cancelMethod,
+        onResponse: serviceResponseMetrics(),
       })
     : undefined;
   const submitter = service

@@ -233,8 +233,10 @@ async function callOnce<T>(connection: Connection, spec: CallSpec<T>): Promise<T
         : AbortSignal.timeout(connection.timeoutMs),
     });
   } catch (error) {
+    connection.options.onResponse?.(spec.kind, 'network');
     throw classifyTransportError(error, spec);
   }
+  connection.options.onResponse?.(spec.kind, response.statusCode);
   let text: string;
   try {
     text = await readLimited(response.body);

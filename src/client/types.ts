@@ -43,6 +43,11 @@ export interface ServiceClientOptions {
   /** Counts every HTTP call by kind; benchmarks and tests read it. */
   onRequest?: (kind: CallKind) => void;
   /**
+   * Every answer of the service by call kind and HTTP status (`network` when none arrived): the 429
+   * share and error rates an operator alerts on (reelflow_service_requests_total).
+   */
+  onResponse?: (kind: CallKind | 'ledger' | 'lookup', status: number | 'network') => void;
+  /**
    * The account's shared back-off (src/client/account-limits.ts): every call waits for it first, and
    * a 429 with Retry-After extends it for every caller of the account, not only this one.
    */

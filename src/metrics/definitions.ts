@@ -125,6 +125,22 @@ export function bridgeMetrics(registry: Registry = defaultRegistry) {
   };
 }
 
+/**
+ * The service's answers by call kind and HTTP status (`network`: none arrived), for the client's
+ * `onResponse`: what the 429-share alert reads (deploy/prometheus/alerts.yml).
+ */
+export function serviceResponseMetrics(
+  registry: Registry = defaultRegistry,
+): (kind: string, status: number | 'network') => void {
+  const requests = counter(
+    registry,
+    'reelflow_service_requests_total',
+    'HTTP calls to the video-generation service, by call kind and answer status (network: no answer).',
+    ['kind', 'status'],
+  );
+  return (kind, status) => requests.inc({ kind, status: String(status) });
+}
+
 /** Worker (activity) metrics. Job outcomes and credits are counted by the workflow through the SDK meter. */
 export function workerMetrics(registry: Registry = defaultRegistry) {
   return {

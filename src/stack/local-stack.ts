@@ -52,6 +52,7 @@ import {
 } from './temporal-dev-server';
 import { StackSetupError } from './errors';
 import { ensureWebhookEndpoint } from './webhook-endpoint';
+import { serviceResponseMetrics } from '../metrics/definitions';
 
 export type { StackAddresses } from './stack-state';
 
@@ -365,6 +366,7 @@ async function startStackWorker(
     apiKey,
     idempotency: 'honoured',
     rateGate: limits,
+    onResponse: serviceResponseMetrics(),
   });
   cleanups.push(() => serviceClient.close());
   // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
+import { serviceResponseMetrics } from '../metrics/definitions';
 import { createActivities, type ActivityDeps, type MediaDeps } from '../activities';
 import { mergeActivities, prefixedActivities } from '../plugin/activity-types';
 import { openMediaStore } from '../media/store';
@@ -188,6 +189,7 @@ export async function main(): Promise<void> {
     rateGate: limits,
     authScheme: serviceSettings.authScheme,
     cancelMethod: serviceSettings.cancelMethod,
+    onResponse: serviceResponseMetrics(),
   });
   const { workflowBundle: builtBundle, ...workerTuning } = tuning;
   // The default build id is the workflow code's hash, so the bundle is read (or made) first.

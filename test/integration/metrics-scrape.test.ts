@@ -150,6 +150,10 @@ it('counts deliveries, signal latency, verification failures, service calls, cre
     expect(sample(workerAfter, 'reelflow_jobs_submitted_total', { model })).toBe(1);
     expect(sample(workerAfter, 'reelflow_jobs', { model, outcome: 'completed' })).toBe(1);
   }
+  // Every answer of the service is counted by kind and status (what the 429-share alert reads).
+  expect(
+    sample(workerAfter, 'reelflow_service_requests_total', { kind: 'submit', status: '202' }),
+  ).toBeGreaterThanOrEqual(3);
   // What the service's ledger charged is what the job workflows counted.
   const charged = jobs.reduce((sum, job) => sum + job.creditsCharged - job.creditsRefunded, 0);
   expect(charged).toBeGreaterThan(0);

@@ -12,6 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { API_VERSION, EVENT_TYPES, type WebhookEvent } from '../../src/contract';
 import { createServiceClient } from '../../src/client/service-client';
+import { serviceResponseMetrics } from '../../src/metrics/definitions';
 import type { CallKind, ServiceClient } from '../../src/client/types';
 import type { IdempotencySetting } from '../../src/client/submit-policy';
 import { signedHeaders } from '../../src/contract/signature';
@@ -167,6 +168,8 @@ export async function startHarness(
     submitRetry: fast,
     ...(options.limits ? { rateGate: options.limits } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    // As the worker process counts them (src/workers/worker.ts).
+    onResponse: serviceResponseMetrics(),
   });
   const sideClient = createServiceClient({ baseUrl: service.url, apiKey: TEST_API_KEY, retry: fast });
   const calls: Record<CallKind, number> = { submit: 0, status: 0, result: 0, cancel: 0, quote: 0 };

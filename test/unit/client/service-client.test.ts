@@ -188,6 +188,25 @@ describe('service client', () => {
     expect(third.at - second.at).toBeGreaterThanOrEqual(950);
   });
 
+  it('reports every answer by call kind and status, and a call that got none as network', async () => {
+    handler = (_req, res, _body, index) =>
+      index === 0
+        ? problem(res, 429, { code: 'rate_limited' }, { 'retry-after': '0' })
+        : json(res, 200, { status: 'IN_QUEUE' });
+    const seen: string[] = [];
+    await client({ onResponse: (kind, status) => seen.push(`${kind} ${status}`) }).status('r');
+    expect(seen).toEqual(['status 429', 'status 200']);
+    const unreachable = createServiceClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'k',
+      retry: { ...fastRetry, maxAttempts: 1 },
+      onResponse: (kind, status) => seen.push(`${kind} ${status}`),
+    });
+    await expect(unreachable.status('r')).rejects.toThrow();
+    expect(seen.at(-1)).toBe('status network');
+    await unreachable.close();
+  });
+
   it('gives up after the rule’s attempts and surfaces the last error', async () => {
     handler = (_req, res) => problem(res, 500, { code: 'internal_error' });
     await expect(client().status('r')).rejects.toMatchObject({ status: 500, code: 'internal_error' });
