@@ -14,7 +14,7 @@ import {
   type UriRules,
   type WebhookEvent,
 } from '../contract';
-import { validatePipelineSpec } from '../spec/spec';
+import { validatePipelineSpec } from '../pipeline-spec/spec';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tooLateToCancel } from '../client/errors';
 import type { AccountLimits } from '../client/account-limits';

@@ -4,7 +4,7 @@ import { uriProblem } from '../contract/uri';
 import { SIGNAL_NAMES } from '../contract/workflow-messages';
 import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
-import { forEachReference, resolveReferences } from '../spec/references';
+import { forEachReference, resolveReferences } from '../pipeline-spec/references';
 import { PREPARED_STATE, type RouteStore } from './store';
 
 /**

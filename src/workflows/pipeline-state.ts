@@ -7,7 +7,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { FailureType } from '../contract/failure-types';
-import { currentDetailsMarkdown } from '../spec/ui-text';
+import { currentDetailsMarkdown } from '../pipeline-spec/ui-text';
 import { stepKeyOf } from './definitions';
 import { workflowFailure } from './errors';
 import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';

@@ -27,7 +27,7 @@ export {
   type ServiceJobOutcome,
   type JobCredits,
 } from './steps/job/service-job';
-export type { PollPacing } from '../spec/pacing';
+export type { PollPacing } from '../pipeline-spec/pacing';
 export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';
 export { batchWorkflow } from './batch';
@@ -45,5 +45,5 @@ export {
 export { ACTIVITY_PREFIX, reelflowActivityType } from '../contract/workflow-names';
 export type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
 export type { BatchProgress, BatchWorkflowInput, BatchItemResult } from './batch-types';
-export type { PipelineSpec, PipelineStep } from '../spec/spec';
+export type { PipelineSpec, PipelineStep } from '../pipeline-spec/spec';
 export type { ModelId, ModelInputs, JobResult, OutputVideo, WebhookEvent } from '../contract';

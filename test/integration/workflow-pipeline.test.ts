@@ -9,7 +9,7 @@ import { guardedSubmit } from '../../src/activities/submit-guard';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG, LONG_FORM, TEST_API_KEY } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
-import { from, pipeline, threeStepPipeline } from '../../src/spec';
+import { from, pipeline, threeStepPipeline } from '../../src/pipeline-spec';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createRouteSubscriber } from '../../src/routing';

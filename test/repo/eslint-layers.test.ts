@@ -37,8 +37,8 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     ['src/net/safe-fetch.ts', '../cli/lib/exit', 'EXIT', 'Shared libraries'],
     ['src/media/ffmpeg.ts', '../stack/stack-state', 'freePort', 'Shared libraries'],
     ['src/client/service-client.ts', '../activities', 'createActivities', 'Shared libraries'],
-    // src/spec is a shared library too: the UI texts read progress through their own views, not workflow types.
-    ['src/spec/ui-text.ts', '../workflows/definitions', 'pipelineProgressQuery', 'Shared libraries'],
+    // src/pipeline-spec is a shared library too: the UI texts read progress through their own views, not workflow types.
+    ['src/pipeline-spec/ui-text.ts', '../workflows/definitions', 'pipelineProgressQuery', 'Shared libraries'],
     // routing and workflows share their words through src/contract, never each other.
     ['src/routing/prepared.ts', '../workflows/definitions', 'stepEventSignal', 'src/routing imports shared libraries'],
     ['src/routing/inbox.ts', '../bridge/errors', 'EventSinkUnavailableError', 'src/routing imports shared libraries'],

@@ -1,8 +1,8 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { JobState } from '../../../contract';
 import { isTerminalState } from '../../../contract/limits';
-import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../../spec/pacing';
-import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../spec/ui-text';
+import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../../pipeline-spec/pacing';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import type { StepAttempt } from '../../pipeline-types';
 import { serviceErrorOf, type TerminalEvent } from './inbox';
 import { apiWith, permitRelease } from './proxies';

@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { GenerationRequest, WebhookEvent } from '../../../contract';
 import { FAILURE_TYPES } from '../../../contract/failure-types';
-import { ACTIVITY_SUMMARIES } from '../../../spec/ui-text';
+import { ACTIVITY_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import { workflowFailure } from '../../errors';
 import type { StepAttempt } from '../../pipeline-types';
 import { awaitDecision } from './ambiguous';

@@ -1,7 +1,7 @@
 import type { JobResult, ModelId } from '../../../contract';
 import type { PreparedChain, PreparedSubmission } from '../../../contract/prepared-submission';
 import type { SubmitAs } from '../../../activities';
-import type { PollPacing } from '../../../spec/pacing';
+import type { PollPacing } from '../../../pipeline-spec/pacing';
 import type { StepAttempt, StepSummary } from '../../pipeline-types';
 import type { AmbiguousSubmit, RecoveryMemo, ResolveDecision } from '../../recovery-types';
 import type { StepProgress } from '../kind';
