@@ -113,7 +113,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
         return giveUp(requestId, `submit: ${(error as Error).message}`);
       }
       const bodies = await store.subscribe(
-        { requestId: request.request_id, workflowId: taken.workflowId, signalName: SIGNAL_NAMES.stepEvent },
+        { requestId: request.request_id, workflowId: taken.workflowId, signalName: SIGNAL_NAMES.jobEvent },
         now(),
         rest.length > 0 ? JSON.stringify({ ...chain, steps: rest }) : undefined,
       );

@@ -81,7 +81,7 @@ async function signalSubscriber(
   event: WebhookEvent,
 ): Promise<RouteWorkflowDelivery> {
   try {
-    await client.workflow.getHandle(subscriber).signal(SIGNAL_NAMES.stepEvent, event);
+    await client.workflow.getHandle(subscriber).signal(SIGNAL_NAMES.jobEvent, event);
     return 'direct';
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return 'subscriber-closed';

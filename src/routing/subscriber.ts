@@ -36,7 +36,7 @@ export function createRouteSubscriber(store: RouteStore, options: { now?: () => 
         {
           requestId,
           workflowId,
-          signalName: subscribeOptions.signalName ?? SIGNAL_NAMES.stepEvent,
+          signalName: subscribeOptions.signalName ?? SIGNAL_NAMES.jobEvent,
           ...(subscribeOptions.stepKey !== undefined ? { stepKey: subscribeOptions.stepKey } : {}),
         },
         now(),

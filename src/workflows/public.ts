@@ -9,6 +9,8 @@
  *
  * @module workflows
  */
+import { jobEventSignal } from './definitions';
+
 export {
   generateVideo,
   revoice,
@@ -38,7 +40,7 @@ export {
   batchWorkflowId,
   pipelineProgressQuery,
   batchProgressQuery,
-  stepEventSignal,
+  jobEventSignal,
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
 } from './definitions';
@@ -47,3 +49,10 @@ export type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
 export type { BatchProgress, BatchWorkflowInput, BatchItemResult } from './batch-types';
 export type { PipelineSpec, PipelineStep } from '../pipeline-spec/spec';
 export type { ModelId, ModelInputs, JobResult, OutputVideo, WebhookEvent } from '../contract';
+
+/**
+ * The same signal as {@link jobEventSignal} (wire name `jobEvent`), under its earlier name.
+ *
+ * @deprecated Use `jobEventSignal`; this alias goes in the next major version.
+ */
+export const stepEventSignal = jobEventSignal;

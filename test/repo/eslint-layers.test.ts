@@ -40,7 +40,7 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     // src/pipeline-spec is a shared library too: the UI texts read progress through their own views, not workflow types.
     ['src/pipeline-spec/ui-text.ts', '../workflows/definitions', 'pipelineProgressQuery', 'Shared libraries'],
     // routing and workflows share their words through src/contract, never each other.
-    ['src/routing/prepared.ts', '../workflows/definitions', 'stepEventSignal', 'src/routing imports shared libraries'],
+    ['src/routing/prepared.ts', '../workflows/definitions', 'jobEventSignal', 'src/routing imports shared libraries'],
     ['src/routing/inbox.ts', '../bridge/errors', 'EventSinkUnavailableError', 'src/routing imports shared libraries'],
     ['src/routing/subscriber.ts', '../activities', 'createActivities', 'src/routing imports shared libraries'],
     ['src/workflows/definitions.ts', '../routing/prepared', 'PREPARED_SIGNAL_NAME', 'src/workflows imports'],
@@ -50,7 +50,7 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     [
       'src/webhooks/verify-webhook.ts',
       '../workflows/definitions',
-      'stepEventSignal',
+      'jobEventSignal',
       'src/webhooks (reelflow/webhooks)',
     ],
     // reelflow/worker runs on a worker: not the bridge, not the CLI.

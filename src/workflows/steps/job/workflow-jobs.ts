@@ -1,5 +1,5 @@
 import { CancellationScope, setHandler } from '@temporalio/workflow';
-import { preparedJobEventSignal, resolveAmbiguousUpdate, stepEventSignal } from '../../definitions';
+import { preparedJobEventSignal, resolveAmbiguousUpdate, jobEventSignal } from '../../definitions';
 import { validateResolution } from '../../operator-updates';
 import { JobEventBuffer } from './job-event-buffer';
 import { preparedRevoke } from './proxies';
@@ -20,7 +20,7 @@ export function workflowJobs(): WorkflowJobs {
     submittedAhead: new Map(),
     preparedBehind: new Map(),
   });
-  setHandler(stepEventSignal, (event) => jobs.events.accept(event));
+  setHandler(jobEventSignal, (event) => jobs.events.accept(event));
   setHandler(preparedJobEventSignal, (event, next) => {
     jobs.submittedAhead.set(next.idempotencyKey, next);
     if (next.nextKey) jobs.preparedBehind.set(next.request.request_id, next.nextKey);
