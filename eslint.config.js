@@ -272,6 +272,27 @@ const WORKFLOW_INTERNALS_PATTERN = {
     'Outside src/workflows import only its messages (workflows/definitions) and public types (workflows/*-types); the rest is workflow internals.',
 };
 
+/**
+ * One import style for the contract: outside src/workflows and src/contract, code imports it through its
+ * barrel (`../contract`). Deep imports stay where the barrel would be wrong:
+ *  - `contract/signature` (node:crypto) is kept out of the barrel, so it is always imported by its path;
+ *  - the plain-data modules workflows import (WORKFLOW_PLAIN_MODULES): they land in the workflow bundle,
+ *    and the barrel pulls zod;
+ *  - the modules `require('reelflow/worker')` loads at once (src/plugin/index.ts and what it imports
+ *    eagerly): loading the package loads no zod (bench/library-weight.ts measures it).
+ */
+const CONTRACT_DEEP_IMPORTERS = [
+  ...WORKFLOW_PLAIN_MODULES,
+  'src/plugin/index.ts',
+  'src/plugin/activity-types.ts',
+  'src/plugin/errors.ts',
+];
+const CONTRACT_BARREL_PATTERN = {
+  regex: '(^|/)contract/(?!signature(\\.[jt]s)?$).+',
+  message:
+    "Import the contract through its barrel ('../contract'); deep contract/* imports are for src/workflows, src/contract and the exceptions in eslint.config.js (CONTRACT_DEEP_IMPORTERS).",
+};
+
 const PROCESS_ENV_MESSAGE =
   'src/config is the one reader of the environment: declare the variable in src/config/variables.ts and read it through its process loader (docs/configuration.md).';
 
@@ -399,6 +420,14 @@ module.exports = defineConfig(
     ignores: ['src/workflows/**', 'test/unit/workflows/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [WORKFLOW_INTERNALS_PATTERN] }],
+    },
+  },
+  // ...and the contract through its barrel.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/workflows/**', 'src/contract/**', ...CONTRACT_DEEP_IMPORTERS],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [WORKFLOW_INTERNALS_PATTERN, CONTRACT_BARREL_PATTERN] }],
     },
   },
   // src/config is the one reader of the environment (docs/configuration.md is generated from it).

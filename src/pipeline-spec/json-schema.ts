@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { MODEL_IDS } from '../contract/model-metadata';
-import { createModelInputSchemas } from '../contract/model-inputs';
+import { MODEL_IDS, createModelInputSchemas } from '../contract';
 import { pipelineSpecSchema, safeNameSchema, stepReferenceSchema } from './spec';
 
 /**

@@ -1,7 +1,16 @@
-import type { GenerationRequest, JobResult, ModelId, ModelInputs, UriRules, WebhookEvent } from '../contract';
-import type { PreparedChain, PreparedStep, PreparedSubmission } from '../contract/prepared-submission';
-import { uriProblem } from '../contract/uri';
-import { SIGNAL_NAMES } from '../contract/workflow-messages';
+import {
+  type GenerationRequest,
+  type JobResult,
+  type ModelId,
+  type ModelInputs,
+  type UriRules,
+  type WebhookEvent,
+  type PreparedChain,
+  type PreparedStep,
+  type PreparedSubmission,
+  uriProblem,
+  SIGNAL_NAMES,
+} from '../contract';
 import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
 import { forEachReference, resolveReferences } from '../pipeline-spec/references';

@@ -1,6 +1,4 @@
-import type { WebhookEvent } from '../contract';
-import type { PreparedChain } from '../contract/prepared-submission';
-import { SIGNAL_NAMES } from '../contract/workflow-messages';
+import { type WebhookEvent, type PreparedChain, SIGNAL_NAMES } from '../contract';
 import type { RevokedPrepared, RouteStore } from './store';
 
 /** How a subscriber wants its events: the signal to send and, for workflows that wait on several jobs, a key. */

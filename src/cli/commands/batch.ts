@@ -12,7 +12,7 @@ import type {
 } from '../../workflows/batch-types';
 import type { PipelineSpec } from '../../pipeline-spec/spec';
 import { putJsonLines } from '../../media/json-lines';
-import { MEDIA_LIMITS } from '../../contract/limits';
+import { MEDIA_LIMITS } from '../../contract';
 import type { MediaRef } from '../../media/reference';
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../pipeline-spec/ui-text';
