@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, contract/workflow-messages, contract/route-workflow, spec/errors, spec/references, spec/pacing, spec/ui-text) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, contract/workflow-messages, contract/route-workflow, pipeline-spec/errors, pipeline-spec/references, pipeline-spec/pacing, pipeline-spec/ui-text) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -40,14 +40,14 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/contract/route-workflow.ts',
   'src/contract/archived-output.ts',
   'src/contract/prepared-submission.ts',
-  'src/spec/errors.ts',
-  'src/spec/references.ts',
-  'src/spec/pacing.ts',
-  'src/spec/ui-text.ts',
+  'src/pipeline-spec/errors.ts',
+  'src/pipeline-spec/references.ts',
+  'src/pipeline-spec/pacing.ts',
+  'src/pipeline-spec/ui-text.ts',
 ];
 
 const LEAN_MESSAGE =
-  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, model-inputs, resources, validation, uri, spec/spec, spec/builder, spec/steps) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
+  'Workflow code imports plain data and types only: zod and the schema modules (contract barrel, model-inputs, resources, validation, uri, pipeline-spec/spec, pipeline-spec/builder, pipeline-spec/steps) are allowed as `import type`; validate at the edges (CLI, activities, bridge).';
 
 /**
  * Value imports that would bring zod (and every schema) into the workflow bundle. `import type`
@@ -61,7 +61,7 @@ const LEAN_PATTERNS = [
     message: LEAN_MESSAGE,
   },
   {
-    regex: '(^|\\.\\./)spec(/(index|spec|builder|examples|step-fields|steps/[a-z-]+)(\\.[jt]s)?)?$',
+    regex: '(^|\\.\\./)pipeline-spec(/(index|spec|builder|examples|step-fields|steps/[a-z-]+)(\\.[jt]s)?)?$',
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },
@@ -179,7 +179,7 @@ const LAYER_ZONES = [
   },
   {
     // Shared libraries sit below every process: they never reach up into one.
-    target: './src/{contract,client,net,media,metrics,config,spec}/**/*',
+    target: './src/{contract,client,net,media,metrics,config,pipeline-spec}/**/*',
     from: [
       './src/cli',
       './src/stack',
@@ -193,7 +193,7 @@ const LAYER_ZONES = [
       './src/webhooks',
     ],
     message:
-      'Shared libraries (contract, client, net, media, metrics, config, spec) must not import process code (docs/architecture.md).',
+      'Shared libraries (contract, client, net, media, metrics, config, pipeline-spec) must not import process code (docs/architecture.md).',
   },
   {
     // The route store serves the worker's submit and the bridge's inbox: the words both sides share live in src/contract.
@@ -228,7 +228,7 @@ const LAYER_ZONES = [
       './src/metrics',
     ],
     message:
-      'src/workflows imports src/contract, src/spec and activity types only; shared words (ArchivedOutput, signal names) are in src/contract (docs/architecture.md).',
+      'src/workflows imports src/contract, src/pipeline-spec and activity types only; shared words (ArchivedOutput, signal names) are in src/contract (docs/architecture.md).',
   },
   {
     // reelflow/webhooks is the bridge's delivery check for a team's own server: nothing of the worker side.
@@ -270,6 +270,27 @@ const WORKFLOW_INTERNALS_PATTERN = {
   regex: `(^|/)workflows/(?!(${WORKFLOW_PUBLIC_MODULES.join('|')})(\\.[jt]s)?$).+`,
   message:
     'Outside src/workflows import only its messages (workflows/definitions) and public types (workflows/*-types); the rest is workflow internals.',
+};
+
+/**
+ * One import style for the contract: outside src/workflows and src/contract, code imports it through its
+ * barrel (`../contract`). Deep imports stay where the barrel would be wrong:
+ *  - `contract/signature` (node:crypto) is kept out of the barrel, so it is always imported by its path;
+ *  - the plain-data modules workflows import (WORKFLOW_PLAIN_MODULES): they land in the workflow bundle,
+ *    and the barrel pulls zod;
+ *  - the modules `require('reelflow/worker')` loads at once (src/plugin/index.ts and what it imports
+ *    eagerly): loading the package loads no zod (bench/library-weight.ts measures it).
+ */
+const CONTRACT_DEEP_IMPORTERS = [
+  ...WORKFLOW_PLAIN_MODULES,
+  'src/plugin/index.ts',
+  'src/plugin/activity-types.ts',
+  'src/plugin/errors.ts',
+];
+const CONTRACT_BARREL_PATTERN = {
+  regex: '(^|/)contract/(?!signature(\\.[jt]s)?$).+',
+  message:
+    "Import the contract through its barrel ('../contract'); deep contract/* imports are for src/workflows, src/contract and the exceptions in eslint.config.js (CONTRACT_DEEP_IMPORTERS).",
 };
 
 const PROCESS_ENV_MESSAGE =
@@ -399,6 +420,14 @@ module.exports = defineConfig(
     ignores: ['src/workflows/**', 'test/unit/workflows/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [WORKFLOW_INTERNALS_PATTERN] }],
+    },
+  },
+  // ...and the contract through its barrel.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/workflows/**', 'src/contract/**', ...CONTRACT_DEEP_IMPORTERS],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [WORKFLOW_INTERNALS_PATTERN, CONTRACT_BARREL_PATTERN] }],
     },
   },
   // src/config is the one reader of the environment (docs/configuration.md is generated from it).

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { from, pipeline, type PipelineSpec } from '../src/spec';
+import { from, pipeline, type PipelineSpec } from '../src/pipeline-spec';
 import { pipelineWorkflowId } from '../src/workflows/definitions';
 import { handoffsOf, hopBreakdowns, type HopBreakdown } from './lib/hops';
 import { LONG_FORM, PIXEL_PNG, REVOICE } from './lib/shapes';

@@ -20,7 +20,7 @@ import { temporal } from '@temporalio/proto';
 import { batchWorkflowId, pipelineWorkflowId } from '../src/workflows/definitions';
 import { putJsonLines } from '../src/media/json-lines';
 import { openMediaStore } from '../src/media/store';
-import type { PipelineSpec } from '../src/spec';
+import type { PipelineSpec } from '../src/pipeline-spec';
 import type { BatchProgress, BatchWorkflowInput } from '../src/workflows/batch-types';
 import { buildForBench, startBenchStack } from './lib/stack';
 import { maxJobsInFlight } from '../test/helpers/jobs-in-flight';

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { MODELS } from '../src/contract';
-import { pollOffsetSeconds, resolvePacing } from '../src/spec';
+import { pollOffsetSeconds, resolvePacing } from '../src/pipeline-spec';
 import { driveNaive, drivePipelines } from './lib/drive';
 import { BENCH_API_KEY, startBenchStack, type BenchStack } from './lib/stack';
 import { summarize, round, type Summary } from './lib/stats';

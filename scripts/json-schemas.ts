@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { schemaFiles } from '../src/spec/json-schema';
+import { schemaFiles } from '../src/pipeline-spec/json-schema';
 
-/** `npm run schemas`: regenerates schemas/*.schema.json from the zod schemas (src/spec/json-schema.ts). */
+/** `npm run schemas`: regenerates schemas/*.schema.json from the zod schemas (src/pipeline-spec/json-schema.ts). */
 const dir = join(__dirname, '..', 'schemas');
 mkdirSync(dir, { recursive: true });
 for (const [name, text] of Object.entries(schemaFiles())) {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { chromium, type Page } from 'playwright-core';
-import { threeStepPipeline } from '../src/spec/examples';
+import { threeStepPipeline } from '../src/pipeline-spec/examples';
 import { collectPipelineReport } from '../src/report/collect';
 import { renderReport } from '../src/report/render';
 import { storedStackInputs, workflowUiUrl } from '../src/stack/demo';
@@ -21,7 +21,7 @@ import { startLocalStack } from '../src/stack/local-stack';
 import { ensureReferenceInputs } from '../src/stack/reference-inputs';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../src/workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput } from '../src/workflows/pipeline-types';
-import { pipelineStartOptions } from '../src/spec/ui-text';
+import { pipelineStartOptions } from '../src/pipeline-spec/ui-text';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resolveChromium } = require('./chromium-tools') as {

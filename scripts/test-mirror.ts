@@ -41,7 +41,7 @@ export const INTEGRATION_ONLY: Record<string, string> = {
   'cli/lib/quote.ts':
     'quotes through a real service: test/integration/cli-commands.test.ts, test/integration/cli-errors.test.ts',
   'cli/lib/spec-files.ts':
-    'reads spec files and puts their local media into a real store: test/unit/spec/examples.test.ts, test/integration/cli-commands.test.ts',
+    'reads spec files and puts their local media into a real store: test/unit/pipeline-spec/examples.test.ts, test/integration/cli-commands.test.ts',
   'cli/lib/resume.ts':
     'reads a real earlier run and checks its outputs over HTTP: test/integration/workflow-resume.test.ts',
   'cli/lib/service-client.ts': 'a client of a real service: test/integration/cli-errors.test.ts',

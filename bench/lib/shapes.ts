@@ -1,4 +1,4 @@
-import { from, pipeline, type PipelineSpec } from '../../src/spec';
+import { from, pipeline, type PipelineSpec } from '../../src/pipeline-spec';
 import { PIXEL_PNG, silentWavDataUri } from '../../test/helpers/inputs';
 
 /** Models the benches chain (the three of the canonical pipeline). */

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { FAILURE_TYPES } from '../contract/failure-types';
+import { FAILURE_TYPES } from '../contract';
 import { putJsonLines, readJsonLinesPage } from '../media/json-lines';
 import type { BatchItemResult, BatchManifestItem, StoredBatchManifest } from '../workflows/batch-types';
 import type { MediaDeps } from './media';

@@ -5,8 +5,7 @@ import {
   AmbiguousSubmissionError,
   SubmitAnswerInvalidError,
 } from '../client/errors';
-import { ReelflowError } from '../contract/errors';
-import { serviceProblemType } from '../contract/failure-types';
+import { ReelflowError, serviceProblemType } from '../contract';
 
 /**
  * Errors of the activities, and the mapping of the API client's errors onto ApplicationFailure

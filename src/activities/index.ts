@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
-import { FAILURE_TYPES } from '../contract/failure-types';
-import { tablePrice } from '../contract/pricing';
 import {
+  FAILURE_TYPES,
+  tablePrice,
   describeFieldErrors,
   type CancelResponse,
   type FieldError,
@@ -13,8 +13,9 @@ import {
   type StatusResponse,
   type UriRules,
   type WebhookEvent,
+  type PreparedChain,
 } from '../contract';
-import { validatePipelineSpec } from '../spec/spec';
+import { validatePipelineSpec } from '../pipeline-spec/spec';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tooLateToCancel } from '../client/errors';
 import type { AccountLimits } from '../client/account-limits';
@@ -24,7 +25,6 @@ import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
 import type { CallKind, ServiceClient } from '../client/types';
 import { toApplicationFailure } from './errors';
 import { createInputResolver, createMediaActivities, hasMedia, type MediaActivities, type MediaDeps } from './media';
-import type { PreparedChain } from '../contract/prepared-submission';
 import type { RevokedPrepared } from '../routing/store';
 import { PREPARED_STATE } from '../routing/store';
 import {
@@ -38,7 +38,7 @@ import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { toApplicationFailure, type ServiceFailureDetails } from './errors';
 export type { ArchiveRequest, MediaDeps } from './media';
-export type { PreparedChain, PreparedStep, PreparedSubmission } from '../contract/prepared-submission';
+export type { PreparedChain, PreparedStep, PreparedSubmission } from '../contract';
 
 /** What the activities need: the service client and the webhook subscription (bridge). */
 export interface ActivityDeps {

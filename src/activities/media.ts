@@ -1,7 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { OutputVideo } from '../contract';
+import { type OutputVideo, FAILURE_TYPES } from '../contract';
 import { archiveOutput, type ArchivedOutput } from '../media/archive';
-import { FAILURE_TYPES } from '../contract/failure-types';
 import { ArchiveError, MediaResolutionError } from '../media/errors';
 import { createMediaResolver, type MediaResolver } from '../media/resolve-input';
 import { isMediaRef } from '../media/reference';

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import { FAILURE_TYPES } from '../contract/failure-types';
 import {
+  FAILURE_TYPES,
   DECIDED_LIMITS,
   MODELS,
   modelDefinition,

@@ -3,4 +3,4 @@
  */
 
 /** The event could not be made durable (the route store is down, or the inbox is full): answer 503. */
-export { EventSinkUnavailableError } from '../contract/errors';
+export { EventSinkUnavailableError } from '../contract';

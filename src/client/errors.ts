@@ -1,6 +1,4 @@
-import { ReelflowError } from '../contract/errors';
-import { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
-import type { FieldError } from '../contract';
+import { ReelflowError, FAILURE_TYPES, type FailureType, type FieldError } from '../contract';
 
 /**
  * Errors of the API client. Each has a stable `code` and the `type` (from the one table,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_QUEUES } from '../contract/workflow-names';
+import { TASK_QUEUES } from '../contract';
 import { RENDER_MODES } from './render-modes';
 import { parseRouteStoreLocation } from './route-store-location';
 import {

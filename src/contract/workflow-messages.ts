@@ -6,16 +6,16 @@
  *
  * Every name is pinned: running executions (pipelines pinned to the build they started on, route
  * workflows of earlier builds) and rows already in the route store name their handlers by these
- * strings, so a name never changes once released, even where it reads oddly (`jobEvent`).
+ * strings, so a name never changes once released.
  */
 
 /** Signal names. */
 export const SIGNAL_NAMES = {
   /**
-   * A verified webhook event for the workflow waiting on its request. Pinned as `jobEvent` (the name
-   * from before steps had kinds): route-store rows and running pipelines use it.
+   * A verified webhook event for the workflow waiting on its request (`jobEventSignal`). Pinned wire
+   * name: route-store rows and pinned running pipelines read `jobEvent`, so it never changes.
    */
-  stepEvent: 'jobEvent',
+  jobEvent: 'jobEvent',
   /** A completion together with the next job the bridge submitted (prepared submits). Pinned. */
   preparedJobEvent: 'jobEventWithNextSubmit',
   /** Bridge → route workflow of an earlier build: an event parked until its subscriber collects it. Pinned. */

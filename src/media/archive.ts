@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OutputVideo } from '../contract';
-import { MEDIA_LIMITS } from '../contract/limits';
+import { type OutputVideo, MEDIA_LIMITS } from '../contract';
 import { safeDownload, SafeFetchError } from '../net';
 import { ArchiveError } from './errors';
 import type { ArchivedOutput } from './reference';

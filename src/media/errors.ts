@@ -1,5 +1,4 @@
-import { ReelflowError } from '../contract/errors';
-import { FAILURE_TYPES } from '../contract/failure-types';
+import { ReelflowError, FAILURE_TYPES } from '../contract';
 
 /** A failed ffmpeg / ffprobe run; `stderr` is the tail of what the tool printed. */
 export class FfmpegError extends ReelflowError {

@@ -4,11 +4,14 @@ import type { MediaStore, StoredObject } from './store';
  * Garbage collection of the media store: an object goes when nothing references it any more.
  * A referrer (pipeline) still holds its objects while it runs, and for `olderThanSeconds` after it
  * closed; an object put or referenced within that window is kept too (a `reelflow run` stores its
- * files before the pipeline exists). Pure policy over the store and a pipeline-state lookup.
+ * files before the pipeline exists). Pure policy over the store and a lookup of each referrer's run state.
  */
 
-/** What Temporal says of a pipeline: running, closed at a time, or unknown (never started, or past retention). */
-export type PipelineState = { state: 'running' } | { state: 'closed'; closedAt: Date } | { state: 'unknown' };
+/**
+ * Whether a referrer's workflow (a pipeline, or a batch) still runs, as Temporal says: running, closed at a
+ * time, or unknown (never started, or past retention). Not the pipeline's own state (src/workflows/pipeline-state.ts).
+ */
+export type ReferrerRunState = { state: 'running' } | { state: 'closed'; closedAt: Date } | { state: 'unknown' };
 
 export interface GcCandidate extends StoredObject {
   referrers: string[];
@@ -26,7 +29,7 @@ export interface GcOptions {
   store: MediaStore;
   olderThanSeconds: number;
   /** Looks a pipeline up (e.g. describe `pipeline/<name>` in Temporal). */
-  pipelineState: (pipeline: string) => Promise<PipelineState>;
+  runStateOf: (pipeline: string) => Promise<ReferrerRunState>;
   /** Delete (true) or only report (false: the dry run). */
   apply: boolean;
   now?: Date;
@@ -35,10 +38,10 @@ export interface GcOptions {
 export async function collectGarbage(options: GcOptions): Promise<GcReport> {
   const now = options.now ?? new Date();
   const cutoff = now.getTime() - options.olderThanSeconds * 1000;
-  const states = new Map<string, Promise<PipelineState>>();
+  const states = new Map<string, Promise<ReferrerRunState>>();
   const stateOf = (pipeline: string) => {
     let state = states.get(pipeline);
-    if (!state) states.set(pipeline, (state = options.pipelineState(pipeline)));
+    if (!state) states.set(pipeline, (state = options.runStateOf(pipeline)));
     return state;
   };
   const report: GcReport = { examined: 0, kept: 0, removed: [], bytesRemoved: 0, applied: options.apply };

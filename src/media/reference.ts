@@ -7,7 +7,7 @@
  * also keeps the service's own `url`, used while it is still served (see docs/media-store.md).
  */
 
-import type { ArchivedOutput, MediaRef } from '../contract/archived-output';
+import type { ArchivedOutput, MediaRef } from '../contract';
 
 /** The shapes are data of the contract (workflows read them); this module holds what reads and checks them. */
 export type { ArchivedOutput, MediaRef };

@@ -1,4 +1,4 @@
-import { ReelflowError } from '../contract/errors';
+import { ReelflowError } from '../contract';
 
 /** Why a safe fetch failed: refused by the address rules, or a transport / size / time failure. */
 export type SafeFetchErrorCode = 'refused' | 'too_large' | 'timeout' | 'http_status' | 'network' | 'too_many_redirects';

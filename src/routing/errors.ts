@@ -1,4 +1,4 @@
-import { ReelflowError } from '../contract/errors';
+import { ReelflowError } from '../contract';
 
 /**
  * Typed errors of routing, each with a stable `code`.

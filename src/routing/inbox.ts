@@ -1,10 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { WebhookEvent } from '../contract';
-import { EventSinkUnavailableError } from '../contract/errors';
-import type { EventSink } from '../contract/event-sink';
+import { type WebhookEvent, EventSinkUnavailableError, type EventSink, resultFromEvent } from '../contract';
 import { InboxFullError } from './errors';
 import { CROWDED_COMMIT, laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
-import { resultFromEvent } from '../contract/events';
 import { PREPARED_SIGNAL_NAME, type PreparedSubmission, type PreparedSubmitter } from './prepared';
 import { deliverToRouteWorkflow } from './route-workflows';
 import { warmSignalPath } from './warm-up';

@@ -1,10 +1,19 @@
-import type { GenerationRequest, JobResult, ModelId, ModelInputs, UriRules, WebhookEvent } from '../contract';
-import type { PreparedChain, PreparedStep, PreparedSubmission } from '../contract/prepared-submission';
-import { uriProblem } from '../contract/uri';
-import { SIGNAL_NAMES } from '../contract/workflow-messages';
+import {
+  type GenerationRequest,
+  type JobResult,
+  type ModelId,
+  type ModelInputs,
+  type UriRules,
+  type WebhookEvent,
+  type PreparedChain,
+  type PreparedStep,
+  type PreparedSubmission,
+  uriProblem,
+  SIGNAL_NAMES,
+} from '../contract';
 import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
-import { forEachReference, resolveReferences } from '../spec/references';
+import { forEachReference, resolveReferences } from '../pipeline-spec/references';
 import { PREPARED_STATE, type RouteStore } from './store';
 
 /**
@@ -113,7 +122,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
         return giveUp(requestId, `submit: ${(error as Error).message}`);
       }
       const bodies = await store.subscribe(
-        { requestId: request.request_id, workflowId: taken.workflowId, signalName: SIGNAL_NAMES.stepEvent },
+        { requestId: request.request_id, workflowId: taken.workflowId, signalName: SIGNAL_NAMES.jobEvent },
         now(),
         rest.length > 0 ? JSON.stringify({ ...chain, steps: rest }) : undefined,
       );

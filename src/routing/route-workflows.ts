@@ -1,8 +1,15 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { WebhookEvent } from '../contract';
-import { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary } from '../contract/route-workflow';
-import { SIGNAL_NAMES, UPDATE_NAMES } from '../contract/workflow-messages';
-import { ROUTE_SUBSCRIBER_MEMO, ROUTE_WORKFLOW_TYPE, routeWorkflowId } from '../contract/workflow-names';
+import {
+  type WebhookEvent,
+  ROUTE_DEFAULTS,
+  type RouteOptions,
+  type RouteSummary,
+  SIGNAL_NAMES,
+  UPDATE_NAMES,
+  ROUTE_SUBSCRIBER_MEMO,
+  ROUTE_WORKFLOW_TYPE,
+  routeWorkflowId,
+} from '../contract';
 
 /**
  * Routing through route workflows, as builds before the route store did it (docs/webhook-routing.md):
@@ -81,7 +88,7 @@ async function signalSubscriber(
   event: WebhookEvent,
 ): Promise<RouteWorkflowDelivery> {
   try {
-    await client.workflow.getHandle(subscriber).signal(SIGNAL_NAMES.stepEvent, event);
+    await client.workflow.getHandle(subscriber).signal(SIGNAL_NAMES.jobEvent, event);
     return 'direct';
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return 'subscriber-closed';

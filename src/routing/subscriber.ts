@@ -1,6 +1,4 @@
-import type { WebhookEvent } from '../contract';
-import type { PreparedChain } from '../contract/prepared-submission';
-import { SIGNAL_NAMES } from '../contract/workflow-messages';
+import { type WebhookEvent, type PreparedChain, SIGNAL_NAMES } from '../contract';
 import type { RevokedPrepared, RouteStore } from './store';
 
 /** How a subscriber wants its events: the signal to send and, for workflows that wait on several jobs, a key. */
@@ -36,7 +34,7 @@ export function createRouteSubscriber(store: RouteStore, options: { now?: () => 
         {
           requestId,
           workflowId,
-          signalName: subscribeOptions.signalName ?? SIGNAL_NAMES.stepEvent,
+          signalName: subscribeOptions.signalName ?? SIGNAL_NAMES.jobEvent,
           ...(subscribeOptions.stepKey !== undefined ? { stepKey: subscribeOptions.stepKey } : {}),
         },
         now(),

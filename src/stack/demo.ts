@@ -1,15 +1,15 @@
 import { extname, join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { MODELS } from '../contract';
-import { threeStepPipeline } from '../spec/examples';
-import { DEFAULT_CLI_ARCHIVE } from '../spec/spec';
+import { threeStepPipeline } from '../pipeline-spec/examples';
+import { DEFAULT_CLI_ARCHIVE } from '../pipeline-spec/spec';
 import { pipelineProgressQuery, pipelineWorkflowId, WORKFLOW_TYPES } from '../workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../workflows/pipeline-types';
 import type { MediaRef } from '../media/reference';
 import { putMediaFile, type MediaStore } from '../media/store';
 import { loadMediaSettings, loadStackSettings, type Env } from '../config';
 import { mediaDeps } from '../workers/worker';
-import { pipelineStartOptions } from '../spec/ui-text';
+import { pipelineStartOptions } from '../pipeline-spec/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
 import { ensureReferenceInputs } from './reference-inputs';

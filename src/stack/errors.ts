@@ -1,4 +1,4 @@
-import { ReelflowError } from '../contract/errors';
+import { ReelflowError } from '../contract';
 
 /** The local stack could not set itself up against its own service. */
 export class StackSetupError extends ReelflowError {

@@ -1,4 +1,4 @@
-import { ReelflowError } from '../contract/errors';
+import { ReelflowError } from '../contract';
 
 /**
  * Typed errors of the framework-free webhook receiver. Verification itself never throws: it answers

@@ -22,5 +22,5 @@ export {
 } from './receiver';
 export { WebhookReceiverOptionsError } from './errors';
 export { sign, signedHeaders, type SignInput } from '../contract/signature';
-export { WEBHOOK_HEADERS } from '../contract/limits';
+export { WEBHOOK_HEADERS } from '../contract';
 export type { WebhookEvent } from '../contract';

@@ -14,7 +14,7 @@ import { loadRouteStoreSettings } from '../config/route-store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import { createServiceClient } from '../client/service-client';
 import { AccountLimits } from '../client/account-limits';
-import { isTerminalState } from '../contract/limits';
+import { isTerminalState } from '../contract';
 import type { CallKind, ServiceClient } from '../client/types';
 import {
   ConfigError,

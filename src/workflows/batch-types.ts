@@ -1,5 +1,5 @@
 import type { ArchivedOutput } from '../contract/archived-output';
-import type { PipelineSpec } from '../spec/spec';
+import type { PipelineSpec } from '../pipeline-spec/spec';
 import type { CreditLedger, PipelineStatus, PipelineWorkflowInput } from './pipeline-types';
 import type { ResumeFrom } from './resume-types';
 

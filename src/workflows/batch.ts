@@ -32,7 +32,7 @@ import type {
   BatchWorkflowInput,
 } from './batch-types';
 import { manifestPageOf } from './batch-types';
-import { batchCurrentDetails, sumBatchCredits } from '../spec/ui-text';
+import { batchCurrentDetails, sumBatchCredits } from '../pipeline-spec/ui-text';
 
 const DEFAULT_CONCURRENCY = 4;
 

@@ -37,7 +37,7 @@ export {
 export const webhookEventSignal = defineSignal<[WebhookEvent]>(SIGNAL_NAMES.webhookEvent);
 
 /** A verified webhook event for the workflow waiting on its request (from the bridge or a route workflow). */
-export const stepEventSignal = defineSignal<[WebhookEvent]>(SIGNAL_NAMES.stepEvent);
+export const jobEventSignal = defineSignal<[WebhookEvent]>(SIGNAL_NAMES.jobEvent);
 
 /**
  * Bridge → pipeline: a job's completion together with the next job, which the bridge submitted with

@@ -7,7 +7,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { FailureType } from '../contract/failure-types';
-import { currentDetailsMarkdown } from '../spec/ui-text';
+import { currentDetailsMarkdown } from '../pipeline-spec/ui-text';
 import { stepKeyOf } from './definitions';
 import { workflowFailure } from './errors';
 import { checkCancelPipeline, checkCancelStep, checkRaiseBudget, checkRetryStep } from './operator-updates';
@@ -104,7 +104,7 @@ export class PipelineState {
         steps.flatMap((s) => (s.status === 'completed' && s.output ? [[s.id, s.output]] : [])),
       ),
       ...(this.error !== undefined ? { error: this.error } : {}),
-      events: this.jobs.inbox.counts(steps.flatMap((s) => s.requestIds)),
+      events: this.jobs.events.counts(steps.flatMap((s) => s.requestIds)),
       ...(abandoned.length || ambiguous.length ? { recovery: { abandoned, ambiguous } } : {}),
       ...(resume ? { resumedFrom: resumedFromOf(resume) } : {}),
     };

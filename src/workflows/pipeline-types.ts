@@ -1,7 +1,7 @@
 import type { ArchivedOutput } from '../contract/archived-output';
 import type { JobResult, JobState, ModelId, UriRules } from '../contract';
-import type { PipelineSpec } from '../spec/spec';
-import type { PollPacing } from '../spec/pacing';
+import type { PipelineSpec } from '../pipeline-spec/spec';
+import type { PollPacing } from '../pipeline-spec/pacing';
 import type { RecoveryMemo } from './recovery-types';
 
 /** Input of `pipelineWorkflow`. */

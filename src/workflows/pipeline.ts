@@ -1,7 +1,7 @@
 import { CancellationScope, CancelledFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contract/failure-types';
-import { ReferenceResolutionError } from '../spec/errors';
-import { resolveReferences } from '../spec/references';
+import { ReferenceResolutionError } from '../pipeline-spec/errors';
+import { resolveReferences } from '../pipeline-spec/references';
 import {
   cancelPipelineUpdate,
   cancelStepUpdate,

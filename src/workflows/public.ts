@@ -9,6 +9,8 @@
  *
  * @module workflows
  */
+import { jobEventSignal } from './definitions';
+
 export {
   generateVideo,
   revoice,
@@ -27,7 +29,7 @@ export {
   type ServiceJobOutcome,
   type JobCredits,
 } from './steps/job/service-job';
-export type { PollPacing } from '../spec/pacing';
+export type { PollPacing } from '../pipeline-spec/pacing';
 export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';
 export { batchWorkflow } from './batch';
@@ -38,12 +40,19 @@ export {
   batchWorkflowId,
   pipelineProgressQuery,
   batchProgressQuery,
-  stepEventSignal,
+  jobEventSignal,
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
 } from './definitions';
 export { ACTIVITY_PREFIX, reelflowActivityType } from '../contract/workflow-names';
 export type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
 export type { BatchProgress, BatchWorkflowInput, BatchItemResult } from './batch-types';
-export type { PipelineSpec, PipelineStep } from '../spec/spec';
+export type { PipelineSpec, PipelineStep } from '../pipeline-spec/spec';
 export type { ModelId, ModelInputs, JobResult, OutputVideo, WebhookEvent } from '../contract';
+
+/**
+ * The same signal as {@link jobEventSignal} (wire name `jobEvent`), under its earlier name.
+ *
+ * @deprecated Use `jobEventSignal`; this alias goes in the next major version.
+ */
+export const stepEventSignal = jobEventSignal;

@@ -9,7 +9,7 @@ import {
 } from '@temporalio/workflow';
 import type { WebhookEvent } from '../contract';
 import { ROUTE_DEFAULTS, type RouteOptions, type RouteSummary } from '../contract/route-workflow';
-import { ROUTE_SUBSCRIBER_MEMO, stepEventSignal, subscribeRouteUpdate, webhookEventSignal } from './definitions';
+import { ROUTE_SUBSCRIBER_MEMO, jobEventSignal, subscribeRouteUpdate, webhookEventSignal } from './definitions';
 
 /**
  * Per-request route between the webhook bridge and the waiting pipeline, id `webhook/<request_id>`,
@@ -63,7 +63,7 @@ export async function webhookRouteWorkflow(requestId: string, options: RouteOpti
   for (;;) {
     for (const event of pending()) {
       try {
-        await getExternalWorkflowHandle(receiver).signal(stepEventSignal, event);
+        await getExternalWorkflowHandle(receiver).signal(jobEventSignal, event);
       } catch (error) {
         if (isCancellation(error)) throw error;
         // Closed or never existed: nothing waits for this request any more.

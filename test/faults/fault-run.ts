@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { ApplicationFailure, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { request } from 'undici';
 import { startLocalService, type InjectedFault, type JobView } from '../../src/local-service';
-import { from, pipeline } from '../../src/spec';
+import { from, pipeline } from '../../src/pipeline-spec';
 import { pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { api, LONG_FORM, PIXEL_PNG, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';

@@ -1,6 +1,6 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { WebhookEvent } from '../../src/contract';
-import { stepEventSignal } from '../../src/workflows/definitions';
+import { jobEventSignal } from '../../src/workflows/definitions';
 import { terminalStateOf } from '../../src/contract/events';
 
 /** Workflows for the bridge tests and benchmark: the real route plus a stand-in subscriber. */
@@ -59,7 +59,7 @@ export async function testSubscriberWorkflow(
     });
     if (terminalStateOf(event) !== null) done.add(event.request_id);
   };
-  setHandler(stepEventSignal, (event: WebhookEvent) => {
+  setHandler(jobEventSignal, (event: WebhookEvent) => {
     state.received += 1;
     take(event);
   });

@@ -3,11 +3,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG } from '../helpers/local-service';
-import { threeStepPipeline } from '../../src/spec';
-import { DEFAULT_CLI_ARCHIVE } from '../../src/spec/spec';
+import { threeStepPipeline } from '../../src/pipeline-spec';
+import { DEFAULT_CLI_ARCHIVE } from '../../src/pipeline-spec/spec';
 import { pipelineWorkflowId, SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
-import { pipelineStartOptions } from '../../src/spec/ui-text';
+import { pipelineStartOptions } from '../../src/pipeline-spec/ui-text';
 import {
   bundleReelflowWorkflows,
   maybeRecordHistory,

@@ -3,7 +3,7 @@ import { DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@tempo
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG } from '../helpers/local-service';
-import { threeStepPipeline } from '../../src/spec';
+import { threeStepPipeline } from '../../src/pipeline-spec';
 import type { RunningBridge } from '../../src/bridge/server';
 import { startRegisteredBridge } from '../helpers/registered-bridge';
 import { startMetricsServer, type MetricsServer } from '../../src/metrics';

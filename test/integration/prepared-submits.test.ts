@@ -6,8 +6,8 @@ import { createActivities, type PreparedChain } from '../../src/activities';
 import { createServiceClient } from '../../src/client/service-client';
 import type { JobResult } from '../../src/contract';
 import { createPreparedSubmitter, createRouteSubscriber, PREPARED_STATE, type RouteStore } from '../../src/routing';
-import { threeStepPipeline } from '../../src/spec';
-import { pipelineStartOptions } from '../../src/spec/ui-text';
+import { threeStepPipeline } from '../../src/pipeline-spec';
+import { pipelineStartOptions } from '../../src/pipeline-spec/ui-text';
 import {
   cancelStepUpdate,
   pipelineProgressQuery,

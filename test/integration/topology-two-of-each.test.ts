@@ -7,7 +7,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG, startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
-import { threeStepPipeline } from '../../src/spec';
+import { threeStepPipeline } from '../../src/pipeline-spec';
 import { startBridgeServer, type RunningBridge } from '../../src/bridge/server';
 import { loadBridgeConfig } from '../../src/config';
 import { createServiceClient } from '../../src/client/service-client';

@@ -3,7 +3,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG } from '../helpers/local-service';
-import { threeStepPipeline } from '../../src/spec';
+import { threeStepPipeline } from '../../src/pipeline-spec';
 import type { RunningBridge } from '../../src/bridge/server';
 import { startRegisteredBridge } from '../helpers/registered-bridge';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, routeWorkflowId } from '../../src/workflows/definitions';

@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { openMediaStore } from '../../src/media/store';
 import { openSqliteRouteStore } from '../../src/routing';
 import { reelflowPlugin } from '../../src/plugin';
-import { pipeline } from '../../src/spec';
+import { pipeline } from '../../src/pipeline-spec';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { pipelineWorkflowId, SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
 import { startDevServer } from '../helpers/temporal';

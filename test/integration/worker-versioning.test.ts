@@ -17,7 +17,7 @@ import {
   setCurrentVersion,
   setCurrentWhenDrained,
 } from '../../src/workers/worker-deployment';
-import { from, pipeline } from '../../src/spec';
+import { from, pipeline } from '../../src/pipeline-spec';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, routeWorkflowId } from '../../src/workflows/definitions';
 import { subscribeToRoute } from '../../src/routing';
 import { testRouteStore } from '../helpers/route-store';

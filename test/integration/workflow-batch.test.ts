@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { maxJobsInFlight } from '../helpers/jobs-in-flight';
 import { LONG_FORM, PIXEL_PNG } from '../helpers/local-service';
-import { pipeline, type PipelineSpec } from '../../src/spec';
+import { pipeline, type PipelineSpec } from '../../src/pipeline-spec';
 import {
   SEARCH_ATTRIBUTE_KEYS,
   batchProgressQuery,

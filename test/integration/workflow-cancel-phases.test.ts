@@ -3,7 +3,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
-import { from, pipeline } from '../../src/spec';
+import { from, pipeline } from '../../src/pipeline-spec';
 import { createActivities, type ReelflowActivities } from '../../src/activities';
 import { prefixedActivities } from '../../src/plugin/activity-types';
 import { createServiceClient } from '../../src/client/service-client';

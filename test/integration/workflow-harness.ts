@@ -5,7 +5,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { MediaDeps } from '../../src/activities';
 import { putJsonLines, readJsonLines } from '../../src/media/json-lines';
 import type { MediaStore } from '../../src/media/store';
-import type { PipelineSpec } from '../../src/spec/spec';
+import type { PipelineSpec } from '../../src/pipeline-spec/spec';
 import { batchWorkflowId } from '../../src/workflows/definitions';
 import type { BatchItemResult, BatchProgress, BatchWorkflowInput } from '../../src/workflows/batch-types';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';

@@ -2,7 +2,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
-import { threeStepPipeline } from '../../src/spec';
+import { threeStepPipeline } from '../../src/pipeline-spec';
 import {
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
@@ -12,7 +12,7 @@ import {
 import { cancelStepUpdate, raiseBudgetUpdate, retryStepUpdate } from '../../src/workflows/definitions';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
 import { resolveAmbiguousUpdate } from '../../src/workflows/definitions';
-import { pipelineStartOptions } from '../../src/spec/ui-text';
+import { pipelineStartOptions } from '../../src/pipeline-spec/ui-text';
 import { PIXEL_PNG } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
 import {

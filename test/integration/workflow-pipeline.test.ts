@@ -9,14 +9,14 @@ import { guardedSubmit } from '../../src/activities/submit-guard';
 import { startDevServer } from '../helpers/temporal';
 import { PIXEL_PNG, LONG_FORM, TEST_API_KEY } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
-import { from, pipeline, threeStepPipeline } from '../../src/spec';
+import { from, pipeline, threeStepPipeline } from '../../src/pipeline-spec';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../src/activities';
 import { createRouteSubscriber } from '../../src/routing';
 import { testRouteStore } from '../helpers/route-store';
 import { prefixedActivities } from '../../src/plugin/activity-types';
 import {
-  stepEventSignal,
+  jobEventSignal,
   routeWorkflowId,
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
@@ -372,8 +372,8 @@ describe('pipeline workflow on the dev server with the local service', () => {
       const real = await completionEvent(h.sideClient, job.id);
       // While the step waits: an event for a request nobody knows, twice (the second is a duplicate).
       const stranger = { ...real, event_id: 'evt_stranger', request_id: 'req_nobody_knows' };
-      await handle.signal(stepEventSignal, stranger);
-      await handle.signal(stepEventSignal, stranger);
+      await handle.signal(jobEventSignal, stranger);
+      await handle.signal(jobEventSignal, stranger);
       // The same unknown request through the bridge path: acknowledged and kept as a row of the route
       // store (until its TTL), never as a workflow.
       expect(await bridge.deliver({ ...stranger, event_id: 'evt_stranger_2' })).toBe(202);

@@ -4,7 +4,7 @@ import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } f
 import { createServiceClient } from '../../src/client/service-client';
 import type { IdempotencySetting } from '../../src/client/submit-policy';
 import { findOrphans, listPipelineClaims } from '../../src/cli/lib/orphans';
-import { pipeline } from '../../src/spec';
+import { pipeline } from '../../src/pipeline-spec';
 import { createReelflowWorker } from '../../src/workers/worker';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineProgressQuery, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';

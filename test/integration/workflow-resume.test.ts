@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { WorkflowBundleWithSourceMap, Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createServiceClient } from '../../src/client/service-client';
-import { threeStepPipeline } from '../../src/spec';
+import { threeStepPipeline } from '../../src/pipeline-spec';
 import type { MediaDeps } from '../../src/activities';
 import { createReelflowWorker, mediaFromEnv } from '../../src/workers/worker';
 import type { BatchProgress } from '../../src/workflows/batch-types';

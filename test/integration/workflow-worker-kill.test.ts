@@ -7,7 +7,7 @@ import { startDevServer } from '../helpers/temporal';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY, startTestService, type TestService } from '../helpers/local-service';
 import { createServiceClient } from '../../src/client/service-client';
 import { createReelflowWorker } from '../../src/workers/worker';
-import { pipeline } from '../../src/spec';
+import { pipeline } from '../../src/pipeline-spec';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, eventually, maybeRecordHistory, startTestBridge } from './workflow-harness';

@@ -16,13 +16,15 @@ beforeAll(() => {
   eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config });
 });
 
-async function layerMessages(file: string, code: string): Promise<string[]> {
+async function ruleMessages(rule: string, file: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
   if (!result) throw new Error('ESLint returned no result');
   const fatal = result.messages.find((m) => m.fatal);
   if (fatal) throw new Error(`could not lint as ${file}: ${fatal.message}`);
-  return result.messages.filter((m) => m.ruleId === 'import/no-restricted-paths').map((m) => m.message);
+  return result.messages.filter((m) => m.ruleId === rule).map((m) => m.message);
 }
+
+const layerMessages = (file: string, code: string) => ruleMessages('import/no-restricted-paths', file, code);
 
 const uses = (specifier: string, name: string) =>
   `import { ${name} } from '${specifier}';\nexport const used = ${name};\n`;
@@ -37,10 +39,10 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     ['src/net/safe-fetch.ts', '../cli/lib/exit', 'EXIT', 'Shared libraries'],
     ['src/media/ffmpeg.ts', '../stack/stack-state', 'freePort', 'Shared libraries'],
     ['src/client/service-client.ts', '../activities', 'createActivities', 'Shared libraries'],
-    // src/spec is a shared library too: the UI texts read progress through their own views, not workflow types.
-    ['src/spec/ui-text.ts', '../workflows/definitions', 'pipelineProgressQuery', 'Shared libraries'],
+    // src/pipeline-spec is a shared library too: the UI texts read progress through their own views, not workflow types.
+    ['src/pipeline-spec/ui-text.ts', '../workflows/definitions', 'pipelineProgressQuery', 'Shared libraries'],
     // routing and workflows share their words through src/contract, never each other.
-    ['src/routing/prepared.ts', '../workflows/definitions', 'stepEventSignal', 'src/routing imports shared libraries'],
+    ['src/routing/prepared.ts', '../workflows/definitions', 'jobEventSignal', 'src/routing imports shared libraries'],
     ['src/routing/inbox.ts', '../bridge/errors', 'EventSinkUnavailableError', 'src/routing imports shared libraries'],
     ['src/routing/subscriber.ts', '../activities', 'createActivities', 'src/routing imports shared libraries'],
     ['src/workflows/definitions.ts', '../routing/prepared', 'PREPARED_SIGNAL_NAME', 'src/workflows imports'],
@@ -50,7 +52,7 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     [
       'src/webhooks/verify-webhook.ts',
       '../workflows/definitions',
-      'stepEventSignal',
+      'jobEventSignal',
       'src/webhooks (reelflow/webhooks)',
     ],
     // reelflow/worker runs on a worker: not the bridge, not the CLI.
@@ -73,9 +75,9 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     ['src/cli/commands/outputs.ts', '../../net', 'safeDownload'],
     ['src/stack/reference-inputs.ts', '../media/ffmpeg', 'runFfmpeg'],
     // The shared words in src/contract, from both sides.
-    ['src/routing/prepared.ts', '../contract/workflow-messages', 'SIGNAL_NAMES'],
+    ['src/routing/prepared.ts', '../contract', 'SIGNAL_NAMES'],
     ['src/workflows/definitions.ts', '../contract/workflow-messages', 'SIGNAL_NAMES'],
-    ['src/routing/inbox.ts', '../contract/errors', 'EventSinkUnavailableError'],
+    ['src/routing/inbox.ts', '../contract', 'EventSinkUnavailableError'],
     // The bridge and its library use the route store and the delivery check; the worker entry point uses the plugin.
     ['src/bridge/server.ts', '../routing/prepared', 'createPreparedSubmitter'],
     ['src/webhooks/verify-webhook.ts', '../bridge/delivery', 'checkDelivery'],
@@ -83,5 +85,37 @@ describe('layer boundaries (import/no-restricted-paths)', () => {
     ['src/workers/worker.ts', '../plugin/activity-types', 'prefixedActivities'],
   ])('allows %s importing %s', async (file, specifier, name) => {
     expect(await layerMessages(file, uses(specifier, name))).toEqual([]);
+  });
+});
+
+describe('one import style for the contract (no-restricted-imports)', () => {
+  const importMessages = (file: string, code: string) => ruleMessages('no-restricted-imports', file, code);
+
+  it.each([
+    ['src/routing/prepared.ts', '../contract/workflow-messages', 'SIGNAL_NAMES'],
+    ['src/media/errors.ts', '../contract/errors', 'ReelflowError'],
+    ['src/cli/commands/batch.ts', '../../contract/limits', 'MEDIA_LIMITS'],
+    ['src/webhooks/errors.ts', '../contract/errors', 'ReelflowError'],
+    ['src/pipeline-spec/json-schema.ts', '../contract/models/long-form', 'ASPECT_RATIOS'],
+  ])('refuses %s importing %s', async (file, specifier, name) => {
+    const messages = await importMessages(file, uses(specifier, name));
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain("through its barrel ('../contract')");
+  });
+
+  it.each([
+    ['src/routing/prepared.ts', '../contract', 'SIGNAL_NAMES'],
+    ['src/cli/commands/batch.ts', '../../contract', 'MEDIA_LIMITS'],
+    // The node:crypto module is kept out of the barrel.
+    ['src/bridge/delivery.ts', '../contract/signature', 'verify'],
+    // Workflow code and the plain-data modules it imports: the barrel pulls zod into the sandbox.
+    ['src/workflows/definitions.ts', '../contract/workflow-messages', 'SIGNAL_NAMES'],
+    ['src/pipeline-spec/errors.ts', '../contract/errors', 'ReelflowError'],
+    // require('reelflow/worker') loads no zod.
+    ['src/plugin/errors.ts', '../contract/errors', 'ReelflowError'],
+    // The contract's own files.
+    ['src/contract/pricing.ts', './limits', 'MEDIA_LIMITS'],
+  ])('allows %s importing %s', async (file, specifier, name) => {
+    expect(await importMessages(file, uses(specifier, name))).toEqual([]);
   });
 });

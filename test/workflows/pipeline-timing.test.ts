@@ -1,7 +1,7 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { bundleReelflowWorkflows, eventually } from '../integration/workflow-harness';
-import type { PipelineSpec } from '../../src/spec';
+import type { PipelineSpec } from '../../src/pipeline-spec';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
 import { completedEvent, scriptedService, useScriptedWorker, type Script, type ServiceCall } from './scripted-service';
 

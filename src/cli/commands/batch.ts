@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { MediaStore } from '../../media/store';
-import { safeNameSchema } from '../../spec/spec';
+import { safeNameSchema } from '../../pipeline-spec/spec';
 import { batchWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type {
   BatchItemResult,
@@ -10,12 +10,12 @@ import type {
   BatchProgress,
   BatchWorkflowInput,
 } from '../../workflows/batch-types';
-import type { PipelineSpec } from '../../spec/spec';
+import type { PipelineSpec } from '../../pipeline-spec/spec';
 import { putJsonLines } from '../../media/json-lines';
-import { MEDIA_LIMITS } from '../../contract/limits';
+import { MEDIA_LIMITS } from '../../contract';
 import type { MediaRef } from '../../media/reference';
 import type { ResumeFrom } from '../../workflows/resume-types';
-import { batchDetails, batchSummaryLine } from '../../spec/ui-text';
+import { batchDetails, batchSummaryLine } from '../../pipeline-spec/ui-text';
 import { resumeInputFor } from '../lib/resume';
 import {
   batchProgress,

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseDurationSeconds } from '../../config';
-import { collectGarbage, type PipelineState } from '../../media/gc';
+import { collectGarbage, type ReferrerRunState } from '../../media/gc';
 import { pipelineWorkflowId } from '../../workflows/definitions';
 import { cliEnv, cliMediaStore, withTemporal } from '../lib/context';
 import { printJson, say } from '../lib/output';
@@ -30,7 +30,7 @@ export function registerMediaCommand(program: Command): void {
       const env = cliEnv();
       const { store } = cliMediaStore(env);
       await withTemporal(env, async ({ client }) => {
-        const pipelineState = async (pipeline: string): Promise<PipelineState> => {
+        const runStateOf = async (pipeline: string): Promise<ReferrerRunState> => {
           try {
             // A batch refers to its manifest, its result pages and its inputs by its workflow id.
             const workflowId = pipeline.startsWith('batch/') ? pipeline : pipelineWorkflowId(pipeline);
@@ -46,7 +46,7 @@ export function registerMediaCommand(program: Command): void {
         const report = await collectGarbage({
           store,
           olderThanSeconds: options.olderThan,
-          pipelineState,
+          runStateOf,
           apply: options.apply,
         });
         if (options.json) {

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Command } from 'commander';
 import { pipelineWorkflowId, WORKFLOW_TYPES } from '../../workflows/definitions';
 import type { PipelineWorkflowInput } from '../../workflows/pipeline-types';
-import { pipelineStartOptions, withoutInlineMedia } from '../../spec/ui-text';
+import { pipelineStartOptions, withoutInlineMedia } from '../../pipeline-spec/ui-text';
 import { cliEnv, cliMediaStore, exitFor, pacingFor, uriRulesFor, withTemporal } from '../lib/context';
 import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { progressOf, registerWorkflowCommand } from '../lib/context';
-import { withoutInlineMedia } from '../../spec/ui-text';
+import { withoutInlineMedia } from '../../pipeline-spec/ui-text';
 import { printJson, say } from '../lib/output';
 
 /** `reelflow status <id>`: progress or summary of a pipeline or a batch. */

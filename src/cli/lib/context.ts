@@ -11,7 +11,7 @@ import { connectTemporal, type CliTemporal } from './connect';
 import { CliError } from './errors';
 import { EXIT } from './exit';
 import { batchLines, pipelineLines } from './output';
-import { sumBatchCredits } from '../../spec/ui-text';
+import { sumBatchCredits } from '../../pipeline-spec/ui-text';
 
 /** Reads the environment for a command; a bad value is a ConfigError, which the CLI reports as exit 2 naming the variable. */
 export function cliEnv(needs: EnvNeeds = {}): ReelflowEnv {

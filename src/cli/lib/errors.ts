@@ -1,5 +1,4 @@
-import { ReelflowError } from '../../contract/errors';
-import type { FieldError } from '../../contract';
+import { ReelflowError, type FieldError } from '../../contract';
 import { EXIT, type ExitCode } from './exit';
 
 /** Codes of the CLI's own errors. */

@@ -1,6 +1,6 @@
 import { formatPath, type FieldError, type UriRules } from '../../contract';
 import { checkUrlSyntax } from '../../net/url-rules';
-import type { PipelineSpec } from '../../spec/spec';
+import type { PipelineSpec } from '../../pipeline-spec/spec';
 
 /**
  * The spec's address rules on a spec's literal input URLs, before anything starts: a URL the

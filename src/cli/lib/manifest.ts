@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { FieldError, UriRules } from '../../contract';
-import { safeNameSchema, type PipelineSpec } from '../../spec/spec';
+import { safeNameSchema, type PipelineSpec } from '../../pipeline-spec/spec';
 import { CliError, SpecFileError } from './errors';
 import { EXIT } from './exit';
 import { formatProblem, readManifestRows, type ManifestRow, type RowProblem } from './manifest-rows';

@@ -1,7 +1,7 @@
 import type { BatchProgress } from '../../workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../../workflows/pipeline-types';
 import { failedRequestLines, formatElapsed, stepElapsedMs, stepState, waitingNote, type StepView } from './step-view';
-import { batchStatusLines } from '../../spec/ui-text';
+import { batchStatusLines } from '../../pipeline-spec/ui-text';
 
 /**
  * Rendering for people (progress lines, bars) and for scripts (`--json`: one JSON document on stdout,

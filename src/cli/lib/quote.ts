@@ -6,8 +6,8 @@ import {
   type QuoteResponse,
 } from '../../contract';
 import type { ServiceClient } from '../../client/types';
-import { forEachReference } from '../../spec/references';
-import type { PipelineSpec } from '../../spec/spec';
+import { forEachReference } from '../../pipeline-spec/references';
+import type { PipelineSpec } from '../../pipeline-spec/spec';
 
 /**
  * Pricing a pipeline before anything is spent. A step whose input is all literal is priced by the

@@ -1,5 +1,4 @@
-import { ReelflowError } from '../../contract/errors';
-import { PROBLEM_CODES, type FieldError, type JobState, type ProblemCode } from '../../contract';
+import { ReelflowError, PROBLEM_CODES, type FieldError, type JobState, type ProblemCode } from '../../contract';
 
 /** Extra members of a problem document beyond the RFC 9457 ones. */
 export interface ProblemExtras {

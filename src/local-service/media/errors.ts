@@ -1,4 +1,4 @@
-import { ReelflowError } from '../../contract/errors';
+import { ReelflowError } from '../../contract';
 
 /** Machine-readable reasons a render or a probe of model inputs fails. */
 export type MediaErrorCode = 'input_fetch_failed' | 'input_refused' | 'input_too_long' | 'render_failed';

@@ -1,5 +1,4 @@
-import { ReelflowError } from '../../contract/errors';
-import type { JobState } from '../../contract';
+import { ReelflowError, type JobState } from '../../contract';
 
 /** Thrown when code asks for a move the table forbids; a bug, never a client error. */
 export class IllegalTransitionError extends ReelflowError {

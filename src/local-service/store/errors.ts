@@ -1,4 +1,4 @@
-import { ReelflowError } from '../../contract/errors';
+import { ReelflowError } from '../../contract';
 
 /** Errors of the service's durable store (journal and data-directory lock). */
 

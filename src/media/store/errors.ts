@@ -1,4 +1,4 @@
-import { ReelflowError } from '../../contract/errors';
+import { ReelflowError } from '../../contract';
 
 /** Why a media-store operation failed. */
 export type MediaStoreErrorCode = 'not_found' | 'integrity' | 'too_large' | 'unavailable' | 'invalid_config';

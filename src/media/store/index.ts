@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MediaStoreSettings } from '../../config/media';
-import { MEDIA_LIMITS } from '../../contract/limits';
+import { MEDIA_LIMITS } from '../../contract';
 import { mediaAddress, type MediaRef } from '../reference';
 import { createFileStore } from './file-store';
 import { hashFile } from './hash';

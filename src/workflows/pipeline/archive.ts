@@ -3,8 +3,8 @@ import type { JobResult } from '../../contract';
 import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../contract/archived-output';
-import { forEachReference } from '../../spec/references';
-import type { ArchiveMode, PipelineSpec } from '../../spec/spec';
+import { forEachReference } from '../../pipeline-spec/references';
+import type { ArchiveMode, PipelineSpec } from '../../pipeline-spec/spec';
 import type { PipelineSummary } from '../pipeline-types';
 
 /**

@@ -1,13 +1,13 @@
 import type { JobResult } from '../../contract';
 import type { SubmitAs } from '../../activities';
-import type { PipelineStep } from '../../spec/spec';
-import type { StepKindKey } from '../../spec/steps/registry';
+import type { PipelineStep } from '../../pipeline-spec/spec';
+import type { StepKindKey } from '../../pipeline-spec/steps/registry';
 import type { CarriedStep, PipelineWorkflowInput, StepKindFields, StepSummary } from '../pipeline-types';
 
 /**
  * A kind of pipeline step as the pipeline workflow runs it. The pipeline knows steps only through
  * this interface; each kind is one folder of ./ (./job/: one paid job of the service), one row of
- * ./registry.ts, and its spec side (schema, input check) in src/spec/steps/.
+ * ./registry.ts, and its spec side (schema, input check) in src/pipeline-spec/steps/.
  */
 export interface StepKind<S extends PipelineStep = PipelineStep> {
   /** The spec field that marks a step of this kind (`model`). */

@@ -1,11 +1,11 @@
-import type { PipelineStep } from '../../spec/spec';
-import type { StepKindKey, StepOfKind } from '../../spec/steps/registry';
+import type { PipelineStep } from '../../pipeline-spec/spec';
+import type { StepKindKey, StepOfKind } from '../../pipeline-spec/steps/registry';
 import { jobStep } from './job/kind';
 import type { StepKind } from './kind';
 
 /**
  * Every kind of step the pipeline runs, by the spec field that marks it: the workflow side of
- * src/spec/steps/registry.ts. Typed by that table, so a kind registered there and missing here (or
+ * src/pipeline-spec/steps/registry.ts. Typed by that table, so a kind registered there and missing here (or
  * the other way round) does not compile.
  */
 const STEP_KINDS: { [K in StepKindKey]: StepKind<StepOfKind<K>> } = {

@@ -1,5 +1,6 @@
 import { QUERY_NAMES, SIGNAL_NAMES, UPDATE_NAMES } from '../../../src/contract/workflow-messages';
 import * as definitions from '../../../src/workflows/definitions';
+import * as publicApi from '../../../src/workflows/public';
 
 /**
  * The wire names are pinned: running executions and route-store rows name their handlers by them, so
@@ -8,7 +9,7 @@ import * as definitions from '../../../src/workflows/definitions';
 describe('workflow message names', () => {
   it('keeps every released name as it was', () => {
     expect(SIGNAL_NAMES).toEqual({
-      stepEvent: 'jobEvent',
+      jobEvent: 'jobEvent',
       preparedJobEvent: 'jobEventWithNextSubmit',
       webhookEvent: 'webhookEvent',
       batchItemDone: 'batchItemDone',
@@ -26,7 +27,7 @@ describe('workflow message names', () => {
   });
 
   it('is what the workflows define their signals, updates and queries with', () => {
-    expect(definitions.stepEventSignal.name).toBe(SIGNAL_NAMES.stepEvent);
+    expect(definitions.jobEventSignal.name).toBe(SIGNAL_NAMES.jobEvent);
     expect(definitions.preparedJobEventSignal.name).toBe(SIGNAL_NAMES.preparedJobEvent);
     expect(definitions.webhookEventSignal.name).toBe(SIGNAL_NAMES.webhookEvent);
     expect(definitions.batchItemDoneSignal.name).toBe(SIGNAL_NAMES.batchItemDone);
@@ -34,5 +35,10 @@ describe('workflow message names', () => {
     expect(definitions.resolveAmbiguousUpdate.name).toBe(UPDATE_NAMES.resolveAmbiguousStep);
     expect(definitions.pipelineProgressQuery.name).toBe(QUERY_NAMES.pipelineProgress);
     expect(definitions.batchProgressQuery.name).toBe(QUERY_NAMES.batchProgress);
+  });
+
+  it("sends the job event as 'jobEvent' under its public name and its deprecated alias", () => {
+    expect(publicApi.jobEventSignal.name).toBe('jobEvent');
+    expect(publicApi.stepEventSignal).toBe(publicApi.jobEventSignal);
   });
 });

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { collectGarbage, type PipelineState } from '../../../src/media/gc';
+import { collectGarbage, type ReferrerRunState } from '../../../src/media/gc';
 import { createFileStore, putMediaBytes } from '../../../src/media/store';
 import { parseDurationSeconds } from '../../../src/config';
 
@@ -41,22 +41,22 @@ describe('media gc', () => {
     };
     await store.addReferrer(refs.shared.$media.slice(7), 'still-running');
     for (const [name, ref] of Object.entries(refs)) if (name !== 'fresh') age(root, ref.$media.slice(7), 40);
-    const states: Record<string, PipelineState> = {
+    const states: Record<string, ReferrerRunState> = {
       'still-running': { state: 'running' },
       'closed-recently': { state: 'closed', closedAt: new Date(Date.now() - 2 * DAY * 1000) },
       'closed-long-ago': { state: 'closed', closedAt: new Date(Date.now() - 35 * DAY * 1000) },
     };
-    const pipelineState = async (name: string): Promise<PipelineState> => states[name] ?? { state: 'unknown' };
+    const runStateOf = async (name: string): Promise<ReferrerRunState> => states[name] ?? { state: 'unknown' };
     const olderThanSeconds = parseDurationSeconds('30d') as number;
 
-    const dry = await collectGarbage({ store, olderThanSeconds, pipelineState, apply: false });
+    const dry = await collectGarbage({ store, olderThanSeconds, runStateOf, apply: false });
     const removedNames = (report: typeof dry) =>
       report.removed.map((o) => Object.entries(refs).find(([, r]) => r.$media === `sha256:${o.sha256}`)?.[0]).sort();
     expect(removedNames(dry)).toEqual(['gone', 'old']);
     expect(dry).toMatchObject({ examined: 6, kept: 4, applied: false, bytesRemoved: 'gone'.length + 'old'.length });
     expect(await store.stat(refs.old.$media.slice(7))).not.toBeNull();
 
-    const applied = await collectGarbage({ store, olderThanSeconds, pipelineState, apply: true });
+    const applied = await collectGarbage({ store, olderThanSeconds, runStateOf, apply: true });
     expect(removedNames(applied)).toEqual(['gone', 'old']);
     expect(await store.stat(refs.old.$media.slice(7))).toBeNull();
     expect(await store.stat(refs.gone.$media.slice(7))).toBeNull();

@@ -1,7 +1,7 @@
 import { CancellationScope } from '@temporalio/workflow';
 import { isTerminalState, type JobState } from '../../../contract/limits';
-import { CANCEL_POLL_PACING } from '../../../spec/pacing';
-import { ACTIVITY_SUMMARIES } from '../../../spec/ui-text';
+import { CANCEL_POLL_PACING } from '../../../pipeline-spec/pacing';
+import { ACTIVITY_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import type { StepAttempt } from '../../pipeline-types';
 import { settle, waitForOutcome } from './outcome';
 import { apiWith } from './proxies';

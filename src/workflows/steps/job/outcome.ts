@@ -1,10 +1,10 @@
 import { CancellationScope, condition } from '@temporalio/workflow';
 import type { JobState } from '../../../contract';
 import { isTerminalState } from '../../../contract/limits';
-import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../../spec/pacing';
-import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../spec/ui-text';
+import { earlyCheckDelaySeconds, pollDelaySeconds, type PollPacing } from '../../../pipeline-spec/pacing';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import type { StepAttempt } from '../../pipeline-types';
-import { serviceErrorOf, type TerminalEvent } from './inbox';
+import { serviceErrorOf, type TerminalEvent } from './job-event-buffer';
 import { apiWith, permitRelease } from './proxies';
 import type { JobHandle } from './types';
 
@@ -13,14 +13,14 @@ export async function waitForOutcome(job: JobHandle, attempt: StepAttempt, pacin
   const requestId = attempt.requestId as string;
   const since = Date.now();
   job.set({ pollOffsetsSeconds: [] });
-  const arrived = () => job.jobs.inbox.terminalOf(requestId) !== undefined;
+  const arrived = () => job.jobs.events.terminalOf(requestId) !== undefined;
   let lastSeen: JobState | undefined;
   /** Waits up to `delayMs` for the webhook, then polls once; the terminal state, or null to go on. */
   const waitThenPoll = async (delayMs: number): Promise<JobState | null> => {
     job.set({ nextPollAt: Date.now() + delayMs });
     if (await condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
       attempt.learnedBy = 'webhook';
-      return (job.jobs.inbox.terminalOf(requestId) as TerminalEvent).state;
+      return (job.jobs.events.terminalOf(requestId) as TerminalEvent).state;
     }
     const offset = (Date.now() - since) / 1000;
     const status = await apiWith(ACTIVITY_SUMMARIES.poll(job.label, requestId)).pollJobStatus(
@@ -62,12 +62,12 @@ export async function settle(job: JobHandle, attempt: StepAttempt, terminal: Job
     // The service charged the price on submit and refunded it: both are the step's price.
     await job.chargeQuote(attempt);
     attempt.refunded = attempt.charged;
-    const reason = attempt.serviceError ?? job.jobs.inbox.terminalOf(attempt.requestId as string)?.error;
+    const reason = attempt.serviceError ?? job.jobs.events.terminalOf(attempt.requestId as string)?.error;
     if (reason) attempt.serviceError = reason;
     return;
   }
   const requestId = attempt.requestId as string;
-  const carried = attempt.learnedBy === 'webhook' ? job.jobs.inbox.terminalOf(requestId)?.result : undefined;
+  const carried = attempt.learnedBy === 'webhook' ? job.jobs.events.terminalOf(requestId)?.result : undefined;
   if (!carried) job.set({ phase: 'fetching-result' });
   const fetchResult = () =>
     apiWith(ACTIVITY_SUMMARIES.result(job.label, requestId)).fetchJobResult(requestId, attempt.responseUrl);

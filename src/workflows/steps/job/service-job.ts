@@ -10,8 +10,8 @@ import {
 import type { JobState, ModelId, ModelInputs } from '../../../contract';
 import { FAILURE_TYPES } from '../../../contract/failure-types';
 import { MODELS } from '../../../contract/model-metadata';
-import { resolvePacing } from '../../../spec/pacing';
-import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../spec/ui-text';
+import { resolvePacing } from '../../../pipeline-spec/pacing';
+import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import { workflowFailure } from '../../errors';
 import type { StepAttempt, StepSummary } from '../../pipeline-types';
 import { cancelOrAbandon, cancelStep, reasonOf } from './cancel';

@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { GenerationRequest, WebhookEvent } from '../../../contract';
 import { FAILURE_TYPES } from '../../../contract/failure-types';
-import { ACTIVITY_SUMMARIES } from '../../../spec/ui-text';
+import { ACTIVITY_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import { workflowFailure } from '../../errors';
 import type { StepAttempt } from '../../pipeline-types';
 import { awaitDecision } from './ambiguous';
@@ -86,7 +86,7 @@ function adopt(job: JobHandle, attempt: StepAttempt, request: GenerationRequest,
   // This workflow's key is submitted now: the row that prepared it needs no revoke.
   for (const [requestId, key] of job.jobs.preparedBehind)
     if (key === attempt.idempotencyKey) job.jobs.preparedBehind.delete(requestId);
-  for (const event of earlyEvents) job.jobs.inbox.accept(event);
+  for (const event of earlyEvents) job.jobs.events.accept(event);
 }
 
 /** The 202 broke the contract: cancel the accepted job by what could be read, or record it; then fail the step. */

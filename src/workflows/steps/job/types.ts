@@ -1,11 +1,11 @@
 import type { JobResult, ModelId } from '../../../contract';
 import type { PreparedChain, PreparedSubmission } from '../../../contract/prepared-submission';
 import type { SubmitAs } from '../../../activities';
-import type { PollPacing } from '../../../spec/pacing';
+import type { PollPacing } from '../../../pipeline-spec/pacing';
 import type { StepAttempt, StepSummary } from '../../pipeline-types';
 import type { AmbiguousSubmit, RecoveryMemo, ResolveDecision } from '../../recovery-types';
 import type { StepProgress } from '../kind';
-import type { Inbox } from './inbox';
+import type { JobEventBuffer } from './job-event-buffer';
 
 /**
  * The words of the paid-job kind: its options and outcome (reelflow/workflows' `runServiceJob`), the
@@ -66,7 +66,7 @@ export interface RecoveryState extends RecoveryMemo {
 
 /** What the jobs of one workflow share: their webhook events, the recovery record, the ledger quotes still running. */
 export interface WorkflowJobs {
-  inbox: Inbox;
+  events: JobEventBuffer;
   recovery: RecoveryState;
   charges: Promise<void>[];
   /** Jobs the bridge submitted with this workflow's prepared keys, by Idempotency-Key, until a submit adopts them. */

@@ -1,7 +1,7 @@
 import { CancellationScope, setHandler } from '@temporalio/workflow';
-import { preparedJobEventSignal, resolveAmbiguousUpdate, stepEventSignal } from '../../definitions';
+import { preparedJobEventSignal, resolveAmbiguousUpdate, jobEventSignal } from '../../definitions';
 import { validateResolution } from '../../operator-updates';
-import { Inbox } from './inbox';
+import { JobEventBuffer } from './job-event-buffer';
 import { preparedRevoke } from './proxies';
 import type { RecoveryState, WorkflowJobs } from './types';
 
@@ -14,17 +14,17 @@ let shared: WorkflowJobs | undefined;
 export function workflowJobs(): WorkflowJobs {
   if (shared) return shared;
   const jobs: WorkflowJobs = (shared = {
-    inbox: new Inbox(),
+    events: new JobEventBuffer(),
     recovery: { abandoned: [], ambiguous: [] },
     charges: [],
     submittedAhead: new Map(),
     preparedBehind: new Map(),
   });
-  setHandler(stepEventSignal, (event) => jobs.inbox.accept(event));
+  setHandler(jobEventSignal, (event) => jobs.events.accept(event));
   setHandler(preparedJobEventSignal, (event, next) => {
     jobs.submittedAhead.set(next.idempotencyKey, next);
     if (next.nextKey) jobs.preparedBehind.set(next.request.request_id, next.nextKey);
-    jobs.inbox.accept(event);
+    jobs.events.accept(event);
   });
   setHandler(
     resolveAmbiguousUpdate,

@@ -5,7 +5,7 @@ import { SpecFileError } from '../../../../src/cli/lib/errors';
 import { inputAddressProblems } from '../../../../src/cli/lib/input-addresses';
 import { loadSpecFile, type SpecMedia } from '../../../../src/cli/lib/spec-files';
 import { createFileStore } from '../../../../src/media/store';
-import type { PipelineSpec } from '../../../../src/spec/spec';
+import type { PipelineSpec } from '../../../../src/pipeline-spec/spec';
 
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 

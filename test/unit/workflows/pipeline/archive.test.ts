@@ -1,5 +1,5 @@
 import { archivedOrUrl, archiveModeOf, shouldArchive } from '../../../../src/workflows/pipeline/archive';
-import type { PipelineSpec } from '../../../../src/spec';
+import type { PipelineSpec } from '../../../../src/pipeline-spec';
 import type { PipelineSummary } from '../../../../src/workflows/pipeline-types';
 
 const UPSCALE = 'service-upscale-video-fast';

@@ -7,7 +7,7 @@ import {
   REFERENCE_PLACEHOLDER_URL,
   ReferenceResolutionError,
   resolveReferences,
-} from '../../../src/spec';
+} from '../../../src/pipeline-spec';
 
 describe('references', () => {
   const output = {

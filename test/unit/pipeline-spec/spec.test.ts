@@ -1,4 +1,4 @@
-import { PipelineSpecError, parsePipelineSpec, validatePipelineSpec } from '../../../src/spec';
+import { PipelineSpecError, parsePipelineSpec, validatePipelineSpec } from '../../../src/pipeline-spec';
 
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 

@@ -12,8 +12,8 @@ import {
   shortId,
   stepElapsed,
   withoutInlineMedia,
-} from '../../../src/spec/ui-text';
-import type { PipelineSpec } from '../../../src/spec/spec';
+} from '../../../src/pipeline-spec/ui-text';
+import type { PipelineSpec } from '../../../src/pipeline-spec/spec';
 import type { PipelineSummary, StepSummary } from '../../../src/workflows/pipeline-types';
 
 const IMAGE = `data:image/png;base64,${'A'.repeat(4096)}`;

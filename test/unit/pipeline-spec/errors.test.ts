@@ -1,4 +1,4 @@
-import { PayloadBudgetError, PipelineSpecError, ReferenceResolutionError } from '../../../src/spec/errors';
+import { PayloadBudgetError, PipelineSpecError, ReferenceResolutionError } from '../../../src/pipeline-spec/errors';
 
 describe('spec errors', () => {
   it('PipelineSpecError lists one "path: reason" line per problem and carries the failure type', () => {

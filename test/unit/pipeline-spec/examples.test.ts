@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFileStore } from '../../../src/media/store';
 import type { MediaRef } from '../../../src/media/reference';
-import { EXAMPLE_INPUTS, threeStepPipeline } from '../../../src/spec';
+import { EXAMPLE_INPUTS, threeStepPipeline } from '../../../src/pipeline-spec';
 import threeStepJson from '../../../examples/three-step.json';
 import { loadSpecFile } from '../../../src/cli/lib/spec-files';
 

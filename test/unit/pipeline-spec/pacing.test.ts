@@ -4,7 +4,7 @@ import {
   pollOffsetSeconds,
   pollsWithin,
   resolvePacing,
-} from '../../../src/spec';
+} from '../../../src/pipeline-spec';
 import { MODELS } from '../../../src/contract';
 
 describe('fallback poll pacing', () => {

@@ -1,5 +1,5 @@
-import { jobStepKind, jobStepSchema } from '../../../../src/spec/steps/job';
-import { pipelineStepSchema, STEP_KINDS, stepKindOf } from '../../../../src/spec/steps/registry';
+import { jobStepKind, jobStepSchema } from '../../../../src/pipeline-spec/steps/job';
+import { pipelineStepSchema, STEP_KINDS, stepKindOf } from '../../../../src/pipeline-spec/steps/registry';
 
 describe('the table of step kinds', () => {
   const step = { id: 'up', model: 'service-upscale-video-fast', input: { video_url: 'https://example.com/a.mp4' } };

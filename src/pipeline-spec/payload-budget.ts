@@ -1,4 +1,4 @@
-import { MEDIA_LIMITS } from '../contract/limits';
+import { MEDIA_LIMITS } from '../contract';
 import { PayloadBudgetError } from './errors';
 
 /**

@@ -1,4 +1,4 @@
-import { jobStepKind, jobStepSchema } from '../../../../src/spec/steps/job';
+import { jobStepKind, jobStepSchema } from '../../../../src/pipeline-spec/steps/job';
 
 describe('the paid job as a kind of step', () => {
   const step = jobStepSchema.parse({ id: 'up', model: 'service-upscale-video-fast', input: {} });

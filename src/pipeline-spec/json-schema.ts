@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { MODEL_IDS } from '../contract/model-metadata';
-import { createModelInputSchemas } from '../contract/model-inputs';
+import { MODEL_IDS, createModelInputSchemas } from '../contract';
 import { pipelineSpecSchema, safeNameSchema, stepReferenceSchema } from './spec';
 
 /**
@@ -47,7 +46,7 @@ function specInputSchema(model: (typeof MODEL_IDS)[number]): Json {
   return input;
 }
 
-/** The pipeline spec (src/spec/spec.ts) as a JSON Schema, each step's `input` checked against its model's fields. */
+/** The pipeline spec (src/pipeline-spec/spec.ts) as a JSON Schema, each step's `input` checked against its model's fields. */
 export function pipelineSpecJsonSchema(): Json {
   const spec = toJson(pipelineSpecSchema);
   const steps = (spec.properties as Record<string, Json>).steps as Json;

@@ -1,4 +1,4 @@
-import { from, parsePipelineSpec, pipeline, PipelineSpecError } from '../../../src/spec';
+import { from, parsePipelineSpec, pipeline, PipelineSpecError } from '../../../src/pipeline-spec';
 
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 

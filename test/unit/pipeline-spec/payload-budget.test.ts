@@ -1,5 +1,5 @@
-import { assertWithinBudget, jsonBytes, largestFields } from '../../../src/spec/payload-budget';
-import { PayloadBudgetError } from '../../../src/spec/errors';
+import { assertWithinBudget, jsonBytes, largestFields } from '../../../src/pipeline-spec/payload-budget';
+import { PayloadBudgetError } from '../../../src/pipeline-spec/errors';
 
 describe('jsonBytes', () => {
   it('counts UTF-8 bytes of the JSON form', () => {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { SCHEMA_FILES, schemaFiles } from '../../../src/spec/json-schema';
-import { validatePipelineSpec } from '../../../src/spec/spec';
+import { SCHEMA_FILES, schemaFiles } from '../../../src/pipeline-spec/json-schema';
+import { validatePipelineSpec } from '../../../src/pipeline-spec/spec';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 const schemaPath = (name: string) => path.join(ROOT, 'schemas', name);

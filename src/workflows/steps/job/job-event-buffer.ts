@@ -13,7 +13,7 @@ export interface TerminalEvent {
  * Webhook events a workflow received, by request id. Deduped on `event_id`; the first terminal event
  * of a request wins. Events for a request not known yet are kept: an event can overtake its submit's answer.
  */
-export class Inbox {
+export class JobEventBuffer {
   private readonly seen = new Set<string>();
   private readonly terminal = new Map<string, TerminalEvent>();
   private received = 0;
