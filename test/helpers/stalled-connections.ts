@@ -155,9 +155,14 @@ export async function onFreshConnection(
   }
 }
 
+/** The least time between two attempts of keepCalling. */
+const PACE_MS = 10;
+
 /**
- * Calls `attempt` one after another while `until()` is false, then `after` more times; every
- * outcome with how many held connections were open when it started. Bounded by `maxAttempts`.
+ * Calls `attempt` one after another, at least `PACE_MS` apart, while `until()` is false, then `after`
+ * more times; every outcome with how many held connections were open when it started. Bounded by
+ * `maxAttempts` (paced, 2,000 attempts outlast the 15 s the server has to close what is stalled: a fast
+ * answer no longer ends the loop before the server's limits have run).
  */
 export async function keepCalling<T>(
   attempt: () => Promise<T>,
@@ -169,7 +174,10 @@ export async function keepCalling<T>(
   while (results.length < options.maxAttempts && extra < options.after) {
     if (options.until()) extra += 1;
     const heldOpen = held.filter((connection) => connection.closedAt === undefined).length;
+    const started = Date.now();
     results.push({ outcome: await attempt(), heldOpen });
+    const left = PACE_MS - (Date.now() - started);
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
   }
   return results;
 }
