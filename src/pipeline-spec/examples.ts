@@ -25,7 +25,7 @@ export const EXAMPLE_INPUTS: ThreeStepInputs = {
 
 /**
  * The canonical three-step chain: long-form generation from references, re-voicing of that
- * video with horizon-studio, then a fast upscale of the re-voiced video.
+ * video (re-voicing), then a fast upscale of the re-voiced video.
  */
 export function threeStepPipeline(inputs: ThreeStepInputs, name = 'three-step', rules?: UriRules): PipelineSpec {
   return pipeline(name)

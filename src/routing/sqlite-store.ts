@@ -8,6 +8,7 @@ import {
   PREPARED_STATE,
   type ClaimedDelivery,
   type InboxEntry,
+  type InboxMethods,
   type RouteStore,
   type Subscription,
 } from './store';
@@ -207,10 +208,7 @@ function inboxMethods({
   statement,
   transaction,
   run,
-}: Sqlite): Pick<
-  RouteStore,
-  'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'oldestPendingAt' | 'purge'
-> {
+}: Sqlite): InboxMethods {
   return {
     append(entries, now) {
       return run('append', () =>

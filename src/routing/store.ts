@@ -144,3 +144,9 @@ export async function answers(probe: () => unknown): Promise<boolean> {
     return false;
   }
 }
+
+/** The bridge's half of a route store, which each backend implements: the inbox, and the purge of both halves. */
+export type InboxMethods = Pick<
+  RouteStore,
+  'append' | 'claim' | 'markForwarded' | 'retryAt' | 'park' | 'pendingCount' | 'oldestPendingAt' | 'purge'
+>;

@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancellationScope, CancelledFailure } from '@temporalio/workflow';
 import type {
-  HorizonStudioInput,
+  RevoiceInput as RevoiceModelInput,
   JobResult,
   LongFormInput,
   ModelId,
@@ -23,7 +23,7 @@ export const UPSCALE_MODEL = UPSCALE.id satisfies ModelId;
 /** Input of `generateVideo` (the model's own input fields, docs/service-api.md). */
 export type GenerateVideoInput = LongFormInput;
 /** Input of `revoice`. */
-export type RevoiceInput = HorizonStudioInput;
+export type RevoiceInput = RevoiceModelInput;
 /** Input of `upscale`. */
 export type UpscaleInput = UpscaleVideoFastInput;
 

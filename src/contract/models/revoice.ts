@@ -41,4 +41,4 @@ export const REVOICE = {
 } as const satisfies ModelDefinition;
 
 /** Input of the re-voicing model. */
-export type HorizonStudioInput = z.infer<ReturnType<typeof REVOICE.inputSchema>>;
+export type RevoiceInput = z.infer<ReturnType<typeof REVOICE.inputSchema>>;

@@ -1,4 +1,4 @@
-import { REVOICE, REVOICE_LIMITS, type HorizonStudioInput } from '../../../contract';
+import { REVOICE, REVOICE_LIMITS, type RevoiceInput } from '../../../contract';
 import { AAC, encodeTo, H264, limitedClipSeconds, probeInput, seconds, type ModelContext } from './common';
 import type { ModelRenderer } from './renderer';
 
@@ -8,7 +8,7 @@ import type { ModelRenderer } from './renderer';
  * trimmed). H.264 pictures are copied untouched, others re-encoded to H.264; audio is AAC.
  * The lip-sync of the real model is not imitated.
  */
-export async function renderRevoice(input: HorizonStudioInput, ctx: ModelContext): Promise<string> {
+export async function renderRevoice(input: RevoiceInput, ctx: ModelContext): Promise<string> {
   const clip = await ctx.fetchInput(input.video_url, 'video_url', 'clip');
   const clipProbe = await probeInput(clip, 'video_url', 'video', ctx.signal);
   const length = limitedClipSeconds(clipProbe, 'video_url', REVOICE_LIMITS.maxClipSeconds);
