@@ -2,7 +2,14 @@ import type * as Pg from 'pg';
 import { requireOptional } from '../config/optional-packages';
 import { routeStoreSchema } from './schema';
 import { subscriptionOf } from './sqlite-store';
-import { answers, INBOX_STATE, PREPARED_STATE, type ClaimedDelivery, type InboxMethods, type RouteStore } from './store';
+import {
+  answers,
+  INBOX_STATE,
+  PREPARED_STATE,
+  type ClaimedDelivery,
+  type InboxMethods,
+  type RouteStore,
+} from './store';
 import { RouteStoreUnavailableError } from './errors';
 
 /** Options of the PostgreSQL store. */
@@ -173,9 +180,7 @@ function subscriptionMethods({
 }
 
 /** The bridge's half: the inbox of deliveries, and the purge of both halves. */
-function inboxMethods({
-  query,
-}: Postgres): InboxMethods {
+function inboxMethods({ query }: Postgres): InboxMethods {
   return {
     async append(entries, now) {
       if (entries.length === 0) return 0;

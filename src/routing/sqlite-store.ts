@@ -204,11 +204,7 @@ function subscriptionMethods({
 }
 
 /** The bridge's half: the inbox of deliveries, and the purge of both halves. */
-function inboxMethods({
-  statement,
-  transaction,
-  run,
-}: Sqlite): InboxMethods {
+function inboxMethods({ statement, transaction, run }: Sqlite): InboxMethods {
   return {
     append(entries, now) {
       return run('append', () =>
