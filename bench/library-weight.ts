@@ -15,16 +15,10 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { OPTIONAL_PACKAGES } from '../src/config/optional-packages';
 
 const ROOT = path.resolve(__dirname, '..');
-const OPTIONAL = [
-  '@ffmpeg-installer/ffmpeg',
-  '@ffprobe-installer/ffprobe',
-  '@aws-sdk/client-s3',
-  '@aws-sdk/s3-request-presigner',
-  'pg',
-  'fastify',
-];
+const OPTIONAL = Object.keys(OPTIONAL_PACKAGES);
 const PEERS = ['activity', 'client', 'common', 'envconfig', 'worker', 'workflow'].map((name) => `@temporalio/${name}`);
 
 function arg(name: string): string | undefined {

@@ -14,6 +14,7 @@ import { testRouteStoreFile } from '../helpers/route-store';
 import { PIXEL_PNG, startTestService, TEST_API_KEY, waitUntil, type TestService } from '../helpers/local-service';
 import { startDevServer } from '../helpers/temporal';
 import { runNode } from '../integration/cli-process';
+import { OPTIONAL_PACKAGES } from '../../src/config/optional-packages';
 
 /**
  * reelflow as a Temporal team installs it: `npm pack` of this project (its prepack builds dist/), a fresh
@@ -38,14 +39,7 @@ const BESIDE = [
 ];
 
 /** reelflow's optional peers (package.json peerDependenciesMeta): absent from the consumer's install. */
-const OPTIONAL = [
-  '@ffmpeg-installer/ffmpeg',
-  '@ffprobe-installer/ffprobe',
-  '@aws-sdk/client-s3',
-  '@aws-sdk/s3-request-presigner',
-  'pg',
-  'fastify',
-];
+const OPTIONAL = Object.keys(OPTIONAL_PACKAGES);
 
 const phases: [string, number][] = [];
 async function timed<T>(phase: string, work: () => Promise<T>): Promise<T> {
