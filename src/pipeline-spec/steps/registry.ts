@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { jobStepKind } from './job';
 import type { SpecStepKind } from './kind';
+import { stepKindKeyOf, type StepKindKey } from './match';
+
+export type { StepKindKey } from './match';
 
 /**
- * Every kind of step, by the key that marks it: the one table the step schema is built from. A new
- * kind is one module beside ./job.ts and one row here (and its workflow side in
- * src/workflows/steps/registry.ts, which the compiler then asks for).
+ * Every kind of step, by name: the one table the step schema is built from. A new kind is one module
+ * beside ./job.ts, one row here and one in ./match.ts (how a written step is told to be of it), and its
+ * workflow side in src/workflows/steps/registry.ts; the compiler asks for each.
  */
 export const STEP_KINDS = {
   model: jobStepKind,
-} as const satisfies Record<string, SpecStepKind>;
-
-/** The key that marks a kind of step (`model`). */
-export type StepKindKey = keyof typeof STEP_KINDS;
+} as const satisfies { [K in StepKindKey]: SpecStepKind };
 
 /** A step of the kind marked by `K`, as validated. */
 export type StepOfKind<K extends StepKindKey> = z.output<(typeof STEP_KINDS)[K]['schema']>;
@@ -38,9 +38,9 @@ function stepSchemaOf(kinds: Record<string, SpecStepKind>): z.ZodType<PipelineSt
 /** The schema of one pipeline step, built from STEP_KINDS. */
 export const pipelineStepSchema = stepSchemaOf(STEP_KINDS);
 
-/** The kind of `step`: the one whose key it has. */
+/** The kind of `step`, a validated step (so there is one). */
 export function stepKindOf(step: PipelineStep): SpecStepKind {
-  const key = (Object.keys(STEP_KINDS) as StepKindKey[]).find((k) => k in step);
+  const key = stepKindKeyOf(step);
   if (!key) throw new Error(`step ${step.id} has no kind (none of ${Object.keys(STEP_KINDS).join(', ')})`);
   return STEP_KINDS[key] as SpecStepKind;
 }

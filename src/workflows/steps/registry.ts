@@ -1,5 +1,6 @@
 import type { PipelineStep } from '../../pipeline-spec/spec';
 import type { StepKindKey, StepOfKind } from '../../pipeline-spec/steps/registry';
+import { stepKindKeyOf } from '../../pipeline-spec/steps/match';
 import { jobStep } from './job/kind';
 import type { StepKind } from './kind';
 
@@ -14,9 +15,9 @@ const STEP_KINDS: { [K in StepKindKey]: StepKind<StepOfKind<K>> } = {
 
 const KEYS = Object.keys(STEP_KINDS) as StepKindKey[];
 
-/** The kind of `step`: the one whose key it has (the spec was validated, so there is one). */
+/** The kind of `step`: the row its spec side matches (the spec was validated, so there is one). */
 export function kindOf(step: PipelineStep): StepKind {
-  const key = KEYS.find((k) => k in step);
+  const key = stepKindKeyOf(step);
   if (!key) throw new TypeError(`step ${step.id} is of no known kind (${KEYS.join(', ')})`);
   return STEP_KINDS[key] as StepKind;
 }
