@@ -36,6 +36,11 @@ export const FAILURE_TYPES = {
   budgetExceeded: 'BudgetExceeded',
   /** The generation failed past the retry policy. */
   jobFailed: 'JobFailed',
+  /**
+   * The provider had not started the job (still IN_QUEUE) by the step's `startDeadlineSeconds`: it was
+   * cancelled while cancelling was free (refunded); the step's resubmit policy applies before it fails.
+   */
+  startDeadlineExceeded: 'StartDeadlineExceeded',
   /** A step function's job was cancelled at the service by someone else (refunded): it has no result. */
   jobCancelled: 'JobCancelled',
   /** The pipeline spec given to the workflow is invalid. */

@@ -3,7 +3,13 @@ import { formatPath, toFieldErrors, type FieldError, type UriRules } from '../co
 import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference';
 import { PipelineSpecError } from './errors';
 import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences } from './references';
-import { PIPELINE_LIMITS, pollPacingSchema, safeNameSchema, stepReferenceSchema } from './step-fields';
+import {
+  PIPELINE_LIMITS,
+  pollPacingSchema,
+  safeNameSchema,
+  startDeadlineSecondsSchema,
+  stepReferenceSchema,
+} from './step-fields';
 import { pipelineStepSchema, stepKindOf } from './steps/registry';
 
 /**
@@ -33,6 +39,8 @@ export const pipelineSpecSchema = z.strictObject({
   /** Most credits the pipeline may spend (net of refunds); checked against each quote before submitting. */
   budgetCredits: z.number().int().positive().optional(),
   archive: z.enum(ARCHIVE_MODES).optional(),
+  /** Default `startDeadlineSeconds` of every job step that sets none. */
+  startDeadlineSeconds: startDeadlineSecondsSchema.optional(),
 });
 
 export type PipelineSpec = z.infer<typeof pipelineSpecSchema>;

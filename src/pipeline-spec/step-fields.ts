@@ -34,6 +34,17 @@ export const pollPacingSchema = z.strictObject({
   earlyCheckSeconds: z.number().min(0).max(600).optional(),
 });
 
+/**
+ * Seconds the provider has to start a job (leave IN_QUEUE) from its submit: past them a job still
+ * queued is cancelled while that is free, and the step fails `StartDeadlineExceeded` (resubmits apply).
+ * At most 7 days.
+ */
+export const startDeadlineSecondsSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(7 * 24 * 3600);
+
 export const stepRetrySchema = z.strictObject({
   /** Deliberate resubmits after a terminal FAILED (refunded) job; 0 = never resubmit. */
   maxResubmits: z.number().int().min(0).max(PIPELINE_LIMITS.maxResubmits).default(0),

@@ -20,7 +20,9 @@ export type PipelineActivities = Omit<ReelflowActivities, 'readBatchPage' | 'wri
 
 /** How one submitted job behaves at the service. */
 export interface ScriptedJob {
-  /** Seconds (workflow time) after its submit at which the job reaches `ends`. Default 0. */
+  /** Seconds (workflow time) the job waits IN_QUEUE after its submit before it starts. Default 0. */
+  queuedSeconds?: number;
+  /** Seconds (workflow time) after it started at which the job reaches `ends`. Default 0. */
   runSeconds?: number;
   /** Its terminal state. Default COMPLETED. */
   ends?: Extract<JobState, 'COMPLETED' | 'FAILED' | 'CANCELLED'>;
@@ -58,6 +60,8 @@ export interface ScriptedService {
   script(workflowId: string, script: Script): void;
   /** Calls the pipeline `workflowId` made, in order; optionally only those of `activity`. */
   calls(workflowId: string, activity?: keyof PipelineActivities): ServiceCall[];
+  /** The state job `requestId` was in when its cancel reached the service (undefined: never cancelled). */
+  cancelledFrom(requestId: string): JobState | undefined;
 }
 
 const SERVICE = 'https://service.test';
@@ -83,8 +87,12 @@ export function scriptedService(): ScriptedService {
     if (!job) throw ApplicationFailure.nonRetryable(`no job ${requestId}`, 'ServiceProblem:not_found');
     return job;
   };
-  const stateAt = (job: Job, atMs: number): JobState =>
-    atMs >= job.submittedAtMs + job.runSeconds * 1000 ? job.ends : 'IN_PROGRESS';
+  const cancelled = new Map<string, JobState>();
+  const stateAt = (job: Job, atMs: number): JobState => {
+    const startsAtMs = job.submittedAtMs + job.queuedSeconds * 1000;
+    if (atMs < startsAtMs) return 'IN_QUEUE';
+    return atMs >= startsAtMs + job.runSeconds * 1000 ? job.ends : 'IN_PROGRESS';
+  };
   const resultOf = (job: Job): JobResult => ({
     request_id: job.requestId,
     status: 'COMPLETED',
@@ -133,6 +141,7 @@ export function scriptedService(): ScriptedService {
         model: request.model,
         submittedAtMs: atMs,
         credits: script.quote ?? 80,
+        queuedSeconds: scripted.queuedSeconds ?? 0,
         runSeconds: scripted.runSeconds ?? 0,
         ends: scripted.ends ?? 'COMPLETED',
       });
@@ -166,7 +175,10 @@ export function scriptedService(): ScriptedService {
       const { atMs } = record('cancelJob', args);
       const job = jobOf(args[0]);
       const state = stateAt(job, atMs);
-      if (state === 'IN_PROGRESS') Object.assign(job, { runSeconds: 0, ends: 'CANCELLED', submittedAtMs: atMs });
+      if (state === 'IN_PROGRESS' || state === 'IN_QUEUE') {
+        cancelled.set(job.requestId, state);
+        Object.assign(job, { queuedSeconds: 0, runSeconds: 0, ends: 'CANCELLED', submittedAtMs: atMs });
+      }
       return { request_id: job.requestId, status: stateAt(job, atMs) };
     },
     async candidateOrphans(...args) {
@@ -184,6 +196,7 @@ export function scriptedService(): ScriptedService {
     script: (workflowId, script) => scripts.set(workflowId, script),
     calls: (workflowId, activity) =>
       (calls.get(workflowId) ?? []).filter((call) => activity === undefined || call.activity === activity),
+    cancelledFrom: (requestId) => cancelled.get(requestId),
   };
 }
 

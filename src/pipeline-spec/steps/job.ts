@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { modelIdSchema, validateModelInput, type FieldError, type UriRules } from '../../contract';
-import { pollPacingSchema, safeNameSchema, stepRetrySchema } from '../step-fields';
+import { pollPacingSchema, safeNameSchema, startDeadlineSecondsSchema, stepRetrySchema } from '../step-fields';
 import type { SpecStepKind } from './kind';
 
 /** A paid job of the service: `model` and its input (docs/service-api.md), with resubmits and pacing. */
@@ -10,6 +10,8 @@ export const jobStepSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()),
   retry: stepRetrySchema.optional(),
   pacing: pollPacingSchema.optional(),
+  /** A job still IN_QUEUE this many seconds after its submit is cancelled (free) and the step fails StartDeadlineExceeded. */
+  startDeadlineSeconds: startDeadlineSecondsSchema.optional(),
   /** false: skip the preflight check of this step's inputs (docs/preflight.md). Default true. */
   preflight: z.boolean().optional(),
 });

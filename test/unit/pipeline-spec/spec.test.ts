@@ -30,6 +30,23 @@ describe('pipeline spec', () => {
     expect(noRetry.steps[1]?.retry?.maxResubmits).toBe(0);
   });
 
+  it('takes startDeadlineSeconds on a step and as the pipeline default: whole seconds, 1 s to 7 days', () => {
+    const [first, second] = valid.steps;
+    const spec = parsePipelineSpec({
+      ...valid,
+      startDeadlineSeconds: 600,
+      steps: [{ ...first, startDeadlineSeconds: 30 }, second],
+    });
+    expect(spec.startDeadlineSeconds).toBe(600);
+    expect(spec.steps[0]?.startDeadlineSeconds).toBe(30);
+    expect(errorsOf({ ...valid, startDeadlineSeconds: 0 }).map((e) => e.path)).toEqual(['startDeadlineSeconds']);
+    const late = errorsOf({ ...valid, steps: [{ ...first, startDeadlineSeconds: 1.5 }, second] });
+    expect(late.map((e) => e.path)).toEqual(['steps.0.startDeadlineSeconds']);
+    expect(errorsOf({ ...valid, startDeadlineSeconds: 8 * 24 * 3600 }).map((e) => e.path)).toEqual([
+      'startDeadlineSeconds',
+    ]);
+  });
+
   it('rejects names that are unsafe in workflow ids, with the path', () => {
     expect(errorsOf({ ...valid, name: 'a/b' })).toEqual([expect.objectContaining({ path: 'name' })]);
     expect(errorsOf({ ...valid, steps: [{ ...valid.steps[0], id: 'has space' }] })[0]?.path).toBe('steps.0.id');

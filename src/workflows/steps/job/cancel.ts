@@ -75,3 +75,22 @@ export async function cancelOrAbandon(job: JobHandle, attempt: StepAttempt, reas
   });
   job.changed();
 }
+
+/** What `cancelUnstarted` reports when its cancel ended the job: it never started, and was refunded. */
+export const MISSED_START = 'missed-start';
+
+/**
+ * Cancels `attempt`'s job, still IN_QUEUE at its start deadline, and settles it: `missed-start` when the
+ * cancel ended it (refunded); the terminal state it reached first otherwise (it started in between).
+ */
+export async function cancelUnstarted(
+  job: JobHandle,
+  attempt: StepAttempt,
+  seconds: number,
+): Promise<JobState | typeof MISSED_START> {
+  const terminal = await stopJob(job, attempt);
+  if (terminal !== 'CANCELLED') return terminal;
+  attempt.error = `not started within ${seconds} s (still IN_QUEUE): cancelled before it started (refunded)`;
+  job.changed();
+  return MISSED_START;
+}

@@ -43,6 +43,7 @@ export const jobStep: StepKind<JobStep> = {
       label: step.id,
       pacing: { ...pipeline.defaultPacing, ...step.pacing },
       maxResubmits: step.retry?.maxResubmits ?? 0,
+      ...startDeadlineOf(step.startDeadlineSeconds ?? pipeline.spec.startDeadlineSeconds),
       budgetRemaining: () => run.budgetRemaining(),
       // Unset ones take the job's defaults.
       submitTimeoutSeconds: pipeline.submitTimeoutSeconds,
@@ -57,6 +58,11 @@ export const jobStep: StepKind<JobStep> = {
   revokeAhead: revokePreparedSubmits,
   settled: chargesSettled,
 };
+
+/** The option when set: a workflow input holds only what is set. */
+function startDeadlineOf(seconds: number | undefined): { startDeadlineSeconds?: number } {
+  return seconds === undefined ? {} : { startDeadlineSeconds: seconds };
+}
 
 /**
  * The steps after step `index` that the bridge may submit as soon as the job before each completes

@@ -6,22 +6,52 @@ import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../pipeline-spec/ui-t
 import type { StepAttempt } from '../../pipeline-types';
 import { serviceErrorOf, type TerminalEvent } from './job-event-buffer';
 import { apiWith, permitRelease } from './proxies';
+import { StartDeadlinePassed } from './errors';
 import type { JobHandle } from './types';
 
-/** Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback. */
-export async function waitForOutcome(job: JobHandle, attempt: StepAttempt, pacing: PollPacing): Promise<JobState> {
+/**
+ * Waits for a terminal state of `attempt`: the webhook first, paced status polls as the fallback.
+ * With a start deadline (workflow time, ms): a wait that would pass it while the job was never seen
+ * started wakes at it for one status read, and throws StartDeadlinePassed when the job is still IN_QUEUE.
+ */
+export async function waitForOutcome(
+  job: JobHandle,
+  attempt: StepAttempt,
+  pacing: PollPacing,
+  startDeadline?: { at: number; seconds: number },
+): Promise<JobState> {
   const requestId = attempt.requestId as string;
   const since = Date.now();
   job.set({ pollOffsetsSeconds: [] });
   const arrived = () => job.jobs.events.terminalOf(requestId) !== undefined;
   let lastSeen: JobState | undefined;
+  /** Waits up to `delayMs` for the webhook (true when it came); `condition` reads a 0 timeout as none. */
+  const webhookWithin = async (delayMs: number): Promise<boolean> => {
+    if (delayMs <= 0) return arrived();
+    return condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) });
+  };
+  const fromWebhook = (): JobState => {
+    attempt.learnedBy = 'webhook';
+    return (job.jobs.events.terminalOf(requestId) as TerminalEvent).state;
+  };
   /** Waits up to `delayMs` for the webhook, then polls once; the terminal state, or null to go on. */
   const waitThenPoll = async (delayMs: number): Promise<JobState | null> => {
-    job.set({ nextPollAt: Date.now() + delayMs });
-    if (await condition(arrived, delayMs, { summary: TIMER_SUMMARIES.webhook(requestId, delayMs / 1000) })) {
-      attempt.learnedBy = 'webhook';
-      return (job.jobs.events.terminalOf(requestId) as TerminalEvent).state;
+    const dueAt = Date.now() + delayMs;
+    job.set({ nextPollAt: dueAt });
+    const unstarted = lastSeen === undefined || lastSeen === 'IN_QUEUE';
+    if (startDeadline && unstarted && startDeadline.at < dueAt) {
+      // The start deadline comes first: one read at it says whether the job left the queue.
+      if (await webhookWithin(startDeadline.at - Date.now())) return fromWebhook();
+      const state = await poll();
+      if (state === 'IN_QUEUE') throw new StartDeadlinePassed(startDeadline.seconds);
+      if (isTerminalState(state)) return state;
     }
+    if (await webhookWithin(dueAt - Date.now())) return fromWebhook();
+    const state = await poll();
+    return isTerminalState(state) ? state : null;
+  };
+  /** One status read: counted, and a terminal state's reason kept. */
+  const poll = async (): Promise<JobState> => {
     const offset = (Date.now() - since) / 1000;
     const status = await apiWith(ACTIVITY_SUMMARIES.poll(job.label, requestId)).pollJobStatus(
       requestId,
@@ -30,7 +60,7 @@ export async function waitForOutcome(job: JobHandle, attempt: StepAttempt, pacin
     // A poll that finds the state it found before is no change.
     job.polled(offset, status.status !== lastSeen);
     lastSeen = status.status;
-    if (!isTerminalState(status.status)) return null;
+    if (!isTerminalState(status.status)) return status.status;
     attempt.learnedBy = 'poll';
     const reason = serviceErrorOf(status.error);
     if (reason) attempt.serviceError = reason;

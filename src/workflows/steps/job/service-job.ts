@@ -14,7 +14,8 @@ import { resolvePacing } from '../../../pipeline-spec/pacing';
 import { ACTIVITY_SUMMARIES, TIMER_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import { workflowFailure } from '../../errors';
 import type { StepAttempt, StepSummary } from '../../pipeline-types';
-import { cancelOrAbandon, cancelStep, reasonOf } from './cancel';
+import { MISSED_START, cancelOrAbandon, cancelStep, cancelUnstarted, reasonOf } from './cancel';
+import { StartDeadlinePassed } from './errors';
 import { settle, waitForOutcome } from './outcome';
 import { apiWith } from './proxies';
 import { submit } from './submit';
@@ -171,16 +172,10 @@ export class ServiceJob implements JobHandle {
         this.set({ phase: 'submitting' });
         await submit(this, attempt);
         this.set({ submittedAt: this.state.submittedAt ?? Date.now(), lastChangeAt: Date.now(), phase: 'waiting' });
-        let terminal: JobState;
-        try {
-          const pacing = resolvePacing(MODELS[this.model].expectedRunSeconds, this.options.pacing);
-          terminal = await waitForOutcome(this, attempt, pacing);
-          await settle(this, attempt, terminal);
-        } catch (error) {
-          // A failure after the job was accepted must not leave the paid job running unnoticed.
-          if (isCancellation(error)) throw error;
-          await cancelOrAbandon(this, attempt, `waiting for the job failed: ${reasonOf(error)}`);
-          throw error;
+        const terminal = await this.outcomeOf(attempt);
+        if (terminal === MISSED_START) {
+          this.missedStart(n);
+          continue;
         }
         // Cancelled at the service by someone else: the job is over, refunded.
         if (terminal !== 'FAILED') return this.end(terminal === 'COMPLETED' ? 'completed' : 'cancelled');
@@ -190,6 +185,47 @@ export class ServiceJob implements JobHandle {
       if (!isCancellation(error)) throw error;
       return this.end(await CancellationScope.nonCancellable(() => cancelStep(this)));
     }
+  }
+
+  /**
+   * Waits for `attempt`'s terminal state and settles it. With a start deadline (fresh for each
+   * attempt, from its submit's answer): `missed-start` when the job was cancelled still queued.
+   */
+  private async outcomeOf(attempt: StepAttempt): Promise<JobState | typeof MISSED_START> {
+    const seconds = this.options.startDeadlineSeconds;
+    const startDeadline = seconds === undefined ? undefined : { at: Date.now() + seconds * 1000, seconds };
+    try {
+      const pacing = resolvePacing(MODELS[this.model].expectedRunSeconds, this.options.pacing);
+      let terminal: JobState;
+      try {
+        terminal = await waitForOutcome(this, attempt, pacing, startDeadline);
+      } catch (error) {
+        if (!(error instanceof StartDeadlinePassed)) throw error;
+        return await cancelUnstarted(this, attempt, error.seconds);
+      }
+      await settle(this, attempt, terminal);
+      return terminal;
+    } catch (error) {
+      // A failure after the job was accepted must not leave the paid job running unnoticed.
+      if (isCancellation(error)) throw error;
+      await cancelOrAbandon(this, attempt, `waiting for the job failed: ${reasonOf(error)}`);
+      throw error;
+    }
+  }
+
+  /** The attempt was cancelled unstarted at its start deadline (refunded): resubmitted as the policy allows, else the job fails. */
+  private missedStart(n: number): void {
+    const maxResubmits = this.options.maxResubmits ?? 0;
+    if (n <= maxResubmits) return;
+    const seconds = this.options.startDeadlineSeconds as number;
+    const message = `not started within ${seconds} s of its submit ${n} time(s); each job was cancelled while still IN_QUEUE (refunded); policy allows ${maxResubmits} resubmit(s)`;
+    this.finish('start-deadline-exceeded', message);
+    const requestIds = this.attempts.map((a) => a.requestId).join(', ');
+    throw workflowFailure(
+      FAILURE_TYPES.startDeadlineExceeded,
+      `step ${this.label} (${this.model}): ${message} (request ids ${requestIds})`,
+      { step: this.label, startDeadlineSeconds: seconds, requestIds: this.attempts.map((a) => a.requestId) },
+    );
   }
 
   private async backOff(seconds: number): Promise<void> {

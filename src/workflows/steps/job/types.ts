@@ -23,6 +23,12 @@ export interface ServiceJobOptions {
   pacing?: Partial<PollPacing>;
   /** FAILED jobs resubmitted (after a backoff, with a fresh key) before the job fails (default 0). */
   maxResubmits?: number;
+  /**
+   * Seconds from each submit's answer by which the provider must have started the job: one still
+   * IN_QUEUE then is cancelled (free before it starts) and the attempt counts as missed; past
+   * `maxResubmits` the job fails `StartDeadlineExceeded`. Default none.
+   */
+  startDeadlineSeconds?: number;
   /** Credits the job may still spend, read before each submit; absent: no budget check and no quote before it. */
   budgetRemaining?: () => number | undefined;
   submitTimeoutSeconds?: number;
