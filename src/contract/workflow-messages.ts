@@ -22,6 +22,10 @@ export const SIGNAL_NAMES = {
   webhookEvent: 'webhookEvent',
   /** A pipeline of a batch → the batch: "this item ended so". Pinned. */
   batchItemDone: 'batchItemDone',
+  /** A pipeline of a batch → the batch: "the account refused my submit; I wait for the resume". Pinned. */
+  batchItemWaiting: 'batchItemWaiting',
+  /** A batch → its waiting pipelines: "resumed (`reelflow batch resume`): submit again". Pinned. */
+  batchResumed: 'batchResumed',
 } as const;
 
 /** Update names (the Temporal UI's "Send an Update" and `reelflow` send them by these names). */
@@ -29,6 +33,8 @@ export const UPDATE_NAMES = {
   /** Submit activity → route workflow of an earlier build: "I am the subscriber". Pinned. */
   subscribeRoute: 'subscribeRoute',
   raiseBatchBudget: 'raiseBatchBudget',
+  /** `reelflow batch resume batch/<id>`: a paused batch goes on (after a top-up or a new key). Pinned. */
+  resumeBatch: 'resumeBatch',
   cancelStep: 'cancelStep',
   cancelPipeline: 'cancelPipeline',
   raiseBudget: 'raiseBudget',

@@ -49,6 +49,8 @@ export interface BatchView {
   updatedAt?: number;
   budgetCredits?: number | null;
   stoppedBy?: 'budget' | null;
+  /** Set while an account-level refusal pauses the batch (until `reelflow batch resume`). */
+  paused?: { code: string; reason: string; waiting: readonly string[] };
 }
 
 /** The Temporal UI shows the summary on one line; the server caps user metadata, so stay well below. */
@@ -179,7 +181,14 @@ export function batchRates(
   const elapsed = progress.startedAt !== undefined ? (now - progress.startedAt) / 1000 : 0;
   const itemsPerSecond = elapsed > 0 && finished > 0 ? finished / elapsed : null;
   const left = Math.max(0, progress.total - finished);
-  const etaSeconds = progress.status !== 'running' ? 0 : itemsPerSecond ? left / itemsPerSecond : null;
+  const etaSeconds =
+    progress.status === 'paused'
+      ? null
+      : progress.status !== 'running'
+        ? 0
+        : itemsPerSecond
+          ? left / itemsPerSecond
+          : null;
   return { finished, itemsPerSecond, etaSeconds };
 }
 
@@ -195,6 +204,15 @@ export function batchStatusLines(progress: BatchView, now: number): string[] {
       ? [`credits ${credits.net} net (${credits.charged} charged, ${credits.refunded} refunded)${budget}`]
       : []),
     ...(progress.stoppedBy === 'budget' ? ['stopped starting items: the budget would be passed'] : []),
+    ...(progress.paused ? pausedLines(progress.name, progress.paused) : []),
+  ];
+}
+
+/** Why a paused batch waits, and what ends it. */
+function pausedLines(name: string, paused: NonNullable<BatchView['paused']>): string[] {
+  return [
+    `paused (${paused.code}): ${paused.reason}`,
+    `${paused.waiting.length} item(s) wait, nothing failed or paid for it; after a top-up or a new key: reelflow batch resume batch/${name}`,
   ];
 }
 

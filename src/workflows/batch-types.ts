@@ -16,6 +16,35 @@ export interface BatchItemResult {
   error?: string;
 }
 
+/** A batch item whose submit the account refused: it waits for `reelflow batch resume` (docs/batches.md). */
+export interface BatchItemWaiting {
+  name: string;
+  workflowId: string;
+  /** The refusal's problem code: `insufficient_credits`, `unauthorized`, `forbidden` or `rate_limited`. */
+  code: string;
+  /** The service's message, with the step it refused. */
+  reason: string;
+  /** Workflow time of the refusal, ms: one older than the last resume is resumed at once. */
+  at: number;
+}
+
+/** Why a batch stopped starting items until `reelflow batch resume`: an account-level refusal. */
+export interface BatchPause {
+  code: string;
+  /** The first refusal's reason, naming the item and step. */
+  reason: string;
+  /** Workflow time the batch paused, ms. */
+  since: number;
+  /** Items waiting for the resume (refused, neither failed nor paid), by name. */
+  waiting: string[];
+}
+
+/** What `resumeBatch` answers: the refusal it ended and how many waiting items it woke. */
+export interface BatchResumeAnswer {
+  code: string;
+  resumed: number;
+}
+
 /** One line of a stored batch manifest: a resolved pipeline spec (media as references). */
 export interface BatchManifestItem {
   /** Position in the manifest, from 0. */
@@ -72,6 +101,10 @@ export type BatchCarried = Required<
   counts: BatchCounts;
   /** Results not yet written to a result page. */
   pendingResults: BatchItemResult[];
+  /** Set while the batch is paused by an account-level refusal. */
+  pause?: BatchPause;
+  /** Workflow time of the last `resumeBatch`, ms. */
+  resumedAt?: number;
 };
 
 /** Input of `batchWorkflow`: the manifest is a reference, so the input stays small (docs/batches.md). */
@@ -106,7 +139,10 @@ export interface BatchProgress extends BatchCounts {
   runs: number;
   /** The results not yet written to a result page (the others are in `resultPages`). */
   results: BatchItemResult[];
-  status: 'running' | 'completed' | 'cancelled';
+  /** `paused`: an account-level refusal stopped it starting items until `reelflow batch resume` (see `paused`). */
+  status: 'running' | 'paused' | 'completed' | 'cancelled';
+  /** Why the batch is paused and which items wait. */
+  paused?: BatchPause;
   /** Paged batches: the result pages written so far (media store digests, JSON Lines of BatchItemResult). */
   resultPages?: string[];
   /** Paged batches: the stored manifest's digest and item count. */

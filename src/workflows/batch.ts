@@ -22,6 +22,7 @@ import {
   SEARCH_ATTRIBUTES,
 } from './definitions';
 import { failedItemResult, itemResult } from './batch-item';
+import { answerPauses, dropWaiting } from './batch-pause';
 import { pipelineWorkflow } from './pipeline';
 import type {
   BatchCarried,
@@ -106,6 +107,10 @@ async function windowedBatch(input: BatchWorkflowInput, concurrency: number): Pr
       },
     },
   );
+  answerPauses(run.c, () => {
+    run.changes += 1;
+    show(run);
+  });
   show(run);
 
   try {
@@ -164,7 +169,8 @@ function progressOf({ input, c, total, status, concurrency }: BatchRun): BatchPr
     running: Object.keys(c.window),
     runs: c.runs,
     results: c.pendingResults,
-    status,
+    status: c.pause && status === 'running' ? 'paused' : status,
+    ...(c.pause ? { paused: c.pause } : {}),
     resultPages: c.resultPages,
     manifest: { sha256: input.manifest.sha256, records: input.manifest.records },
     concurrency,
@@ -184,6 +190,7 @@ function settle(run: BatchRun, result: BatchItemResult): void {
   const { c } = run;
   if (!(result.name in c.window)) return;
   delete c.window[result.name];
+  dropWaiting(c, result.name);
   c.counts[result.status] += 1;
   for (const key of ['charged', 'refunded', 'net'] as const) c.credits[key] += result.ledger?.[key] ?? 0;
   c.pendingResults.push(result);
@@ -274,7 +281,8 @@ async function fillWindow(run: BatchRun): Promise<void> {
   const { c, input, part, concurrency } = run;
   const records = input.manifest.records;
   while (c.nextIndex < records && (run.startedThisRun === 0 || !runIsFull(run)) && c.stoppedBy === null) {
-    await condition(() => inFlight(run) < concurrency);
+    // Paused by an account-level refusal: nothing starts until `reelflow batch resume`.
+    await condition(() => inFlight(run) < concurrency && !c.pause);
     if (overBudget(run)) {
       if (inFlight(run) === 0 && run.pendingStarts === 0) {
         c.stoppedBy = 'budget';

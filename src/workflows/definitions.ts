@@ -9,7 +9,7 @@ import type {
   RaiseBudgetArgs,
   RetryStepArgs,
 } from './pipeline-types';
-import type { BatchItemResult, BatchProgress } from './batch-types';
+import type { BatchItemResult, BatchItemWaiting, BatchProgress, BatchResumeAnswer } from './batch-types';
 import type { ResolveAnswer, ResolveDecision } from './recovery-types';
 import type { PreparedSubmission } from '../contract/prepared-submission';
 import { QUERY_NAMES, SIGNAL_NAMES, UPDATE_NAMES } from '../contract/workflow-messages';
@@ -73,6 +73,15 @@ export const batchProgressQuery = defineQuery<BatchProgress>(QUERY_NAMES.batchPr
 
 /** Pipeline of a batch → the batch, by workflow id (so it reaches the current run): "this item ended so". */
 export const batchItemDoneSignal = defineSignal<[BatchItemResult]>(SIGNAL_NAMES.batchItemDone);
+
+/** Pipeline of a batch → the batch: the account refused its submit (credits, key, 429s past the bound); it waits. */
+export const batchItemWaitingSignal = defineSignal<[BatchItemWaiting]>(SIGNAL_NAMES.batchItemWaiting);
+
+/** Batch → a waiting pipeline of it: the batch was resumed; submit again. */
+export const batchResumedSignal = defineSignal<[]>(SIGNAL_NAMES.batchResumed);
+
+/** `reelflow batch resume batch/<id>`: a paused batch starts items again and wakes the waiting ones (refused when not paused). */
+export const resumeBatchUpdate = defineUpdate<BatchResumeAnswer, []>(UPDATE_NAMES.resumeBatch);
 
 /** `reelflow budget batch/<id> <credits>`: the batch's new budget (larger than the current one). */
 export const raiseBatchBudgetUpdate = defineUpdate<{ budgetCredits: number }, [number]>(UPDATE_NAMES.raiseBatchBudget);

@@ -33,6 +33,8 @@ export type StepPhase =
   | 'quoting'
   | 'capacity'
   | 'submitting'
+  /** A batch item whose submit the account refused: waiting for `reelflow batch resume`. */
+  | 'paused'
   | 'ambiguous'
   | 'waiting'
   | 'fetching-result'

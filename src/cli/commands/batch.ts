@@ -17,6 +17,7 @@ import type { MediaRef } from '../../media/reference';
 import type { ResumeFrom } from '../../workflows/resume-types';
 import { batchDetails, batchSummaryLine } from '../../pipeline-spec/ui-text';
 import { resumeInputFor } from '../lib/resume';
+import { registerBatchResumeCommand } from './batch-resume';
 import {
   batchProgress,
   cliEnv,
@@ -152,6 +153,7 @@ export function registerBatchCommand(program: Command): void {
     .option('--detach', 'only start the batch and print its workflow id', false)
     .option('--json', 'print the final progress as JSON', false)
     .action(runBatch);
+  registerBatchResumeCommand(program.commands.find((command) => command.name() === 'batch') as Command);
 }
 
 /** The options of `reelflow batch`. */

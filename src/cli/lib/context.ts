@@ -106,8 +106,11 @@ export async function batchProgress(handle: WorkflowHandle): Promise<BatchProgre
   );
   const found = parts.filter((p): p is BatchProgress => p !== undefined);
   const sum = (key: 'completed' | 'failed' | 'cancelled' | 'skipped') => found.reduce((n, p) => n + p[key], 0);
+  // A partition paused by an account-level refusal pauses the whole batch (one account).
+  const paused = found.find((p) => p.paused)?.paused;
   return {
     ...top,
+    ...(paused ? { status: 'paused' as const, paused } : {}),
     completed: sum('completed'),
     failed: sum('failed'),
     cancelled: sum('cancelled'),

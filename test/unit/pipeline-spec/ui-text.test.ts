@@ -171,6 +171,20 @@ describe('what a batch shows (reelflow status and the UI current details)', () =
     });
   });
 
+  it('says why a paused batch waits, how many items wait, and how to resume it; no ETA while paused', () => {
+    const paused = {
+      ...progress,
+      status: 'paused',
+      paused: { code: 'insufficient_credits', reason: 'item b: the balance is 0', waiting: ['a', 'b'] },
+    };
+    expect(batchRates(paused, 1_020_000).etaSeconds).toBeNull();
+    expect(batchStatusLines(paused, 1_020_000).slice(3)).toEqual([
+      'paused (insufficient_credits): item b: the balance is 0',
+      '2 item(s) wait, nothing failed or paid for it; after a top-up or a new key: reelflow batch resume batch/nightly',
+    ]);
+    expect(batchCurrentDetails(paused)).toContain('**nightly** · paused');
+  });
+
   it('sums the credits of partitions', () => {
     expect(sumBatchCredits([progress, { credits: { charged: 1, refunded: 1, net: 0 } }, {}])).toEqual({
       charged: 3001,

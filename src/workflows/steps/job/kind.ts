@@ -8,7 +8,8 @@ import type { JobStep } from '../../../pipeline-spec/spec';
 import { forEachReference } from '../../../pipeline-spec/references';
 import type { PipelineWorkflowInput } from '../../pipeline-types';
 import type { StepKind } from '../kind';
-import { idempotencyKeyFor, runServiceJob } from './service-job';
+import { waitForBatchResume } from './account-refusal';
+import { idempotencyKeyFor, runServiceJob, type ServiceJobOptions } from './service-job';
 import { chargesSettled, revokePreparedSubmits, workflowJobs } from './workflow-jobs';
 
 /**
@@ -52,12 +53,19 @@ export const jobStep: StepKind<JobStep> = {
       ...prepareAfter(pipeline, run.index, run.submitAs, run.budgetRemaining() !== undefined),
       observe: (job) => run.observe(job),
       wakeBackoff: () => run.wakeBackoff(),
+      ...pauseWith(pipeline),
     });
   },
   resume: (_step, carried) => ({ status: 'completed', carriedFrom: carried.paidInRunId, output: carried.output }),
   revokeAhead: revokePreparedSubmits,
   settled: chargesSettled,
 };
+
+/** A batch item waits out an account-level refusal until its batch resumes; a lone pipeline fails with it. */
+function pauseWith({ batch, spec }: PipelineWorkflowInput): Pick<ServiceJobOptions, 'whenAccountRefused'> {
+  if (!batch) return {};
+  return { whenAccountRefused: (refusal) => waitForBatchResume(batch.workflowId, spec.name, refusal) };
+}
 
 /** The option when set: a workflow input holds only what is set. */
 function startDeadlineOf(seconds: number | undefined): { startDeadlineSeconds?: number } {

@@ -14,6 +14,9 @@ export function apiWith(summary: string): ReelflowActivities {
   return proxyReelflowActivities<ReelflowActivities>({ ...API_OPTIONS, summary });
 }
 
+/** Attempts of the submit activity: a submit whose every attempt answered 429 is an account-level refusal (./account-refusal.ts). */
+export const SUBMIT_MAX_ATTEMPTS = 10;
+
 /**
  * The submit-and-subscribe activity (a retry mostly covers a worker that died mid-submit: the key makes
  * it safe); as a local activity, a marker instead of three activity events and a workflow task.
@@ -26,7 +29,12 @@ export function submitActivities(
   const options = {
     summary,
     startToCloseTimeout: `${timeoutSeconds} seconds`,
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts: SUBMIT_MAX_ATTEMPTS,
+    },
   } as const;
   if (submitAs === 'local-activity') return proxyReelflowLocalActivities<ReelflowActivities>(options);
   return proxyReelflowActivities<ReelflowActivities>({

@@ -10,6 +10,7 @@ import { FAILURE_TYPES } from '../../../contract/failure-types';
 import { ACTIVITY_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import { workflowFailure } from '../../errors';
 import type { StepAttempt } from '../../pipeline-types';
+import { accountRefusalOf, waitOutRefusal } from './account-refusal';
 import { awaitDecision } from './ambiguous';
 import { cancelOrAbandon } from './cancel';
 import { releasePermit } from './outcome';
@@ -64,6 +65,11 @@ export async function submit(job: JobHandle, attempt: StepAttempt): Promise<void
       const cause = error instanceof ActivityFailure ? error.cause : error;
       if (cause instanceof ApplicationFailure && cause.type === FAILURE_TYPES.submitAnswerInvalid) {
         throw await invalidAnswer(job, attempt, cause);
+      }
+      const refusal = job.options.whenAccountRefused ? accountRefusalOf(cause) : undefined;
+      if (refusal) {
+        await waitOutRefusal(job, attempt, refusal);
+        continue;
       }
       if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE_TYPES.ambiguousSubmission) throw error;
       const why = `the submit may have created a job but no usable answer came back (${cause.message})`;

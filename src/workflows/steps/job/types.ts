@@ -43,8 +43,19 @@ export interface ServiceJobOptions {
    * (the activity writes them only where that is safe: SubmitRequest.prepareNext).
    */
   prepareNext?: PreparedChain;
+  /**
+   * @internal reelflow's batch hook: the account refused a submit (./account-refusal.ts); resolves when
+   * the submit may be sent again (the batch resumed). Absent: the refusal fails the job.
+   */
+  whenAccountRefused?: (refusal: AccountRefusal) => Promise<void>;
   /** @internal reelflow's pipeline hook: true once an operator asked to end a resubmit backoff now (`retryStep`). */
   wakeBackoff?: () => boolean;
+}
+
+/** A refusal of the account rather than of the job (credits, key, 429s past the bound): its problem code and message. */
+export interface AccountRefusal {
+  code: string;
+  message: string;
 }
 
 /** Credits of a job over all its attempts. */
