@@ -180,6 +180,15 @@ export async function collectBatchReport(
     name: progress.name,
     workflowId,
     status: progress.status,
+    ...(progress.paused
+      ? {
+          paused: {
+            code: progress.paused.code,
+            reason: progress.paused.reason,
+            waiting: progress.paused.waiting.length,
+          },
+        }
+      : {}),
     totals: {
       items: cards.length,
       byState,

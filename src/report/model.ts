@@ -87,6 +87,8 @@ export interface BatchReport {
   name: string;
   workflowId: string;
   status: string;
+  /** While an account-level refusal pauses the batch: why, and how many items wait for `reelflow batch resume`. */
+  paused?: { code: string; reason: string; waiting: number };
   totals: {
     items: number;
     byState: Record<string, number>;

@@ -251,6 +251,12 @@ function pageNav(gallery: GalleryPage): string {
   return `<nav class="pages" aria-label="Gallery pages">${gallery.number > 1 ? `${link(gallery.number - 1, 'Previous', 'prev')} ` : ''}${parts.join(' ')}${gallery.number < gallery.count ? ` ${link(gallery.number + 1, 'Next', 'next')}` : ''}</nav>`;
 }
 
+/** A paused batch's reason and what ends the pause (nothing when it is not paused). */
+function pausedNote({ paused, workflowId }: BatchReport): string {
+  if (!paused) return '';
+  return `\n<p class="meta">Paused (${h(paused.code)}): ${h(paused.reason)}. ${h(paused.waiting)} item(s) wait; after a top-up or a new key: <code>reelflow batch resume ${h(workflowId)}</code></p>`;
+}
+
 /**
  * The page of a batch: totals, state filters, a gallery card per pipeline with its final output
  * (poster and link; the file is beside the page or embedded when small). A large batch is split
@@ -267,7 +273,7 @@ ${states.map(([state, n]) => `<button type="button" data-filter="${h(state)}" ar
 <p id="filter-status" class="meta" role="status" aria-live="polite">${items.length} of ${items.length} shown</p>`;
   const nav = gallery ? pageNav(gallery) : '';
   const body = `<h1>Batch ${h(report.name)}${gallery && gallery.count > 1 ? ` · page ${gallery.number} of ${gallery.count}` : ''}</h1>
-<p class="meta">${stateBadge(report.status)} <code>${h(report.workflowId)}</code></p>
+<p class="meta">${stateBadge(report.status)} <code>${h(report.workflowId)}</code></p>${pausedNote(report)}
 ${facts([
   ['Pipelines', h(report.totals.items)],
   ...states.map(([state, n]): [string, string] => [state, h(n)]),

@@ -50,4 +50,12 @@ describe('the batch gallery', () => {
     expect(cardsOf(html)).toEqual(['item-1', 'item-2', 'item-3']);
     expect(html).not.toContain('Gallery pages');
   });
+
+  it('says why a paused batch waits and how to resume it', () => {
+    const paused = { code: 'insufficient_credits', reason: 'item item-3: the balance is 0', waiting: 1 };
+    const html = renderBatchReport({ ...report(3), status: 'paused', paused });
+    expect(html).toContain('Paused (insufficient_credits): item item-3: the balance is 0. 1 item(s) wait');
+    expect(html).toContain('<code>reelflow batch resume batch/big</code>');
+    expect(renderBatchReport(report(3))).not.toContain('Paused (');
+  });
 });
