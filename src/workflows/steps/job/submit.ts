@@ -68,8 +68,16 @@ export async function submit(job: JobHandle, attempt: StepAttempt): Promise<void
       }
       const refusal = job.options.whenAccountRefused ? accountRefusalOf(cause) : undefined;
       if (refusal) {
-        await waitOutRefusal(job, attempt, refusal);
-        continue;
+        // A wait that cannot be had (the batch closed) leaves the refusal standing: the job fails with it.
+        const waited = await waitOutRefusal(job, attempt, refusal).then(
+          () => true,
+          (waitError: unknown) => {
+            if (isCancellation(waitError)) throw waitError;
+            return false;
+          },
+        );
+        if (waited) continue;
+        throw error;
       }
       if (!(cause instanceof ApplicationFailure) || cause.type !== FAILURE_TYPES.ambiguousSubmission) throw error;
       const why = `the submit may have created a job but no usable answer came back (${cause.message})`;
