@@ -31,3 +31,8 @@ export class RouteStoreSchemaError extends ReelflowError {
     this.known = versions.known;
   }
 }
+
+/** A route-store backup or restore could not be made (the file, the tools, or the database refused). */
+export class RouteStoreBackupError extends ReelflowError {
+  readonly code = 'route_store_backup' as const;
+}

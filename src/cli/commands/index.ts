@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Register> = {
   quote: () => (require('./quote') as typeof import('./quote')).registerQuoteCommand,
   outputs: () => (require('./outputs') as typeof import('./outputs')).registerOutputsCommand,
   media: () => (require('./media') as typeof import('./media')).registerMediaCommand,
+  'route-store': () => (require('./route-store') as typeof import('./route-store')).registerRouteStoreCommand,
   orphans: () => (require('./orphans') as typeof import('./orphans')).registerOrphansCommand,
   resume: () => (require('./resume') as typeof import('./resume')).registerResumeCommand,
   report: () => (require('./report') as typeof import('./report')).registerReportCommand,
