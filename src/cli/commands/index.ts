@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Register> = {
   budget: () => (require('./budget') as typeof import('./budget')).registerBudgetCommand,
   retry: () => (require('./retry') as typeof import('./retry')).registerRetryCommand,
   dev: () => (require('./dev') as typeof import('./dev')).registerDevCommand,
+  deploy: () => (require('./deploy') as typeof import('./deploy')).registerDeployCommand,
   doctor: () => (require('./doctor') as typeof import('./doctor')).registerDoctorCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
