@@ -8,7 +8,7 @@ import {
   openSqliteRouteStore,
   RouteStoreSchemaError,
   type RouteStore,
-} from '../../../src/routing';
+} from '../../../../src/routing';
 import {
   migratePostgres,
   migrateSqlite,
@@ -16,8 +16,8 @@ import {
   ROUTE_STORE_MIGRATIONS,
   ROUTE_STORE_SCHEMA_VERSION,
   type RouteStoreMigration,
-} from '../../../src/routing/migrations';
-import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
+} from '../../../../src/routing/migrations';
+import { startTestPostgres, type TestPostgres } from '../../../helpers/postgres';
 
 /**
  * The route store's schema versions on both backends: a store made by 0.3.0 (its DDL frozen in
@@ -25,7 +25,7 @@ import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
  * newer than the code is refused untouched; two openers of one PostgreSQL database migrate once.
  */
 
-const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'route-store');
+const FIXTURES = join(__dirname, '..', '..', '..', 'fixtures', 'route-store');
 /** The previous release's DDL in `dialect`, one statement per entry. */
 const previousSchema = (dialect: 'sqlite' | 'postgres') =>
   readFileSync(join(FIXTURES, `schema-0.3.0.${dialect}.sql`), 'utf8')
