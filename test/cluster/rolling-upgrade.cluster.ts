@@ -28,8 +28,9 @@ beforeAll(async () => {
 }, 900_000);
 
 describe('rolling upgrade on the Temporal cluster', () => {
-  it('B was deployed while pipelines were open on A', () => {
+  it('B was deployed and made current while every pipeline of A was open', () => {
     expect(figures.openOnAWhenBDeployed).toBe(COUNT);
+    expect(figures.openOnAWhenBCurrent).toBe(COUNT);
   });
 
   it("A's pipelines finished on A: every workflow task by build A's worker", () => {

@@ -48,8 +48,9 @@ export interface UpgradeRunFigures {
   aExited: boolean;
   aExitCode: number | null;
   bStillRunning: boolean;
-  /** Open A pipelines when B was deployed. */
+  /** Open A pipelines when B's worker started, and when `reelflow deploy` had made B current. */
   openOnAWhenBDeployed: number;
+  openOnAWhenBCurrent: number;
   deploy: CliResult;
   seconds: { clusterStart: number; upgrade: number };
 }
@@ -165,7 +166,7 @@ export async function runUpgradeScenario(options: {
       'service',
     );
     // Jobs long enough that A's pipelines are still open when B is deployed and made current.
-    await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { modelDurationMs: 8_000 }, key: TEST_ADMIN_KEY });
+    await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: { modelDurationMs: 20_000 }, key: TEST_ADMIN_KEY });
     const registered = await api(serviceUrl, 'POST', '/v1/webhooks/endpoints', {
       body: { url: `http://127.0.0.1:${bridgePort}/webhooks` },
     });
@@ -257,6 +258,8 @@ export async function runUpgradeScenario(options: {
       });
       return answer.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId === buildB;
     });
+    const openOnAWhenBCurrent = await openExecutionsOn(client, versionA);
+    log(`build ${buildB} current; ${openOnAWhenBCurrent} pipelines still open on A`);
     const onB = await startPipelines(client, taskQueue, serviceUrl, `upgrade-b-${stamp}`, options.count);
     const deploy = await deploying;
     const pinnedToAAtRetire = await openExecutionsOn(client, versionA);
@@ -279,6 +282,7 @@ export async function runUpgradeScenario(options: {
       aExitCode: workerA.child.exitCode,
       bStillRunning,
       openOnAWhenBDeployed,
+      openOnAWhenBCurrent,
       deploy,
       seconds: { clusterStart, upgrade },
     } satisfies UpgradeRunFigures;
