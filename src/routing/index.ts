@@ -14,4 +14,4 @@ export { createRouteSubscriber } from './subscriber';
 export { Inbox, startForwarder, type Forwarder, type ForwardOutcome } from './inbox';
 export { subscribeToRoute } from './route-workflows';
 export { warmSignalPath } from './warm-up';
-export { RouteStoreUnavailableError, InboxFullError } from './errors';
+export { RouteStoreUnavailableError, RouteStoreSchemaError, InboxFullError } from './errors';

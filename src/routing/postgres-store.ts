@@ -1,6 +1,6 @@
 import type * as Pg from 'pg';
 import { requireOptional } from '../config/optional-packages';
-import { routeStoreSchema } from './schema';
+import { migratePostgres, ROUTE_STORE_MIGRATIONS } from './migrations';
 import { subscriptionOf } from './sqlite-store';
 import {
   answers,
@@ -10,7 +10,7 @@ import {
   type InboxMethods,
   type RouteStore,
 } from './store';
-import { RouteStoreUnavailableError } from './errors';
+import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresRouteStoreOptions {
@@ -22,9 +22,6 @@ export interface PostgresRouteStoreOptions {
 
 const S = INBOX_STATE;
 const P = PREPARED_STATE;
-
-/** Serialises schema creation across processes that start at once (CREATE … IF NOT EXISTS races otherwise). */
-const SCHEMA_LOCK_KEY = 7_265_727_001;
 
 /** The pool and the one way the store's methods use it. */
 interface Postgres {
@@ -53,7 +50,7 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
   };
 }
 
-/** A lazily connecting pool; the schema is created on the first query. */
+/** A lazily connecting pool; the schema is migrated on the first query (./migrations). */
 function connect(url: string, options: PostgresRouteStoreOptions): Postgres {
   const timeoutMs = options.statementTimeoutMs ?? 5_000;
   // pg is an optional peer, loaded here: a SQLite route store (the default) never needs it.
@@ -75,13 +72,7 @@ function connect(url: string, options: PostgresRouteStoreOptions): Postgres {
     schema ??= (async () => {
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY]);
-        for (const statement of routeStoreSchema('BIGSERIAL PRIMARY KEY')) await client.query(statement);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        await migratePostgres(client, redactedUrl(url), ROUTE_STORE_MIGRATIONS);
       } finally {
         client.release();
       }
@@ -100,6 +91,8 @@ function connect(url: string, options: PostgresRouteStoreOptions): Postgres {
         await ensureSchema();
         return await pool.query(sql, values);
       } catch (error) {
+        // A schema this reelflow must not touch stays itself: retrying cannot help.
+        if (error instanceof RouteStoreSchemaError) throw error;
         throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, {
           cause: error,
         });
@@ -107,6 +100,16 @@ function connect(url: string, options: PostgresRouteStoreOptions): Postgres {
     },
   };
   return postgres;
+}
+
+/** `url` without its password, for messages. */
+function redactedUrl(url: string): string {
+  try {
+    const { protocol, username, host, pathname } = new URL(url);
+    return `${protocol}//${username ? `${username}@` : ''}${host}${pathname}`;
+  } catch {
+    return 'postgres://…';
+  }
 }
 
 /** The worker's half: subscriptions and the prepared submits written with them. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { routeStoreSchema } from './schema';
+import { migrateSqlite, ROUTE_STORE_MIGRATIONS } from './migrations';
 import {
   answers,
   INBOX_STATE,
@@ -12,7 +12,7 @@ import {
   type RouteStore,
   type Subscription,
 } from './store';
-import { RouteStoreUnavailableError } from './errors';
+import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
 
 /** Options of the embedded store. */
 export interface SqliteRouteStoreOptions {
@@ -79,18 +79,20 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
   };
 }
 
-/** Opens (and creates) the database file with the store's pragmas and schema. */
+/** Opens (and creates) the database file with the store's pragmas, migrated to the current schema. */
 function connect(path: string, options: SqliteRouteStoreOptions): Sqlite {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  let db: DatabaseSync;
+  let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(path);
     db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     if (options.checkpoints === 'caller') db.exec('PRAGMA wal_autocheckpoint = 0');
-    for (const statement of routeStoreSchema('INTEGER PRIMARY KEY AUTOINCREMENT')) db.exec(statement);
+    migrateSqlite(db, path, ROUTE_STORE_MIGRATIONS);
   } catch (error) {
+    db?.close();
+    if (error instanceof RouteStoreSchemaError) throw error;
     throw new RouteStoreUnavailableError(`route store ${path} cannot be opened: ${(error as Error).message}`, {
       cause: error,
     });

@@ -19,12 +19,14 @@ const COMMANDS: Record<string, () => Register> = {
   quote: () => (require('./quote') as typeof import('./quote')).registerQuoteCommand,
   outputs: () => (require('./outputs') as typeof import('./outputs')).registerOutputsCommand,
   media: () => (require('./media') as typeof import('./media')).registerMediaCommand,
+  'route-store': () => (require('./route-store') as typeof import('./route-store')).registerRouteStoreCommand,
   orphans: () => (require('./orphans') as typeof import('./orphans')).registerOrphansCommand,
   resume: () => (require('./resume') as typeof import('./resume')).registerResumeCommand,
   report: () => (require('./report') as typeof import('./report')).registerReportCommand,
   budget: () => (require('./budget') as typeof import('./budget')).registerBudgetCommand,
   retry: () => (require('./retry') as typeof import('./retry')).registerRetryCommand,
   dev: () => (require('./dev') as typeof import('./dev')).registerDevCommand,
+  deploy: () => (require('./deploy') as typeof import('./deploy')).registerDeployCommand,
   doctor: () => (require('./doctor') as typeof import('./doctor')).registerDoctorCommand,
 };
 /* eslint-enable @typescript-eslint/no-require-imports */

@@ -5,6 +5,7 @@ import { collectGarbage, type ReferrerRunState } from '../../media/gc';
 import { pipelineWorkflowId } from '../../workflows/definitions';
 import { cliEnv, cliMediaStore, withTemporal } from '../lib/context';
 import { printJson, say } from '../lib/output';
+import { registerMediaCopyCommands } from './media-copy';
 
 function duration(text: string): number {
   const seconds = parseDurationSeconds(text);
@@ -63,4 +64,5 @@ export function registerMediaCommand(program: Command): void {
         );
       });
     });
+  registerMediaCopyCommands(media);
 }

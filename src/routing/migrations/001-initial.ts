@@ -1,10 +1,14 @@
+import type { RouteStoreMigration } from './migration';
+
 /**
- * The tables of the route store, the same in both backends (SQLite and PostgreSQL accept this DDL).
- * `reelflow_routes`: one row per subscribed request. `reelflow_inbox`: one row per verified delivery,
- * unique on the service's `event_id`; `due_at` orders the forwarder's work and carries its lease.
- * `reelflow_prepared`: the next submit a pipeline prepared behind a request (PREPARED_STATE).
+ * Schema 1: the tables of reelflow 0.3.0, the last release without a schema version. Frozen: a
+ * store that release made is recognised as this version, so this text never changes; later
+ * changes are later migrations. `reelflow_routes`: one row per subscribed request. `reelflow_inbox`:
+ * one row per verified delivery, unique on the service's `event_id`; `due_at` orders the
+ * forwarder's work and carries its lease. `reelflow_prepared`: the next submit a pipeline prepared
+ * behind a request (PREPARED_STATE).
  */
-export function routeStoreSchema(sequence: 'INTEGER PRIMARY KEY AUTOINCREMENT' | 'BIGSERIAL PRIMARY KEY'): string[] {
+function tables(sequence: 'INTEGER PRIMARY KEY AUTOINCREMENT' | 'BIGSERIAL PRIMARY KEY'): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS reelflow_routes (
       request_id TEXT PRIMARY KEY,
@@ -38,3 +42,10 @@ export function routeStoreSchema(sequence: 'INTEGER PRIMARY KEY AUTOINCREMENT' |
     'CREATE INDEX IF NOT EXISTS reelflow_prepared_created ON reelflow_prepared (created_at)',
   ];
 }
+
+export const initial: RouteStoreMigration = {
+  version: 1,
+  name: 'routes, inbox and prepared submits (0.3.0)',
+  sqlite: tables('INTEGER PRIMARY KEY AUTOINCREMENT'),
+  postgres: tables('BIGSERIAL PRIMARY KEY'),
+};
