@@ -11,6 +11,7 @@ import {
   type RouteStore,
 } from './store';
 import { RouteStoreUnavailableError } from './errors';
+import { TRACE_LINKS_SCHEMA, traceLinksOver, type TraceLinks } from './trace-links';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresRouteStoreOptions {
@@ -44,6 +45,7 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
     backend: 'postgres',
     ...subscriptionMethods(postgres),
     ...inboxMethods(postgres),
+    traceLinks: postgresTraceLinks(postgres),
     ping: () => answers(() => postgres.query('ping', 'SELECT 1')),
     async close() {
       if (!postgres.open) return;
@@ -278,4 +280,29 @@ function inboxMethods({ query }: Postgres): InboxMethods {
       };
     },
   };
+}
+
+/** The store's trace links (./trace-links.ts): their table is created on first use. */
+function postgresTraceLinks(postgres: Postgres): TraceLinks {
+  let created: Promise<void> | null = null;
+  const create = async () => {
+    for (const ddl of TRACE_LINKS_SCHEMA) await postgres.query('trace link table', ddl);
+  };
+  // Two processes creating it at once: one CREATE … IF NOT EXISTS may lose the race; the second try sees the table.
+  const ensure = () =>
+    (created ??= create()
+      .catch(create)
+      .catch((error: unknown) => {
+        created = null;
+        throw error;
+      }));
+  return traceLinksOver(
+    async (sql, values) => {
+      const result = await postgres.query('trace link', sql, values);
+      return { rows: result.rows as Record<string, unknown>[], changes: result.rowCount ?? 0 };
+    },
+    ensure,
+    (n) => `$${n}`,
+    (param) => `SELECT jsonb_array_elements_text(${param}::jsonb)`,
+  );
 }

@@ -13,6 +13,7 @@ import {
   type Subscription,
 } from './store';
 import { RouteStoreUnavailableError } from './errors';
+import { TRACE_LINKS_SCHEMA, traceLinksOver, type TraceLinks } from './trace-links';
 
 /** Options of the embedded store. */
 export interface SqliteRouteStoreOptions {
@@ -66,6 +67,7 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
     backend: 'sqlite',
     ...subscriptionMethods(sqlite),
     ...inboxMethods(sqlite),
+    traceLinks: sqliteTraceLinks(sqlite),
     async checkpoint() {
       // PASSIVE: copies what no reader still needs, never waits for one.
       await run('checkpoint', () => db.exec('PRAGMA wal_checkpoint(PASSIVE)'));
@@ -319,4 +321,26 @@ export function subscriptionOf(row: Row): Subscription {
     signalName: String(row.signal_name),
     ...(row.step_key !== null && row.step_key !== undefined ? { stepKey: String(row.step_key) } : {}),
   };
+}
+
+/** The store's trace links (./trace-links.ts): their table is created on first use. */
+function sqliteTraceLinks({ db, statement, run }: Sqlite): TraceLinks {
+  let created = false;
+  return traceLinksOver(
+    (sql, values) =>
+      run('trace link', () => {
+        const query = statement(sql) as StatementSync;
+        const values_ = values as (string | number)[];
+        if (/^\s*SELECT/i.test(sql)) return { rows: query.all(...values_) as Row[], changes: 0 };
+        return { rows: [], changes: Number(query.run(...values_).changes) };
+      }),
+    () =>
+      run('trace link table', () => {
+        if (created) return;
+        for (const ddl of TRACE_LINKS_SCHEMA) db.exec(ddl);
+        created = true;
+      }),
+    () => '?',
+    (param) => `SELECT value FROM json_each(${param})`,
+  );
 }
