@@ -33,7 +33,12 @@ export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlM
  */
 export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; stop(): Promise<void> } {
   const { backlogLimit, ttlMs, onOutcome, onError, onSignalled, ...forwarder } = options;
-  const inbox = new Inbox({ store: options.store, backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT });
+  const inbox = new Inbox({
+    store: options.store,
+    backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT,
+    // One clock for both halves: a delivery's commit time and its signal's acceptance are compared.
+    ...(options.now ? { now: options.now } : {}),
+  });
   // The backlog and the forwarder's failures are what tell an operator that Temporal is not taking
   // signals while the bridge keeps acknowledging (its readiness stays on the inbox).
   const metrics = bridgeMetrics(defaultRegistry);

@@ -1,4 +1,8 @@
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
+import { startInboxSink } from '../../src/bridge/server';
+import { defaultRegistry } from '../../src/metrics';
+import { openSqliteRouteStore } from '../../src/routing';
+import { makeEvent } from './bridge-fixtures';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { threeStepPipeline } from '../../src/pipeline-spec';
 import { pipelineStartOptions } from '../../src/pipeline-spec/ui-text';
@@ -30,6 +34,7 @@ let receiver: OtlpReceiver;
 let env: TestWorkflowEnvironment;
 let h: Harness | undefined;
 let bridge: TestBridge | undefined;
+const stops: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -117,3 +122,55 @@ it('follows one pipeline in one trace: client, workflow, activity, service call,
   expect(receiver.requests.some((headers) => headers.authorization === `Bearer ${TOKEN}`)).toBe(true);
   expect(JSON.stringify(receiver.spans)).not.toContain(TEST_API_KEY);
 }, 120_000);
+
+/** The signal latency histogram's sum and count in the process registry (the bridge's sinks observe into it). */
+async function signalLatency(): Promise<{ sum: number; count: number }> {
+  const text = await defaultRegistry.getSingleMetricAsString('reelflow_bridge_signal_latency_seconds');
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    sum: value('reelflow_bridge_signal_latency_seconds_sum'),
+    count: value('reelflow_bridge_signal_latency_seconds_count'),
+  };
+}
+
+it('takes the signal latency when Temporal accepts the signal, the signal call included', async () => {
+  // The pipeline's bridge observes into the same histogram: stopped, so only this delivery counts.
+  await bridge?.stop();
+  // One clock for the inbox and the forwarder, moved only by the signal call: 7 s pass inside it.
+  let clock = Date.now();
+  const slowSignal: WorkflowClientInterceptor = {
+    async signal(input, next) {
+      clock += 7_000;
+      return next(input);
+    },
+  };
+  const client = new Client({ connection: env.connection, interceptors: { workflow: [slowSignal] } });
+  // A workflow that waits on a task queue no worker polls still takes signals.
+  const waiting = await client.workflow.start('pipelineWorkflow', {
+    taskQueue: 'tracing-no-worker',
+    workflowId: `signal-latency-${Date.now()}`,
+    args: [],
+  });
+  const store = openSqliteRouteStore(':memory:');
+  const event = makeEvent();
+  await store.subscribe({ requestId: event.request_id, workflowId: waiting.workflowId, signalName: 'jobEvent' }, clock);
+  const before = await signalLatency();
+  const signalled = new Promise<void>((resolve) => {
+    const sink = startInboxSink({
+      store,
+      client,
+      now: () => clock,
+      warmUp: false,
+      onOutcome: (outcome) => outcome === 'signalled' && resolve(),
+    });
+    void sink.sink.deliver(event).then(() => undefined);
+    stops.push(sink.stop);
+  });
+  await signalled;
+  const after = await signalLatency();
+  expect(after.count - before.count).toBe(1);
+  expect(after.sum - before.sum).toBeCloseTo(7, 3);
+  await waiting.terminate();
+  await Promise.all(stops.splice(0).map((stop) => stop()));
+  await store.close();
+}, 60_000);
