@@ -1,5 +1,12 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { describeTemporalConnection, loadEnv, loadStackSettings, variableIsSet } from '../../config';
+import {
+  describeTemporalConnection,
+  describeTracing,
+  loadEnv,
+  loadStackSettings,
+  loadTracingSettings,
+  variableIsSet,
+} from '../../config';
 import { openMediaStore } from '../../media/store';
 import { processAlive, readRunning, statePaths, type RunningStackRecord } from '../../stack/stack-state';
 import { connectTemporal, type CliTemporal } from '../lib/connect';
@@ -33,6 +40,7 @@ Checks, each within --timeout seconds, each printed with its result and, when it
   route-store         REELFLOW_ROUTE_STORE parses as the worker and the bridge parse it, and answers
   media-store         the media store is writable and its signed URLs can be fetched the way the service fetches inputs
   idempotency-policy  REELFLOW_SERVICE_IDEMPOTENCY is set (docs/submit-policy.md)
+Then a line says whether tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT) and where spans go, never the export headers.
 
 Exit codes:
   0  every check passes
@@ -73,6 +81,8 @@ export function registerDoctorCommand(program: Command): void {
       const timeoutMs = options.timeout * 1000;
       // A bad value stops here (ConfigError, exit 2): doctor checks a configuration that parses.
       const env = loadEnv();
+      // Whether spans are exported and where (never the export headers: they may hold a token).
+      const tracing = describeTracing(loadTracingSettings('cli'));
       const stackSettings = loadStackSettings();
       const stack = runningStack(stackSettings.stateDir);
       // The local service is the stack's own when the configured service is the stack's.
@@ -177,8 +187,8 @@ export function registerDoctorCommand(program: Command): void {
       );
 
       const ok = results.every((r) => r.status === 'pass');
-      if (options.json) printJson({ ok, checks: results });
-      else say(doctorLines(results).at(-1)!);
+      if (options.json) printJson({ ok, checks: results, tracing });
+      else say(`info  tracing: ${tracing}\n${doctorLines(results).at(-1)!}`);
       process.exitCode = ok ? EXIT.ok : EXIT.checksFailed;
     });
 }
