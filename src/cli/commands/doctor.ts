@@ -1,12 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import {
-  describeTemporalConnection,
-  describeTracing,
-  loadEnv,
-  loadStackSettings,
-  loadTracingSettings,
-  variableIsSet,
-} from '../../config';
+import { describeTemporalConnection, loadEnv, loadStackSettings, variableIsSet } from '../../config';
 import { openMediaStore } from '../../media/store';
 import { processAlive, readRunning, statePaths, type RunningStackRecord } from '../../stack/stack-state';
 import { connectTemporal, type CliTemporal } from '../lib/connect';
@@ -23,6 +16,7 @@ import {
   readyzUrl,
   routeStoreAddress,
   runCheck,
+  tracingLine,
   type CheckResult,
 } from '../lib/doctor';
 import { EXIT } from '../lib/exit';
@@ -80,9 +74,7 @@ export function registerDoctorCommand(program: Command): void {
     .action(async (options: { json: boolean; timeout: number }) => {
       const timeoutMs = options.timeout * 1000;
       // A bad value stops here (ConfigError, exit 2): doctor checks a configuration that parses.
-      const env = loadEnv();
-      // Whether spans are exported and where (never the export headers: they may hold a token).
-      const tracing = describeTracing(loadTracingSettings('cli'));
+      const [env, tracing] = [loadEnv(), tracingLine()];
       const stackSettings = loadStackSettings();
       const stack = runningStack(stackSettings.stateDir);
       // The local service is the stack's own when the configured service is the stack's.
