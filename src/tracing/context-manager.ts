@@ -28,9 +28,9 @@ export class AsyncLocalStorageContextManager implements ContextManager {
   bind<T>(context: Context, target: T): T {
     if (typeof target !== 'function') return target;
     const fn = target as unknown as (...args: unknown[]) => unknown;
-    const with_ = (thisArg: unknown, args: unknown[]) => this.with(context, () => fn.apply(thisArg, args));
+    const run = <R>(work: () => R): R => this.storage.run(context, work);
     return function bound(this: unknown, ...args: unknown[]) {
-      return with_(this, args);
+      return run(() => fn.apply(this, args));
     } as unknown as T;
   }
 

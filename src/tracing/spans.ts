@@ -50,6 +50,7 @@ export async function inSpan<T>(
   const tracing = activeTracing();
   if (!tracing) return work(undefined, {});
   const { api, tracer } = tracing;
+  const parent = parentContext(tracing, options.parent);
   const span = tracer.startSpan(
     name,
     {
@@ -57,9 +58,9 @@ export async function inSpan<T>(
       ...(options.attributes ? { attributes: options.attributes } : {}),
       ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
     },
-    parentContext(tracing, options.parent),
+    parent,
   );
-  const context = api.trace.setSpan(parentContext(tracing, options.parent), span);
+  const context = api.trace.setSpan(parent, span);
   try {
     return await api.context.with(context, () => work(span, carrierOf(tracing, context)));
   } catch (error) {
