@@ -145,6 +145,20 @@ function bundleTracedWorkflows(): ReturnType<typeof bundleProductionWorkflows> {
   return bundleProductionWorkflows(undefined, { workflowInterceptorModules: tracingWorkflowModules() });
 }
 
+/**
+ * The worker process's bundle: the prebuilt one (REELFLOW_WORKFLOW_BUNDLE), unless the process traces and
+ * it was built without Temporal's workflow interceptors: workflows would then pass no trace context to
+ * their activities, so they are bundled at start with them (another build id, as any change of code).
+ */
+async function workerBundle(
+  built: WorkerOptions['workflowBundle'],
+): Promise<NonNullable<WorkerOptions['workflowBundle']>> {
+  if (built && !(activeTracing() && !bundleHasTracing(bundleCodeOf(built)))) return built;
+  if (built)
+    console.log('reelflow worker: REELFLOW_WORKFLOW_BUNDLE was built without tracing: bundling the workflows at start');
+  return bundleTracedWorkflows();
+}
+
 /** The worker options of the tuning variables (src/config/worker.ts). */
 export function workerOptionsFrom(tuning: WorkerTuning): Partial<WorkerOptions> {
   return {
@@ -217,7 +231,7 @@ export async function main(): Promise<void> {
   });
   const { workflowBundle: builtBundle, ...workerTuning } = tuning;
   // The default build id is the workflow code's hash, so the bundle is read (or made) first.
-  const workflowBundle = builtBundle ?? (await bundleTracedWorkflows());
+  const workflowBundle = await workerBundle(builtBundle);
   const version = {
     deploymentName: config.deployment.deploymentName,
     buildId: config.deployment.buildId ?? defaultBuildId(bundleCodeOf(workflowBundle)),
@@ -261,10 +275,6 @@ export async function main(): Promise<void> {
       `${health ? `, readiness on ${health.url}/readyz` : ''}` +
       `, tracing ${describeTracing(config.tracing)}`,
   );
-  if (activeTracing() && !bundleHasTracing(bundleCodeOf(workflowBundle)))
-    console.warn(
-      'reelflow worker: the workflow bundle was built without tracing (scripts/build-workflow-bundle.ts --tracing): no workflow spans',
-    );
   const running = worker.run();
   const stopWaiting = new AbortController();
   // Asked to (REELFLOW_SET_CURRENT_VERSION), or the deployment's first version: nothing else is current.
