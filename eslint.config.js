@@ -180,7 +180,7 @@ const LAYER_ZONES = [
   },
   {
     // Shared libraries sit below every process: they never reach up into one.
-    target: './src/{contract,client,net,media,metrics,config,pipeline-spec}/**/*',
+    target: './src/{contract,client,net,media,metrics,tracing,config,pipeline-spec}/**/*',
     from: [
       './src/cli',
       './src/stack',
@@ -194,7 +194,7 @@ const LAYER_ZONES = [
       './src/webhooks',
     ],
     message:
-      'Shared libraries (contract, client, net, media, metrics, config, pipeline-spec) must not import process code (docs/architecture.md).',
+      'Shared libraries (contract, client, net, media, metrics, tracing, config, pipeline-spec) must not import process code (docs/architecture.md).',
   },
   {
     // The route store serves the worker's submit and the bridge's inbox: the words both sides share live in src/contract.
@@ -227,6 +227,7 @@ const LAYER_ZONES = [
       './src/net',
       './src/media',
       './src/metrics',
+      './src/tracing',
     ],
     message:
       'src/workflows imports src/contract, src/pipeline-spec and activity types only; shared words (ArchivedOutput, signal names) are in src/contract (docs/architecture.md).',

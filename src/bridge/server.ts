@@ -15,6 +15,8 @@ import { describeRouteStoreLocation } from '../config/route-store-location';
 import type { EventSink } from './event-sink';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { bridgeMetrics, defaultRegistry, serviceResponseMetrics } from '../metrics';
+import { activeTracing, startTracing, stopTracing, tracingClientInterceptors } from '../tracing';
+import { describeTracing } from '../config/tracing';
 
 /** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
 export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
@@ -30,8 +32,13 @@ export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlM
  * workflows. `stop()` stops the forwarder (the store stays open: it is the caller's).
  */
 export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; stop(): Promise<void> } {
-  const { backlogLimit, ttlMs, onOutcome, onError, ...forwarder } = options;
-  const inbox = new Inbox({ store: options.store, backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT });
+  const { backlogLimit, ttlMs, onOutcome, onError, onSignalled, ...forwarder } = options;
+  const inbox = new Inbox({
+    store: options.store,
+    backlogLimit: backlogLimit ?? DEFAULT_BACKLOG_LIMIT,
+    // One clock for both halves: a delivery's commit time and its signal's acceptance are compared.
+    ...(options.now ? { now: options.now } : {}),
+  });
   // The backlog and the forwarder's failures are what tell an operator that Temporal is not taking
   // signals while the bridge keeps acknowledging (its readiness stays on the inbox).
   const metrics = bridgeMetrics(defaultRegistry);
@@ -52,6 +59,11 @@ export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; st
     onError: (error) => {
       metrics.forwardFailures.inc({ kind: 'round' });
       onError?.(error);
+    },
+    // From the delivery's commit to the inbox (its acknowledgement) to Temporal accepting its signal.
+    onSignalled: (delivery, acceptedAt) => {
+      metrics.signalLatency.observe({}, Math.max(0, acceptedAt - delivery.receivedAt) / 1000);
+      onSignalled?.(delivery, acceptedAt);
     },
   });
   return {
@@ -109,7 +121,13 @@ export async function startBridgeServer(
   // The same options as the worker's and the CLI's (API key, TLS, mTLS with a private CA); an
   // unreadable certificate file stops the bridge here with a ConfigError naming its variable.
   const connection = Connection.lazy(connectionOptions(config.temporal));
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  // Tracing (OTEL_EXPORTER_OTLP_*): started here unless the process traces already (the local stack).
+  const ownTracing = config.tracing && !activeTracing() ? startTracing(config.tracing) : undefined;
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    interceptors: tracingClientInterceptors(),
+  });
   // Its forwarder checkpoints the SQLite log when deliveries are quiet, never inside a burst's commits.
   const store = options.store ?? openRouteStore(config.routeStore.location, { sqlite: { checkpoints: 'caller' } });
   // With the account's key, the bridge submits what pipelines prepared (src/routing/prepared.ts).
@@ -150,6 +168,7 @@ export async function startBridgeServer(
     if (!options.store) await store.close();
     await service?.close();
     await connection.close();
+    if (ownTracing) await stopTracing();
   };
   const app = await createBridgeApp({
     secrets: config.secrets,
@@ -179,6 +198,7 @@ export async function startBridgeServer(
       temporal: describeTemporalConnection(config.temporal),
       route_store: describeRouteStoreLocation(config.routeStore.location),
       ...(metrics ? { metrics: metrics.url } : {}),
+      tracing: describeTracing(activeTracing()?.settings),
     },
     'bridge listening',
   );

@@ -34,6 +34,8 @@ import {
   resolveRule,
 } from './retry';
 import type { CallKind, RetryRule, ServiceClient, ServiceClientOptions } from './types';
+import { serviceCallAttributes, serviceCallSpanName } from './call-span';
+import { inSpan, tracingOn } from '../tracing';
 
 /** Socket errors that prove the request never reached the service. */
 const NOT_SENT_CODES = new Set([
@@ -216,6 +218,21 @@ async function callOnce<T>(connection: Connection, spec: CallSpec<T>): Promise<T
   const gated = spec.kind !== 'ledger' && spec.kind !== 'lookup' ? spec.kind : undefined;
   if (gated && connection.options.rateGate) await connection.options.rateGate.wait(gated, spec.signal);
   if (gated) connection.options.onRequest?.(gated);
+  if (!tracingOn()) return exchange(connection, spec, {}, () => undefined);
+  // A span per HTTP request when the process traces; its context goes to the service as `traceparent`.
+  return inSpan(serviceCallSpanName(spec), { role: 'client', attributes: serviceCallAttributes(spec) }, (span, trace) =>
+    exchange(connection, spec, trace, (status) => span?.setAttribute('http.response.status_code', status)),
+  );
+}
+
+/** The request and its answer: the body parsed by the spec's schema, or a typed error. */
+async function exchange<T>(
+  connection: Connection,
+  spec: CallSpec<T>,
+  traceHeaders: Record<string, string>,
+  onStatus: (status: number) => void,
+): Promise<T> {
+  const gated = spec.kind !== 'ledger' && spec.kind !== 'lookup' ? spec.kind : undefined;
   let response: Dispatcher.ResponseData;
   try {
     response = await request(spec.url, {
@@ -225,6 +242,7 @@ async function callOnce<T>(connection: Connection, spec: CallSpec<T>): Promise<T
         authorization: connection.authorization,
         accept: 'application/json, application/problem+json',
         ...(spec.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...traceHeaders,
         ...spec.headers,
       },
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
@@ -237,6 +255,7 @@ async function callOnce<T>(connection: Connection, spec: CallSpec<T>): Promise<T
     throw classifyTransportError(error, spec);
   }
   connection.options.onResponse?.(spec.kind, response.statusCode);
+  onStatus(response.statusCode);
   let text: string;
   try {
     text = await readLimited(response.body);

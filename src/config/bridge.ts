@@ -10,6 +10,7 @@ import {
   TEMPORAL_CONNECTION_VARIABLE_NAMES,
   type TemporalConnectionSettings,
 } from './temporal';
+import { loadTracingSettings, type TracingSettings } from './tracing';
 
 /** The bridge's defaults, for code that builds a BridgeConfig in-process (the local stack). */
 export const DEFAULT_BODY_LIMIT_BYTES = VARIABLES.REELFLOW_BRIDGE_BODY_LIMIT.schema.parse(undefined);
@@ -52,6 +53,8 @@ export interface BridgeConfig {
    */
   service?: ServiceSettings;
   logLevel: string;
+  /** Tracing (OTEL_EXPORTER_OTLP_*): absent when no endpoint is set. */
+  tracing?: TracingSettings;
 }
 
 /**
@@ -65,6 +68,7 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
       !(SERVICE_CLIENT_VARIABLE_NAMES as readonly string[]).includes(name),
   );
   const service = loadServiceSettings(env, false);
+  const tracing = loadTracingSettings('bridge', env);
   const e = readVariables(own, env, { required: BRIDGE_VARIABLES.required, flags });
   const connections = connectionLimits(
     {
@@ -92,5 +96,6 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
     routeStore: loadRouteStoreSettings(env),
     ...(service ? { service } : {}),
     logLevel: e.REELFLOW_LOG_LEVEL,
+    ...(tracing ? { tracing } : {}),
   };
 }

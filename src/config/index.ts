@@ -33,3 +33,4 @@ export { loadBridgeConfig, type BridgeConfig } from './bridge';
 export { loadServiceConfig, RENDER_MODES, type RenderMode } from './local-service';
 export { loadRouteStoreSettings } from './route-store';
 export { describeRouteStoreLocation } from './route-store-location';
+export { describeTracing, loadTracingSettings } from './tracing';

@@ -3,6 +3,7 @@ import { MEDIA_VARIABLE_NAMES } from './media';
 import { TEMPORAL_CONNECTION_VARIABLE_NAMES, TEMPORAL_VARIABLE_NAMES } from './temporal';
 import { TOOL_VARIABLE_NAMES } from './tools';
 import { ROUTE_STORE_VARIABLE_NAMES } from './route-store';
+import { TRACING_VARIABLE_NAMES } from './tracing';
 import type { VariableName } from './variables';
 
 /** A reelflow process and the variables it reads (the schema of its configuration). */
@@ -47,6 +48,7 @@ export const WORKER_VARIABLES = {
     'REELFLOW_WORKER_HEALTH_PORT',
     'REELFLOW_WORKER_HEALTH_HOST',
     ...TOOLS,
+    ...TRACING_VARIABLE_NAMES,
   ],
   required: ['REELFLOW_SERVICE_URL', 'REELFLOW_API_KEY'],
 } as const satisfies ProcessVariables;
@@ -74,6 +76,7 @@ export const BRIDGE_VARIABLES = {
     ...ROUTE_STORE,
     'REELFLOW_STATE_DIR',
     'REELFLOW_LOG_LEVEL',
+    ...TRACING_VARIABLE_NAMES,
   ],
   required: ['REELFLOW_WEBHOOK_SECRETS'],
 } as const satisfies ProcessVariables;
@@ -121,6 +124,7 @@ export const CLI_VARIABLES = {
     ...ROUTE_STORE,
     'REELFLOW_DEV_PORTS',
     ...TOOLS,
+    ...TRACING_VARIABLE_NAMES,
   ],
   required: [],
 } as const satisfies ProcessVariables;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TASK_QUEUES } from '../contract';
 import { RENDER_MODES } from './render-modes';
 import { parseRouteStoreLocation } from './route-store-location';
+import { otlpHeadersSchema, otlpUrlSchema } from './otlp';
 import {
   booleanTextSchema,
   buildIdSchema,
@@ -612,6 +613,34 @@ export const VARIABLES = {
     defaultText: 'stored, else 7233 / 8233 / 8710 / 8787',
     description:
       'On the first start of a state directory, pick free ports (`reelflow dev --auto-ports`); they are stored and reused.',
+  },
+
+  // ---- Tracing (OpenTelemetry's own names: docs/observability.md, "Tracing") ----
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    schema: otlpUrlSchema.optional(),
+    type: 'URL',
+    defaultText: 'unset: tracing off',
+    description:
+      'Turns tracing on: the OTLP/HTTP collector spans are exported to (as JSON, to `<URL>/v1/traces`), e.g. `http://127.0.0.1:4318`.',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    schema: otlpUrlSchema.optional(),
+    type: 'URL',
+    defaultText: '`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`',
+    description: 'The traces URL itself (turns tracing on too, and wins over `OTEL_EXPORTER_OTLP_ENDPOINT`).',
+  },
+  OTEL_EXPORTER_OTLP_HEADERS: {
+    schema: otlpHeadersSchema.optional(),
+    type: 'secret',
+    description:
+      "Headers sent with each export, `key=value` pairs separated by commas, values percent-encoded (a collector's token).",
+    secret: true,
+  },
+  OTEL_SERVICE_NAME: {
+    schema: nonBlankSchema.optional(),
+    type: 'name',
+    defaultText: '`reelflow-worker`, `reelflow-bridge` or `reelflow-cli`',
+    description: 'The `service.name` of the spans this process exports.',
   },
 } as const satisfies Record<string, VariableSpec>;
 

@@ -5,6 +5,7 @@ import { readVariables, type Env } from './read';
 import type { LogLevelName } from './schemas';
 import { loadServiceSettings, type ServiceSettings } from './service-client';
 import { loadTemporalSettings, type TemporalSettings } from './temporal';
+import { loadTracingSettings, type TracingSettings } from './tracing';
 
 /** Production tuning of the worker; unset ones keep the SDK's defaults. */
 export interface WorkerTuning {
@@ -53,6 +54,8 @@ export interface WorkerConfig {
   sdkMetricsAddress?: string;
   /** The route store the submit activity subscribes in (REELFLOW_ROUTE_STORE; the bridge's must be the same). */
   routeStore: RouteStoreSettings;
+  /** Tracing (OTEL_EXPORTER_OTLP_*): absent when no endpoint is set. */
+  tracing?: TracingSettings;
 }
 
 /** The account's limits as the worker applies them (src/client/account-limits.ts). */
@@ -123,6 +126,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     ],
     env,
   );
+  const tracing = loadTracingSettings('worker', env);
   const sdkMetricsAddress =
     e.REELFLOW_SDK_METRICS_ADDRESS ?? (e.REELFLOW_METRICS_PORT !== undefined ? '127.0.0.1:9464' : undefined);
   return {
@@ -141,6 +145,7 @@ export function loadWorkerConfig(env: Env = process.env): WorkerConfig {
     ...(e.REELFLOW_WORKER_HEALTH_PORT !== undefined
       ? { health: { port: e.REELFLOW_WORKER_HEALTH_PORT, host: e.REELFLOW_WORKER_HEALTH_HOST } }
       : {}),
+    ...(tracing ? { tracing } : {}),
   };
 }
 

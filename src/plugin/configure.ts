@@ -12,6 +12,8 @@ import { mergeActivities, prefixedActivities } from './activity-types';
 import { ReelflowPluginOptionsError } from './errors';
 import type { ReelflowPluginOptions, ServiceConnectionOptions } from './plugin-options';
 import { withWorkflows } from './workflows-entry';
+import { loadTracingSettings } from '../config/tracing';
+import { activeTracing, startTracing, stopTracing, withTracing, type Tracing } from '../tracing';
 
 /**
  * What `reelflowPlugin` does to a worker's options once they are checked: the service client, route store,
@@ -74,6 +76,26 @@ export function versioningOf(worker: WorkerOptions, checked: ReelflowPluginOptio
   return versionedWorkerOptions({ deploymentName: given.deploymentName ?? fromEnv!.deploymentName, buildId });
 }
 
+/**
+ * The tracing a plugin's worker runs with: the process's when it traces already, else the one
+ * OTEL_EXPORTER_OTLP_* configures (started here and stopped with the worker); none when `tracing` is false.
+ */
+function tracingOf(checked: ReelflowPluginOptions, closers: Closers): Tracing | null {
+  if (checked.tracing === false) return null;
+  const running = activeTracing();
+  if (running) return running;
+  const settings = loadTracingSettings('worker', checked.env);
+  if (!settings) {
+    if (checked.tracing === true)
+      throw new ReelflowPluginOptionsError(
+        'reelflowPlugin option "tracing": true needs OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)',
+      );
+    return null;
+  }
+  closers.push(stopTracing);
+  return startTracing(settings);
+}
+
 /** The worker's options with reelflow on it; what it opened is added to `closers`. */
 export function configureWorkerOptions(
   worker: WorkerOptions,
@@ -110,10 +132,13 @@ export function configureWorkerOptions(
     ...(limits ? { limits } : {}),
   });
   const workflows = checked.workflows ? withWorkflows(worker) : {};
-  return {
-    ...worker,
-    ...workflows,
-    ...versioningOf({ ...worker, ...workflows }, checked),
-    activities: mergeActivities(worker.activities, prefixedActivities(activities)),
-  };
+  return withTracing(
+    {
+      ...worker,
+      ...workflows,
+      ...versioningOf({ ...worker, ...workflows }, checked),
+      activities: mergeActivities(worker.activities, prefixedActivities(activities)),
+    },
+    tracingOf(checked, closers),
+  );
 }

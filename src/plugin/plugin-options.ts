@@ -48,6 +48,14 @@ export interface ReelflowPluginOptions {
    * New executions reach the version once it is current (`setCurrentVersion`).
    */
   versioning?: true | PluginVersioningOptions;
+  /**
+   * OpenTelemetry tracing (docs/observability.md, "Tracing"): Temporal's activity and workflow interceptors
+   * and the workflow span sink on this worker, exported over OTLP/HTTP. Default: on when
+   * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, or when the process traces
+   * already; `false`: never. Workflow spans need the interceptor module in the worker's bundle: the plugin
+   * adds it where the worker bundles its `workflowsPath`.
+   */
+  tracing?: boolean;
   /** Where unset options are read from. Default: the process environment. */
   env?: Env;
 }
@@ -68,6 +76,7 @@ const OPTION_NAMES = [
   'limits',
   'workflows',
   'versioning',
+  'tracing',
   'env',
 ] as const;
 const SERVICE_CLIENT_METHODS = ['submit', 'status', 'result', 'cancel', 'quote'] as const;
@@ -113,6 +122,7 @@ export function checkPluginOptions(options: unknown): ReelflowPluginOptions {
       refuse(key, `is not an option of reelflowPlugin (options: ${OPTION_NAMES.join(', ')})`);
   const { service, routeStore, media, preflight, limits, workflows, versioning, env } = options;
   if (workflows !== undefined && typeof workflows !== 'boolean') refuse('workflows', 'must be true or false');
+  if (options.tracing !== undefined && typeof options.tracing !== 'boolean') refuse('tracing', 'must be true or false');
   if (service !== undefined) {
     if (!isObject(service)) refuse('service', 'must be a service client or { url, apiKey }');
     if (!isServiceClient(service)) {

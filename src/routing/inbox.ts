@@ -6,6 +6,8 @@ import { PREPARED_SIGNAL_NAME, type PreparedSubmission, type PreparedSubmitter }
 import { deliverToRouteWorkflow } from './route-workflows';
 import { warmSignalPath } from './warm-up';
 import type { ClaimedDelivery, InboxEntry, RouteStore } from './store';
+import { CommitTimes, tracedForward } from './forward-spans';
+import { tracingOn } from '../tracing';
 
 /**
  * The bridge's half of routing: its durable inbox (deliveries in, acknowledged once committed) and
@@ -27,6 +29,8 @@ export interface InboxOptions {
 
 interface Waiting {
   entry: InboxEntry;
+  /** When the inbox took it (ms), kept only while the process traces. */
+  queuedAt?: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -53,6 +57,8 @@ export class Inbox implements EventSink {
   private crowdedUntil = 0;
   readonly backlogLimit: number;
   private oldestPendingAt: number | null = null;
+  /** When this bridge took and committed each delivery, for its spans (kept only while the process traces). */
+  readonly commitTimes = new CommitTimes();
 
   constructor(options: InboxOptions) {
     this.store = options.store;
@@ -157,7 +163,7 @@ export class Inbox implements EventSink {
       );
     this.count();
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ entry, resolve, reject });
+      this.queue.push({ entry, resolve, reject, ...(tracingOn() ? { queuedAt: this.now() } : {}) });
       if (!this.flushing) {
         this.flushing = true;
         // Let the deliveries already read from sockets join this commit.
@@ -169,11 +175,19 @@ export class Inbox implements EventSink {
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, this.maxBatch);
     if (batch.length >= CROWDED_COMMIT) this.crowdedUntil = this.now() + RATE_WINDOW_MS;
+    const commitStartedAt = this.now();
     try {
       const inserted = await this.store.append(
         batch.map((waiting) => waiting.entry),
-        this.now(),
+        commitStartedAt,
       );
+      if (tracingOn())
+        this.commitTimes.record(
+          batch.map((waiting) => waiting.entry.eventId),
+          batch.map((waiting) => waiting.queuedAt ?? commitStartedAt),
+          commitStartedAt,
+          this.now(),
+        );
       this.pending += inserted;
       for (const waiting of batch) waiting.resolve();
       if (inserted > 0) for (const listener of this.listeners) listener();
@@ -263,6 +277,8 @@ export interface ForwarderOptions {
   now?: () => number;
   /** Told what became of each delivery (metrics, tests). */
   onOutcome?: (outcome: ForwardOutcome, delivery: ClaimedDelivery) => void;
+  /** Told when Temporal accepted a delivery's signal (`acceptedAt`, ms since the epoch): the bridge's signal latency. */
+  onSignalled?: (delivery: ClaimedDelivery, acceptedAt: number) => void;
   /** Told of store or Temporal failures the loop survives. */
   onError?: (error: unknown) => void;
 }
@@ -298,9 +314,12 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
   let lastCount = 0;
 
   const round = () => forwardRound(settings, () => running);
-  const purge = () => {
+  const purge = async () => {
     const at = now();
-    return store.purge(at - options.ttlMs, at - settings.subscriptionTtlMs);
+    const purged = await store.purge(at - options.ttlMs, at - settings.subscriptionTtlMs);
+    // Trace links live as long as subscriptions; a failed purge of them is tried again next time.
+    await store.traceLinks?.purge(at - settings.subscriptionTtlMs).catch(report);
+    return purged;
   };
 
   const pause = (ms: number) =>
@@ -403,10 +422,24 @@ function forwarderSettings(options: ForwarderOptions) {
 type ForwarderSettings = ReturnType<typeof forwarderSettings>;
 
 /**
+ * Forwards one delivery (`forwardDelivery`), in the bridge's spans when the process traces: under
+ * `link`, the trace of the submit that started the job (./forward-spans.ts).
+ */
+function signalDelivery(
+  settings: ForwarderSettings,
+  delivery: ClaimedDelivery,
+  link: string | undefined,
+): Promise<ForwardOutcome> {
+  if (!tracingOn()) return forwardDelivery(settings, delivery);
+  const times = settings.inbox?.commitTimes.take(delivery.eventId);
+  return tracedForward(delivery, link, times, () => forwardDelivery(settings, delivery));
+}
+
+/**
  * Signals one delivery to the workflow its subscription names (with the next step's submit, when the
  * bridge made it), or through the route workflows of older builds; says what became of it.
  */
-async function signalDelivery(settings: ForwarderSettings, delivery: ClaimedDelivery): Promise<ForwardOutcome> {
+async function forwardDelivery(settings: ForwarderSettings, delivery: ClaimedDelivery): Promise<ForwardOutcome> {
   const { options, client, now, signalTimeoutMs, fallback, parkAfterMs, report } = settings;
   const event = JSON.parse(delivery.body) as WebhookEvent;
   const subscription = delivery.subscription;
@@ -422,6 +455,8 @@ async function signalDelivery(settings: ForwarderSettings, delivery: ClaimedDeli
       await client.connection.withDeadline(now() + signalTimeoutMs, () =>
         client.workflow.getHandle(subscription.workflowId).signal(name, ...args),
       );
+      // Temporal accepted it: the end of the bridge's signal latency.
+      options.onSignalled?.(delivery, now());
       return next ? 'signalled-with-next' : 'signalled';
     }
     if (fallback) {
@@ -451,6 +486,7 @@ async function forwardRound(settings: ForwarderSettings, isRunning: () => boolea
   const { options, store, inbox, batchSize, concurrency, pace, leaseMs, parkAfterMs, retryMs, now } = settings;
   const claimed = await store.claim(batchSize, now(), leaseMs);
   if (claimed.length === 0) return 0;
+  const links = await traceLinksOf(store, claimed);
   const outcomes = new Array<ForwardOutcome>(claimed.length);
   let next = 0;
   await Promise.all(
@@ -471,7 +507,8 @@ async function forwardRound(settings: ForwarderSettings, isRunning: () => boolea
           continue;
         }
         const index = next++;
-        outcomes[index] = await signalDelivery(settings, claimed[index]!);
+        const delivery = claimed[index]!;
+        outcomes[index] = await signalDelivery(settings, delivery, links.get(delivery.requestId));
       }
     }),
   );
@@ -495,4 +532,10 @@ async function forwardRound(settings: ForwarderSettings, isRunning: () => boolea
   if (options.onOutcome)
     claimed.forEach((delivery, i) => outcomes[i] !== undefined && options.onOutcome!(outcomes[i], delivery));
   return claimed.length;
+}
+
+/** The trace links of a claimed batch's jobs while the process traces (none otherwise, or when they cannot be read). */
+async function traceLinksOf(store: RouteStore, claimed: readonly ClaimedDelivery[]): Promise<Map<string, string>> {
+  if (!tracingOn() || !store.traceLinks) return new Map();
+  return store.traceLinks.find(claimed.map((delivery) => delivery.requestId)).catch(() => new Map<string, string>());
 }

@@ -11,6 +11,7 @@ import {
   type RouteStore,
 } from './store';
 import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
+import { traceLinksOver, type TraceLinks } from './trace-links';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresRouteStoreOptions {
@@ -41,6 +42,7 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
     backend: 'postgres',
     ...subscriptionMethods(postgres),
     ...inboxMethods(postgres),
+    traceLinks: postgresTraceLinks(postgres),
     ping: () => answers(() => postgres.query('ping', 'SELECT 1')),
     async close() {
       if (!postgres.open) return;
@@ -281,4 +283,16 @@ function inboxMethods({ query }: Postgres): InboxMethods {
       };
     },
   };
+}
+
+/** The store's trace links (./trace-links.ts). */
+function postgresTraceLinks(postgres: Postgres): TraceLinks {
+  return traceLinksOver(
+    async (sql, values) => {
+      const result = await postgres.query('trace link', sql, values);
+      return { rows: result.rows as Record<string, unknown>[], changes: result.rowCount ?? 0 };
+    },
+    (n) => `$${n}`,
+    (param) => `SELECT jsonb_array_elements_text(${param}::jsonb)`,
+  );
 }

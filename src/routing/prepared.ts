@@ -15,6 +15,7 @@ import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
 import { forEachReference, resolveReferences } from '../pipeline-spec/references';
 import { PREPARED_STATE, type RouteStore } from './store';
+import { linkActiveTrace } from './trace-links';
 
 /**
  * Prepared submits: the next steps of a pipeline that can go without the workflow, written beside
@@ -121,6 +122,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
         // The pipeline submits with the same key: a job this POST created after all is the one it gets.
         return giveUp(requestId, `submit: ${(error as Error).message}`);
       }
+      await linkActiveTrace(store, request.request_id, now());
       const bodies = await store.subscribe(
         { requestId: request.request_id, workflowId: taken.workflowId, signalName: SIGNAL_NAMES.jobEvent },
         now(),

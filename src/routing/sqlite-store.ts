@@ -13,6 +13,7 @@ import {
   type Subscription,
 } from './store';
 import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
+import { traceLinksOver, type TraceLinks } from './trace-links';
 
 /** Options of the embedded store. */
 export interface SqliteRouteStoreOptions {
@@ -66,6 +67,7 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
     backend: 'sqlite',
     ...subscriptionMethods(sqlite),
     ...inboxMethods(sqlite),
+    traceLinks: sqliteTraceLinks(sqlite),
     async checkpoint() {
       // PASSIVE: copies what no reader still needs, never waits for one.
       await run('checkpoint', () => db.exec('PRAGMA wal_checkpoint(PASSIVE)'));
@@ -321,4 +323,19 @@ export function subscriptionOf(row: Row): Subscription {
     signalName: String(row.signal_name),
     ...(row.step_key !== null && row.step_key !== undefined ? { stepKey: String(row.step_key) } : {}),
   };
+}
+
+/** The store's trace links (./trace-links.ts). */
+function sqliteTraceLinks({ statement, run }: Sqlite): TraceLinks {
+  return traceLinksOver(
+    (sql, values) =>
+      run('trace link', () => {
+        const query = statement(sql) as StatementSync;
+        const values_ = values as (string | number)[];
+        if (/^\s*SELECT/i.test(sql)) return { rows: query.all(...values_) as Row[], changes: 0 };
+        return { rows: [], changes: Number(query.run(...values_).changes) };
+      }),
+    () => '?',
+    (param) => `SELECT value FROM json_each(${param})`,
+  );
 }

@@ -7,6 +7,8 @@
  * both backends and the tests agree on what "expired" means.
  */
 
+import type { TraceLinks } from './trace-links';
+
 /** Who receives a request's events: any workflow, by id, through a named signal. */
 export interface Subscription {
   requestId: string;
@@ -132,6 +134,8 @@ export interface RouteStore {
   checkpoint?(): Promise<void>;
   /** True when the database answers. Never throws. */
   ping(): Promise<boolean>;
+  /** The trace context of each job's submit, for the bridge's spans (./trace-links.ts); absent in stores without it. */
+  readonly traceLinks?: TraceLinks;
   close(): Promise<void>;
 }
 

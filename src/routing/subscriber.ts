@@ -1,5 +1,6 @@
 import { type WebhookEvent, type PreparedChain, SIGNAL_NAMES } from '../contract';
 import type { RevokedPrepared, RouteStore } from './store';
+import { linkActiveTrace } from './trace-links';
 
 /** How a subscriber wants its events: the signal to send and, for workflows that wait on several jobs, a key. */
 export interface SubscribeOptions {
@@ -30,6 +31,8 @@ export function createRouteSubscriber(store: RouteStore, options: { now?: () => 
   const now = options.now ?? Date.now;
   return {
     async subscribe(requestId, workflowId, subscribeOptions = {}) {
+      // Before the subscription: a delivery the bridge forwards once it exists finds the link.
+      await linkActiveTrace(store, requestId, now());
       const bodies = await store.subscribe(
         {
           requestId,

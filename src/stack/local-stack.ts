@@ -53,6 +53,8 @@ import {
 import { StackSetupError } from './errors';
 import { ensureWebhookEndpoint } from './webhook-endpoint';
 import { serviceResponseMetrics } from '../metrics/definitions';
+import { loadTracingSettings } from '../config/tracing';
+import { activeTracing, startTracing, stopTracing, tracingWorkflowModules } from '../tracing';
 
 export type { StackAddresses } from './stack-state';
 
@@ -213,6 +215,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const ports = await resolvePorts(paths, options.ports ?? {}, options.autoPorts ?? false, host);
   const cleanups: Array<() => Promise<void>> = [];
   const stack: StackStart = { options, log, host, namespace, taskQueue, paths, apiKey, ports, cleanups };
+  // Tracing (OTEL_EXPORTER_OTLP_*): the stack's worker and bridge join it; stopped (spans exported) last.
+  const tracing = activeTracing() ? undefined : loadTracingSettings('cli');
+  if (tracing) {
+    startTracing(tracing);
+    cleanups.push(() => stopTracing());
+  }
   const stopAll = async () => {
     while (cleanups.length > 0) {
       const cleanup = cleanups.pop();
@@ -371,7 +379,9 @@ async function startStackWorker(
   cleanups.push(() => serviceClient.close());
   // The media store: REELFLOW_MEDIA_STORE, else <state dir>/media (where `reelflow run` puts local files).
   const media = mediaDeps(serviceUrl, options.media ?? loadMediaSettings(undefined, { stateDir: paths.root }));
-  const workflowBundle = options.worker?.workflowBundle ?? (await bundleProductionWorkflows());
+  const workflowBundle =
+    options.worker?.workflowBundle ??
+    (await bundleProductionWorkflows(undefined, { workflowInterceptorModules: tracingWorkflowModules() }));
   const deploymentSettings = loadWorkerDeployment();
   const version = {
     deploymentName: deploymentSettings.deploymentName,

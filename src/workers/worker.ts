@@ -21,6 +21,7 @@ import {
   CONFIG_EXIT_CODE,
   connectionOptions,
   describeTemporalConnection,
+  describeTracing,
   loadMediaSettings,
   loadWorkerConfig,
   type AccountLimitSettings,
@@ -32,6 +33,15 @@ import {
 import { createSdkLogger, sdkLogLevel } from './logging';
 import { startWorkerHealthServer, type WorkerHealthServer } from './worker-health';
 import { bundleProductionWorkflows } from './workflow-bundle';
+import {
+  activeTracing,
+  bundleHasTracing,
+  startTracing,
+  stopTracing,
+  tracingClientInterceptors,
+  tracingWorkflowModules,
+  withTracing,
+} from '../tracing';
 import {
   bundleCodeOf,
   currentVersion,
@@ -113,18 +123,40 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     ...(options.preflight ? { preflight: options.preflight } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace ?? options.client.options.namespace,
-    taskQueue: options.taskQueue,
-    // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
-    workflowBundle: options.workflowBundle ?? (await bundleProductionWorkflows()),
-    shutdownGraceTime: '10 seconds',
-    ...(options.deployment ? versionedWorkerOptions(options.deployment) : {}),
-    ...options.worker,
-    // The caller's own activities join reelflow's (under their `reelflow.` types); they never replace them.
-    activities: mergeActivities(options.worker?.activities, prefixedActivities(activities), 'worker.activities'),
-  });
+  // With the process's tracing on, its interceptors and workflow span sink join the caller's options.
+  return Worker.create(
+    withTracing({
+      connection: options.connection,
+      namespace: options.namespace ?? options.client.options.namespace,
+      taskQueue: options.taskQueue,
+      // Without a prebuilt bundle, bundle here the way the build does (production mode, no source map).
+      workflowBundle: options.workflowBundle ?? (await bundleTracedWorkflows()),
+      shutdownGraceTime: '10 seconds',
+      ...(options.deployment ? versionedWorkerOptions(options.deployment) : {}),
+      ...options.worker,
+      // The caller's own activities join reelflow's (under their `reelflow.` types); they never replace them.
+      activities: mergeActivities(options.worker?.activities, prefixedActivities(activities), 'worker.activities'),
+    }),
+  );
+}
+
+/** reelflow's workflows bundled as the build does, with Temporal's workflow interceptors when the process traces. */
+function bundleTracedWorkflows(): ReturnType<typeof bundleProductionWorkflows> {
+  return bundleProductionWorkflows(undefined, { workflowInterceptorModules: tracingWorkflowModules() });
+}
+
+/**
+ * The worker process's bundle: the prebuilt one (REELFLOW_WORKFLOW_BUNDLE), unless the process traces and
+ * it was built without Temporal's workflow interceptors: workflows would then pass no trace context to
+ * their activities, so they are bundled at start with them (another build id, as any change of code).
+ */
+async function workerBundle(
+  built: WorkerOptions['workflowBundle'],
+): Promise<NonNullable<WorkerOptions['workflowBundle']>> {
+  if (built && !(activeTracing() && !bundleHasTracing(bundleCodeOf(built)))) return built;
+  if (built)
+    console.log('reelflow worker: REELFLOW_WORKFLOW_BUNDLE was built without tracing: bundling the workflows at start');
+  return bundleTracedWorkflows();
 }
 
 /** The worker options of the tuning variables (src/config/worker.ts). */
@@ -167,6 +199,8 @@ export async function main(): Promise<void> {
   const { temporal: settings, service: serviceSettings } = config;
   const connect = connectionOptions(settings);
   const tuning = workerOptionsFrom(config.tuning);
+  // Tracing (OTEL_EXPORTER_OTLP_*): started before the first client, so its start and signals carry context.
+  if (config.tracing) startTracing(config.tracing);
   // Metrics: reelflow's registry on REELFLOW_METRICS_PORT/metrics, with the SDK exporter's text appended.
   const sdkAddress = config.sdkMetricsAddress;
   installRuntime(config.logLevel, sdkAddress);
@@ -180,7 +214,11 @@ export async function main(): Promise<void> {
   }
   const connection = await NativeConnection.connect(connect);
   const clientConnection = await Connection.connect(connect);
-  const client = new Client({ connection: clientConnection, namespace: settings.namespace });
+  const client = new Client({
+    connection: clientConnection,
+    namespace: settings.namespace,
+    interceptors: tracingClientInterceptors(),
+  });
   const limits = accountLimits(config.account, () => service);
   const service = createServiceClient({
     baseUrl: serviceSettings.url,
@@ -193,7 +231,7 @@ export async function main(): Promise<void> {
   });
   const { workflowBundle: builtBundle, ...workerTuning } = tuning;
   // The default build id is the workflow code's hash, so the bundle is read (or made) first.
-  const workflowBundle = builtBundle ?? (await bundleProductionWorkflows());
+  const workflowBundle = await workerBundle(builtBundle);
   const version = {
     deploymentName: config.deployment.deploymentName,
     buildId: config.deployment.buildId ?? defaultBuildId(bundleCodeOf(workflowBundle)),
@@ -234,7 +272,8 @@ export async function main(): Promise<void> {
       `, route store ${describeRouteStoreLocation(config.routeStore.location)}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}` +
       `${limits.concurrency !== undefined ? `, at most ${limits.concurrency} jobs in flight for the account (${limits.dir})` : ''}` +
-      `${health ? `, readiness on ${health.url}/readyz` : ''}`,
+      `${health ? `, readiness on ${health.url}/readyz` : ''}` +
+      `, tracing ${describeTracing(config.tracing)}`,
   );
   const running = worker.run();
   const stopWaiting = new AbortController();
@@ -260,6 +299,7 @@ export async function main(): Promise<void> {
     await service.close();
     await clientConnection.close();
     await connection.close();
+    await stopTracing();
   }
 }
 

@@ -29,14 +29,18 @@ export const WORKFLOW_STACK_TRACE_LIMIT = 4;
  * workflow failures keep readable names without a map. Tests bundle with this too (once per file).
  * The bundle sets the sandbox's `Error.stackTraceLimit` to `stackTraceLimit` (default
  * WORKFLOW_STACK_TRACE_LIMIT; `null` keeps V8's 10): it applies to every workflow in the bundle,
- * a `workflowsPath` of your own included.
+ * a `workflowsPath` of your own included. `workflowInterceptorModules` are bundled as the SDK's
+ * `interceptors.workflowModules` would be (tracing's: src/tracing `tracingWorkflowModules`).
  */
 export async function bundleProductionWorkflows(
   workflowsPath: string = require.resolve('../workflows'),
-  options: { stackTraceLimit?: number | null } = {},
+  options: { stackTraceLimit?: number | null; workflowInterceptorModules?: string[] } = {},
 ): Promise<WorkflowBundleWithSourceMap> {
   const bundle = await bundleWorkflowCode({
     workflowsPath,
+    ...(options.workflowInterceptorModules?.length
+      ? { workflowInterceptorModules: options.workflowInterceptorModules }
+      : {}),
     logger: QUIET_LOGGER,
     webpackConfigHook: (config) => ({
       ...config,

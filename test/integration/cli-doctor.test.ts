@@ -47,6 +47,8 @@ afterAll(async () => {
 interface DoctorReport {
   ok: boolean;
   checks: CheckResult[];
+  /** Whether tracing is on and where spans go. */
+  tracing: string;
 }
 
 function check(result: CliResult, id: CheckResult['id']): CheckResult {
@@ -71,6 +73,7 @@ test('green against the local stack: every check passes, exit 0, in text and JSO
   ])
     expect(text.stdout).toMatch(new RegExp(`^ok {4}${title}: `, 'm'));
   expect(text.stdout).toContain('all 8 checks pass');
+  expect(text.stdout).toMatch(/^info {2}tracing: off \(set OTEL_EXPORTER_OTLP_ENDPOINT/m);
   expect(text.stdout).toMatch(/^ok {4}Temporal connection: .*, namespace .*, plaintext/m);
   expect(text.stdout).toMatch(/^ok {4}route store: sqlite:.*routes\.sqlite answers/m);
   expect(text.stdout).toContain('schemes it takes: Key, Bearer');
@@ -80,6 +83,7 @@ test('green against the local stack: every check passes, exit 0, in text and JSO
   expect(json.code).toBe(0);
   const report = jsonOf<DoctorReport>(json);
   expect(report.ok).toBe(true);
+  expect(report.tracing).toMatch(/^off/);
   expect(report.checks.map((c) => [c.id, c.status])).toEqual([
     ['service', 'pass'],
     ['webhook-url', 'pass'],

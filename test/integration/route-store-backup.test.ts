@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Client as PgClient } from 'pg';
 import { createBridgeApp } from '../../src/bridge';
 import { Inbox, openPostgresRouteStore, openSqliteRouteStore, type RouteStore } from '../../src/routing';
-import { migrateSqlite, ROUTE_STORE_MIGRATIONS } from '../../src/routing/migrations';
+import { migrateSqlite, ROUTE_STORE_MIGRATIONS, ROUTE_STORE_SCHEMA_VERSION } from '../../src/routing/migrations';
 import { freePort } from '../../src/stack/stack-state';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
 import { deliver, makeEvent } from './bridge-fixtures';
@@ -143,7 +143,7 @@ describe.each(backends)('route-store backup and restore on %s', (_name, newStore
     });
     expect(backup.stderr).toBe('');
     expect(backup.code).toBe(0);
-    expect(jsonOf<{ schemaVersion: number }>(backup).schemaVersion).toBe(1);
+    expect(jsonOf<{ schemaVersion: number }>(backup).schemaVersion).toBe(ROUTE_STORE_SCHEMA_VERSION);
     expect(backup.stdout).not.toContain('reelflow-test-password');
     // Deliveries go on while the backup runs and after it; then the store is lost with its bridge.
     const ackedByBackupEnd = sender.acked();
@@ -187,7 +187,12 @@ describe('route-store restore refuses', () => {
   it('a backup a later release made, leaving the store as it was', async () => {
     const dir = scratch();
     const later = new DatabaseSync(join(dir, 'later.sqlite'));
-    const next = { version: 2, name: 'a later release', sqlite: ['CREATE TABLE later (x INTEGER)'], postgres: [] };
+    const next = {
+      version: ROUTE_STORE_SCHEMA_VERSION + 1,
+      name: 'a later release',
+      sqlite: ['CREATE TABLE later (x INTEGER)'],
+      postgres: [],
+    };
     migrateSqlite(later, 'later.sqlite', [...ROUTE_STORE_MIGRATIONS, next]);
     later.close();
     const target = join(dir, 'routes.sqlite');
@@ -197,7 +202,7 @@ describe('route-store restore refuses', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'has schema 2, newer than this reelflow (knows 1): restore it with the release that made it',
+      `has schema ${ROUTE_STORE_SCHEMA_VERSION + 1}, newer than this reelflow (knows ${ROUTE_STORE_SCHEMA_VERSION}): restore it with the release that made it`,
     );
     const store = openSqliteRouteStore(target);
     expect(await store.ping()).toBe(true);

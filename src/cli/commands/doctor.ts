@@ -16,6 +16,7 @@ import {
   readyzUrl,
   routeStoreAddress,
   runCheck,
+  tracingLine,
   type CheckResult,
 } from '../lib/doctor';
 import { EXIT } from '../lib/exit';
@@ -33,6 +34,7 @@ Checks, each within --timeout seconds, each printed with its result and, when it
   route-store         REELFLOW_ROUTE_STORE parses as the worker and the bridge parse it, and answers
   media-store         the media store is writable and its signed URLs can be fetched the way the service fetches inputs
   idempotency-policy  REELFLOW_SERVICE_IDEMPOTENCY is set (docs/submit-policy.md)
+Then a line says whether tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT) and where spans go, never the export headers.
 
 Exit codes:
   0  every check passes
@@ -72,7 +74,7 @@ export function registerDoctorCommand(program: Command): void {
     .action(async (options: { json: boolean; timeout: number }) => {
       const timeoutMs = options.timeout * 1000;
       // A bad value stops here (ConfigError, exit 2): doctor checks a configuration that parses.
-      const env = loadEnv();
+      const [env, tracing] = [loadEnv(), tracingLine()];
       const stackSettings = loadStackSettings();
       const stack = runningStack(stackSettings.stateDir);
       // The local service is the stack's own when the configured service is the stack's.
@@ -177,8 +179,8 @@ export function registerDoctorCommand(program: Command): void {
       );
 
       const ok = results.every((r) => r.status === 'pass');
-      if (options.json) printJson({ ok, checks: results });
-      else say(doctorLines(results).at(-1)!);
+      if (options.json) printJson({ ok, checks: results, tracing });
+      else say(`info  tracing: ${tracing}\n${doctorLines(results).at(-1)!}`);
       process.exitCode = ok ? EXIT.ok : EXIT.checksFailed;
     });
 }

@@ -1,5 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
-import { connectionOptions, describeTemporalConnection, type TemporalSettings } from '../../config';
+import {
+  connectionOptions,
+  describeTemporalConnection,
+  loadTracingSettings,
+  type TemporalSettings,
+} from '../../config';
+import { activeTracing, startTracing, stopTracing, tracingClientInterceptors } from '../../tracing';
 import { CliError } from './errors';
 import { EXIT } from './exit';
 
@@ -31,6 +37,17 @@ export async function connectTemporal(settings: TemporalSettings): Promise<CliTe
       EXIT.unavailable,
     );
   }
-  const client = new Client({ connection, namespace: settings.namespace });
-  return { client, settings, close: () => connection.close() };
+  // Tracing (OTEL_EXPORTER_OTLP_*): the CLI's starts and signals begin the pipelines' traces.
+  const tracingSettings = activeTracing() ? undefined : loadTracingSettings('cli');
+  if (tracingSettings) startTracing(tracingSettings);
+  const client = new Client({ connection, namespace: settings.namespace, interceptors: tracingClientInterceptors() });
+  return {
+    client,
+    settings,
+    close: async () => {
+      await connection.close();
+      // The spans of this command are exported before it exits.
+      if (tracingSettings) await stopTracing();
+    },
+  };
 }

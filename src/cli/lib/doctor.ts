@@ -5,7 +5,9 @@ import { ServiceProblemError } from '../../client/errors';
 import {
   describeRouteStoreLocation,
   describeTemporalConnection,
+  describeTracing,
   loadRouteStoreSettings,
+  loadTracingSettings,
   type ClientAuthScheme,
   type Env,
   type ReelflowEnv,
@@ -418,6 +420,14 @@ export function checkIdempotencyPolicy(env: ReelflowEnv, explicitlySet: boolean)
     'REELFLOW_SERVICE_IDEMPOTENCY is not set (the default, unknown, is safe but makes every ambiguous submit wait for an operator)',
     'run the idempotency check of docs/submit-policy.md against the service, then set REELFLOW_SERVICE_IDEMPOTENCY=honoured or unknown',
   );
+}
+
+/**
+ * Whether tracing is on and where spans go (OTEL_EXPORTER_OTLP_*), never the export headers (they may
+ * hold a token). A bad variable is a ConfigError, as every other one doctor reads.
+ */
+export function tracingLine(env?: Env): string {
+  return describeTracing(loadTracingSettings('cli', env));
 }
 
 /** The report as lines for a person: one line per check, its detail, and its rule and fix when it failed. */

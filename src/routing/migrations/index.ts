@@ -1,4 +1,5 @@
 import { initial } from './001-initial';
+import { traceLinks } from './002-trace-links';
 import type { RouteStoreMigration } from './migration';
 
 /**
@@ -6,7 +7,7 @@ import type { RouteStoreMigration } from './migration';
  * this one exporting a RouteStoreMigration with the next version and its DDL for both dialects,
  * and its line here (docs/operations.md, "Route-store schema"). Never edit a released one.
  */
-export const ROUTE_STORE_MIGRATIONS: readonly RouteStoreMigration[] = [initial];
+export const ROUTE_STORE_MIGRATIONS: readonly RouteStoreMigration[] = [initial, traceLinks];
 
 /** The schema version this reelflow writes and reads. */
 export const ROUTE_STORE_SCHEMA_VERSION = ROUTE_STORE_MIGRATIONS.length;

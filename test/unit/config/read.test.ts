@@ -128,10 +128,11 @@ const EXPECTED_SECRETS: VariableName[] = [
   'REELFLOW_ROUTE_STORE',
   'REELFLOW_SERVICE_API_KEYS',
   'REELFLOW_SERVICE_ADMIN_KEY',
+  'OTEL_EXPORTER_OTLP_HEADERS',
 ];
 
 describe('<NAME>_FILE', () => {
-  it('covers the API keys, webhook secrets, S3 keys, the route store URL and the Temporal key', () => {
+  it('covers the API keys, webhook secrets, S3 keys, the route store URL, the Temporal key and the OTLP headers', () => {
     expect([...SECRET_FILE_VARIABLES].sort()).toEqual([...EXPECTED_SECRETS].sort());
   });
 

@@ -7,6 +7,7 @@ import { ConfigError } from '../../../src/config';
 import { openMediaStore } from '../../../src/media/store';
 import { checkPluginOptions, reelflowPlugin, reelflowWorkflowsPath } from '../../../src/plugin/plugin';
 import { ReelflowPluginOptionsError } from '../../../src/plugin/errors';
+import { activeTracing, stopTracing } from '../../../src/tracing';
 
 /** The plugin's option checks and what it does to a worker's options (the worker itself: test/integration/worker-plugin.test.ts). */
 
@@ -40,6 +41,7 @@ describe('checkPluginOptions', () => {
     [{ preflight: 3 }, 'preflight', 'must be an object'],
     [{ limits: true }, 'limits', 'must be AccountLimits or false'],
     [{ env: 'prod' }, 'env', 'must be an object of variables'],
+    [{ tracing: 'on' }, 'tracing', 'must be true or false'],
   ])('refuses %j naming the option', (options, option, reason) => {
     const check = () => checkPluginOptions(options);
     expect(check).toThrow(ReelflowPluginOptionsError);
@@ -120,5 +122,43 @@ describe('reelflowPlugin().configureWorker', () => {
       },
     });
     expect(Object.keys(configured.activities ?? {})).toContain('reelflow.submitAndSubscribe');
+  });
+});
+
+describe('reelflowPlugin tracing', () => {
+  const given = { service, routeStore, media, limits: false as const };
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
+  afterEach(() => stopTracing());
+
+  it("adds Temporal's activity interceptor, workflow interceptor module and span sink when the variables are set", async () => {
+    const own = () => ({ inbound: {} });
+    const configured = await configure({ ...given, env: otel }, { interceptors: { activity: [own] } });
+    expect(activeTracing()?.settings).toEqual({
+      url: 'http://127.0.0.1:9/v1/traces',
+      headers: {},
+      serviceName: 'reelflow-worker',
+    });
+    expect(configured.interceptors?.activity?.[0]).toBe(own);
+    expect(configured.interceptors?.activity).toHaveLength(2);
+    expect(configured.interceptors?.workflowModules).toEqual([
+      require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+    ]);
+    expect(configured.sinks?.exporter).toBeDefined();
+  });
+
+  it('adds nothing when off: no variables, or tracing: false', async () => {
+    const off = await configure(given);
+    const refused = await configure({ ...given, env: otel, tracing: false });
+    for (const configured of [off, refused]) {
+      expect(configured.interceptors).toBeUndefined();
+      expect(configured.sinks).toBeUndefined();
+    }
+    expect(activeTracing()).toBeUndefined();
+  });
+
+  it('refuses tracing: true without an endpoint, naming the variable', async () => {
+    await expect(configure({ ...given, tracing: true })).rejects.toThrow(
+      /^reelflowPlugin option "tracing": true needs OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
   });
 });

@@ -5,6 +5,7 @@ import {
   readyzUrl,
   runCheck,
   type CheckResult,
+  tracingLine,
 } from '../../../../src/cli/lib/doctor';
 import type { ReelflowEnv } from '../../../../src/config';
 import type { RunningStackRecord } from '../../../../src/stack/stack-state';
@@ -93,4 +94,16 @@ test('lines name each check, and the rule and fix of a failure', () => {
     '        fix:  F',
     '1 of 2 checks did not pass',
   ]);
+});
+
+describe('tracingLine', () => {
+  it('says tracing is off, or where spans go without the export headers', () => {
+    expect(tracingLine({})).toMatch(/^off \(set OTEL_EXPORTER_OTLP_ENDPOINT/);
+    const line = tracingLine({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20tok-secret',
+    });
+    expect(line).toBe('OTLP/HTTP to https://collector.example:4318/v1/traces as reelflow-cli (headers: authorization)');
+    expect(line).not.toContain('tok-secret');
+  });
 });

@@ -48,6 +48,10 @@ const laterMigration: RouteStoreMigration = {
   ],
 };
 const withLater = [...ROUTE_STORE_MIGRATIONS, laterMigration];
+/** Versions 1 … n. */
+const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+const CURRENT = ROUTE_STORE_SCHEMA_VERSION;
+const LATER = CURRENT + 1;
 
 /** What 0.3.0 left behind: a subscribed request, a delivery for another request, a prepared submit. */
 const OLD_ROWS = [
@@ -63,12 +67,14 @@ describe('migration list', () => {
   it('is numbered 1, 2, 3, … in order; a gap is refused before any DDL runs', () => {
     ROUTE_STORE_MIGRATIONS.forEach((m, i) => expect(m.version).toBe(i + 1));
     const gap = [...ROUTE_STORE_MIGRATIONS, { ...laterMigration, version: ROUTE_STORE_SCHEMA_VERSION + 2 }];
-    expect(() => pendingMigrations('x', 0, gap)).toThrow(/has version 3 at position 2/);
+    expect(() => pendingMigrations('x', 0, gap)).toThrow(
+      new RegExp(`has version ${CURRENT + 2} at position ${CURRENT + 1}`),
+    );
   });
 
   it('a store newer than the code is refused with both versions and what to do', () => {
     expect(() => pendingMigrations('routes.sqlite', 5, withLater)).toThrow(
-      'route store schema 5 is newer than this reelflow (knows 2): upgrade reelflow or restore a backup taken before the upgrade (routes.sqlite)',
+      `route store schema 5 is newer than this reelflow (knows ${LATER}): upgrade reelflow or restore a backup taken before the upgrade (routes.sqlite)`,
     );
   });
 });
@@ -93,7 +99,7 @@ describe('SQLite route store schema', () => {
     old.close();
 
     const store = openSqliteRouteStore(path);
-    expect(versions(path)).toEqual([1]);
+    expect(versions(path)).toEqual(upTo(CURRENT));
     // The early delivery is handed to the subscribe that comes now; the prepared submit is still there.
     expect(await store.subscribe({ requestId: 'req-early', workflowId: 'p', signalName: 's' }, 2_000)).toEqual([
       '{"event_id":"evt-old"}',
@@ -105,14 +111,14 @@ describe('SQLite route store schema', () => {
     await store.close();
 
     const db = new DatabaseSync(path);
-    expect(migrateSqlite(db, path, withLater)).toEqual([2]);
+    expect(migrateSqlite(db, path, withLater)).toEqual([LATER]);
     expect(migrateSqlite(db, path, withLater)).toEqual([]);
     expect(db.prepare("SELECT workflow_id, note FROM reelflow_routes WHERE request_id = 'req-old'").get()).toEqual({
       workflow_id: 'pipeline-old',
       note: null,
     });
     db.close();
-    expect(versions(path)).toEqual([1, 2]);
+    expect(versions(path)).toEqual(upTo(LATER));
   });
 
   it('refuses a store a later release migrated, and leaves it as it was', () => {
@@ -121,14 +127,16 @@ describe('SQLite route store schema', () => {
     migrateSqlite(db, path, withLater);
     db.close();
     expect(() => openSqliteRouteStore(path)).toThrow(RouteStoreSchemaError);
-    expect(() => openSqliteRouteStore(path)).toThrow(/route store schema 2 is newer than this reelflow \(knows 1\)/);
-    expect(versions(path)).toEqual([1, 2]);
+    expect(() => openSqliteRouteStore(path)).toThrow(
+      `route store schema ${LATER} is newer than this reelflow (knows ${CURRENT})`,
+    );
+    expect(versions(path)).toEqual(upTo(LATER));
   });
 
   it('a new file gets every migration once', () => {
     const path = file();
     const db = new DatabaseSync(path);
-    expect(migrateSqlite(db, path, ROUTE_STORE_MIGRATIONS)).toEqual([1]);
+    expect(migrateSqlite(db, path, ROUTE_STORE_MIGRATIONS)).toEqual(upTo(CURRENT));
     expect(migrateSqlite(db, path, ROUTE_STORE_MIGRATIONS)).toEqual([]);
     db.close();
   });
@@ -177,12 +185,14 @@ describe('PostgreSQL route store schema', () => {
     expect(await store.subscribe({ requestId: 'req-early', workflowId: 'p', signalName: 's' }, 2_000)).toEqual([
       '{"event_id":"evt-old"}',
     ]);
-    expect((await sql.query('SELECT version FROM reelflow_schema_version')).rows).toEqual([{ version: 1 }]);
+    expect((await sql.query('SELECT version FROM reelflow_schema_version ORDER BY version')).rows).toEqual(
+      upTo(CURRENT).map((version) => ({ version })),
+    );
     // The sequence 0.3.0 created keeps counting: a new delivery gets the next seq.
     expect(await store.append([{ eventId: 'evt-new', requestId: 'req-x', body: '{}' }], 3_000)).toBe(1);
     expect((await sql.query("SELECT seq FROM reelflow_inbox WHERE event_id = 'evt-new'")).rows).toEqual([{ seq: '2' }]);
 
-    expect(await migratePostgres(sql, url, withLater)).toEqual([2]);
+    expect(await migratePostgres(sql, url, withLater)).toEqual([LATER]);
     expect((await sql.query("SELECT note FROM reelflow_routes WHERE request_id = 'req-old'")).rows).toEqual([
       { note: null },
     ]);
@@ -197,7 +207,9 @@ describe('PostgreSQL route store schema', () => {
     const refused = store.append([{ eventId: 'e', requestId: 'r', body: '{}' }], 1);
     await expect(refused).rejects.toBeInstanceOf(RouteStoreSchemaError);
     await expect(refused).rejects.toThrow(
-      /^route store schema 5 is newer than this reelflow \(knows 1\): upgrade reelflow or restore a backup taken before the upgrade \(postgres:\/\/reelflow@127\.0\.0\.1:\d+\/routes_\d+\)$/,
+      new RegExp(
+        `^route store schema 5 is newer than this reelflow \\(knows ${CURRENT}\\): upgrade reelflow or restore a backup taken before the upgrade \\(postgres://reelflow@127\\.0\\.0\\.1:\\d+/routes_\\d+\\)$`,
+      ),
     );
     expect(await store.ping()).toBe(false);
     expect((await sql.query('SELECT count(*)::int AS n FROM reelflow_inbox')).rows).toEqual([{ n: 0 }]);
@@ -210,12 +222,12 @@ describe('PostgreSQL route store schema', () => {
       migratePostgres(a, url, ROUTE_STORE_MIGRATIONS),
       migratePostgres(b, url, ROUTE_STORE_MIGRATIONS),
     ]);
-    expect(applied.map((v) => v.join(',')).sort()).toEqual(['', '1']);
+    expect(applied.map((v) => v.join(',')).sort()).toEqual(['', upTo(CURRENT).join(',')]);
     // Two stores (two workers starting together) on another new database: both answer, one row per version.
     const other = await freshDatabase();
     const stores = [open(other), open(other)];
     expect(await Promise.all(stores.map((s) => s.ping()))).toEqual([true, true]);
-    const rows = await (await connect(other)).query('SELECT version FROM reelflow_schema_version');
-    expect(rows.rows).toEqual([{ version: 1 }]);
+    const rows = await (await connect(other)).query('SELECT version FROM reelflow_schema_version ORDER BY version');
+    expect(rows.rows).toEqual(upTo(CURRENT).map((version) => ({ version })));
   });
 });
