@@ -30,8 +30,6 @@ export type ArchiveMode = (typeof ARCHIVE_MODES)[number];
 /** What `reelflow run` / `batch` and the demo use when a spec names no archive mode (the workflow's own default is `never`). */
 export const DEFAULT_CLI_ARCHIVE: ArchiveMode = 'on-expiry-risk';
 
-/** Spec versions: 1 (or none) runs each step after the one before it; 2 runs the graph (docs/pipelines.md). */
-export const SPEC_VERSIONS = [1, 2] as const;
 
 export const pipelineSpecSchema = z.strictObject({
   /** 2: a step runs once the steps it reads (`$from`) and names (`after`) are done; independent ones in parallel. */
