@@ -236,3 +236,42 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     expect(submitsOf(handle.workflowId)).toEqual([]);
   });
 });
+
+/** History events of a closed execution, and how many of them start another execution (a child workflow). */
+async function eventsOf(handle: WorkflowHandle): Promise<{ events: number; children: number }> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const children = events.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes).length;
+  return { events: events.length, children };
+}
+
+describe('history footprint of a graph (one execution)', () => {
+  it('a ten-node graph is one execution; a 100-item fan-out stays under 5,000 events', async () => {
+    // Ten nodes: five independent scenes, each upscaled.
+    const scenes = [0, 1, 2, 3, 4].map((i) => scene(`scene-${i}`));
+    const ten = await start('footprint-ten', [...scenes, ...scenes.map((s) => upscale(`up-${s.id}`, s.id))], {});
+    await ten.result();
+    const tenEvents = await eventsOf(ten);
+    const fanOut = await start(
+      'footprint-fan-out',
+      [
+        scene('scenes', {
+          input: { image_urls: [{ $item: 'image' }] },
+          each: Array.from({ length: 100 }, (_, i) => ({ image: `https://media.test/${i}.png` })),
+        }),
+      ],
+      {},
+    );
+    await fanOut.result();
+    const fanOutEvents = await eventsOf(fanOut);
+    // One execution each: nothing started beside the pipeline.
+    expect([tenEvents.children, fanOutEvents.children]).toEqual([0, 0]);
+    expect(submitsOf(ten.workflowId)).toHaveLength(10);
+    expect(submitsOf(fanOut.workflowId)).toHaveLength(100);
+    expect(fanOutEvents.events).toBeLessThan(5_000);
+    if (process.env.REELFLOW_PRINT_FOOTPRINT)
+      process.stdout.write(
+        `graph footprint: ten nodes ${tenEvents.events} events (${(tenEvents.events / 10).toFixed(1)} a node); ` +
+          `100-item fan-out ${fanOutEvents.events} events (${(fanOutEvents.events / 100).toFixed(1)} an item)\n`,
+      );
+  });
+});
