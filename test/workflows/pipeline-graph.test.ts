@@ -148,6 +148,22 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     expect(summary.ledger).toMatchObject({ charged: 240, refunded: 240, net: 0 });
   });
 
+  it("reaches every running branch with an operator's cancelPipeline: each job cancelled at the service", async () => {
+    const handle = await start('operator-cancel', [scene('a'), scene('b'), scene('c', { after: ['a'] })], {
+      job: () => ({ runSeconds: 1_000 }),
+    });
+    await eventually(() => submitsOf(handle.workflowId).length === 2, 'two branches submitted');
+    await handle.executeUpdate('cancelPipeline', { args: [{ reason: 'wrong brief' }] });
+    const failure = (await failureOf(handle)) as ApplicationFailure;
+    expect(failure.type).toBe('StepCancelled');
+    expect(failure.message).toMatch(/cancelled by an operator \(wrong brief\)/);
+    const cancels = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
+    expect([...cancels].sort()).toEqual(['pipeline-operator-cancel-1', 'pipeline-operator-cancel-2']);
+    const summary: PipelineSummary = await handle.query('pipelineProgress');
+    expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'skipped']);
+    expect(summary.ledger.net).toBe(0);
+  });
+
   it('fails a fan-out at its first failed item (onFailure: fail): the running siblings are cancelled at the service', async () => {
     const handle = await start(
       'fail-fast',
