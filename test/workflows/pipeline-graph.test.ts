@@ -5,7 +5,7 @@ import type { SubmitRequest } from '../../src/activities';
 import { carriedStepsOf } from '../../src/cli/lib/resume';
 import type { PipelineSpec } from '../../src/pipeline-spec';
 import type { PipelineSummary, PipelineWorkflowInput, ResumeFrom } from '../../src/workflows/pipeline-types';
-import { scriptedService, useScriptedWorker, type Script, type ServiceCall } from './scripted-service';
+import { completedEvent, scriptedService, useScriptedWorker, type Script, type ServiceCall } from './scripted-service';
 
 /**
  * Version-2 specs (the graph) on the time-skipping server: the real workflow bundle and worker, the
@@ -42,6 +42,8 @@ async function start(
   return scripted.env.client.workflow.start('pipelineWorkflow', { taskQueue: TASK_QUEUE, workflowId, args: [input] });
 }
 
+/** Pacing under which a job waits an hour before its first poll: a cancel never meets a poll in flight. */
+const QUIET = { pacing: { earlyCheckSeconds: 0, firstPollSeconds: 3_600 } };
 const scene = (id: string, more: Partial<Step> = {}): Step => ({ id, model: LONG_FORM, input: IMAGE, ...more });
 const upscale = (id: string, from: string, more: Partial<Step> = {}): Step => ({
   id,
@@ -63,6 +65,45 @@ async function failureOf(handle: WorkflowHandle): Promise<unknown> {
   expect(error).toBeInstanceOf(WorkflowFailedError);
   return (error as WorkflowFailedError).cause;
 }
+
+/** History events of a closed execution, and how many of them start another execution (a child workflow). */
+async function eventsOf(handle: WorkflowHandle): Promise<{ events: number; children: number }> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const children = events.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes).length;
+  return { events: events.length, children };
+}
+
+describe('history footprint of a graph (one execution)', () => {
+  it('a ten-node graph is one execution; a 100-item fan-out stays under 5,000 events', async () => {
+    // Ten nodes: five independent scenes, each upscaled.
+    const scenes = [0, 1, 2, 3, 4].map((i) => scene(`scene-${i}`));
+    const ten = await start('footprint-ten', [...scenes, ...scenes.map((s) => upscale(`up-${s.id}`, s.id))], {});
+    await ten.result();
+    const tenEvents = await eventsOf(ten);
+    const fanOut = await start(
+      'footprint-fan-out',
+      [
+        scene('scenes', {
+          input: { image_urls: [{ $item: 'image' }] },
+          each: Array.from({ length: 100 }, (_, i) => ({ image: `https://media.test/${i}.png` })),
+        }),
+      ],
+      {},
+    );
+    await fanOut.result();
+    const fanOutEvents = await eventsOf(fanOut);
+    // One execution each: nothing started beside the pipeline.
+    expect([tenEvents.children, fanOutEvents.children]).toEqual([0, 0]);
+    expect(submitsOf(ten.workflowId)).toHaveLength(10);
+    expect(submitsOf(fanOut.workflowId)).toHaveLength(100);
+    expect(fanOutEvents.events).toBeLessThan(5_000);
+    if (process.env.REELFLOW_PRINT_FOOTPRINT)
+      process.stdout.write(
+        `graph footprint: ten nodes ${tenEvents.events} events (${(tenEvents.events / 10).toFixed(1)} a node); ` +
+          `100-item fan-out ${fanOutEvents.events} events (${(fanOutEvents.events / 100).toFixed(1)} an item)\n`,
+      );
+  });
+});
 
 describe('pipeline graph (version 2, time-skipping server, scripted service)', () => {
   it('runs the two middle steps of a diamond at once: their jobs overlap at the service', async () => {
@@ -125,70 +166,40 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     expect(summary.ledger.refunded).toBe(80);
   });
 
-  it('cancels every running branch at the service when the pipeline is cancelled, each refunded', async () => {
-    const handle = await start('three-branches', [scene('a'), scene('b'), scene('c'), upscale('after', 'a')], {
-      job: () => ({ runSeconds: 1_000 }),
-    });
-    await eventually(() => submitsOf(handle.workflowId).length === 3, 'three branches submitted');
-    const running: PipelineSummary = await handle.query('pipelineProgress');
-    expect(running.steps.map((s) => [s.id, s.status, s.waitingFor])).toEqual([
-      ['a', 'running', 'job'],
-      ['b', 'running', 'job'],
-      ['c', 'running', 'job'],
-      ['after', 'pending', 'dependencies'],
-    ]);
-    await handle.cancel();
-    expect(await failureOf(handle)).toBeInstanceOf(CancelledFailure);
-    const cancels = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
-    // The scripted service numbers its request ids by submit: the three branches are 1, 2 and 3.
-    expect([...cancels].sort()).toEqual([1, 2, 3].map((n) => `pipeline-three-branches-${n}`));
-    const summary: PipelineSummary = await handle.query('pipelineProgress');
-    expect(summary.status).toBe('cancelled');
-    expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'skipped']);
-    expect(summary.ledger).toMatchObject({ charged: 240, refunded: 240, net: 0 });
-  });
-
-  it("reaches every running branch with an operator's cancelPipeline: each job cancelled at the service", async () => {
-    const handle = await start('operator-cancel', [scene('a'), scene('b'), scene('c', { after: ['a'] })], {
-      job: () => ({ runSeconds: 1_000 }),
-    });
-    await eventually(() => submitsOf(handle.workflowId).length === 2, 'two branches submitted');
-    await handle.executeUpdate('cancelPipeline', { args: [{ reason: 'wrong brief' }] });
-    const failure = (await failureOf(handle)) as ApplicationFailure;
-    expect(failure.type).toBe('StepCancelled');
-    expect(failure.message).toMatch(/cancelled by an operator \(wrong brief\)/);
-    const cancels = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
-    expect([...cancels].sort()).toEqual(['pipeline-operator-cancel-1', 'pipeline-operator-cancel-2']);
-    const summary: PipelineSummary = await handle.query('pipelineProgress');
-    expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'skipped']);
-    expect(summary.ledger.net).toBe(0);
-  });
-
   it('fails a fan-out at its first failed item (onFailure: fail): the running siblings are cancelled at the service', async () => {
+    // The failure comes by webhook while the siblings wait (no poll in flight: none is due for an hour).
     const handle = await start(
       'fail-fast',
       [
         scene('scenes', {
           input: { image_urls: [{ $item: 'image' }] },
           each: [0, 1, 2].map((i) => ({ image: `https://media.test/${i}.png` })),
+          ...QUIET,
         }),
         upscale('up', 'scenes', { input: { video_url: { $from: 'scenes', path: '[0].videos[0].url' } } }),
       ],
-      {
-        job: (_n, request) =>
-          unitOf(request) === 'scenes/1' ? { runSeconds: 10, ends: 'FAILED' } : { runSeconds: 1_000 },
-      },
+      { job: () => ({ runSeconds: 10_000 }) },
     );
-    const failure = (await failureOf(handle)) as ApplicationFailure;
-    expect(failure.type).toBe('StepFailed');
-    expect(failure.message).toMatch(/failed at step scenes \[JobFailed\]: step scenes\[1\]/);
-    const cancelled = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
+    await eventually(() => submitsOf(handle.workflowId).length === 3, 'three items submitted');
     const byUnit = Object.fromEntries(
       submitsOf(handle.workflowId).map((call, n) => [
         unitOf(call.args[0] as SubmitRequest),
         `pipeline-fail-fast-${n + 1}`,
       ]),
     );
+    const failedId = byUnit['scenes/1'] as string;
+    const completed = completedEvent(failedId, LONG_FORM, 0);
+    await handle.signal('jobEvent', {
+      ...completed,
+      event_type: 'generation.failed',
+      status: 'ERROR',
+      error: { code: 'generation_failed', message: 'the model gave up' },
+      data: { ...completed.data, status: 'FAILED', videos: [], output_count: 0 },
+    });
+    const failure = (await failureOf(handle)) as ApplicationFailure;
+    expect(failure.type).toBe('StepFailed');
+    expect(failure.message).toMatch(/failed at step scenes \[JobFailed\]: step scenes\[1\]/);
+    const cancelled = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
     expect([...cancelled].sort()).toEqual([byUnit['scenes/0'], byUnit['scenes/2']].sort());
     const summary: PipelineSummary = await handle.query('pipelineProgress');
     expect(summary.steps[0]?.items?.map((item) => item.status)).toEqual(['cancelled', 'failed', 'cancelled']);
@@ -251,43 +262,51 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     );
     expect(submitsOf(handle.workflowId)).toEqual([]);
   });
-});
-
-/** History events of a closed execution, and how many of them start another execution (a child workflow). */
-async function eventsOf(handle: WorkflowHandle): Promise<{ events: number; children: number }> {
-  const events = (await handle.fetchHistory()).events ?? [];
-  const children = events.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes).length;
-  return { events: events.length, children };
-}
-
-describe('history footprint of a graph (one execution)', () => {
-  it('a ten-node graph is one execution; a 100-item fan-out stays under 5,000 events', async () => {
-    // Ten nodes: five independent scenes, each upscaled.
-    const scenes = [0, 1, 2, 3, 4].map((i) => scene(`scene-${i}`));
-    const ten = await start('footprint-ten', [...scenes, ...scenes.map((s) => upscale(`up-${s.id}`, s.id))], {});
-    await ten.result();
-    const tenEvents = await eventsOf(ten);
-    const fanOut = await start(
-      'footprint-fan-out',
-      [
-        scene('scenes', {
-          input: { image_urls: [{ $item: 'image' }] },
-          each: Array.from({ length: 100 }, (_, i) => ({ image: `https://media.test/${i}.png` })),
-        }),
-      ],
-      {},
+  // Last: a cancelled pipeline leaves the time-skipping server moving at real time for the tests after it.
+  it('cancels every running branch at the service when the pipeline is cancelled, each refunded', async () => {
+    const handle = await start(
+      'three-branches',
+      [scene('a', QUIET), scene('b', QUIET), scene('c', QUIET), upscale('after', 'a')],
+      {
+        job: () => ({ runSeconds: 1_000 }),
+      },
     );
-    await fanOut.result();
-    const fanOutEvents = await eventsOf(fanOut);
-    // One execution each: nothing started beside the pipeline.
-    expect([tenEvents.children, fanOutEvents.children]).toEqual([0, 0]);
-    expect(submitsOf(ten.workflowId)).toHaveLength(10);
-    expect(submitsOf(fanOut.workflowId)).toHaveLength(100);
-    expect(fanOutEvents.events).toBeLessThan(5_000);
-    if (process.env.REELFLOW_PRINT_FOOTPRINT)
-      process.stdout.write(
-        `graph footprint: ten nodes ${tenEvents.events} events (${(tenEvents.events / 10).toFixed(1)} a node); ` +
-          `100-item fan-out ${fanOutEvents.events} events (${(fanOutEvents.events / 100).toFixed(1)} an item)\n`,
-      );
+    await eventually(() => submitsOf(handle.workflowId).length === 3, 'three branches submitted');
+    const running: PipelineSummary = await handle.query('pipelineProgress');
+    expect(running.steps.map((s) => [s.id, s.status, s.waitingFor])).toEqual([
+      ['a', 'running', 'job'],
+      ['b', 'running', 'job'],
+      ['c', 'running', 'job'],
+      ['after', 'pending', 'dependencies'],
+    ]);
+    await handle.cancel();
+    expect(await failureOf(handle)).toBeInstanceOf(CancelledFailure);
+    const cancels = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
+    // The scripted service numbers its request ids by submit: the three branches are 1, 2 and 3.
+    expect([...cancels].sort()).toEqual([1, 2, 3].map((n) => `pipeline-three-branches-${n}`));
+    const summary: PipelineSummary = await handle.query('pipelineProgress');
+    expect(summary.status).toBe('cancelled');
+    expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'skipped']);
+    expect(summary.ledger).toMatchObject({ charged: 240, refunded: 240, net: 0 });
+  });
+
+  it("reaches every running branch with an operator's cancelPipeline: each job cancelled at the service", async () => {
+    const handle = await start(
+      'operator-cancel',
+      [scene('a', QUIET), scene('b', QUIET), scene('c', { after: ['a'] })],
+      {
+        job: () => ({ runSeconds: 1_000 }),
+      },
+    );
+    await eventually(() => submitsOf(handle.workflowId).length === 2, 'two branches submitted');
+    await handle.executeUpdate('cancelPipeline', { args: [{ reason: 'wrong brief' }] });
+    const failure = (await failureOf(handle)) as ApplicationFailure;
+    expect(failure.type).toBe('StepCancelled');
+    expect(failure.message).toMatch(/cancelled by an operator \(wrong brief\)/);
+    const cancels = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
+    expect([...cancels].sort()).toEqual(['pipeline-operator-cancel-1', 'pipeline-operator-cancel-2']);
+    const summary: PipelineSummary = await handle.query('pipelineProgress');
+    expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'skipped']);
+    expect(summary.ledger.net).toBe(0);
   });
 });
