@@ -40,10 +40,11 @@ export function batchWorkflowId(batchName: string): string {
 
 /**
  * A step's key, `<pipeline>/job/<step>`: the stem of its Idempotency-Keys. Its spelling is on the
- * service's books (keys of jobs already submitted), so it stays as it is.
+ * service's books (keys of jobs already submitted), so it stays as it is. An item of a fan-out step
+ * (`each`) has its own: `<pipeline>/job/<step>/<item>`.
  */
-export function stepKeyOf(pipelineName: string, stepId: string): string {
-  return `${pipelineName}/job/${stepId}`;
+export function stepKeyOf(pipelineName: string, stepId: string, item?: number): string {
+  return item === undefined ? `${pipelineName}/job/${stepId}` : `${pipelineName}/job/${stepId}/${item}`;
 }
 
 /**

@@ -14,6 +14,11 @@ export const DEFAULT_REFERENCE_PATH = 'videos[0].url';
  */
 export const REFERENCE_PLACEHOLDER_URL = 'https://reference.reelflow.invalid/placeholder.mp4';
 
+/** What stands in for `reference` while inputs are checked or quoted: the placeholder URL, a list of it for `[*]`. */
+export function referencePlaceholder(reference: StepReference): string | string[] {
+  return reference.path?.startsWith('[*]') ? [REFERENCE_PLACEHOLDER_URL] : REFERENCE_PLACEHOLDER_URL;
+}
+
 /** An input value taken from an earlier step's output. */
 export interface StepReference {
   $from: string;
@@ -26,15 +31,21 @@ export function isReference(value: unknown): value is StepReference {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && '$from' in value;
 }
 
-/** One segment of a parsed path: a property name or an array index. */
+/** One segment of a parsed path: a property name, an array index, or every item of a list (ALL_ITEMS). */
 export type PathSegment = string | number;
 
-const PATH_TOKEN = /([A-Za-z_$][\w$-]*)|\[(\d+)\]|(\.)/gy;
+/** The segment `[*]`: every item of a fan-out step's output list (only first in a path). */
+export const ALL_ITEMS = '*';
 
-/** Parses `videos[0].url` into `['videos', 0, 'url']`; returns null when the syntax is wrong. */
+const PATH_TOKEN = /([A-Za-z_$][\w$-]*)|\[(\d+|\*)\]|(\.)/gy;
+
+/**
+ * Parses `videos[0].url` into `['videos', 0, 'url']`, and a fan-out step's `[*].videos[0].url` /
+ * `[2].videos[0].url` into `['*', 'videos', 0, 'url']` / `[2, 'videos', 0, 'url']`; null when the
+ * syntax is wrong (`[*]` anywhere but first among them).
+ */
 export function parseReferencePath(path: string): PathSegment[] | null {
   const segments: PathSegment[] = [];
-  PATH_TOKEN.lastIndex = 0;
   let expectName = true;
   let index = 0;
   while (index < path.length) {
@@ -46,8 +57,11 @@ export function parseReferencePath(path: string): PathSegment[] | null {
       segments.push(match[1]);
       expectName = false;
     } else if (match[2] !== undefined) {
-      if (segments.length === 0) return null;
-      segments.push(Number(match[2]));
+      const all = match[2] === ALL_ITEMS;
+      // An index follows a name or another index, or starts the path (a fan-out step's list); `[*]` only starts it.
+      if ((all && segments.length > 0) || (segments.length > 0 && expectName)) return null;
+      segments.push(all ? ALL_ITEMS : Number(match[2]));
+      expectName = false;
     } else {
       if (expectName) return null;
       expectName = true;
@@ -57,16 +71,29 @@ export function parseReferencePath(path: string): PathSegment[] | null {
   return segments.length > 0 && !expectName ? segments : null;
 }
 
-/** Reads `path` from `value`; undefined when any segment is missing. */
+/** Reads `path` from `value`; undefined when any segment is missing. `[*]` reads the rest from every item (a list). */
 export function readPath(value: unknown, path: string): unknown {
   const segments = parseReferencePath(path);
-  if (!segments) return undefined;
+  return segments ? readSegments(value, segments) : undefined;
+}
+
+function readSegments(value: unknown, segments: readonly PathSegment[]): unknown {
   let current: unknown = value;
-  for (const segment of segments) {
+  for (const [at, segment] of segments.entries()) {
+    if (segment === ALL_ITEMS) {
+      if (!Array.isArray(current)) return undefined;
+      const rest = segments.slice(at + 1);
+      return current.map((item) => readSegments(item, rest));
+    }
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string | number, unknown>)[segment];
   }
   return current;
+}
+
+/** True when `path` reads a fan-out step's list (it starts with `[*]` or `[n]`). */
+export function readsItems(path: string | undefined): boolean {
+  return path !== undefined && path.startsWith('[');
 }
 
 /** Calls `visit` on every reference inside an input, with its location (`video_url`, `image_urls.0`). */
@@ -118,9 +145,12 @@ export function resolveReferences(
     }
     const path = reference.path ?? DEFAULT_REFERENCE_PATH;
     const value = readPath(output, path);
-    if (typeof value !== 'string' || value.length === 0) {
+    const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+    if (path.startsWith(`[${ALL_ITEMS}]`) && Array.isArray(value) && value.every(isText)) return value.map(substitute);
+    if (!isText(value)) {
+      const what = path.startsWith(`[${ALL_ITEMS}]`) ? 'list of strings' : 'string';
       throw new ReferenceResolutionError(
-        `${location}: output of step "${reference.$from}" has no string at ${path}`,
+        `${location}: output of step "${reference.$from}" has no ${what} at ${path}`,
         location,
       );
     }

@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { formatPath, toFieldErrors, type FieldError, type UriRules } from '../contract';
 import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference';
-import { PipelineSpecError } from './errors';
-import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences } from './references';
+import { PipelineSpecError, ReferenceResolutionError } from './errors';
+import { specVersion } from './graph';
+import { graphErrors } from './graph-checks';
+import { resolveItemReferences } from './items';
+import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, referencePlaceholder } from './references';
 import {
   PIPELINE_LIMITS,
   pollPacingSchema,
@@ -10,7 +13,7 @@ import {
   startDeadlineSecondsSchema,
   stepReferenceSchema,
 } from './step-fields';
-import { pipelineStepSchema, stepKindOf } from './steps/registry';
+import { pipelineStepSchema, stepKindOf, type PipelineStep } from './steps/registry';
 
 /**
  * The pipeline spec: a named, ordered list of steps, each of a kind (./steps/: a paid job, `model`
@@ -34,6 +37,8 @@ export type ArchiveMode = (typeof ARCHIVE_MODES)[number];
 export const DEFAULT_CLI_ARCHIVE: ArchiveMode = 'on-expiry-risk';
 
 export const pipelineSpecSchema = z.strictObject({
+  /** 2: a step runs once the steps it reads (`$from`) and names (`after`) are done; independent ones in parallel. */
+  version: z.union([z.literal(1), z.literal(2)]).optional(),
   name: safeNameSchema,
   steps: z.array(pipelineStepSchema).min(1).max(PIPELINE_LIMITS.maxSteps),
   /** Most credits the pipeline may spend (net of refunds); checked against each quote before submitting. */
@@ -58,6 +63,8 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
   if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error) };
   const spec = parsed.data;
   const errors: FieldError[] = [];
+  // Version 1: a reference reads an earlier step. Version 2: any other step (the graph orders them; no cycle).
+  const readable = new Set<string>(specVersion(spec) === 2 ? spec.steps.map((step) => step.id) : []);
   const earlier = new Set<string>();
   spec.steps.forEach((step, index) => {
     const at = ['steps', index];
@@ -70,30 +77,58 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
         errors.push(...toFieldErrors(checked.error, path));
       } else if (reference.$from === step.id) {
         errors.push({ path: formatPath([...path, '$from']), message: 'a step cannot read its own output' });
-      } else if (!earlier.has(reference.$from)) {
-        errors.push({
-          path: formatPath([...path, '$from']),
-          message: `must name an earlier step (got "${reference.$from}")`,
-        });
+      } else if (!earlier.has(reference.$from) && !readable.has(reference.$from)) {
+        const message = readable.size
+          ? `names no step of this spec (got "${reference.$from}")`
+          : `must name an earlier step (got "${reference.$from}")`;
+        errors.push({ path: formatPath([...path, '$from']), message });
       }
     });
     forEachMediaRef(step.input, (ref, where) => {
       const problem = mediaRefProblem(ref);
       if (problem) errors.push({ path: formatPath([...at, 'input', ...where]), message: problem });
     });
-    // Step and media references both become URLs at the call, so a valid https URL stands in for them.
-    const literal = replaceMediaRefs(mapReferences(step.input, () => REFERENCE_PLACEHOLDER_URL));
-    const problems = stepKindOf(step).checkInput(step, literal, rules);
-    if (problems.length > 0)
-      errors.push(
-        ...problems.map((e) => ({
-          path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`),
-          message: e.message,
-        })),
-      );
+    errors.push(...inputErrors(step, at, rules));
     earlier.add(step.id);
   });
+  errors.push(...graphErrors(spec));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: spec };
+}
+
+/**
+ * The step's literal input checked by its kind; a fan-out step's once per item, each item's values
+ * in place of its `$item` references (a missing field is the item's error).
+ */
+function inputErrors(step: PipelineStep, at: (string | number)[], rules?: UriRules): FieldError[] {
+  // Step and media references both become URLs at the call, so a valid https URL stands in for them.
+  const literal = replaceMediaRefs(mapReferences(step.input, referencePlaceholder)) as Record<string, unknown>;
+  const located = (problems: FieldError[], prefix = '') =>
+    problems.map((e) => ({
+      path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`),
+      message: prefix + e.message,
+    }));
+  if (!step.each) return located(stepKindOf(step).checkInput(step, literal, rules));
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  step.each.forEach((item, i) => {
+    let input: Record<string, unknown>;
+    try {
+      input = resolveItemReferences(literal, item);
+    } catch (error) {
+      if (!(error instanceof ReferenceResolutionError)) throw error;
+      errors.push({
+        path: formatPath([...at, 'each', i]),
+        message: `${error.message} (read by input.${error.location})`,
+      });
+      return;
+    }
+    for (const problem of located(stepKindOf(step).checkInput(step, input, rules), `item ${i}: `)) {
+      const key = `${problem.path}\u0000${problem.message.replace(/^item \d+: /, '')}`;
+      if (!seen.has(key)) errors.push(problem);
+      seen.add(key);
+    }
+  });
+  return errors;
 }
 
 /**

@@ -22,19 +22,24 @@ import type {
   ResumedFromSummary,
   ResumeFrom,
   RetryStepArgs,
+  StepItemSummary,
   StepSummary,
 } from './pipeline-types';
 import { memoOf, searchAttributesOf, stateOperatorsFilterOn, whenChanged } from './pipeline/publish';
 import type { WorkflowJobs } from './steps/job/types';
 import type { StepProgress } from './steps/kind';
 import { kindOf } from './steps/registry';
+import { graphRowOf, itemOutputsOf, showWaits } from './pipeline/graph-view';
 
 /** What the pipeline keeps of one step beside what its kind runs: its own fields of the step row. */
 type StepOwnState = Pick<
   StepSummary,
   'status' | 'input' | 'output' | 'archived' | 'archiveError' | 'error' | 'carriedFrom' | 'startedAt' | 'finishedAt'
 >;
-type StepState = StepOwnState & { preflight?: true; progress?: StepProgress };
+type StepState = StepOwnState & { preflight?: true; progress?: StepProgress; items?: ItemState[] };
+/** What the pipeline keeps of one item of a fan-out step. */
+type ItemOwnState = Pick<StepItemSummary, 'status' | 'output' | 'archived' | 'archiveError' | 'error' | 'carriedFrom'>;
+type ItemState = ItemOwnState & { progress?: StepProgress };
 
 /**
  * The one owner of a pipeline's state: its methods (the operator updates among them) are the only
@@ -51,7 +56,8 @@ export class PipelineState {
   private readonly cancels = new Map<string, string>();
   private pipelineCancel?: string;
   private readonly retryNow = new Set<string>();
-  private running?: { stepId: string; scope: CancellationScope };
+  /** The cancellation scope of each step that runs now (one at a time in version 1; a graph runs several). */
+  private readonly running = new Map<string, CancellationScope>();
   private version = 0;
   private published = -1;
   private readonly upsertAttributes = whenChanged(upsertSearchAttributes);
@@ -73,8 +79,8 @@ export class PipelineState {
   summary(): PipelineSummary {
     const { spec, resume } = this.input;
     const steps = spec.steps.map((step, index): StepSummary => {
-      const { progress, preflight, ...own } = this.steps[index] as StepState;
-      return {
+      const { progress, preflight, items, ...own } = this.steps[index] as StepState;
+      const row: StepSummary = {
         id: step.id,
         ...kindOf(step).summary(step),
         stepKey: stepKeyOf(spec.name, step.id),
@@ -88,7 +94,9 @@ export class PipelineState {
         ...(preflight ? { phase: 'preflight' } : {}),
         ...own,
       };
+      return spec.version === 2 ? graphRowOf(step, row, items) : row;
     });
+    if (spec.version === 2) showWaits(spec.steps, steps);
     const sum = (field: 'quoted' | 'charged' | 'refunded') => steps.reduce((total, s) => total + s[field], 0);
     const ledger = { quoted: sum('quoted'), charged: sum('charged'), refunded: sum('refunded'), net: 0 };
     ledger.net = ledger.charged - ledger.refunded;
@@ -103,6 +111,7 @@ export class PipelineState {
       outputs: Object.fromEntries(
         steps.flatMap((s) => (s.status === 'completed' && s.output ? [[s.id, s.output]] : [])),
       ),
+      ...(spec.version === 2 ? { version: 2, itemOutputs: itemOutputsOf(steps) } : {}),
       ...(this.error !== undefined ? { error: this.error } : {}),
       events: this.jobs.events.counts(steps.flatMap((s) => s.requestIds)),
       ...(abandoned.length || ambiguous.length ? { recovery: { abandoned, ambiguous } } : {}),
@@ -160,12 +169,38 @@ export class PipelineState {
   /** Runs step `stepId` in its own cancellation scope, so that a cancel update stops just this step. */
   async runStep<T>(stepId: string, body: () => Promise<T>): Promise<T> {
     const scope = new CancellationScope();
-    this.running = { stepId, scope };
+    this.running.set(stepId, scope);
     try {
       return await scope.run(body);
     } finally {
-      this.running = undefined;
+      this.running.delete(stepId);
     }
+  }
+
+  /** Cancels every step that runs now (a graph's first failure: its other branches stop, their jobs cancelled). */
+  cancelRunning(): void {
+    for (const scope of this.running.values()) scope.cancel();
+  }
+
+  /** A fan-out step starts: `count` items, each pending. */
+  startItems(index: number, count: number): void {
+    (this.steps[index] as StepState).items = Array.from({ length: count }, () => ({ status: 'pending' }));
+    this.changed();
+  }
+
+  /** Writes what the pipeline keeps of item `item` of step `index`. */
+  updateItem(index: number, item: number, patch: Partial<ItemOwnState>): void {
+    Object.assign((this.steps[index] as StepState).items?.[item] ?? {}, patch);
+    this.changed();
+  }
+
+  /** The observer of item `item` of step `index`, as observeStep is a step's. */
+  observeItem(index: number, item: number): (progress: StepProgress) => void {
+    return (progress) => {
+      const state = (this.steps[index] as StepState).items?.[item];
+      if (state) state.progress = progress;
+      this.changed();
+    };
   }
 
   /** True once an operator asked step `stepId` to resubmit now instead of after its backoff. */
@@ -209,8 +244,11 @@ export class PipelineState {
   /** True while a local activity runs in this workflow task (the check, or a submit run as one). */
   private taskHeldOpen(): boolean {
     if (this.localActivities > 0) return true;
-    const running = this.input.spec.steps.findIndex((step) => step.id === this.running?.stepId);
-    return this.steps[running]?.progress?.holdsTaskOpen() ?? false;
+    return this.steps.some(
+      (step) =>
+        (step.status === 'running' && step.progress?.holdsTaskOpen()) ||
+        step.items?.some((item) => item.progress?.holdsTaskOpen()),
+    );
   }
 
   private async publishEachTask(): Promise<void> {
@@ -247,8 +285,8 @@ export class PipelineState {
   cancelStep(args: CancelStepArgs): OperatorAnswer {
     const step = checkCancelStep(this.summary(), args);
     this.cancels.set(step.id, args.reason?.trim() || 'no reason given');
-    const running = this.running?.stepId === step.id;
-    if (running) this.running?.scope.cancel();
+    const running = this.running.get(step.id);
+    running?.cancel();
     this.changed();
     return answer(
       running
@@ -260,7 +298,7 @@ export class PipelineState {
   cancelPipeline(args: CancelPipelineArgs): OperatorAnswer {
     checkCancelPipeline(this.summary(), args);
     this.pipelineCancel = args?.reason?.trim() || 'no reason given';
-    this.running?.scope.cancel();
+    this.cancelRunning();
     this.changed();
     const name = this.input.spec.name;
     return answer(`cancelling pipeline ${name}: the step in flight is cancelled at the service; no later step starts`);

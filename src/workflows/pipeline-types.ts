@@ -133,6 +133,31 @@ export interface StepRow {
   error?: string;
   /** Resumed runs: the run id that paid for this step (its output is carried, nothing is paid here). */
   carriedFrom?: string;
+  /** Version 2: the steps it waits for (those its references read, then `after`). */
+  dependsOn?: string[];
+  /** Version 2: what a pending or running step waits for (its dependencies, its job, an account slot, a person). */
+  waitingFor?: WaitingFor;
+  /** A fan-out step (`each`): one row per item, in item order. */
+  items?: StepItemSummary[];
+}
+
+/** What a step of a graph waits for. */
+export type WaitingFor = 'dependencies' | 'job' | 'slot' | 'person';
+
+/** One item of a fan-out step: its own job, key `<pipeline>/job/<step>/<item>`. */
+export interface StepItemSummary {
+  index: number;
+  status: StepStatus;
+  phase?: StepPhase;
+  requestIds: string[];
+  charged: number;
+  refunded: number;
+  output?: JobResult;
+  archived?: ArchivedOutput[];
+  archiveError?: string;
+  error?: string;
+  /** Resumed runs: the run id that paid for this item. */
+  carriedFrom?: string;
 }
 
 export interface CreditLedger {
@@ -155,6 +180,10 @@ export interface PipelineSummary {
   steps: StepSummary[];
   /** Step id → result of that step. */
   outputs: Record<string, JobResult>;
+  /** Version 2: fan-out step id → the results of its completed items, in item order (what `[*]` reads). */
+  itemOutputs?: Record<string, JobResult[]>;
+  /** 2 for a graph (a version-2 spec); absent for version 1. */
+  version?: 2;
   error?: string;
   events?: EventCounts;
   /** Jobs abandoned and ambiguous submits; also in the memo under `recovery`. */
@@ -182,10 +211,12 @@ export interface RaiseBudgetArgs {
 
 /** A completed step carried from an earlier run (paid there, not here); its request ids and credits are that run's. */
 export interface CarriedStep extends Pick<StepSummary, 'requestIds' | 'charged' | 'refunded'> {
-  /** The step's result in the earlier run, its output URLs verified to still answer. */
-  output: JobResult;
+  /** The step's result in the earlier run, its output URLs verified to still answer (a fan-out step: in `items`). */
+  output?: JobResult;
   /** Run id of the run that paid for it (an earlier resume carries it on unchanged). */
   paidInRunId: string;
+  /** A fan-out step: its items that completed in the earlier run, by item index (the others run again). */
+  items?: Record<number, CarriedStep>;
 }
 
 /** `resume` of a pipeline's input: the new run carries the steps an earlier run completed and pays for the rest. */

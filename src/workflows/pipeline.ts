@@ -1,4 +1,4 @@
-import { CancellationScope, CancelledFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, setHandler, workflowInfo } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../contract/failure-types';
 import { ReferenceResolutionError } from '../pipeline-spec/errors';
 import { resolveReferences } from '../pipeline-spec/references';
@@ -16,7 +16,8 @@ import type { PipelineSummary, PipelineWorkflowInput } from './pipeline-types';
 import { archiveOutputs, archivedOrUrl } from './pipeline/archive';
 import { reportingToBatch } from './batch-item';
 import { checkBeforeAnyPay } from './pipeline/preflight';
-import { firstApplicationFailure } from './pipeline/publish';
+import { runGraph } from './pipeline/graph-runner';
+import { endAfterStepError } from './pipeline/step-error';
 import { workflowJobs } from './steps/job/workflow-jobs';
 import type { StepOutcome } from './steps/kind';
 import { kindOf, stepKinds } from './steps/registry';
@@ -25,7 +26,8 @@ import { kindOf, stepKinds } from './steps/registry';
  * A pipeline: its steps run in order inside this one workflow, each run by its kind
  * (src/workflows/steps/: a paid job of the service), its input resolved from earlier outputs.
  * Cancelling it cancels the step in flight (a job: at the service, its terminal state awaited) and
- * starts no later step.
+ * starts no later step. A version-2 spec is a graph (./pipeline/graph-runner.ts): each step starts
+ * once its dependencies are done, independent ones at once.
  */
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineSummary> {
   if (input.batch)
@@ -46,6 +48,7 @@ async function runPipeline(
   answerOperators(state);
 
   const submitAs = await checkBeforeAnyPay(input, state);
+  if (spec.version === 2) return runGraph(input, state, submitAs);
 
   // Archive copies start once the next submit was answered (never competing with it); awaited only at the close.
   const archives = new Map<string, Promise<void>>();
@@ -163,22 +166,4 @@ function answerOperators(state: PipelineState): void {
   setHandler(retryStepUpdate, (args) => state.retryStep(args), {
     validator: (args) => void checkRetryStep(state.summary(), args),
   });
-}
-
-/** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */
-function endAfterStepError(state: PipelineState, index: number, stepId: string, error: unknown): never {
-  const failure = firstApplicationFailure(error);
-  const name = state.summary().name;
-  if (!failure && isCancellation(error)) {
-    state.update(index, { status: 'cancelled', finishedAt: Date.now() });
-    state.stop('cancelled', new CancelledFailure('pipeline cancelled'));
-  }
-  const message = failure?.message ?? (error instanceof Error ? error.message : String(error));
-  const budget = failure?.type === FAILURE_TYPES.budgetExceeded;
-  state.update(index, { status: budget ? 'budget-exceeded' : 'failed', error: message, finishedAt: Date.now() });
-  if (budget) state.fail(FAILURE_TYPES.budgetExceeded, `pipeline ${name} stopped before step ${stepId}: ${message}`);
-  state.fail(
-    FAILURE_TYPES.stepFailed,
-    `pipeline ${name} failed at step ${stepId}${failure ? ` [${failure.type ?? 'Error'}]` : ''}: ${message}`,
-  );
 }

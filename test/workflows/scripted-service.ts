@@ -32,8 +32,11 @@ export interface ScriptedJob {
 export interface Script {
   /** Quote of every step's job, credits. Default 80. */
   quote?: number;
-  /** The job submit number `n` (1-based, over the whole pipeline) creates; default: completes at once. */
-  job?: (n: number) => ScriptedJob;
+  /**
+   * The job submit number `n` (1-based, over the whole pipeline) creates, told the request (its
+   * Idempotency-Key names the step and item: a graph's parallel submits come in any order); default: completes at once.
+   */
+  job?: (n: number, request: SubmitRequest) => ScriptedJob;
   /** Submit number `n` gets no usable answer: throws the activities' AmbiguousSubmission failure. */
   ambiguous?: (n: number) => boolean;
 }
@@ -135,7 +138,7 @@ export function scriptedService(): ScriptedService {
           message: 'the connection closed before the answer',
         });
       const requestId = `${workflowId.replace(/\W+/g, '-')}-${n}`;
-      const scripted = script.job?.(n) ?? {};
+      const scripted = script.job?.(n, request) ?? {};
       jobs.set(requestId, {
         requestId,
         model: request.model,

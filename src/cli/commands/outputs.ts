@@ -47,9 +47,18 @@ export async function downloadOutputs(
   fs.mkdirSync(dir, { recursive: true });
   const serviceOrigin = serviceUrl ? new URL(serviceUrl).origin : null;
   const files: DownloadedOutput[] = [];
-  for (const step of summary.steps) {
-    const videos = summary.outputs[step.id]?.videos ?? [];
-    const archived = step.archived ?? [];
+  // A fan-out step's items (version 2) are outputs of their own, named `<step>-<item>`.
+  const units = summary.steps.flatMap((step) =>
+    step.items
+      ? step.items.flatMap((item) =>
+          item.status === 'completed' && item.output
+            ? [{ id: `${step.id}-${item.index}`, videos: item.output.videos, archived: item.archived ?? [] }]
+            : [],
+        )
+      : [{ id: step.id, videos: summary.outputs[step.id]?.videos ?? [], archived: step.archived ?? [] }],
+  );
+  for (const step of units) {
+    const { videos, archived } = step;
     for (const [index, video] of videos.entries()) {
       const copy = archived.find((a) => a.url === video.url);
       if (copy && store) {

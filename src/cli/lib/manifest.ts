@@ -80,6 +80,13 @@ export function applyOverrides(
       });
       continue;
     }
+    // `<step>.each`: a fan-out step's items (version 2), a JSON list in the cell.
+    if (field === 'each') {
+      const items = eachValue(raw);
+      if (items) step.each = items;
+      else errors.push({ path: column, message: 'must be a JSON list of items, such as [{"prompt": "a cat"}]' });
+      continue;
+    }
     const input =
       typeof step.input === 'object' && step.input !== null
         ? (step.input as Record<string, unknown>)
@@ -93,6 +100,19 @@ export function applyOverrides(
     input[field] = value;
   }
   return errors;
+}
+
+/** The items a `<step>.each` cell or key gives (a JSON list), or undefined when it is not a list. */
+function eachValue(raw: unknown): unknown[] | undefined {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return Array.isArray(value) ? value : undefined;
 }
 
 /** The refusal of a manifest: every problem in row order (up to MAX_ROW_ERRORS), exit 2. */

@@ -57,31 +57,55 @@ export async function outputAnswers(url: string, serviceUrl: string | undefined)
  * carried without paying for it again, so that is an error that names `--fresh`.
  */
 export async function resumeFromRun(earlier: EarlierRun, serviceUrl: string | undefined): Promise<ResumeFrom> {
-  const steps: Record<string, CarriedStep> = {};
-  const carriedBefore = earlier.input.resume?.steps ?? {};
-  for (const step of earlier.summary.steps) {
-    const output = earlier.summary.outputs[step.id] ?? step.output;
-    if (step.status !== 'completed' || !output) break;
-    for (const video of output.videos) {
+  const steps = carriedStepsOf(earlier);
+  for (const [id, step] of Object.entries(steps)) {
+    const outputs = step.output ? [step.output] : Object.values(step.items ?? {}).flatMap((item) => item.output ?? []);
+    for (const video of outputs.flatMap((output) => output.videos)) {
       const problem = await outputAnswers(video.url, serviceUrl);
       if (problem) {
         throw new CliError(
-          `the output of step ${step.id} (${video.url}) no longer answers (${problem}); resuming would pay for that step again. ` +
+          `the output of step ${id} (${video.url}) no longer answers (${problem}); resuming would pay for that step again. ` +
             'Run `reelflow resume <pipeline> --fresh` to pay for every step again.',
           EXIT.failed,
         );
       }
     }
-    const before = carriedBefore[step.id];
-    steps[step.id] = before ?? {
-      output,
-      requestIds: step.requestIds,
-      charged: step.charged,
-      refunded: step.refunded,
-      paidInRunId: earlier.runId,
-    };
   }
   return { workflowId: earlier.workflowId, runId: earlier.runId, ledger: earlier.summary.ledger, steps };
+}
+
+/**
+ * The steps a resumed run carries from `earlier` (outputs not yet verified): version 1, every step up to
+ * the first that did not complete; a graph (version 2), every completed step, and of a fan-out step
+ * that did not complete, its completed items (so that no item is paid twice).
+ */
+export function carriedStepsOf(earlier: Pick<EarlierRun, 'runId' | 'input' | 'summary'>): Record<string, CarriedStep> {
+  const steps: Record<string, CarriedStep> = {};
+  const carriedBefore = earlier.input.resume?.steps ?? {};
+  const graph = earlier.input.spec.version === 2;
+  for (const step of earlier.summary.steps) {
+    const output = earlier.summary.outputs[step.id] ?? step.output;
+    const paid = { requestIds: step.requestIds, charged: step.charged, refunded: step.refunded };
+    const items = Object.fromEntries(
+      (step.items ?? []).flatMap((item) => {
+        const before = carriedBefore[step.id]?.items?.[item.index];
+        if (item.status !== 'completed' || !item.output) return [];
+        const { requestIds, charged, refunded, output } = item;
+        const carried = { requestIds, charged, refunded, output, paidInRunId: earlier.runId };
+        return [[item.index, before ?? carried] as const];
+      }),
+    );
+    if (graph && step.items && Object.keys(items).length > 0) {
+      steps[step.id] = { ...paid, paidInRunId: earlier.runId, items };
+      continue;
+    }
+    if (step.status !== 'completed' || !output) {
+      if (graph) continue;
+      break;
+    }
+    steps[step.id] = carriedBefore[step.id] ?? { output, ...paid, paidInRunId: earlier.runId };
+  }
+  return steps;
 }
 
 /** Looks up the closed pipeline `pipeline/<name>` and builds its resume input. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { graphStepFields, type GraphStepFields } from '../step-fields';
 import { jobStepKind } from './job';
 import type { SpecStepKind } from './kind';
 import { stepKindKeyOf, type StepKindKey } from './match';
@@ -14,22 +15,26 @@ export const STEP_KINDS = {
   model: jobStepKind,
 } as const satisfies { [K in StepKindKey]: SpecStepKind };
 
-/** A step of the kind marked by `K`, as validated. */
-export type StepOfKind<K extends StepKindKey> = z.output<(typeof STEP_KINDS)[K]['schema']>;
+/** A step of the kind marked by `K`, as validated: its kind's fields and the graph's (version 2). */
+export type StepOfKind<K extends StepKindKey> = z.output<(typeof STEP_KINDS)[K]['schema']> & GraphStepFields;
 
 /** A step of any kind, as validated. */
 export type PipelineStep = { [K in StepKindKey]: StepOfKind<K> }[StepKindKey];
 
 /** A step of any kind, as a spec file writes it (defaults not yet filled in). */
-export type PipelineStepInput = { [K in StepKindKey]: z.input<(typeof STEP_KINDS)[K]['schema']> }[StepKindKey];
+export type PipelineStepInput = {
+  [K in StepKindKey]: z.input<(typeof STEP_KINDS)[K]['schema']> & GraphStepFields;
+}[StepKindKey];
 
 /**
- * One schema for a step of any kind. With one kind it is that kind's schema (version 1's JSON
- * Schema stays exactly what it was); with several, a union of them, where each kind's schema
- * requires its own key.
+ * One schema for a step of any kind: each kind's schema with the graph's fields (`after`, `each`,
+ * `onFailure`; ../graph.ts refuses them outside version 2). With one kind it is that kind's schema;
+ * with several, a union of them, where each kind's schema requires its own key.
  */
 function stepSchemaOf(kinds: Record<string, SpecStepKind>): z.ZodType<PipelineStep, PipelineStepInput> {
-  const [first, ...rest] = Object.values(kinds).map((kind) => kind.schema);
+  const [first, ...rest] = Object.values(kinds).map((kind) =>
+    kind.schema instanceof z.ZodObject ? kind.schema.extend(graphStepFields) : kind.schema,
+  );
   if (!first) throw new Error('no kind of step is registered');
   const schema = rest.length === 0 ? first : z.union([first, ...rest]);
   return schema as z.ZodType<PipelineStep, PipelineStepInput>;

@@ -3,6 +3,7 @@ import type { JobResult } from '../../contract';
 import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../contract/archived-output';
+import { dependenciesOf, specVersion } from '../../pipeline-spec/graph';
 import { forEachReference } from '../../pipeline-spec/references';
 import type { ArchiveMode, PipelineSpec } from '../../pipeline-spec/spec';
 import type { PipelineSummary } from '../pipeline-types';
@@ -32,22 +33,34 @@ export function archiveModeOf(spec: Pick<PipelineSpec, 'archive'>): ArchiveMode 
 export function shouldArchive(spec: PipelineSpec, index: number): boolean {
   const mode = archiveModeOf(spec);
   if (mode !== 'on-expiry-risk') return mode === 'always';
-  if (index === spec.steps.length - 1) return true;
   const id = spec.steps[index]?.id;
+  // A graph's final outputs are those no step waits for; a step read later is one any other step reads.
+  if (specVersion(spec) === 2) {
+    const waitedFor = spec.steps.some((step) => step.id !== id && dependenciesOf(step).includes(id ?? ''));
+    let read = false;
+    for (const step of spec.steps) forEachReference(step.input, (reference) => (read ||= reference.$from === id));
+    return read || !waitedFor;
+  }
+  if (index === spec.steps.length - 1) return true;
   let readLater = false;
   for (const later of spec.steps.slice(index + 1))
     forEachReference(later.input, (reference) => (readLater ||= reference.$from === id));
   return readLater;
 }
 
-/** Copies a completed step's outputs when the spec asks; a failure does not fail the paid step (`archiveError`). */
+/**
+ * Copies a completed step's outputs when the spec asks (an item of a fan-out step: as `<step>-<item>`);
+ * a failure does not fail the paid step (`archiveError`).
+ */
 export async function archiveOutputs(
   spec: PipelineSpec,
   index: number,
   output: JobResult,
+  item?: number,
 ): Promise<{ archived?: ArchivedOutput[]; archiveError?: string }> {
   if (!shouldArchive(spec, index)) return {};
-  const step = spec.steps[index]?.id ?? '';
+  const id = spec.steps[index]?.id ?? '';
+  const step = item === undefined ? id : `${id}-${item}`;
   try {
     return { archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }) };
   } catch (error) {
@@ -62,8 +75,10 @@ export async function archiveOutputs(
 /** What a `$from` reference to `url` resolves to: its archived copy (which keeps the URL), else the URL. */
 export function archivedOrUrl(summary: PipelineSummary, url: string): string | ArchivedOutput {
   for (const step of summary.steps) {
-    const copy = step.archived?.find((a) => a.url === url);
-    if (copy) return copy;
+    for (const copies of [step.archived, ...(step.items ?? []).map((item) => item.archived)]) {
+      const copy = copies?.find((a) => a.url === url);
+      if (copy) return copy;
+    }
   }
   return url;
 }

@@ -20,6 +20,11 @@ export interface StepKind<S extends PipelineStep = PipelineStep> {
   preflights(step: S): boolean;
   /** The kind's own fields of the step's row in the summary (a paid job: its model). */
   summary(step: S): StepKindFields;
+  /**
+   * What running the step with `input` would cost, credits (a graph's budget is checked against
+   * everything it can still start before its first submit); absent: the kind costs nothing.
+   */
+  quote?(step: S, input: Record<string, unknown>): Promise<number>;
   /** Runs the step with its input resolved; resolves with how it ended, throws when it failed. */
   run(step: S, run: StepRun): Promise<StepOutcome>;
   /** A resumed run (`reelflow resume`): the row of a step an earlier run completed, carried instead of run. */
@@ -44,9 +49,11 @@ export interface StepProgress {
 
 /** What the pipeline gives a step to run with. */
 export interface StepRun {
-  /** The step's place in the spec, and its key `<pipeline>/job/<step>`. */
+  /** The step's place in the spec, and its key `<pipeline>/job/<step>` (an item's: `<pipeline>/job/<step>/<item>`). */
   readonly index: number;
   readonly stepKey: string;
+  /** A fan-out step (`each`): the item this run is for, its place and value (its `$item`s are resolved in `input`). */
+  readonly item?: { readonly index: number; readonly value: Readonly<Record<string, unknown>> };
   /** The step's input, references to earlier outputs resolved. */
   readonly input: Record<string, unknown>;
   readonly pipeline: PipelineWorkflowInput;

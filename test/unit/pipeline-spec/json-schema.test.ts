@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { SCHEMA_FILES, schemaFiles } from '../../../src/pipeline-spec/json-schema';
+import { pipelineSpecJsonSchema, SCHEMA_FILES, schemaFiles } from '../../../src/pipeline-spec/json-schema';
 import { validatePipelineSpec } from '../../../src/pipeline-spec/spec';
 
 const ROOT = path.join(__dirname, '..', '..', '..');
@@ -89,5 +89,40 @@ describe('the JSON Schemas of spec files (schemas/)', () => {
     });
     expect(checked.ok).toBe(true);
     expect(checked.ok && checked.value).not.toHaveProperty('$schema');
+  });
+});
+
+const checkGraph = new Ajv2020({ allErrors: true, strict: false }).compile(pipelineSpecJsonSchema());
+const GRAPH_MODEL = 'service-video-cinema-long-form-from-references';
+
+describe('the JSON Schema of a version-2 spec (the graph)', () => {
+  const graph = {
+    version: 2,
+    name: 'ad',
+    steps: [
+      {
+        id: 'scenes',
+        model: GRAPH_MODEL,
+        input: { image_urls: [{ $item: 'image' }], prompt: { $item: 'prompt' }, duration: '5' },
+        each: [{ image: 'https://example.com/a.png', prompt: 'one' }],
+        onFailure: 'continue',
+      },
+      {
+        id: 'again',
+        model: GRAPH_MODEL,
+        input: { image_urls: { $from: 'scenes', path: '[*].videos[0].url' } },
+        after: ['scenes'],
+      },
+    ],
+  };
+
+  it('accepts $item in any input field, a [*] reference for a URL list, each, after and onFailure', () => {
+    expect({ valid: checkGraph(graph), errors: checkGraph.errors ?? null }).toEqual({ valid: true, errors: null });
+    expect(validatePipelineSpec(graph).ok).toBe(true);
+  });
+
+  it('refuses what the spec refuses: a version other than 1 or 2, an unknown onFailure', () => {
+    expect(checkGraph({ ...graph, version: 3 })).toBe(false);
+    expect(checkGraph({ ...graph, steps: [{ ...graph.steps[0], onFailure: 'ignore' }] })).toBe(false);
   });
 });

@@ -18,9 +18,33 @@ describe('references', () => {
   it('parses and reads paths', () => {
     expect(parseReferencePath('videos[0].url')).toEqual(['videos', 0, 'url']);
     expect(parseReferencePath('request_id')).toEqual(['request_id']);
-    for (const bad of ['', '.a', 'a.', 'a..b', '[0]', 'a[b]', 'a b']) expect(parseReferencePath(bad)).toBeNull();
+    for (const bad of ['', '.a', 'a.', 'a..b', 'a[b]', 'a b', 'a[*]', '[0][*]', 'a.[0]'])
+      expect(parseReferencePath(bad)).toBeNull();
     expect(readPath(output, 'videos[1].url')).toBe('https://cdn.example.com/b.mp4');
     expect(readPath(output, 'videos[5].url')).toBeUndefined();
+  });
+
+  it("reads a fan-out step's list: [*] every item, [n] one of them", () => {
+    expect(parseReferencePath('[*].videos[0].url')).toEqual(['*', 'videos', 0, 'url']);
+    expect(parseReferencePath('[2].videos[0].url')).toEqual([2, 'videos', 0, 'url']);
+    const items = [output, { videos: [{ url: 'https://cdn.example.com/c.mp4' }] }];
+    expect(readPath(items, '[*].videos[0].url')).toEqual([
+      'https://cdn.example.com/out.mp4',
+      'https://cdn.example.com/c.mp4',
+    ]);
+    expect(readPath(items, '[1].videos[0].url')).toBe('https://cdn.example.com/c.mp4');
+    expect(readPath(output, '[*].videos[0].url')).toBeUndefined();
+    const input = {
+      video_urls: { $from: 'scenes', path: '[*].videos[0].url' },
+      video_url: { $from: 'scenes', path: '[1].videos[0].url' },
+    };
+    expect(resolveReferences(input, { scenes: items }, (url) => `copy:${url}`)).toEqual({
+      video_urls: ['copy:https://cdn.example.com/out.mp4', 'copy:https://cdn.example.com/c.mp4'],
+      video_url: 'copy:https://cdn.example.com/c.mp4',
+    });
+    expect(() => resolveReferences({ v: { $from: 'scenes', path: '[*].videos[1].url' } }, { scenes: items })).toThrow(
+      'v: output of step "scenes" has no list of strings at [*].videos[1].url',
+    );
   });
 
   it('resolves references anywhere in an input, default path videos[0].url', () => {

@@ -6,6 +6,8 @@ import {
   sumBatchCredits,
   batchSummaryLine,
   currentDetailsMarkdown,
+  type PipelineView,
+  type StepView,
   describeDataUri,
   pipelineDetails,
   pipelineSummaryLine,
@@ -202,5 +204,42 @@ describe('what a batch shows (reelflow status and the UI current details)', () =
     );
     expect(details).toContain('**big** · 10000 pipelines');
     expect(details).toContain('- … and 9950 more');
+  });
+});
+
+const graphRow = (id: string, more: Partial<StepView>): StepView => ({
+  id,
+  status: 'pending',
+  requestIds: [],
+  quoted: 0,
+  charged: 0,
+  refunded: 0,
+  ...more,
+});
+
+describe("a graph's current details in the Temporal UI", () => {
+  it('shows which steps run, what each waits for, and a fan-out step by its items', () => {
+    const summary: PipelineView = {
+      status: 'running',
+      currentStep: 'right',
+      budgetCredits: null,
+      ledger: { quoted: 0, charged: 160, refunded: 0, net: 160 },
+      steps: [
+        graphRow('scenes', {
+          status: 'completed',
+          dependsOn: [],
+          items: [{ status: 'completed' }, { status: 'failed' }, { status: 'completed' }],
+        }),
+        graphRow('left', { status: 'running', dependsOn: ['scenes'], waitingFor: 'job', requestIds: ['r-1'] }),
+        graphRow('right', { status: 'running', dependsOn: ['scenes'], waitingFor: 'slot' }),
+        graphRow('join', { dependsOn: ['left', 'right'], waitingFor: 'dependencies' }),
+      ],
+    };
+    const details = currentDetailsMarkdown(summary, 0);
+    expect(details).toMatch(/^\*\*running\*\* · steps `left`, `right` · credits 160 net/);
+    expect(details).toContain('| scenes | completed · items 2/3 done, 1 failed |');
+    expect(details).toContain('| left | running · waits for a job | `r-1` |');
+    expect(details).toContain('| right | running · waits for a slot |');
+    expect(details).toContain('| join | pending · waits for `left`, `right` |');
   });
 });

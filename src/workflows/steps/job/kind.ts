@@ -8,7 +8,9 @@ import type { JobStep } from '../../../pipeline-spec/spec';
 import { forEachReference } from '../../../pipeline-spec/references';
 import type { PipelineWorkflowInput } from '../../pipeline-types';
 import type { StepKind } from '../kind';
+import { ACTIVITY_SUMMARIES } from '../../../pipeline-spec/ui-text';
 import { waitForBatchResume } from './account-refusal';
+import { apiWith } from './proxies';
 import { idempotencyKeyFor, runServiceJob, type ServiceJobOptions } from './service-job';
 import { chargesSettled, revokePreparedSubmits, workflowJobs } from './workflow-jobs';
 
@@ -36,12 +38,16 @@ export const jobStep: StepKind<JobStep> = {
     });
   },
   summary: (step) => ({ model: step.model }),
+  async quote(step, input) {
+    const quote = await apiWith(ACTIVITY_SUMMARIES.quote(step.id, step.model)).quoteJob(step.model, input);
+    return quote.credits;
+  },
   run(step, run) {
     const { pipeline } = run;
     // The public step function; the spec was validated, so the input is the model's.
     return runServiceJob(step.model, run.input as ModelInputs[ModelId], {
       key: run.stepKey,
-      label: step.id,
+      label: run.item ? `${step.id}[${run.item.index}]` : step.id,
       pacing: { ...pipeline.defaultPacing, ...step.pacing },
       maxResubmits: step.retry?.maxResubmits ?? 0,
       ...startDeadlineOf(step.startDeadlineSeconds ?? pipeline.spec.startDeadlineSeconds),
@@ -86,7 +92,8 @@ function prepareAfter(
   budgeted: boolean,
 ): { prepareNext?: PreparedChain } {
   const { spec } = input;
-  if (submitAs !== 'local-activity' || budgeted) return {};
+  // A graph (version 2) starts steps when their dependencies are done, not the one after a job: never prepared.
+  if (submitAs !== 'local-activity' || budgeted || spec.version === 2) return {};
   const steps: PreparedStep[] = [];
   for (let next = index + 1; next < spec.steps.length; next += 1) {
     const step = spec.steps[next]!;

@@ -347,3 +347,35 @@ describe('configuration from the environment', () => {
     expect(isLocalServiceUrl('https://api.example.com')).toBe(false);
   });
 });
+
+let eachDir: string;
+beforeAll(() => {
+  eachDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-manifest-each-'));
+  const scenes = {
+    id: 'scenes',
+    model: LONG_FORM,
+    input: { image_urls: ['https://example.com/hero.png'], prompt: { $item: 'prompt' } },
+    each: [{ prompt: 'default' }],
+  };
+  fs.writeFileSync(path.join(eachDir, 'ad.json'), JSON.stringify({ version: 2, name: 'ad', steps: [scenes] }));
+});
+afterAll(() => fs.rmSync(eachDir, { recursive: true, force: true }));
+
+describe('a batch row setting a fan-out step’s items (<step>.each)', () => {
+  const eachMedia = () => ({ store: createFileStore(path.join(eachDir, 'media')) });
+
+  it('takes the items from a JSON cell', async () => {
+    const file = path.join(eachDir, 'rows.csv');
+    fs.writeFileSync(file, 'spec,name,scenes.each\nad.json,two,"[{""prompt"": ""a""}, {""prompt"": ""b""}]"\n');
+    const [spec] = (await loadManifest(file, undefined, eachMedia())).items;
+    expect(spec?.steps[0]?.each).toEqual([{ prompt: 'a' }, { prompt: 'b' }]);
+  });
+
+  it('refuses a cell that is not a JSON list, and items the spec refuses, with the row and column', async () => {
+    const file = path.join(eachDir, 'bad.csv');
+    fs.writeFileSync(file, 'spec,scenes.each\nad.json,not json\nad.json,"[{""other"": 1}]"\n');
+    await expect(loadManifest(file, undefined, eachMedia())).rejects.toThrow(
+      /line 2, column 2: scenes\.each: must be a JSON list of items[\s\S]*line 3.*steps\.0\.each\.0: prompt: the item has no field prompt/,
+    );
+  });
+});

@@ -4,10 +4,12 @@ import { pipelineStepSchema, STEP_KINDS, stepKindOf } from '../../../../src/pipe
 describe('the table of step kinds', () => {
   const step = { id: 'up', model: 'service-upscale-video-fast', input: { video_url: 'https://example.com/a.mp4' } };
 
-  it('builds the step schema from its one kind: the paid job, marked by `model`', () => {
+  it("builds the step schema from its one kind, the paid job marked by `model`, with the graph's fields", () => {
     expect(Object.keys(STEP_KINDS)).toEqual(['model']);
-    expect(pipelineStepSchema).toBe(jobStepSchema);
+    const { shape } = pipelineStepSchema as unknown as { shape: object };
+    expect(Object.keys(shape)).toEqual([...Object.keys(jobStepSchema.shape), 'after', 'each', 'onFailure']);
     expect(pipelineStepSchema.parse(step)).toEqual(step);
+    expect(pipelineStepSchema.safeParse({ ...step, other: 1 }).success).toBe(false);
   });
 
   it('finds a step kind by the key it has', () => {
