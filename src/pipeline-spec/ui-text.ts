@@ -110,9 +110,10 @@ export function pipelineDetails(spec: PipelineSpec): string {
   const lines = [
     `**${spec.name}** · ${spec.steps.length} step${spec.steps.length === 1 ? '' : 's'} · ${spec.budgetCredits === undefined ? 'no budget' : `budget ${spec.budgetCredits} credits`}`,
     '',
-    ...spec.steps.map(
-      (s, i) =>
-        `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`,
+    ...spec.steps.map((s, i) =>
+      'model' in s
+        ? `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`
+        : `${i + 1}. \`${s.id}\` — ${s.op} (local)`,
     ),
     '',
     '```json',

@@ -82,7 +82,7 @@ export async function collectPipelineReport(
   );
   const steps: ReportStep[] = summary.steps.map((step, index) => ({
     id: step.id,
-    model: step.model,
+    model: 'model' in step ? step.model : `${step.op} (local operation)`,
     status: step.status,
     requestIds: step.requestIds,
     attempts: step.attempts,

@@ -85,6 +85,12 @@ export async function quotePipeline(
   const seconds = new Map<string, number | null>();
   const steps: StepQuote[] = [];
   for (const step of spec.steps) {
+    // A local operation costs no credits: only a trim's length is known before it runs.
+    if (!('model' in step)) {
+      const { start, end } = step.input;
+      if (step.op === 'trim' && typeof start === 'number' && typeof end === 'number') seconds.set(step.id, end - start);
+      continue;
+    }
     let dependsOn: string | null = null;
     forEachReference(step.input, (reference) => {
       dependsOn ??= reference.$from;

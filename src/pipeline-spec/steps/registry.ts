@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jobStepKind } from './job';
 import type { SpecStepKind } from './kind';
+import { opStepKind } from './op';
 import { stepKindKeyOf, type StepKindKey } from './match';
 
 export type { StepKindKey } from './match';
@@ -12,6 +13,7 @@ export type { StepKindKey } from './match';
  */
 export const STEP_KINDS = {
   model: jobStepKind,
+  op: opStepKind,
 } as const satisfies { [K in StepKindKey]: SpecStepKind };
 
 /** A step of the kind marked by `K`, as validated. */
@@ -25,18 +27,35 @@ export type PipelineStepInput = { [K in StepKindKey]: z.input<(typeof STEP_KINDS
 
 /**
  * One schema for a step of any kind. With one kind it is that kind's schema (version 1's JSON
- * Schema stays exactly what it was); with several, a union of them, where each kind's schema
- * requires its own key.
+ * Schema stays exactly what it was). With several, a step is parsed by the one kind ./match.ts says
+ * it is of (a step of none by the first kind's, so a step without `model` is still told it lacks
+ * one), so its errors are that kind's with their field paths, never an "invalid union".
  */
-function stepSchemaOf(kinds: Record<string, SpecStepKind>): z.ZodType<PipelineStep, PipelineStepInput> {
-  const [first, ...rest] = Object.values(kinds).map((kind) => kind.schema);
+function stepSchemaOf(kinds: { [K in StepKindKey]: SpecStepKind }): z.ZodType<PipelineStep, PipelineStepInput> {
+  const schemas = Object.values(kinds).map((kind) => kind.schema);
+  const [first] = schemas;
   if (!first) throw new Error('no kind of step is registered');
-  const schema = rest.length === 0 ? first : z.union([first, ...rest]);
-  return schema as z.ZodType<PipelineStep, PipelineStepInput>;
+  if (schemas.length === 1) return first as z.ZodType<PipelineStep, PipelineStepInput>;
+  const picked = z.unknown().transform((value, ctx) => {
+    const key =
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? stepKindKeyOf(value as Record<string, unknown>)
+        : undefined;
+    const parsed = (key ? kinds[key].schema : first).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  });
+  return picked as unknown as z.ZodType<PipelineStep, PipelineStepInput>;
 }
 
 /** The schema of one pipeline step, built from STEP_KINDS. */
 export const pipelineStepSchema = stepSchemaOf(STEP_KINDS);
+
+/** The kinds' own schemas as one union: what a spec file may say of a step (the JSON Schema, src/pipeline-spec/json-schema.ts). */
+export const pipelineStepShapes = z.union(
+  Object.values(STEP_KINDS).map((kind) => kind.schema) as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]],
+);
 
 /** The kind of `step`, a validated step (so there is one). */
 export function stepKindOf(step: PipelineStep): SpecStepKind {

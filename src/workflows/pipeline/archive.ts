@@ -5,6 +5,7 @@ import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../contract/archived-output';
 import { forEachReference } from '../../pipeline-spec/references';
 import type { ArchiveMode, PipelineSpec } from '../../pipeline-spec/spec';
+import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
 import type { PipelineSummary } from '../pipeline-types';
 
 /**
@@ -46,7 +47,8 @@ export async function archiveOutputs(
   index: number,
   output: JobResult,
 ): Promise<{ archived?: ArchivedOutput[]; archiveError?: string }> {
-  if (!shouldArchive(spec, index)) return {};
+  // An operation's output is in the media store already (its row lists the copies): nothing to copy.
+  if (isOpStepOutput(output) || !shouldArchive(spec, index)) return {};
   const step = spec.steps[index]?.id ?? '';
   try {
     return { archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }) };
@@ -62,7 +64,9 @@ export async function archiveOutputs(
 /** What a `$from` reference to `url` resolves to: its archived copy (which keeps the URL), else the URL. */
 export function archivedOrUrl(summary: PipelineSummary, url: string): string | ArchivedOutput {
   for (const step of summary.steps) {
-    const copy = step.archived?.find((a) => a.url === url);
+    // An operation's output carries its stored copies, so a resumed run reads them too.
+    const stored = isOpStepOutput(step.output) ? step.output.archived : undefined;
+    const copy = (step.archived ?? stored)?.find((a) => a.url === url);
     if (copy) return copy;
   }
   return url;

@@ -25,9 +25,9 @@ describe('pipeline spec', () => {
 
   it('accepts a valid spec and fills the retry default', () => {
     const spec = parsePipelineSpec(valid);
-    expect(spec.steps[1]?.retry?.maxResubmits).toBe(1);
+    expect(spec.steps[1]).toMatchObject({ retry: { maxResubmits: 1 } });
     const noRetry = parsePipelineSpec({ ...valid, steps: [valid.steps[0], { ...valid.steps[1], retry: {} }] });
-    expect(noRetry.steps[1]?.retry?.maxResubmits).toBe(0);
+    expect(noRetry.steps[1]).toMatchObject({ retry: { maxResubmits: 0 } });
   });
 
   it('rejects names that are unsafe in workflow ids, with the path', () => {
