@@ -13,11 +13,10 @@ import { createFileStore } from '../../src/media/store';
 import type { PipelineSpec } from '../../src/pipeline-spec';
 import type { OpStepOutput } from '../../src/pipeline-spec/steps/op-types';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
-import { bundleReelflowWorkflows } from '../integration/workflow-harness';
 import { scriptedService, useScriptedWorker, type Script } from './scripted-service';
 
 /**
- * Op steps inside a version-1 pipeline on the time-skipping server: the paid jobs are scripted (they
+ * Op steps inside a version-1 pipeline, and the operation step functions in a team's workflow, on the time-skipping server: the paid jobs are scripted (they
  * stand for the service, whose outputs a loopback server serves as a local service would), the
  * operations are the real ones (ffmpeg, a filesystem media store), the workflow and worker real.
  */
@@ -43,7 +42,7 @@ const service = scriptedService({
     }).runOp(request),
 });
 const scripted = useScriptedWorker(TASK_QUEUE, service, async () => ({
-  workflowBundle: await bundleReelflowWorkflows(),
+  workflowsPath: join(__dirname, 'op-steps.workflows.ts'),
 }));
 
 beforeAll(async () => {
@@ -126,5 +125,25 @@ describe('op steps in a version-1 pipeline (time-skipping server, real ffmpeg)',
     // Not retried: retrying cannot make the video longer.
     expect(service.calls(id, 'runOp')).toHaveLength(1);
     expect(service.calls(id, 'submitAndSubscribe')).toHaveLength(1);
+  });
+
+  it("the step functions chain in a team's workflow: an operation reads an earlier one's URL from the store", async () => {
+    const handle = await scripted.env.client.workflow.start('cutTrimFrameMix', {
+      taskQueue: TASK_QUEUE,
+      workflowId: 'team/cut',
+      args: [`${origin}/clip.mp4`],
+    });
+    const [cut, middle, still, mixed] = (await handle.result()) as OpStepOutput[];
+    expect(Math.abs((cut?.videos[0]?.duration_seconds ?? 0) - 2)).toBeLessThanOrEqual(0.2);
+    expect(Math.abs((middle?.videos[0]?.duration_seconds ?? 0) - 1)).toBeLessThanOrEqual(0.1);
+    expect(still?.images?.[0]).toMatchObject({ content_type: 'image/png', width: 192, height: 108 });
+    expect(Math.abs((mixed?.videos[0]?.duration_seconds ?? 0) - 1)).toBeLessThanOrEqual(0.1);
+    expect([cut, middle, still, mixed].map((r) => r?.request_id)).toEqual([
+      'team/cut/op/1-concat',
+      'team/cut/op/2-trim',
+      'team/cut/op/3-frame',
+      'mixed',
+    ]);
+    expect(mixed?.videos[0]?.file_name).toMatch(/^mixed-[0-9a-f]{12}\.mp4$/);
   });
 });

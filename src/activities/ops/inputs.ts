@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { MEDIA_LIMITS } from '../../contract';
 import { probe, type ProbeResult } from '../../media/ffmpeg';
 import { FfmpegError } from '../../media/errors';
-import { digestOf, isMediaRef } from '../../media/reference';
+import { digestOf, isMediaRef, mediaAddress } from '../../media/reference';
 import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
 import type { OpMedia } from '../../pipeline-spec/steps/op-types';
@@ -41,7 +41,7 @@ export async function localInput(media: OpMedia, field: string, dir: string, fro
   const file = join(dir, `input-${field.replace(/\W+/g, '-')}`);
   if (isMediaRef(media)) await fromStore(media, field, file, from);
   else if (typeof media === 'string' && media.startsWith('data:')) await fromDataUri(media, field, file);
-  else if (typeof media === 'string') await fromUrl(media, field, file, from);
+  else if (typeof media === 'string') await fromUrlOrStore(media, field, file, from);
   else throw new OpInputInvalidError('must be a URL, a data URI or a media reference', field);
   try {
     return { file, probe: await probe(file, { signal: from.signal }) };
@@ -77,6 +77,25 @@ async function fromStore(
       throw new OpInputUnavailableError(`cannot read ${ref.$media}: ${error.message}`, field);
     throw error;
   }
+}
+
+/** A stored object's path in a URL: `objects/<sha256>` (S3) or `objects/<ab>/<sha256>` (the filesystem). */
+const STORED_OBJECT_PATH = /\/objects\/(?:[0-9a-f]{2}\/)?([0-9a-f]{64})$/;
+
+/**
+ * An earlier operation's output URL (a signed URL, or the filesystem store's location) names an
+ * object of this store: read it from there, with no download. Any other URL is downloaded.
+ */
+async function fromUrlOrStore(url: string, field: string, file: string, from: InputSource) {
+  let sha: string | undefined;
+  try {
+    sha = STORED_OBJECT_PATH.exec(new URL(url).pathname)?.[1];
+  } catch {
+    throw new OpInputInvalidError(`${url.slice(0, 80)} is not a URL`, field);
+  }
+  const stored = sha ? await from.store.stat(sha).catch(() => null) : null;
+  if (sha && stored) return fromStore({ $media: mediaAddress(sha), bytes: stored.bytes }, field, file, from);
+  return fromUrl(url, field, file, from);
 }
 
 async function fromDataUri(uri: string, field: string, file: string) {
