@@ -4,7 +4,7 @@ import type { MediaDeps } from '../media';
 import { OpUnavailableError, isOpError } from './errors';
 import { runOperation, type OpRunOptions } from './runner';
 
-export { DEFAULT_OP_TIMEOUT_MS, type OpRunOptions } from './runner';
+export type { OpRunOptions } from './runner';
 
 /** The local media operations (op steps: concat, trim, mux_audio, frame) as activities. */
 export interface OpActivities {

@@ -4,7 +4,7 @@ import { safeNameSchema } from '../step-fields';
 import type { SpecStepKind } from './kind';
 import { OP_LIMITS, OP_NAMES } from './op-types';
 
-export { OP_LIMITS, OP_NAMES, type OpName } from './op-types';
+export { OP_NAMES } from './op-types';
 
 /**
  * A local media operation (`"op": "concat" | "trim" | "mux_audio" | "frame"`): run by the worker with
