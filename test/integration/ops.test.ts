@@ -12,6 +12,7 @@ import { digestOf } from '../../src/media/reference';
 import { createFileStore, putMediaFile, type MediaStore } from '../../src/media/store';
 import type { MediaRef } from '../../src/contract';
 import type { OpRequest, OpResult } from '../../src/pipeline-spec/steps/op-types';
+import { loadSpecFile } from '../../src/cli/lib/spec-files';
 
 /**
  * The local media operations with real ffmpeg and a real (filesystem) media store: inputs served over
@@ -212,5 +213,22 @@ describe('local media operations (real ffmpeg, filesystem store)', () => {
     );
     expect(failure).toMatchObject({ type: FAILURE_TYPES.mediaUnavailable, nonRetryable: true });
     expect(failure.message).toContain('REELFLOW_MEDIA_STORE');
+  });
+
+  it("the CLI's spec loader stores local files named in an op step's media fields (video, audio, videos)", async () => {
+    const file = join(dir, 'edit.json');
+    const steps = [
+      { id: 'cut', op: 'concat', input: { videos: ['a.mp4', 'b.mp4'] } },
+      { id: 'voiced', op: 'mux_audio', input: { video: { $from: 'cut' }, audio: 'voice.wav' } },
+    ];
+    writeFileSync(file, JSON.stringify({ name: 'edit', steps }));
+    const loaded = await loadSpecFile(file, undefined, { store });
+    const [cut, voiced] = loaded.steps.map((step) => step.input);
+    expect(cut?.videos).toEqual([
+      expect.objectContaining({ $media: expect.stringMatching(/^sha256:/), type: 'video/mp4' }),
+      expect.objectContaining({ $media: storedClipB.$media }),
+    ]);
+    expect(voiced?.audio).toEqual(expect.objectContaining({ $media: expect.stringMatching(/^sha256:/) }));
+    expect(voiced?.video).toEqual({ $from: 'cut' });
   });
 });

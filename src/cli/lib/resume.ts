@@ -6,6 +6,7 @@ import type { CarriedStep, ResumeFrom } from '../../workflows/resume-types';
 import { pipelineSummary } from './context';
 import { CliError } from './errors';
 import { EXIT } from './exit';
+import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
 
 /** How long one output URL may take to answer the check. */
 const VERIFY_TIMEOUT_MS = 30_000;
@@ -62,7 +63,8 @@ export async function resumeFromRun(earlier: EarlierRun, serviceUrl: string | un
   for (const step of earlier.summary.steps) {
     const output = earlier.summary.outputs[step.id] ?? step.output;
     if (step.status !== 'completed' || !output) break;
-    for (const video of output.videos) {
+    // An operation's output is in the media store, not served by the service: nothing to ask; carried as it is.
+    for (const video of isOpStepOutput(output) ? [] : output.videos) {
       const problem = await outputAnswers(video.url, serviceUrl);
       if (problem) {
         throw new CliError(

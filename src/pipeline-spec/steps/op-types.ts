@@ -10,6 +10,9 @@ import type { ArchivedOutput, MediaRef } from '../../contract';
 export const OP_NAMES = ['concat', 'trim', 'mux_audio', 'frame'] as const;
 export type OpName = (typeof OP_NAMES)[number];
 
+/** The input fields of an operation that carry media (a URL, a data URI, a reference, or a local path in a spec file). */
+export const OP_MEDIA_FIELDS: readonly string[] = ['video', 'audio', 'videos'];
+
 /** Bounds of an operation's input. */
 export const OP_LIMITS = {
   /** Clips one concat joins. */
