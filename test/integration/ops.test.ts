@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MediaDeps } from '../../src/activities';
 import { createOpActivities, type OpActivities } from '../../src/activities/ops';
@@ -13,6 +13,8 @@ import { createFileStore, putMediaFile, type MediaStore } from '../../src/media/
 import type { MediaRef } from '../../src/contract';
 import type { OpRequest, OpResult } from '../../src/pipeline-spec/steps/op-types';
 import { loadSpecFile } from '../../src/cli/lib/spec-files';
+import { downloadOutputs } from '../../src/cli/commands/outputs';
+import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 
 /**
  * The local media operations with real ffmpeg and a real (filesystem) media store: inputs served over
@@ -230,5 +232,23 @@ describe('local media operations (real ffmpeg, filesystem store)', () => {
     ]);
     expect(voiced?.audio).toEqual(expect.objectContaining({ $media: expect.stringMatching(/^sha256:/) }));
     expect(voiced?.video).toEqual({ $from: 'cut' });
+  });
+
+  it('`reelflow outputs` copies op outputs (a video and a frame) out of the media store', async () => {
+    const key = (step: string) => ({ request_id: `p/op/${step}`, status: 'COMPLETED', credits_used: 0 });
+    const cut = await ops.runOp({ op: 'trim', input: { video: storedClipB, start: 0, end: 0.5 }, key: 'p/op/cut' });
+    const still = await ops.runOp({ op: 'frame', input: { video: storedClipB, at: 'last' }, key: 'p/op/still' });
+    const summary = {
+      steps: [{ id: 'cut' }, { id: 'still' }],
+      outputs: {
+        cut: { ...key('cut'), model: 'op:trim', ...cut },
+        still: { ...key('still'), model: 'op:frame', ...still },
+      },
+    } as unknown as PipelineSummary;
+    const files = await downloadOutputs(summary, join(dir, 'outputs'), undefined, store);
+    expect(files.map((f) => [f.step, f.from, basename(f.file)])).toEqual([
+      ['cut', 'archive', 'cut-1.mp4'],
+      ['still', 'archive', 'still-1.png'],
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { copyArchivedOutput } from '../../media/archived-copy';
 import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
+import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
 import {
   batchProgress,
@@ -48,12 +49,16 @@ export async function downloadOutputs(
   const serviceOrigin = serviceUrl ? new URL(serviceUrl).origin : null;
   const files: DownloadedOutput[] = [];
   for (const step of summary.steps) {
-    const videos = summary.outputs[step.id]?.videos ?? [];
-    const archived = step.archived ?? [];
+    const output = summary.outputs[step.id];
+    // An operation's files (a frame's image too) are in the media store, named with their extension.
+    const op = isOpStepOutput(output) ? output : undefined;
+    const videos = [...(output?.videos ?? []), ...(op?.images ?? [])];
+    const archived = step.archived ?? op?.archived ?? [];
     for (const [index, video] of videos.entries()) {
       const copy = archived.find((a) => a.url === video.url);
       if (copy && store) {
-        const file = path.join(dir, `${step.id}-${index + 1}${extensionOf(video.url, copy.type)}`);
+        const extension = op ? path.extname(video.file_name) : extensionOf(video.url, copy.type);
+        const file = path.join(dir, `${step.id}-${index + 1}${extension}`);
         try {
           const bytes = await copyArchivedOutput(store, copy, file);
           files.push({ step: step.id, url: video.url, file, bytes, from: 'archive', media: copy.$media });
