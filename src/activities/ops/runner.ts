@@ -105,7 +105,9 @@ async function store(
 ): Promise<OpResult> {
   const ref = await putMediaFile(media.store, file, render.contentType, request.pipeline);
   const sha = digestOf(ref.$media) as string;
-  const url = (await media.store.signedUrl(sha, media.urlLifetimeSeconds)) ?? objectLocation(media.store, sha);
+  const url =
+    (await media.store.signedUrl(sha, media.urlLifetimeSeconds, signingDate(request, media))) ??
+    objectLocation(media.store, sha);
   const fileName = `${nodeName(request.key)}-${sha.slice(0, 12)}.${render.ext}`;
   const described: OpOutputFile = {
     url,
@@ -119,6 +121,16 @@ async function store(
   return render.kind === 'video'
     ? { videos: [described], archived: [archived] }
     : { videos: [], images: [described], archived: [archived] };
+}
+
+/**
+ * The date a signed URL is signed as of: when the operation was scheduled, so a retry returns the same
+ * URL, unless less than half its lifetime would be left (then now, a URL the service can still fetch).
+ */
+function signingDate(request: OpRequest, media: MediaDeps): Date | undefined {
+  if (request.signedAt === undefined) return undefined;
+  const age = Date.now() - request.signedAt;
+  return age >= 0 && age < (media.urlLifetimeSeconds * 1000) / 2 ? new Date(request.signedAt) : undefined;
 }
 
 /**

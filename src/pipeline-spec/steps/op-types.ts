@@ -67,6 +67,11 @@ export interface OpRequest<N extends OpName = OpName> {
   key: string;
   /** The pipeline whose referrer the stored output gets (media gc keeps it while the pipeline is kept). */
   pipeline?: string;
+  /**
+   * When the operation was scheduled (epoch ms of workflow time): a signed output URL is signed as of
+   * then, so every attempt returns the same URL while it has at least half its lifetime left.
+   */
+  signedAt?: number;
 }
 
 /** The `model` an operation's step output names (`op:concat`): outputs are read like a job's result. */

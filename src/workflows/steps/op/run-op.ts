@@ -39,6 +39,8 @@ export async function runOp<N extends OpName>(op: N, input: OpInputs[N], options
     op,
     input,
     key: options.key,
+    // Workflow time: the same on every attempt, so a signed output URL is the same too.
+    signedAt: Date.now(),
     ...(options.pipeline ? { pipeline: options.pipeline } : {}),
   });
   return {
