@@ -1,5 +1,5 @@
-import { renderBatchReport } from '../../../src/report/render';
-import type { BatchReport, BatchReportItem } from '../../../src/report/model';
+import { renderBatchReport, renderPipelineReport } from '../../../src/report/render';
+import type { BatchReport, BatchReportItem, PipelineReport, ReportVideo } from '../../../src/report/model';
 
 function report(items: number): BatchReport {
   const cards: BatchReportItem[] = Array.from({ length: items }, (_, i) => ({
@@ -49,5 +49,54 @@ describe('the batch gallery', () => {
     const html = renderBatchReport(report(3));
     expect(cardsOf(html)).toEqual(['item-1', 'item-2', 'item-3']);
     expect(html).not.toContain('Gallery pages');
+  });
+});
+
+describe('a pipeline report with an op step', () => {
+  it("shows a frame's image as an image, not a player", () => {
+    const image: ReportVideo = {
+      url: 'file:///media/objects/ab/abc',
+      fileName: 'still-0123456789ab.png',
+      contentType: 'image/png',
+      bytes: 2048,
+      durationSeconds: 0,
+      width: 192,
+      height: 108,
+      videoCodec: 'png',
+      src: 'data:image/png;base64,AAAA',
+      poster: null,
+      posterAtSeconds: null,
+      archivedFrom: 'sha256:abc',
+    };
+    const credits = { quoted: 0, charged: 0, refunded: 0, net: 0 };
+    const timings = { queuedSeconds: null, renderingSeconds: null, handoffSeconds: null };
+    const report: PipelineReport = {
+      kind: 'pipeline',
+      name: 'ad',
+      workflowId: 'pipeline/ad',
+      status: 'completed',
+      budgetCredits: null,
+      ledger: credits,
+      startedAt: null,
+      closedAt: null,
+      steps: [
+        {
+          id: 'still',
+          model: 'frame (local operation)',
+          status: 'completed',
+          requestIds: [],
+          attempts: 0,
+          credits,
+          timings,
+          videos: [image],
+        },
+      ],
+      generatedAt: '2026-11-25T00:00:00.000Z',
+    };
+    const html = renderPipelineReport(report);
+    expect(html).toContain(
+      '<img id="video-1-1" src="data:image/png;base64,AAAA" alt="step still output 1: an image, 192×108"',
+    );
+    expect(html).not.toContain('<video id="video-1-1"');
   });
 });
