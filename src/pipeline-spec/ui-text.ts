@@ -226,7 +226,9 @@ export function stepElapsed(step: StepClock, now: number): string {
 }
 
 function outputCell(step: StepView): string {
-  const videos = step.output?.videos ?? [];
+  // An op step's frame is an image: it is linked like a video.
+  const images = (step.output as { images?: Pick<JobResult, 'videos'>['videos'] } | undefined)?.images ?? [];
+  const videos = [...(step.output?.videos ?? []), ...images];
   if (videos.length === 0) return '—';
   return videos
     .map(

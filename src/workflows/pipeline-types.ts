@@ -39,6 +39,8 @@ export type StepPhase =
   | 'fetching-result'
   | 'backing-off'
   | 'cancelling'
+  /** An op step: its operation runs on a worker (ffmpeg). */
+  | 'editing'
   | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */

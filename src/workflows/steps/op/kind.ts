@@ -30,7 +30,7 @@ export const opStep: StepKind<OpStep> = {
       view: () =>
         ran.output
           ? { phase: 'done', output: ran.output as unknown as JobResult, archived: ran.output.archived }
-          : { phase: 'waiting' },
+          : { phase: 'editing' },
       // Nothing waits on a service answer: archive copies of earlier outputs may start beside it.
       submitted: () => true,
       holdsTaskOpen: () => false,
