@@ -13,6 +13,7 @@ import { createFileStore, putMediaFile, type MediaStore } from '../../src/media/
 import type { MediaRef } from '../../src/contract';
 import type { OpRequest, OpResult } from '../../src/pipeline-spec/steps/op-types';
 import { loadSpecFile } from '../../src/cli/lib/spec-files';
+import { createMediaResolver } from '../../src/media/resolve-input';
 import { downloadOutputs } from '../../src/cli/commands/outputs';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { request as httpRequest } from 'undici';
@@ -234,6 +235,14 @@ describe('local media operations (real ffmpeg, filesystem store)', () => {
     ]);
     expect(voiced?.audio).toEqual(expect.objectContaining({ $media: expect.stringMatching(/^sha256:/) }));
     expect(voiced?.video).toEqual({ $from: 'cut' });
+  });
+
+  it("a paid step's input naming an op output gets the stored bytes at the call (a data URI from a filesystem store)", async () => {
+    const still = await ops.runOp({ op: 'frame', input: { video: storedClipB, at: 0 }, key: 'p/op/first' });
+    const resolver = createMediaResolver({ store, urlLifetimeSeconds: 3600, serviceOrigin: origin });
+    const { input, resolved } = await resolver.resolve({ image_urls: [still.archived[0]] });
+    expect(resolved).toEqual([expect.objectContaining({ field: 'image_urls.0', as: 'data-uri' })]);
+    expect((input.image_urls as string[])[0]).toMatch(/^data:image\/png;base64,/);
   });
 
   it('`reelflow outputs` copies op outputs (a video and a frame) out of the media store', async () => {
