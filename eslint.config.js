@@ -22,7 +22,7 @@ const LINT_PROBES = ['src/workflows/__lint_probe__.ts', 'src/contract/__lint_pro
 const NODE_BUILTINS = builtinModules.filter((name) => !name.startsWith('_'));
 
 const WORKFLOW_SANDBOX_MESSAGE =
-  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, contract/workflow-messages, contract/route-workflow, pipeline-spec/errors, pipeline-spec/references, pipeline-spec/pacing, pipeline-spec/ui-text) and types; do I/O in activities.';
+  'Workflows run in the Temporal sandbox: import only @temporalio/workflow, plain-data modules (contract/errors, contract/events, contract/failure-types, contract/limits, contract/model-metadata, contract/models/*, contract/workflow-names, contract/workflow-messages, contract/route-workflow, pipeline-spec/errors, pipeline-spec/references, pipeline-spec/pacing, pipeline-spec/ui-text, pipeline-spec/steps/match, pipeline-spec/steps/op-types) and types; do I/O in activities.';
 
 /**
  * Modules workflows import values from. They are part of every workflow bundle, so they must stay
@@ -45,6 +45,7 @@ const WORKFLOW_PLAIN_MODULES = [
   'src/pipeline-spec/pacing.ts',
   'src/pipeline-spec/ui-text.ts',
   'src/pipeline-spec/steps/match.ts',
+  'src/pipeline-spec/steps/op-types.ts',
 ];
 
 const LEAN_MESSAGE =
@@ -62,7 +63,8 @@ const LEAN_PATTERNS = [
     message: LEAN_MESSAGE,
   },
   {
-    regex: '(^|\\.\\./)pipeline-spec(/(index|spec|builder|examples|step-fields|steps/(?!match)[a-z-]+)(\\.[jt]s)?)?$',
+    regex:
+      '(^|\\.\\./)pipeline-spec(/(index|spec|builder|examples|step-fields|steps/(?!match|op-types)[a-z-]+)(\\.[jt]s)?)?$',
     allowTypeImports: true,
     message: LEAN_MESSAGE,
   },

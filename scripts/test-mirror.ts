@@ -19,6 +19,8 @@ export const INTEGRATION_ONLY: Record<string, string> = {
     'deterministic workflow code runs only inside a Temporal worker: test/workflows (time-skipping server), test/integration/workflow-*.test.ts, test/replay (history replay), test/e2e',
   'activities/index.ts':
     'activities call the service through a real client under a worker: test/integration/workflow-*.test.ts',
+  'activities/ops/':
+    'runs real ffmpeg on real media into a real media store: test/integration/ops.test.ts, test/workflows/op-steps.test.ts',
   'activities/media.ts': 'resolves and archives through a real media store: test/integration/media-store.test.ts',
   'activities/preflight.ts':
     'reads real inputs over HTTP and probes them with ffprobe: test/integration/preflight.test.ts',

@@ -34,10 +34,12 @@ import {
   type PreflightOptions,
 } from './preflight';
 import { createBatchActivities, type BatchActivities } from './batch';
+import { createOpActivities, type OpActivities } from './ops';
 import { workerMetrics, type WorkerMetrics } from '../metrics/definitions';
 
 export { toApplicationFailure, type ServiceFailureDetails } from './errors';
 export type { ArchiveRequest, MediaDeps } from './media';
+export type { OpActivities } from './ops';
 export type { PreparedChain, PreparedStep, PreparedSubmission } from '../contract';
 
 /** What the activities need: the service client and the webhook subscription (bridge). */
@@ -151,7 +153,7 @@ const PREFLIGHT_ATTEMPTS = 3;
 const PREFLIGHT_RETRY_MS = 1_000;
 
 /** The activities registered on the reelflow worker. Thin wrappers over the service client. */
-export interface ReelflowActivities extends MediaActivities, PreflightActivities, BatchActivities {
+export interface ReelflowActivities extends MediaActivities, PreflightActivities, BatchActivities, OpActivities {
   /**
    * Submits with the Idempotency-Key, then subscribes the pipeline to the request's webhook events:
    * one activity per attempt. A retry (after a crash) with the same key returns the same job.
@@ -227,6 +229,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     ...createMediaActivities(deps.media),
     ...preflight,
     ...createBatchActivities(deps.media),
+    ...createOpActivities(deps.media),
     ...submitActivities(calls, deps.routes, deps.limits),
     candidateOrphans(sinceIso, exclude) {
       // An account read, not a job call: kept out of the per-kind call counts (as subscribing is).
@@ -239,7 +242,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       const refused = await Promise.all(
         preflightSteps.flatMap((index) => {
           const step = steps[index];
-          return step
+          return step && 'model' in step
             ? [preflightProblems(preflight, step.model, step.input).then((problems) => ({ index, problems }))]
             : [];
         }),

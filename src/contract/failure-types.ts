@@ -31,6 +31,12 @@ export const FAILURE_TYPES = {
   /** Copying a step's outputs into the media store failed. */
   archiveFailed: 'ArchiveFailed',
 
+  // Thrown by the local media operations (op steps: concat, trim, mux_audio, frame).
+  /** An operation's input is not what it needs (not a video, no audio stream, a time past its end); names the field. */
+  opInputInvalid: 'OpInputInvalid',
+  /** ffmpeg failed on an operation's inputs, or made no usable output; carries its stderr tail. */
+  opFailed: 'OpFailed',
+
   // Thrown by the workflows (job, pipeline steps, pipeline, batch).
   /** A job or step would spend more than its budget. */
   budgetExceeded: 'BudgetExceeded',

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { MODEL_IDS, createModelInputSchemas } from '../contract';
 import { pipelineSpecSchema, safeNameSchema, stepReferenceSchema } from './spec';
+import { pipelineStepShapes } from './steps/registry';
+import { OP_NAMES, createOpInputSchemas } from './steps/op';
 
 /**
  * JSON Schemas of the spec files people write, generated from the zod schemas that validate them, so
@@ -56,16 +58,33 @@ function specInputSchema(model: (typeof MODEL_IDS)[number]): Json {
   return input;
 }
 
+/** One operation's input as a spec writes it: its fields, each media field (`video`, `audio`, `videos[]`) a media value. */
+function opInputJsonSchema(op: (typeof OP_NAMES)[number]): Json {
+  const input = toJson(createOpInputSchemas()[op]);
+  const properties = input.properties as Record<string, Json>;
+  for (const field of ['video', 'audio']) if (properties[field]) properties[field] = MEDIA_VALUE;
+  if (properties.videos) properties.videos = { ...properties.videos, items: MEDIA_VALUE };
+  return input;
+}
+
 /** The pipeline spec (src/pipeline-spec/spec.ts) as a JSON Schema, each step's `input` checked against its model's fields. */
 export function pipelineSpecJsonSchema(): Json {
   const spec = toJson(pipelineSpecSchema);
   const steps = (spec.properties as Record<string, Json>).steps as Json;
+  // With several kinds a step is parsed by its kind (steps/registry.ts), which JSON Schema says as the kinds' union.
+  const shapes = Object.keys(steps.items as Json).length === 0 ? toJson(pipelineStepShapes) : (steps.items as Json);
   steps.items = {
-    ...(steps.items as Json),
-    allOf: MODEL_IDS.map((model) => ({
-      if: { properties: { model: { const: model } }, required: ['model'] },
-      then: { properties: { input: specInputSchema(model) } },
-    })),
+    ...shapes,
+    allOf: [
+      ...MODEL_IDS.map((model) => ({
+        if: { properties: { model: { const: model } }, required: ['model'] },
+        then: { properties: { input: specInputSchema(model) } },
+      })),
+      ...OP_NAMES.map((op) => ({
+        if: { properties: { op: { const: op } }, required: ['op'] },
+        then: { properties: { input: opInputJsonSchema(op) } },
+      })),
+    ],
   };
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

@@ -116,9 +116,10 @@ export function pipelineDetails(spec: PipelineSpec): string {
   const lines = [
     `**${spec.name}** · ${spec.steps.length} step${spec.steps.length === 1 ? '' : 's'} · ${spec.budgetCredits === undefined ? 'no budget' : `budget ${spec.budgetCredits} credits`}`,
     '',
-    ...spec.steps.map(
-      (s, i) =>
-        `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`,
+    ...spec.steps.map((s, i) =>
+      'model' in s
+        ? `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`
+        : `${i + 1}. \`${s.id}\` — ${s.op} (local)`,
     ),
     '',
     '```json',
@@ -247,7 +248,9 @@ export function stepElapsed(step: StepClock, now: number): string {
 }
 
 function outputCell(step: StepView): string {
-  const videos = step.output?.videos ?? [];
+  // An op step's frame is an image: it is linked like a video.
+  const images = (step.output as { images?: Pick<JobResult, 'videos'>['videos'] } | undefined)?.images ?? [];
+  const videos = [...(step.output?.videos ?? []), ...images];
   if (videos.length === 0) return '—';
   return videos
     .map(

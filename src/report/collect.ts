@@ -12,6 +12,7 @@ import {
 } from './media';
 import type { BatchReport, BatchReportItem, PipelineReport, ReportCredits, ReportStep, ReportVideo } from './model';
 import { stepTimings, type StepTimestamps } from './timings';
+import { isOpStepOutput } from '../pipeline-spec/steps/op-types';
 
 /** What the report needs to know about the workflow besides its summary. */
 export interface WorkflowFacts {
@@ -33,11 +34,14 @@ export interface CollectOptions extends FetchOptions {
 
 /**
  * An output as the report reads it: the service URL, and the archived copy in the media store when
- * the pipeline archived it (the step's `archived`, matched by URL), which is read first.
+ * the pipeline archived it (the step's `archived`, matched by URL), which is read first. An
+ * operation's files (a frame's image too) are in the store already: their copies come with them.
  */
 export function videoSources(result: JobResult | undefined, archived: readonly ArchivedOutput[] = []): VideoSource[] {
-  return (result?.videos ?? []).map((video) => {
-    const copy = archived.find((a) => a.url === video.url);
+  const op = isOpStepOutput(result) ? result : undefined;
+  const copies = archived.length > 0 ? archived : (op?.archived ?? []);
+  return [...(result?.videos ?? []), ...(op?.images ?? [])].map((video) => {
+    const copy = copies.find((a) => a.url === video.url);
     return {
       url: video.url,
       fileName: video.file_name,
@@ -82,7 +86,7 @@ export async function collectPipelineReport(
   );
   const steps: ReportStep[] = summary.steps.map((step, index) => ({
     id: step.id,
-    model: step.model,
+    model: 'model' in step ? step.model : `${step.op} (local operation)`,
     status: step.status,
     requestIds: step.requestIds,
     attempts: step.attempts,

@@ -157,7 +157,8 @@ export type MediaPlacement = { mode: 'embed' } | { mode: 'beside'; dir: string; 
 export function placeVideo(fetched: FetchedVideo, placement: MediaPlacement): ReportVideo {
   if (!fetched.file || fetched.video.problem) return { ...fetched.video, src: '' };
   if (placement.mode === 'embed') {
-    const type = fetched.video.contentType.startsWith('video/') ? fetched.video.contentType : 'video/mp4';
+    const { contentType } = fetched.video;
+    const type = /^(video|image)\//.test(contentType) ? contentType : 'video/mp4';
     return { ...fetched.video, src: `data:${type};base64,${fs.readFileSync(fetched.file).toString('base64')}` };
   }
   fs.mkdirSync(placement.dir, { recursive: true });

@@ -120,6 +120,7 @@ function player(video: ReportVideo, label: string, id: string): string {
   if (video.problem || !video.src) {
     return `<p class="problem" role="alert">${h(label)}: ${h(video.problem ?? 'no playable file')}</p>`;
   }
+  if (video.contentType.startsWith('image/')) return still(video, label, id);
   const describe = `${label}: ${formatSeconds(video.durationSeconds)}, ${resolution(video)}`;
   const alt = `Poster frame of ${label}${video.posterAtSeconds !== null ? ` at ${video.posterAtSeconds.toFixed(1)} s` : ''}`;
   return `<figure>
@@ -128,6 +129,14 @@ ${video.poster ? `<img src="${h(video.poster)}" alt="${h(alt)}">` : ''}
 <a href="${h(video.src)}">Download ${h(video.fileName)}</a>
 </video>
 <figcaption id="${h(id)}-caption">${h(formatSeconds(video.durationSeconds))} · ${h(resolution(video))}${video.videoCodec ? ` · ${h(video.videoCodec)}` : ''} · ${h(formatBytes(video.bytes))} · <a href="${h(video.url)}">service URL</a>${video.archivedFrom ? ' · archived copy shown' : ''}</figcaption>
+</figure>`;
+}
+
+/** An image output (an op step's frame): the image itself, its size and where it came from. */
+function still(video: ReportVideo, label: string, id: string): string {
+  return `<figure>
+<img id="${h(id)}" src="${h(video.src)}" alt="${h(`${label}: an image, ${resolution(video)}`)}" aria-describedby="${h(id)}-caption">
+<figcaption id="${h(id)}-caption">${h(resolution(video))} · ${h(formatBytes(video.bytes))}${video.archivedFrom ? ' · from the media store' : ''}</figcaption>
 </figure>`;
 }
 

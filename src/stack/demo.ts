@@ -257,7 +257,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       const url = step.output?.videos[0]?.url;
       if (!url) continue;
       const previous = checked.at(-1);
-      const scale = MODELS[step.model].frameScale;
+      const scale = 'model' in step ? MODELS[step.model].frameScale : undefined;
       const expected =
         scale && previous?.width && previous.height
           ? { width: previous.width * scale, height: previous.height * scale }

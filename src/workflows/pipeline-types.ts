@@ -1,5 +1,6 @@
 import type { ArchivedOutput } from '../contract/archived-output';
 import type { JobResult, JobState, ModelId, UriRules } from '../contract';
+import type { OpName } from '../pipeline-spec/steps/op-types';
 import type { PipelineSpec } from '../pipeline-spec/spec';
 import type { PollPacing } from '../pipeline-spec/pacing';
 import type { RecoveryMemo } from './recovery-types';
@@ -40,6 +41,8 @@ export type StepPhase =
   | 'fetching-result'
   | 'backing-off'
   | 'cancelling'
+  /** An op step: its operation runs on a worker (ffmpeg). */
+  | 'editing'
   | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
@@ -88,11 +91,16 @@ export interface EventCounts {
  * The fields of a step's row that belong to its kind (src/workflows/steps/): a paid job names its
  * model. A new kind adds its own here, as one more member of the union.
  */
-export type StepKindFields = JobStepFields;
+export type StepKindFields = JobStepFields | OpStepFields;
 
 /** A paid job's own field of its row: the model it runs (the Temporal UI's `ReelflowModels`). */
 export interface JobStepFields {
   model: ModelId;
+}
+
+/** A local media operation's own field of its row: the operation (`concat`, `trim`, `mux_audio`, `frame`). */
+export interface OpStepFields {
+  op: OpName;
 }
 
 /** Per-step state in the summary: what every kind of step has, and its kind's own fields. */

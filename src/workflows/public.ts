@@ -5,7 +5,8 @@
  * `reelflowPlugin({ workflows: true })` (reelflow/worker).
  *
  * The step functions (`generateVideo`, `revoice`, `upscale`, `runServiceJob`) run one paid job each
- * inside the caller's own workflow; the worker runs their activities through `reelflowPlugin()`.
+ * inside the caller's own workflow, and the local media operations (`concatVideos`, `trimVideo`,
+ * `muxAudio`, `takeFrame`) one ffmpeg run each; the worker runs their activities through `reelflowPlugin()`.
  *
  * @module workflows
  */
@@ -23,6 +24,18 @@ export {
   type UpscaleInput,
   type ServiceStepResult,
 } from './service-steps';
+export {
+  concatVideos,
+  trimVideo,
+  muxAudio,
+  takeFrame,
+  type OpStepResult,
+  type OpStepOptions,
+  type OpMedia,
+  type TrimVideoInput,
+  type MuxAudioInput,
+  type TakeFrameInput,
+} from './op-steps';
 export {
   runServiceJob,
   type ServiceJobOptions,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import type { ReelflowActivities, SubmitAnswer, SubmitRequest } from '../../src/activities';
+import type { OpActivities, ReelflowActivities, SubmitAnswer, SubmitRequest } from '../../src/activities';
 import { FAILURE_TYPES } from '../../src/contract/failure-types';
 import type { JobResult, JobState, ModelId } from '../../src/contract';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -39,6 +39,8 @@ export interface Script {
   job?: (n: number, request: SubmitRequest) => ScriptedJob;
   /** Submit number `n` gets no usable answer: throws the activities' AmbiguousSubmission failure. */
   ambiguous?: (n: number) => boolean;
+  /** The URL of job `requestId`'s output video (default one of https://service.test). */
+  outputUrl?: (requestId: string) => string;
 }
 
 /** One activity call as the service saw it. */
@@ -54,6 +56,7 @@ interface Job extends Required<ScriptedJob> {
   model: ModelId;
   submittedAtMs: number;
   credits: number;
+  outputUrl?: string;
 }
 
 /** The scripted service: its activities for a worker, the scripts by workflow id and every call made. */
@@ -69,7 +72,11 @@ export interface ScriptedService {
 
 const SERVICE = 'https://service.test';
 
-export function scriptedService(): ScriptedService {
+/**
+ * `ops`: the local media operations op steps run (real ones: they are not the paid service); without
+ * them an op step fails.
+ */
+export function scriptedService(ops?: OpActivities): ScriptedService {
   const scripts = new Map<string, Script>();
   const calls = new Map<string, ServiceCall[]>();
   const jobs = new Map<string, Job>();
@@ -101,7 +108,13 @@ export function scriptedService(): ScriptedService {
     status: 'COMPLETED',
     model: job.model,
     credits_used: job.credits,
-    videos: [{ url: `${SERVICE}/files/${job.requestId}.mp4`, file_name: 'out.mp4', content_type: 'video/mp4' }],
+    videos: [
+      {
+        url: job.outputUrl ?? `${SERVICE}/files/${job.requestId}.mp4`,
+        file_name: 'out.mp4',
+        content_type: 'video/mp4',
+      },
+    ],
   });
 
   const activities: PipelineActivities = {
@@ -147,6 +160,7 @@ export function scriptedService(): ScriptedService {
         queuedSeconds: scripted.queuedSeconds ?? 0,
         runSeconds: scripted.runSeconds ?? 0,
         ends: scripted.ends ?? 'COMPLETED',
+        ...(script.outputUrl ? { outputUrl: script.outputUrl(requestId) } : {}),
       });
       return {
         request: {
@@ -191,6 +205,12 @@ export function scriptedService(): ScriptedService {
     async archiveOutputs(...args) {
       record('archiveOutputs', args);
       return [];
+    },
+    async runOp(...args) {
+      record('runOp', args);
+      if (!ops)
+        throw ApplicationFailure.nonRetryable('this scripted worker runs no operations', FAILURE_TYPES.opFailed);
+      return ops.runOp(...args);
     },
   };
 

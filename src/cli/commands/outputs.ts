@@ -4,6 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { copyArchivedOutput } from '../../media/archived-copy';
 import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
+import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
 import {
   batchProgress,
@@ -62,7 +63,8 @@ export async function downloadOutputs(
     for (const [index, video] of videos.entries()) {
       const copy = archived.find((a) => a.url === video.url);
       if (copy && store) {
-        const file = path.join(dir, `${step.id}-${index + 1}${extensionOf(video.url, copy.type)}`);
+        const extension = extensionOf(video.url, copy.type);
+        const file = path.join(dir, `${step.id}-${index + 1}${extension}`);
         try {
           const bytes = await copyArchivedOutput(store, copy, file);
           files.push({ step: step.id, url: video.url, file, bytes, from: 'archive', media: copy.$media });

@@ -1,6 +1,7 @@
 import { formatPath, type FieldError, type UriRules } from '../../contract';
 import { checkUrlSyntax } from '../../net/url-rules';
 import type { PipelineSpec } from '../../pipeline-spec/spec';
+import { OP_MEDIA_FIELDS } from '../../pipeline-spec/steps/op-types';
 
 /**
  * The spec's address rules on a spec's literal input URLs, before anything starts: a URL the
@@ -23,7 +24,7 @@ export function inputAddressProblems(spec: PipelineSpec, rules: UriRules | undef
   };
   spec.steps.forEach((step, index) => {
     for (const [key, value] of Object.entries(step.input as Record<string, unknown>)) {
-      if (!/_urls?$/.test(key)) continue;
+      if ('op' in step ? !OP_MEDIA_FIELDS.includes(key) : !/_urls?$/.test(key)) continue;
       const at = ['steps', index, 'input', key];
       if (Array.isArray(value)) value.forEach((item, i) => check(item, [...at, i]));
       else check(value, at);

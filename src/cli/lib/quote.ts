@@ -8,8 +8,8 @@ import {
 import type { ServiceClient } from '../../client/types';
 import { specVersion, topologicalOrder } from '../../pipeline-spec/graph';
 import { resolveItemReferences } from '../../pipeline-spec/items';
-import { forEachReference } from '../../pipeline-spec/references';
-import type { PipelineSpec, PipelineStep } from '../../pipeline-spec/spec';
+import { forEachReference, isReference } from '../../pipeline-spec/references';
+import type { JobStep, PipelineSpec, PipelineStep } from '../../pipeline-spec/spec';
 
 /**
  * Pricing a pipeline before anything is spent. A step whose input is all literal is priced by the
@@ -87,7 +87,7 @@ export async function quotePipeline(
   };
   const local = isLocalServiceUrl(serviceUrl);
   const seconds = new Map<string, number | null>();
-  const price = async (step: PipelineStep, input: Record<string, unknown>): Promise<StepQuote> => {
+  const price = async (step: JobStep, input: Record<string, unknown>): Promise<StepQuote> => {
     let dependsOn: string | null = null;
     forEachReference(input, (reference) => {
       dependsOn ??= reference.$from;
@@ -127,12 +127,22 @@ export async function quotePipeline(
   const steps: StepQuote[] = [];
   // A graph is priced in the order it runs (a step after those it reads), each fan-out item priced on its own.
   const ordered = specVersion(spec) === 2 ? topologicalOrder(spec.steps) : spec.steps;
+  const itemSeconds = new Map<string, (number | null)[]>();
   for (const step of ordered) {
+    // A local operation costs no credits: only the length of what it makes is passed on, where it is known.
+    if (!('model' in step)) {
+      seconds.set(step.id, opSeconds(step, seconds, itemSeconds));
+      continue;
+    }
     const inputs = step.each ? step.each.map((item) => resolveItemReferences(step.input, item)) : [step.input];
     const quotes: StepQuote[] = [];
     for (const input of inputs) quotes.push(await price(step, input));
     const quote = step.each ? sumOfItems(quotes) : (quotes[0] as StepQuote);
     seconds.set(step.id, quote.seconds);
+    itemSeconds.set(
+      step.id,
+      quotes.map((q) => q.seconds),
+    );
     steps.push(quote);
   }
   if (specVersion(spec) === 2)
@@ -148,6 +158,33 @@ export async function quotePipeline(
 }
 
 /** A fan-out step's quote: its items' credits summed (unknown when one is), the least exact basis among them. */
+/**
+ * The length in seconds of what a local operation makes, when the lengths it reads are known: a trim's
+ * `end - start`, a concat's sum of its clips, a mux's video; null otherwise (a frame is an image).
+ */
+function opSeconds(
+  step: Exclude<PipelineStep, JobStep>,
+  seconds: ReadonlyMap<string, number | null>,
+  itemSeconds: ReadonlyMap<string, (number | null)[]>,
+): number | null {
+  const input = step.input as Record<string, unknown>;
+  const lengthOf = (value: unknown): number | null => {
+    if (!isReference(value)) return null;
+    const all = /^\[\*\]/.test(value.path ?? '');
+    const one = /^\[(\d+)\]/.exec(value.path ?? '');
+    if (!all && !one) return seconds.get(value.$from) ?? null;
+    const items = itemSeconds.get(value.$from) ?? [];
+    const picked = one ? [items[Number(one[1])] ?? null] : items;
+    return picked.length > 0 && picked.every((n) => n !== null) ? picked.reduce<number>((a, n) => a + n!, 0) : null;
+  };
+  if ('op' in step && step.op === 'trim' && typeof input.start === 'number' && typeof input.end === 'number')
+    return input.end - input.start;
+  if ('op' in step && step.op === 'mux_audio') return lengthOf(input.video);
+  if (!('op' in step) || step.op !== 'concat') return null;
+  const parts = Array.isArray(input.videos) ? input.videos.map(lengthOf) : [lengthOf(input.videos)];
+  return parts.every((n) => n !== null) ? parts.reduce<number>((a, n) => a + n!, 0) : null;
+}
+
 function sumOfItems(quotes: readonly StepQuote[]): StepQuote {
   const [first] = quotes as [StepQuote];
   const unknown = quotes.some((q) => q.credits === null);

@@ -6,6 +6,7 @@ import type { CarriedStep, ResumeFrom } from '../../workflows/resume-types';
 import { pipelineSummary } from './context';
 import { CliError } from './errors';
 import { EXIT } from './exit';
+import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
 
 /** How long one output URL may take to answer the check. */
 const VERIFY_TIMEOUT_MS = 30_000;
@@ -60,7 +61,8 @@ export async function resumeFromRun(earlier: EarlierRun, serviceUrl: string | un
   const steps = carriedStepsOf(earlier);
   for (const [id, step] of Object.entries(steps)) {
     const outputs = step.output ? [step.output] : Object.values(step.items ?? {}).flatMap((item) => item.output ?? []);
-    for (const video of outputs.flatMap((output) => output.videos)) {
+    // An operation's output is in the media store, not served by the service: nothing to ask; carried as it is.
+    for (const video of outputs.flatMap((output) => (isOpStepOutput(output) ? [] : output.videos))) {
       const problem = await outputAnswers(video.url, serviceUrl);
       if (problem) {
         throw new CliError(

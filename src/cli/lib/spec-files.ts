@@ -6,6 +6,8 @@ import { putMediaBytes, putMediaFile, type MediaStore } from '../../media/store'
 import { PayloadBudgetError } from '../../pipeline-spec/errors';
 import { assertWithinBudget, jsonBytes } from '../../pipeline-spec/payload-budget';
 import { DEFAULT_CLI_ARCHIVE, validatePipelineSpec, type PipelineSpec } from '../../pipeline-spec/spec';
+import { stepKindKeyOf } from '../../pipeline-spec/steps/match';
+import { OP_MEDIA_FIELDS } from '../../pipeline-spec/steps/op-types';
 import { CliError, SpecFileError } from './errors';
 import { EXIT } from './exit';
 import { inputAddressProblems } from './input-addresses';
@@ -87,8 +89,10 @@ function urlFieldValues(spec: unknown): { value: string; at: (string | number)[]
     const input = (step as { input?: unknown } | null)?.input;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return;
     const record = input as Record<string, unknown>;
+    // An operation names its media fields plainly (`video`, `videos`); a model's end in `_url(s)`.
+    const operation = stepKindKeyOf(step as Record<string, unknown>) === 'op';
     for (const [key, value] of Object.entries(record)) {
-      if (!isUrlField(key)) continue;
+      if (operation ? !OP_MEDIA_FIELDS.includes(key) : !isUrlField(key)) continue;
       if (typeof value === 'string')
         found.push({ value, at: ['steps', index, 'input', key], set: (v) => (record[key] = v) });
       else if (Array.isArray(value)) {

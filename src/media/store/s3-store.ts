@@ -109,10 +109,11 @@ export function createS3Store(settings: S3StoreSettings): MediaStore & { client:
         return call('GET', () => Promise.reject(error));
       }
     },
-    async signedUrl(sha256, lifetimeSeconds) {
+    async signedUrl(sha256, lifetimeSeconds, signedAt) {
       assertDigest(sha256);
       return getSignedUrl(client, new GetObjectCommand({ Bucket, Key: objectKey(sha256) }), {
         expiresIn: lifetimeSeconds,
+        ...(signedAt ? { signingDate: signedAt } : {}),
       });
     },
     async addReferrer(sha256, pipeline) {

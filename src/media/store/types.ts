@@ -43,9 +43,10 @@ export interface MediaStore {
   read(sha256: string, range?: ByteRange): Promise<Readable>;
   /**
    * A URL that serves the object without credentials for `lifetimeSeconds` (a presigned GET), or
-   * null when the backend cannot serve one (the filesystem).
+   * null when the backend cannot serve one (the filesystem). Signed as of `signedAt` when given (else
+   * now): the same arguments give the same URL, so a retried activity hands out the URL it did before.
    */
-  signedUrl(sha256: string, lifetimeSeconds: number): Promise<string | null>;
+  signedUrl(sha256: string, lifetimeSeconds: number, signedAt?: Date): Promise<string | null>;
   /** Records that `pipeline` references the object (idempotent; refreshes the time). */
   addReferrer(sha256: string, pipeline: string): Promise<void>;
   referrers(sha256: string): Promise<Referrer[]>;

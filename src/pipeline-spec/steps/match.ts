@@ -9,6 +9,8 @@ type WrittenStep = Readonly<Record<string, unknown>>;
  */
 const STEP_KIND_MATCHERS = {
   model: (step: WrittenStep) => 'model' in step,
+  /** A local media operation: `op` names it (`approval`, a person's decision, is a kind of its own). */
+  op: (step: WrittenStep) => 'op' in step && step.op !== 'approval',
 } as const satisfies Record<string, (step: WrittenStep) => boolean>;
 
 /** The name of a kind of step (`model`: a paid job). */

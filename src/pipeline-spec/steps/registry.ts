@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { graphStepFields, type GraphStepFields } from '../step-fields';
 import { jobStepKind } from './job';
 import type { SpecStepKind } from './kind';
+import { opStepKind } from './op';
 import { stepKindKeyOf, type StepKindKey } from './match';
 
 export type { StepKindKey } from './match';
@@ -13,6 +14,7 @@ export type { StepKindKey } from './match';
  */
 export const STEP_KINDS = {
   model: jobStepKind,
+  op: opStepKind,
 } as const satisfies { [K in StepKindKey]: SpecStepKind };
 
 /** A step of the kind marked by `K`, as validated: its kind's fields and the graph's (version 2). */
@@ -26,22 +28,53 @@ export type PipelineStepInput = {
   [K in StepKindKey]: z.input<(typeof STEP_KINDS)[K]['schema']> & GraphStepFields;
 }[StepKindKey];
 
+/** A kind's step schema with the graph's fields added. */
+function withGraphFields(schema: z.ZodType): z.ZodType {
+  return schema instanceof z.ZodObject ? schema.extend(graphStepFields) : schema;
+}
+
 /**
  * One schema for a step of any kind: each kind's schema with the graph's fields (`after`, `each`,
- * `onFailure`; ../graph.ts refuses them outside version 2). With one kind it is that kind's schema;
- * with several, a union of them, where each kind's schema requires its own key.
+ * `onFailure`; ../graph.ts refuses them outside version 2). With one kind it is that kind's schema.
+ * With several, a step is parsed by the one kind ./match.ts says it is of (a step of none by the first
+ * kind's, so a step without `model` is still told it lacks one), so its errors are that kind's with
+ * their field paths, never an "invalid union".
  */
-function stepSchemaOf(kinds: Record<string, SpecStepKind>): z.ZodType<PipelineStep, PipelineStepInput> {
-  const [first, ...rest] = Object.values(kinds).map((kind) =>
-    kind.schema instanceof z.ZodObject ? kind.schema.extend(graphStepFields) : kind.schema,
-  );
+function stepSchemaOf(kinds: { [K in StepKindKey]: SpecStepKind }): z.ZodType<PipelineStep, PipelineStepInput> {
+  const byKind = Object.fromEntries(
+    Object.entries(kinds).map(([key, kind]) => [key, withGraphFields(kind.schema)]),
+  ) as Record<StepKindKey, z.ZodType>;
+  const schemas = Object.values(byKind);
+  const [first] = schemas;
   if (!first) throw new Error('no kind of step is registered');
-  const schema = rest.length === 0 ? first : z.union([first, ...rest]);
-  return schema as z.ZodType<PipelineStep, PipelineStepInput>;
+  if (schemas.length === 1) return first as z.ZodType<PipelineStep, PipelineStepInput>;
+  const picked = z.unknown().transform((value, ctx) => {
+    const key =
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? stepKindKeyOf(value as Record<string, unknown>)
+        : undefined;
+    const parsed = (key ? byKind[key] : first).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  });
+  return picked as unknown as z.ZodType<PipelineStep, PipelineStepInput>;
 }
 
 /** The schema of one pipeline step, built from STEP_KINDS. */
 export const pipelineStepSchema = stepSchemaOf(STEP_KINDS);
+
+/**
+ * The kinds' own schemas with the graph's fields, as one union: what a spec file may say of a step (the
+ * JSON Schema, src/pipeline-spec/json-schema.ts).
+ */
+export const pipelineStepShapes = z.union(
+  Object.values(STEP_KINDS).map((kind) => withGraphFields(kind.schema)) as unknown as [
+    z.ZodType,
+    z.ZodType,
+    ...z.ZodType[],
+  ],
+);
 
 /** The kind of `step`, a validated step (so there is one). */
 export function stepKindOf(step: PipelineStep): SpecStepKind {

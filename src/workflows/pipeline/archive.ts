@@ -6,6 +6,7 @@ import type { ArchivedOutput } from '../../contract/archived-output';
 import { dependenciesOf, specVersion } from '../../pipeline-spec/graph';
 import { forEachReference } from '../../pipeline-spec/references';
 import type { ArchiveMode, PipelineSpec } from '../../pipeline-spec/spec';
+import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
 import type { PipelineSummary } from '../pipeline-types';
 
 /**
@@ -58,7 +59,8 @@ export async function archiveOutputs(
   output: JobResult,
   item?: number,
 ): Promise<{ archived?: ArchivedOutput[]; archiveError?: string }> {
-  if (!shouldArchive(spec, index)) return {};
+  // An operation's output is in the media store already (its row lists the copies): nothing to copy.
+  if (isOpStepOutput(output) || !shouldArchive(spec, index)) return {};
   const id = spec.steps[index]?.id ?? '';
   const step = item === undefined ? id : `${id}-${item}`;
   try {
@@ -75,7 +77,10 @@ export async function archiveOutputs(
 /** What a `$from` reference to `url` resolves to: its archived copy (which keeps the URL), else the URL. */
 export function archivedOrUrl(summary: PipelineSummary, url: string): string | ArchivedOutput {
   for (const step of summary.steps) {
-    for (const copies of [step.archived, ...(step.items ?? []).map((item) => item.archived)]) {
+    // An operation's output carries its stored copies, so a resumed run reads them too.
+    const stored = (output: unknown) => (isOpStepOutput(output) ? output.archived : undefined);
+    const rows = [step, ...(step.items ?? [])];
+    for (const copies of rows.map((row) => row.archived ?? stored(row.output))) {
       const copy = copies?.find((a) => a.url === url);
       if (copy) return copy;
     }

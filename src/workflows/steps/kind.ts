@@ -9,7 +9,7 @@ import type { CarriedStep, PipelineWorkflowInput, StepKindFields, StepSummary } 
  * this interface; each kind is one folder of ./ (./job/: one paid job of the service), one row of
  * ./registry.ts, and its spec side (schema, input check) in src/pipeline-spec/steps/.
  */
-export interface StepKind<S extends PipelineStep = PipelineStep> {
+export interface StepKind<S = PipelineStep> {
   /** The spec field that marks a step of this kind (`model`). */
   readonly key: StepKindKey;
   /** Called once before the pipeline's first await: registers what the kind's steps receive (signals, updates). */

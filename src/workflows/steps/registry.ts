@@ -3,6 +3,7 @@ import type { StepKindKey, StepOfKind } from '../../pipeline-spec/steps/registry
 import { stepKindKeyOf } from '../../pipeline-spec/steps/match';
 import { jobStep } from './job/kind';
 import type { StepKind } from './kind';
+import { opStep } from './op/kind';
 
 /**
  * Every kind of step the pipeline runs, by the spec field that marks it: the workflow side of
@@ -11,6 +12,7 @@ import type { StepKind } from './kind';
  */
 const STEP_KINDS: { [K in StepKindKey]: StepKind<StepOfKind<K>> } = {
   model: jobStep,
+  op: opStep,
 };
 
 const KEYS = Object.keys(STEP_KINDS) as StepKindKey[];

@@ -25,9 +25,9 @@ describe('pipeline spec', () => {
 
   it('accepts a valid spec and fills the retry default', () => {
     const spec = parsePipelineSpec(valid);
-    expect(spec.steps[1]?.retry?.maxResubmits).toBe(1);
+    expect(spec.steps[1]).toMatchObject({ retry: { maxResubmits: 1 } });
     const noRetry = parsePipelineSpec({ ...valid, steps: [valid.steps[0], { ...valid.steps[1], retry: {} }] });
-    expect(noRetry.steps[1]?.retry?.maxResubmits).toBe(0);
+    expect(noRetry.steps[1]).toMatchObject({ retry: { maxResubmits: 0 } });
   });
 
   it('takes startDeadlineSeconds on a step and as the pipeline default: whole seconds, 1 s to 7 days', () => {
@@ -38,7 +38,8 @@ describe('pipeline spec', () => {
       steps: [{ ...first, startDeadlineSeconds: 30 }, second],
     });
     expect(spec.startDeadlineSeconds).toBe(600);
-    expect(spec.steps[0]?.startDeadlineSeconds).toBe(30);
+    const [deadlined] = spec.steps;
+    expect(deadlined && 'model' in deadlined ? deadlined.startDeadlineSeconds : undefined).toBe(30);
     expect(errorsOf({ ...valid, startDeadlineSeconds: 0 }).map((e) => e.path)).toEqual(['startDeadlineSeconds']);
     const late = errorsOf({ ...valid, steps: [{ ...first, startDeadlineSeconds: 1.5 }, second] });
     expect(late.map((e) => e.path)).toEqual(['steps.0.startDeadlineSeconds']);

@@ -133,6 +133,27 @@ describe('what the Temporal UI shows', () => {
       '- `upscale`: first \\| attempt failed',
     ]);
     expect(stepElapsed({}, 5)).toBe('—');
+    // An op step: its state while ffmpeg runs, and a frame's image linked as an output.
+    const frame = {
+      request_id: 'launch-en/op/still',
+      status: 'COMPLETED' as const,
+      model: 'op:frame',
+      credits_used: 0,
+      videos: [],
+      images: [{ url: 'https://media.test/s.png', file_name: 'still-ab.png', content_type: 'image/png' }],
+    };
+    const ops = currentDetailsMarkdown(
+      {
+        ...summary,
+        steps: [
+          row('cut', { status: 'running', phase: 'editing', startedAt: 8_000 }),
+          row('still', { status: 'completed', output: frame }),
+        ],
+      },
+      20_000,
+    );
+    expect(ops).toContain('| cut | running (editing) | — | — | 12.0 s | — |');
+    expect(ops).toContain('| still | completed | — | — | — | [still-ab.png](https://media.test/s.png) |');
     expect(stepElapsed({ submittedAt: new Date(0).toISOString() }, 125_000)).toBe('2 min 05 s');
     expect(shortId('c0ffee00-1234-c3f1')).toBe('…c3f1');
   });

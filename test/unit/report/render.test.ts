@@ -1,5 +1,5 @@
-import { renderBatchReport } from '../../../src/report/render';
-import type { BatchReport, BatchReportItem } from '../../../src/report/model';
+import { renderBatchReport, renderPipelineReport } from '../../../src/report/render';
+import type { BatchReport, BatchReportItem, PipelineReport, ReportVideo } from '../../../src/report/model';
 
 function report(items: number): BatchReport {
   const cards: BatchReportItem[] = Array.from({ length: items }, (_, i) => ({
@@ -57,5 +57,54 @@ describe('the batch gallery', () => {
     expect(html).toContain('Paused (insufficient_credits): item item-3: the balance is 0. 1 item(s) wait');
     expect(html).toContain('<code>reelflow batch resume batch/big</code>');
     expect(renderBatchReport(report(3))).not.toContain('Paused (');
+  });
+});
+
+describe('a pipeline report with an op step', () => {
+  it("shows a frame's image as an image, not a player", () => {
+    const image: ReportVideo = {
+      url: 'file:///media/objects/ab/abc',
+      fileName: 'still-0123456789ab.png',
+      contentType: 'image/png',
+      bytes: 2048,
+      durationSeconds: 0,
+      width: 192,
+      height: 108,
+      videoCodec: 'png',
+      src: 'data:image/png;base64,AAAA',
+      poster: null,
+      posterAtSeconds: null,
+      archivedFrom: 'sha256:abc',
+    };
+    const credits = { quoted: 0, charged: 0, refunded: 0, net: 0 };
+    const timings = { queuedSeconds: null, renderingSeconds: null, handoffSeconds: null };
+    const report: PipelineReport = {
+      kind: 'pipeline',
+      name: 'ad',
+      workflowId: 'pipeline/ad',
+      status: 'completed',
+      budgetCredits: null,
+      ledger: credits,
+      startedAt: null,
+      closedAt: null,
+      steps: [
+        {
+          id: 'still',
+          model: 'frame (local operation)',
+          status: 'completed',
+          requestIds: [],
+          attempts: 0,
+          credits,
+          timings,
+          videos: [image],
+        },
+      ],
+      generatedAt: '2026-11-25T00:00:00.000Z',
+    };
+    const html = renderPipelineReport(report);
+    expect(html).toContain(
+      '<img id="video-1-1" src="data:image/png;base64,AAAA" alt="step still output 1: an image, 192×108"',
+    );
+    expect(html).not.toContain('<video id="video-1-1"');
   });
 });

@@ -100,7 +100,8 @@ function prepareAfter(
     const before = spec.steps[next - 1]!.id;
     let onlyBefore = true;
     forEachReference(step.input, ({ $from }) => (onlyBefore &&= $from === before));
-    if (!onlyBefore || input.resume?.steps[step.id]) break;
+    // Only a paid job can be prepared: a step of another kind (a local operation) needs the worker.
+    if (!('model' in step) || !onlyBefore || input.resume?.steps[step.id]) break;
     const key = idempotencyKeyFor(stepKeyOf(spec.name, step.id), workflowInfo().firstExecutionRunId, 1);
     steps.push({ model: step.model, input: step.input, idempotencyKey: key });
   }
