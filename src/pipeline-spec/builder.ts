@@ -1,15 +1,17 @@
 import type { ModelId, ModelInputs, UriRules } from '../contract';
 import type { MediaRef } from '../media/reference';
+import type { ItemReference } from './items';
 import type { StepReference } from './references';
+import type { OnFailureMode } from './step-fields';
 import { parsePipelineSpec, type PipelineSpec, type PipelineStep, type PollPacingOverrides } from './spec';
 
 /** A model input where any URI (or URI-list item) may instead reference an earlier step's output or a media-store object. */
 export type InputWithReferences<T> = {
   [K in keyof T]: T[K] extends string
-    ? T[K] | StepReference | MediaRef
+    ? T[K] | StepReference | MediaRef | ItemReference
     : T[K] extends readonly (infer U)[]
-      ? Array<U | StepReference | MediaRef>
-      : T[K];
+      ? Array<U | StepReference | MediaRef | ItemReference> | StepReference
+      : T[K] | ItemReference;
 };
 
 /** Options of one step in the builder. */
@@ -17,6 +19,12 @@ export interface StepOptions {
   /** Deliberate resubmits after a FAILED job (default 0). */
   maxResubmits?: number;
   pacing?: PollPacingOverrides;
+  /** Version 2: steps this one runs after, beside those its references read. */
+  after?: string[];
+  /** Version 2: fan-out, one run per item (`item('field')` reads it in the input). */
+  each?: Record<string, unknown>[];
+  /** Version 2, with `each`: `fail` (default) or `continue`. */
+  onFailure?: OnFailureMode;
 }
 
 /** A reference to `step`'s output at `path` (default `videos[0].url`). */
@@ -24,10 +32,19 @@ export function from(step: string, path?: string): StepReference {
   return path === undefined ? { $from: step } : { $from: step, path };
 }
 
-/** Typed builder of a pipeline spec; `build()` validates and returns the same JSON a file would hold. */
+/** The field `field` (a dotted path allowed) of the item a fan-out step runs for. */
+export function item(field: string): ItemReference {
+  return { $item: field };
+}
+
+/**
+ * Typed builder of a pipeline spec; `build()` validates and returns the same JSON a file would hold.
+ * A step given `after`, `each` or `onFailure` makes the spec version 2 (the graph).
+ */
 export class PipelineBuilder {
   private readonly steps: PipelineStep[] = [];
   private budgetCredits: number | undefined;
+  private version: 2 | undefined;
 
   constructor(private readonly name: string) {}
 
@@ -44,7 +61,17 @@ export class PipelineBuilder {
       input: input as Record<string, unknown>,
       ...(options.maxResubmits !== undefined ? { retry: { maxResubmits: options.maxResubmits } } : {}),
       ...(options.pacing ? { pacing: options.pacing } : {}),
+      ...(options.after ? { after: options.after } : {}),
+      ...(options.each ? { each: options.each } : {}),
+      ...(options.onFailure ? { onFailure: options.onFailure } : {}),
     });
+    if (options.after || options.each || options.onFailure) this.version = 2;
+    return this;
+  }
+
+  /** Makes the spec version 2 (the graph): each step runs once the steps it reads and names are done. */
+  graph(): this {
+    this.version = 2;
     return this;
   }
 
@@ -58,6 +85,7 @@ export class PipelineBuilder {
   build(rules?: UriRules): PipelineSpec {
     return parsePipelineSpec(
       {
+        ...(this.version ? { version: this.version } : {}),
         name: this.name,
         steps: this.steps,
         ...(this.budgetCredits !== undefined ? { budgetCredits: this.budgetCredits } : {}),

@@ -35,13 +35,23 @@ const MEDIA_VALUE = {
   ],
 };
 
-/** One model's input as a spec writes it: the model's own schema, with references allowed in every URL field. */
+/** A fan-out step's item in its input (version 2): any field may read it. */
+const ITEM_VALUE = { $ref: '#/$defs/itemReference' };
+
+/**
+ * One model's input as a spec writes it: the model's own schema, with references allowed in every URL
+ * field, a list of a fan-out step's URLs (`[*]`) in every URL-list field, and the item (`$item`) anywhere.
+ */
 function specInputSchema(model: (typeof MODEL_IDS)[number]): Json {
   const input = toJson(createModelInputSchemas()[model]);
   const properties = input.properties as Record<string, Json>;
   for (const [field, schema] of Object.entries(properties)) {
-    if (/_url$/.test(field)) properties[field] = MEDIA_VALUE;
-    else if (/_urls$/.test(field)) properties[field] = { ...schema, items: MEDIA_VALUE };
+    if (/_url$/.test(field)) properties[field] = { anyOf: [...MEDIA_VALUE.anyOf, ITEM_VALUE] };
+    else if (/_urls$/.test(field))
+      properties[field] = {
+        anyOf: [{ ...schema, items: { anyOf: [...MEDIA_VALUE.anyOf, ITEM_VALUE] } }, { $ref: '#/$defs/stepReference' }],
+      };
+    else properties[field] = { anyOf: [schema, ITEM_VALUE] };
   }
   return input;
 }
@@ -61,13 +71,21 @@ export function pipelineSpecJsonSchema(): Json {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'reelflow pipeline spec',
     description:
-      'A named, ordered list of steps, each a model of the service and its input; an input value may be an earlier step\'s output ({"$from": "<step id>"}). docs/spec.md',
+      'A named, ordered list of steps, each a model of the service and its input; an input value may be an earlier step\'s output ({"$from": "<step id>"}). With "version": 2 the steps form a graph: each runs once the steps it reads and those in "after" are done, a step with "each" runs once per item. docs/pipelines.md',
     ...spec,
     properties: { $schema: { type: 'string', description: SCHEMA_KEY_DOC }, ...(spec.properties as Json) },
     $defs: {
       stepReference: {
-        description: "An earlier step's output (default path videos[0].url)",
+        description:
+          "An earlier step's output (default path videos[0].url); a fan-out step's list: [*].videos[0].url, or [n].videos[0].url for item n",
         ...toJson(stepReferenceSchema),
+      },
+      itemReference: {
+        description: 'A field of the item a fan-out step (each) runs for; a dotted path allowed',
+        type: 'object',
+        properties: { $item: { type: 'string' } },
+        required: ['$item'],
+        additionalProperties: false,
       },
       mediaReference: {
         description: 'A file in the media store (written by the CLI for local paths)',

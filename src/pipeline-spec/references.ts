@@ -14,6 +14,11 @@ export const DEFAULT_REFERENCE_PATH = 'videos[0].url';
  */
 export const REFERENCE_PLACEHOLDER_URL = 'https://reference.reelflow.invalid/placeholder.mp4';
 
+/** What stands in for `reference` while inputs are checked or quoted: the placeholder URL, a list of it for `[*]`. */
+export function referencePlaceholder(reference: StepReference): string | string[] {
+  return reference.path?.startsWith('[*]') ? [REFERENCE_PLACEHOLDER_URL] : REFERENCE_PLACEHOLDER_URL;
+}
+
 /** An input value taken from an earlier step's output. */
 export interface StepReference {
   $from: string;

@@ -5,7 +5,7 @@ import { PipelineSpecError, ReferenceResolutionError } from './errors';
 import { specVersion } from './graph';
 import { graphErrors } from './graph-checks';
 import { resolveItemReferences } from './items';
-import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences } from './references';
+import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, referencePlaceholder } from './references';
 import { PIPELINE_LIMITS, pollPacingSchema, safeNameSchema, stepReferenceSchema } from './step-fields';
 import { pipelineStepSchema, stepKindOf, type PipelineStep } from './steps/registry';
 
@@ -29,9 +29,6 @@ export const ARCHIVE_MODES = ['always', 'never', 'on-expiry-risk'] as const;
 export type ArchiveMode = (typeof ARCHIVE_MODES)[number];
 /** What `reelflow run` / `batch` and the demo use when a spec names no archive mode (the workflow's own default is `never`). */
 export const DEFAULT_CLI_ARCHIVE: ArchiveMode = 'on-expiry-risk';
-
-/** Spec versions: 1 (or none) runs each step after the one before it; 2 runs the graph (docs/pipelines.md). */
-export const SPEC_VERSIONS = [1, 2] as const;
 
 export const pipelineSpecSchema = z.strictObject({
   /** 2: a step runs once the steps it reads (`$from`) and names (`after`) are done; independent ones in parallel. */
@@ -96,10 +93,7 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
  */
 function inputErrors(step: PipelineStep, at: (string | number)[], rules?: UriRules): FieldError[] {
   // Step and media references both become URLs at the call, so a valid https URL stands in for them.
-  const literal = replaceMediaRefs(mapReferences(step.input, () => REFERENCE_PLACEHOLDER_URL)) as Record<
-    string,
-    unknown
-  >;
+  const literal = replaceMediaRefs(mapReferences(step.input, referencePlaceholder)) as Record<string, unknown>;
   const located = (problems: FieldError[], prefix = '') =>
     problems.map((e) => ({
       path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`),

@@ -21,6 +21,10 @@ export interface StepView {
   refunded: number;
   output?: Pick<JobResult, 'videos'>;
   error?: string;
+  /** A graph's step (version 2): what it waits for, the steps it waits on, and a fan-out step's items. */
+  waitingFor?: string;
+  dependsOn?: readonly string[];
+  items?: readonly { status: string }[];
 }
 
 /** A pipeline's progress as the current details read it. */
@@ -246,20 +250,48 @@ function creditsCell(step: StepView): string {
 }
 
 /**
+ * A graph's step state (version 2): what it waits for, and a fan-out step's items by state
+ * (`running · waits for job · items 2/4 done, 1 failed`); undefined for a version-1 step.
+ */
+function graphState(step: StepView): string | undefined {
+  if (step.dependsOn === undefined) return undefined;
+  const parts = [step.status];
+  if (step.waitingFor === 'dependencies') parts.push(`waits for ${step.dependsOn.map((id) => `\`${id}\``).join(', ')}`);
+  else if (step.waitingFor)
+    parts.push(`waits for ${step.waitingFor === 'person' ? 'a person' : `a ${step.waitingFor}`}`);
+  if (step.items) {
+    const count = (status: string) => step.items?.filter((item) => item.status === status).length ?? 0;
+    const failed = count('failed');
+    parts.push(`items ${count('completed')}/${step.items.length} done${failed ? `, ${failed} failed` : ''}`);
+  }
+  return parts.join(' · ');
+}
+
+/**
  * The live "current details" of a pipeline: a markdown table of its steps (state, request id,
  * credits, elapsed, output link) and a line with the ledger, budget and error.
  */
 export function currentDetailsMarkdown(summary: PipelineView, now: number): string {
   const rows = summary.steps.map((step) => {
     const clock = step as StepView & StepClock & { phase?: string };
-    const state = clock.phase && step.status === 'running' ? `${step.status} (${clock.phase})` : step.status;
+    const state =
+      graphState(step) ?? (clock.phase && step.status === 'running' ? `${step.status} (${clock.phase})` : step.status);
     const request = step.requestIds.at(-1);
     return `| ${escapeCell(step.id)} | ${escapeCell(state)} | ${request ? `\`${request}\`` : '—'} | ${creditsCell(step)} | ${stepElapsed(clock, now)} | ${outputCell(step)} |`;
   });
   const { ledger } = summary;
   const budget = summary.budgetCredits === null ? '' : ` of budget ${summary.budgetCredits}`;
+  const running = summary.steps
+    .filter((s) => s.status === 'running' && s.dependsOn !== undefined)
+    .map((s) => `\`${s.id}\``);
+  const where =
+    running.length > 1
+      ? ` · steps ${running.join(', ')}`
+      : summary.currentStep
+        ? ` · step \`${summary.currentStep}\``
+        : '';
   const lines = [
-    `**${summary.status}**${summary.currentStep ? ` · step \`${summary.currentStep}\`` : ''} · credits ${ledger.net} net${budget} (charged ${ledger.charged}, refunded ${ledger.refunded})`,
+    `**${summary.status}**${where} · credits ${ledger.net} net${budget} (charged ${ledger.charged}, refunded ${ledger.refunded})`,
     '',
     '| Step | State | Request id | Credits | Elapsed | Output |',
     '|---|---|---|---|---|---|',

@@ -130,6 +130,13 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
       job: () => ({ runSeconds: 1_000 }),
     });
     await eventually(() => submitsOf(handle.workflowId).length === 3, 'three branches submitted');
+    const running: PipelineSummary = await handle.query('pipelineProgress');
+    expect(running.steps.map((s) => [s.id, s.status, s.waitingFor])).toEqual([
+      ['a', 'running', 'job'],
+      ['b', 'running', 'job'],
+      ['c', 'running', 'job'],
+      ['after', 'pending', 'dependencies'],
+    ]);
     await handle.cancel();
     expect(await failureOf(handle)).toBeInstanceOf(CancelledFailure);
     const cancels = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
@@ -138,6 +145,38 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     const summary: PipelineSummary = await handle.query('pipelineProgress');
     expect(summary.status).toBe('cancelled');
     expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'skipped']);
+    expect(summary.ledger).toMatchObject({ charged: 240, refunded: 240, net: 0 });
+  });
+
+  it('fails a fan-out at its first failed item (onFailure: fail): the running siblings are cancelled at the service', async () => {
+    const handle = await start(
+      'fail-fast',
+      [
+        scene('scenes', {
+          input: { image_urls: [{ $item: 'image' }] },
+          each: [0, 1, 2].map((i) => ({ image: `https://media.test/${i}.png` })),
+        }),
+        upscale('up', 'scenes', { input: { video_url: { $from: 'scenes', path: '[0].videos[0].url' } } }),
+      ],
+      {
+        job: (_n, request) =>
+          unitOf(request) === 'scenes/1' ? { runSeconds: 10, ends: 'FAILED' } : { runSeconds: 1_000 },
+      },
+    );
+    const failure = (await failureOf(handle)) as ApplicationFailure;
+    expect(failure.type).toBe('StepFailed');
+    expect(failure.message).toMatch(/failed at step scenes \[JobFailed\]: step scenes\[1\]/);
+    const cancelled = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
+    const byUnit = Object.fromEntries(
+      submitsOf(handle.workflowId).map((call, n) => [
+        unitOf(call.args[0] as SubmitRequest),
+        `pipeline-fail-fast-${n + 1}`,
+      ]),
+    );
+    expect([...cancelled].sort()).toEqual([byUnit['scenes/0'], byUnit['scenes/2']].sort());
+    const summary: PipelineSummary = await handle.query('pipelineProgress');
+    expect(summary.steps[0]?.items?.map((item) => item.status)).toEqual(['cancelled', 'failed', 'cancelled']);
+    expect(summary.steps[1]?.status).toBe('skipped');
     expect(summary.ledger).toMatchObject({ charged: 240, refunded: 240, net: 0 });
   });
 

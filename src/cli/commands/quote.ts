@@ -60,7 +60,7 @@ export function registerQuoteCommand(program: Command): void {
           const credits = s.credits === null ? 'unknown' : `${s.credits}`;
           const basis = s.basis === 'estimate' ? '~ estimate' : s.basis;
           say(
-            `  ${s.step.padEnd(12)} ${s.model.padEnd(48)} ${credits.padStart(8)} credits  (${basis}${s.note ? `; ${s.note}` : ''})`,
+            `  ${s.step.padEnd(12)} ${s.model.padEnd(48)} ${credits.padStart(8)} credits  (${basis}${s.items ? `; ${s.items} items` : ''}${s.note ? `; ${s.note}` : ''})`,
           );
         }
         const qualifier = quote.incomplete ? ' + unknown steps' : quote.exact ? '' : ' (includes estimates)';

@@ -6,8 +6,10 @@ import {
   type QuoteResponse,
 } from '../../contract';
 import type { ServiceClient } from '../../client/types';
+import { specVersion, topologicalOrder } from '../../pipeline-spec/graph';
+import { resolveItemReferences } from '../../pipeline-spec/items';
 import { forEachReference } from '../../pipeline-spec/references';
-import type { PipelineSpec } from '../../pipeline-spec/spec';
+import type { PipelineSpec, PipelineStep } from '../../pipeline-spec/spec';
 
 /**
  * Pricing a pipeline before anything is spent. A step whose input is all literal is priced by the
@@ -33,6 +35,8 @@ export interface StepQuote {
   /** The earlier step the input depends on, if any. */
   dependsOn: string | null;
   note?: string;
+  /** A fan-out step (`each`): how many items its credits are the sum of. */
+  items?: number;
 }
 
 export interface PipelineQuote {
@@ -83,51 +87,56 @@ export async function quotePipeline(
   };
   const local = isLocalServiceUrl(serviceUrl);
   const seconds = new Map<string, number | null>();
-  const steps: StepQuote[] = [];
-  for (const step of spec.steps) {
+  const price = async (step: PipelineStep, input: Record<string, unknown>): Promise<StepQuote> => {
     let dependsOn: string | null = null;
-    forEachReference(step.input, (reference) => {
+    forEachReference(input, (reference) => {
       dependsOn ??= reference.$from;
     });
     const base = { step: step.id, model: step.model, dependsOn };
     const model = modelDefinition(step.model);
     if (dependsOn === null && !(options.longFormByTable && model.price.kind === 'table')) {
-      const quote = await ask(step.model, step.input);
-      const length = model.outputSeconds(step.input) ?? quote.billed_seconds ?? null;
-      seconds.set(step.id, length);
-      steps.push({ ...base, credits: quote.credits, basis: 'quote', seconds: length });
-    } else if (model.price.kind === 'table') {
-      const length = model.outputSeconds(step.input);
-      seconds.set(step.id, length);
-      steps.push({ ...base, credits: model.price.price(step.input), basis: 'price-table', seconds: length });
-    } else {
-      // A per-second step with literal input was quoted above: this one reads an earlier output.
-      const length = dependsOn === null ? null : (seconds.get(dependsOn) ?? null);
-      seconds.set(step.id, length);
-      const estimate = length === null ? undefined : localPerSecondPrice(step.model, step.input, length);
-      if (local && length !== null && estimate !== undefined) {
-        steps.push({
-          ...base,
-          credits: estimate,
-          basis: 'estimate',
-          seconds: length,
-          note: `depends on step ${dependsOn} output (~${length} s at the local service's rate)`,
-        });
-      } else {
-        const why =
-          length === null
-            ? 'its length is not known before it exists'
-            : 'this service prices per second only through its quote endpoint';
-        steps.push({
-          ...base,
-          credits: null,
-          basis: 'unknown',
-          seconds: length,
-          note: `depends on step ${dependsOn} output; ${why}`,
-        });
-      }
+      const quote = await ask(step.model, input);
+      const length = model.outputSeconds(input) ?? quote.billed_seconds ?? null;
+      return { ...base, credits: quote.credits, basis: 'quote', seconds: length };
     }
+    if (model.price.kind === 'table')
+      return { ...base, credits: model.price.price(input), basis: 'price-table', seconds: model.outputSeconds(input) };
+    // A per-second step with literal input was quoted above: this one reads an earlier output.
+    const length = dependsOn === null ? null : (seconds.get(dependsOn) ?? null);
+    const estimate = length === null ? undefined : localPerSecondPrice(step.model, input, length);
+    if (local && length !== null && estimate !== undefined)
+      return {
+        ...base,
+        credits: estimate,
+        basis: 'estimate',
+        seconds: length,
+        note: `depends on step ${dependsOn} output (~${length} s at the local service's rate)`,
+      };
+    const why =
+      length === null
+        ? 'its length is not known before it exists'
+        : 'this service prices per second only through its quote endpoint';
+    return {
+      ...base,
+      credits: null,
+      basis: 'unknown',
+      seconds: length,
+      note: `depends on step ${dependsOn} output; ${why}`,
+    };
+  };
+  const steps: StepQuote[] = [];
+  // A graph is priced in the order it runs (a step after those it reads), each fan-out item priced on its own.
+  const ordered = specVersion(spec) === 2 ? topologicalOrder(spec.steps) : spec.steps;
+  for (const step of ordered) {
+    const inputs = step.each ? step.each.map((item) => resolveItemReferences(step.input, item)) : [step.input];
+    const quotes: StepQuote[] = [];
+    for (const input of inputs) quotes.push(await price(step, input));
+    const quote = step.each ? sumOfItems(quotes) : (quotes[0] as StepQuote);
+    seconds.set(step.id, quote.seconds);
+    steps.push(quote);
   }
+  if (specVersion(spec) === 2)
+    steps.sort((a, b) => spec.steps.findIndex((s) => s.id === a.step) - spec.steps.findIndex((s) => s.id === b.step));
   return {
     name: spec.name,
     steps,
@@ -135,6 +144,20 @@ export async function quotePipeline(
     exact: steps.every((s) => s.basis === 'quote' || s.basis === 'price-table'),
     incomplete: steps.some((s) => s.credits === null),
     budgetCredits: spec.budgetCredits ?? null,
+  };
+}
+
+/** A fan-out step's quote: its items' credits summed (unknown when one is), the least exact basis among them. */
+function sumOfItems(quotes: readonly StepQuote[]): StepQuote {
+  const [first] = quotes as [StepQuote];
+  const unknown = quotes.some((q) => q.credits === null);
+  const order: QuoteBasis[] = ['quote', 'price-table', 'estimate', 'unknown'];
+  const basis = order[Math.max(...quotes.map((q) => order.indexOf(q.basis)))] as QuoteBasis;
+  return {
+    ...first,
+    credits: unknown ? null : quotes.reduce((sum, q) => sum + (q.credits ?? 0), 0),
+    basis,
+    items: quotes.length,
   };
 }
 

@@ -1,6 +1,6 @@
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { resolveItemReferences } from '../../pipeline-spec/items';
-import { ALL_ITEMS, REFERENCE_PLACEHOLDER_URL, mapReferences } from '../../pipeline-spec/references';
+import { mapReferences, referencePlaceholder } from '../../pipeline-spec/references';
 import type { PipelineStep } from '../../pipeline-spec/spec';
 import type { PipelineState } from '../pipeline-state';
 import type { PipelineWorkflowInput } from '../pipeline-types';
@@ -78,9 +78,7 @@ export class GraphBudget {
     const kind = kindOf(step);
     const carried = this.input.resume?.steps[step.id];
     if (!kind.quote || (carried && !step.each)) return [];
-    const literal = mapReferences(step.input, (reference) =>
-      reference.path?.startsWith(`[${ALL_ITEMS}]`) ? [REFERENCE_PLACEHOLDER_URL] : REFERENCE_PLACEHOLDER_URL,
-    ) as Record<string, unknown>;
+    const literal = mapReferences(step.input, referencePlaceholder) as Record<string, unknown>;
     if (!step.each) return [[step.id, await kind.quote(step, literal)]];
     // Items with the same input cost the same: one quote each distinct input.
     const quotes = new Map<string, Promise<number>>();

@@ -11,7 +11,7 @@ import type { StepProgress } from '../steps/kind';
  */
 
 /** What the pipeline keeps of an item, as ../pipeline-state.ts hands it over. */
-export interface ItemView extends Pick<
+interface ItemView extends Pick<
   StepItemSummary,
   'status' | 'output' | 'archived' | 'archiveError' | 'error' | 'carriedFrom'
 > {

@@ -1,4 +1,4 @@
-import { from, parsePipelineSpec, pipeline, PipelineSpecError } from '../../../src/pipeline-spec';
+import { from, item, parsePipelineSpec, pipeline, PipelineSpecError } from '../../../src/pipeline-spec';
 
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 
@@ -24,6 +24,50 @@ describe('builder', () => {
         budgetCredits: 500,
       }),
     );
+  });
+
+  it('builds a graph (version 2): fan-out items, after and onFailure, as the JSON form', () => {
+    const built = pipeline('ad')
+      .step(
+        'scenes',
+        LONG_FORM,
+        { image_urls: [item('image')], prompt: item('prompt') },
+        { each: [{ image: 'https://example.com/a.png', prompt: 'one' }], onFailure: 'continue' },
+      )
+      .step(
+        'up',
+        'service-upscale-video-fast',
+        { video_url: from('scenes', '[0].videos[0].url') },
+        { after: ['scenes'] },
+      )
+      .build();
+    expect(built).toEqual(
+      parsePipelineSpec({
+        version: 2,
+        name: 'ad',
+        steps: [
+          {
+            id: 'scenes',
+            model: LONG_FORM,
+            input: { image_urls: [{ $item: 'image' }], prompt: { $item: 'prompt' } },
+            each: [{ image: 'https://example.com/a.png', prompt: 'one' }],
+            onFailure: 'continue',
+          },
+          {
+            id: 'up',
+            model: 'service-upscale-video-fast',
+            input: { video_url: { $from: 'scenes', path: '[0].videos[0].url' } },
+            after: ['scenes'],
+          },
+        ],
+      }),
+    );
+    expect(
+      pipeline('g')
+        .graph()
+        .step('a', LONG_FORM, { image_urls: ['https://example.com/a.png'] })
+        .build(),
+    ).toHaveProperty('version', 2);
   });
 
   it('validates on build', () => {
