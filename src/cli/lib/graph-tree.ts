@@ -94,11 +94,14 @@ function nodeColumns(step: StepSummary, after: string[], now: number, observedMs
     ...(step.waitingFor ? [`waiting for: ${step.waitingFor}`] : []),
     ...(columns.note ? [columns.note] : []),
   ];
-  return {
-    ...columns,
-    ...(step.items ? { request: `${step.items.length} item${step.items.length === 1 ? '' : 's'}` } : {}),
-    note: notes.join('; '),
-  };
+  return { ...columns, request: requestColumn(step, columns.request), note: notes.join('; ') };
+}
+
+/** A fan-out node counts its items; a local step (an operation or a gate) that sent no request names its op. */
+function requestColumn(step: StepSummary, request: string): string {
+  if (step.items) return `${step.items.length} item${step.items.length === 1 ? '' : 's'}`;
+  const op = (step as { op?: unknown }).op;
+  return request === '-' && typeof op === 'string' ? `op: ${op}` : request;
 }
 
 /** An item's columns: its state, its last request, submit → end when known, credits, error. */

@@ -112,13 +112,13 @@ describe('graph tree', () => {
           item(1, { status: 'pending', requestIds: [], charged: 0 }),
         ],
       }),
-      node('pick', ['variants'], { status: 'running', waitingFor: 'person' }),
+      { ...node('pick', ['variants'], { status: 'running', waitingFor: 'person' }), op: 'approval' } as StepSummary,
     ];
     const lines = graphLines(steps, NOW);
     expect(lines[0]).toMatch(/2 items .*\(waiting for: job\)$/);
     expect(lines[1]).toMatch(/^ {4}\[0\] +running\/waiting +req_0$/);
     expect(lines[2]).toMatch(/^ {4}\[1\] +pending +-$/);
-    expect(lines[3]).toMatch(/^ {4}pick +running +- +\(waiting for: person\)$/);
+    expect(lines[3]).toMatch(/^ {4}pick +running +op: approval +\(waiting for: person\)$/);
   });
 
   it('long ids widen the name column for every line, so the columns stay aligned', () => {
