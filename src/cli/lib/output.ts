@@ -74,10 +74,12 @@ export function progressKey(summary: PipelineSummary): string {
   ]);
 }
 
-/** One line per running step, for a follower to print while nothing changes. */
+/** One line per running step, for a follower to print while nothing changes (a graph's: what it waits for). */
 export function waitingLines(summary: PipelineSummary, now: number = Date.now()): string[] {
   return summary.steps.flatMap((step) => {
-    const note = waitingNote(step as StepView, now);
+    // A graph's running node also says what it waits for (a person or a slot has no poll to announce).
+    const waits = step.status === 'running' && step.waitingFor ? `waiting for ${step.waitingFor}` : '';
+    const note = [waits, waitingNote(step as StepView, now)].filter(Boolean).join(', ');
     return note ? [`  ${step.id.padEnd(12)} ${stepState(step as StepView)}: ${note}`] : [];
   });
 }

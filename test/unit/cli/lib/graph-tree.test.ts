@@ -1,5 +1,5 @@
 import { graphLines, placeSteps } from '../../../../src/cli/lib/graph-tree';
-import { pipelineLines } from '../../../../src/cli/lib/output';
+import { pipelineLines, waitingLines } from '../../../../src/cli/lib/output';
 import type { PipelineSummary, StepItemSummary, StepSummary } from '../../../../src/workflows/pipeline-types';
 
 /** What `reelflow status` and the follow view of `reelflow run` draw for a graph (a version-2 summary). */
@@ -119,6 +119,18 @@ describe('graph tree', () => {
     expect(lines[1]).toMatch(/^ {4}\[0\] +running\/waiting +req_0$/);
     expect(lines[2]).toMatch(/^ {4}\[1\] +pending +-$/);
     expect(lines[3]).toMatch(/^ {4}pick +running +op: approval +\(waiting for: person\)$/);
+  });
+
+  it('while nothing changes, the follow view says what each running node waits for, pending ones not', () => {
+    const steps = [
+      node('gate', [], { status: 'running', waitingFor: 'person' }),
+      node('b', [], { status: 'running', phase: 'waiting', waitingFor: 'job', nextPollAt: NOW + 10_000 }),
+      node('c', ['gate'], { waitingFor: 'dependencies' }),
+    ];
+    expect(waitingLines(graph(steps), NOW)).toEqual([
+      '  gate         running: waiting for person',
+      '  b            running/waiting: waiting for job, next poll in 10.0s',
+    ]);
   });
 
   it('long ids widen the name column for every line, so the columns stay aligned', () => {
