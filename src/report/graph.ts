@@ -64,10 +64,14 @@ export function graphSteps(
   const rows = new Map(summarySteps.map((row) => [row.id, row]));
   const shown = steps.map((step): ReportStep => {
     const items = media.items.get(step.id);
+    const images = media.images.get(step.id) ?? [];
+    const imageUrls = new Set(images.map((image) => image.url));
     return {
       ...step,
+      // An image is shown once, as an image, even where the step's videos list it too.
+      videos: step.videos.filter((video) => !imageUrls.has(video.url)),
       dependsOn: rows.get(step.id)?.dependsOn ?? [],
-      images: media.images.get(step.id) ?? [],
+      images,
       ...(items ? { items: items.map((fetched) => reportItem(fetched, where)) } : {}),
     };
   });

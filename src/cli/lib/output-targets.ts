@@ -5,7 +5,7 @@ import type { PipelineSummary, StepSummary } from '../../workflows/pipeline-type
  * Which files `reelflow outputs` writes for a pipeline, and under which names (without extension;
  * the extension comes from the URL or the content type once known).
  *
- * Version 1 keeps its names: `<step>-<n>` for the n-th video of each step (from 1).
+ * Version 1 keeps its names: `<step>-<n>` for the n-th file of each step (from 1; a job's are videos).
  * A graph (version 2) names files by node and item: a node's one output is `<step>` (`cut`,
  * `upscale`, an image `frame`), a fan-out item's is `<step>-<item>` (`scenes-0` … `scenes-3`); a
  * node or item with several files adds `-<n>` from 1 (`cut-1`, `scenes-0-2`). Videos come before
@@ -45,11 +45,12 @@ export function outputTargets(summary: PipelineSummary): OutputTarget[] {
 }
 
 function chainTargets(summary: PipelineSummary): OutputTarget[] {
-  return summary.steps.flatMap((step) =>
-    videosOf(summary.outputs[step.id]).map((file, index) =>
-      target(step.id, undefined, `${step.id}-${index + 1}`, file, step.archived),
-    ),
-  );
+  return summary.steps.flatMap((step) => {
+    const output = summary.outputs[step.id];
+    return filesOf(output).map((file, index) =>
+      target(step.id, undefined, `${step.id}-${index + 1}`, file, step.archived ?? archivedOf(output)),
+    );
+  });
 }
 
 function graphTargets(summary: PipelineSummary): OutputTarget[] {
@@ -97,11 +98,7 @@ function target(
 
 /** Videos, then images, of a step's output (an approval's output has neither). */
 function filesOf(output: unknown): OutputFile[] {
-  return [...videosOf(output), ...listOf(output, 'images')];
-}
-
-function videosOf(output: unknown): OutputFile[] {
-  return listOf(output, 'videos');
+  return [...listOf(output, 'videos'), ...listOf(output, 'images')];
 }
 
 function listOf(output: unknown, field: 'videos' | 'images'): OutputFile[] {

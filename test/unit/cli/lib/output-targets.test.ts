@@ -63,14 +63,15 @@ const frameOutput = (url: string) =>
   }) as JobResult;
 
 describe('output names', () => {
-  it('version 1 keeps <step>-<n> for every video of every step', () => {
+  it('version 1 keeps <step>-<n> for every file of every step', () => {
     const names = outputTargets(
-      summary([row('a'), row('b')], {
+      summary([row('a'), row('b'), row('frame')], {
         a: result('https://s/a1.mp4'),
         b: result('https://s/b1.mp4', 'https://s/b2.mp4'),
+        frame: frameOutput('https://s/frame'),
       }),
     ).map((t) => t.name);
-    expect(names).toEqual(['a-1', 'b-1', 'b-2']);
+    expect(names).toEqual(['a-1', 'b-1', 'b-2', 'frame-1']);
   });
 
   it('a graph names files by step and item; failed items have none; images come from an operation', () => {
