@@ -148,6 +148,22 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     expect(summary.ledger).toMatchObject({ charged: 240, refunded: 240, net: 0 });
   });
 
+  it("reaches every running branch with an operator's cancelPipeline: each job cancelled at the service", async () => {
+    const handle = await start('operator-cancel', [scene('a'), scene('b'), scene('c', { after: ['a'] })], {
+      job: () => ({ runSeconds: 1_000 }),
+    });
+    await eventually(() => submitsOf(handle.workflowId).length === 2, 'two branches submitted');
+    await handle.executeUpdate('cancelPipeline', { args: [{ reason: 'wrong brief' }] });
+    const failure = (await failureOf(handle)) as ApplicationFailure;
+    expect(failure.type).toBe('StepCancelled');
+    expect(failure.message).toMatch(/cancelled by an operator \(wrong brief\)/);
+    const cancels = service.calls(handle.workflowId, 'cancelJob').map((call) => call.args[0]);
+    expect([...cancels].sort()).toEqual(['pipeline-operator-cancel-1', 'pipeline-operator-cancel-2']);
+    const summary: PipelineSummary = await handle.query('pipelineProgress');
+    expect(summary.steps.map((s) => s.status)).toEqual(['cancelled', 'cancelled', 'skipped']);
+    expect(summary.ledger.net).toBe(0);
+  });
+
   it('fails a fan-out at its first failed item (onFailure: fail): the running siblings are cancelled at the service', async () => {
     const handle = await start(
       'fail-fast',
@@ -234,5 +250,44 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
       "pipeline over-budget-graph: the graph's jobs still to start would cost 320 credits (scenes 3 × 80, up 80), over the remaining budget of 300 (budget 300, 0 spent); nothing was submitted",
     );
     expect(submitsOf(handle.workflowId)).toEqual([]);
+  });
+});
+
+/** History events of a closed execution, and how many of them start another execution (a child workflow). */
+async function eventsOf(handle: WorkflowHandle): Promise<{ events: number; children: number }> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const children = events.filter((event) => event.startChildWorkflowExecutionInitiatedEventAttributes).length;
+  return { events: events.length, children };
+}
+
+describe('history footprint of a graph (one execution)', () => {
+  it('a ten-node graph is one execution; a 100-item fan-out stays under 5,000 events', async () => {
+    // Ten nodes: five independent scenes, each upscaled.
+    const scenes = [0, 1, 2, 3, 4].map((i) => scene(`scene-${i}`));
+    const ten = await start('footprint-ten', [...scenes, ...scenes.map((s) => upscale(`up-${s.id}`, s.id))], {});
+    await ten.result();
+    const tenEvents = await eventsOf(ten);
+    const fanOut = await start(
+      'footprint-fan-out',
+      [
+        scene('scenes', {
+          input: { image_urls: [{ $item: 'image' }] },
+          each: Array.from({ length: 100 }, (_, i) => ({ image: `https://media.test/${i}.png` })),
+        }),
+      ],
+      {},
+    );
+    await fanOut.result();
+    const fanOutEvents = await eventsOf(fanOut);
+    // One execution each: nothing started beside the pipeline.
+    expect([tenEvents.children, fanOutEvents.children]).toEqual([0, 0]);
+    expect(submitsOf(ten.workflowId)).toHaveLength(10);
+    expect(submitsOf(fanOut.workflowId)).toHaveLength(100);
+    expect(fanOutEvents.events).toBeLessThan(5_000);
+    if (process.env.REELFLOW_PRINT_FOOTPRINT)
+      process.stdout.write(
+        `graph footprint: ten nodes ${tenEvents.events} events (${(tenEvents.events / 10).toFixed(1)} a node); ` +
+          `100-item fan-out ${fanOutEvents.events} events (${(fanOutEvents.events / 100).toFixed(1)} an item)\n`,
+      );
   });
 });
