@@ -13,6 +13,7 @@ import {
 import type { BatchReport, BatchReportItem, PipelineReport, ReportCredits, ReportStep, ReportVideo } from './model';
 import { stepTimings, type StepTimestamps } from './timings';
 import { isOpStepOutput } from '../pipeline-spec/steps/op-types';
+import { fetchGraphMedia, graphSteps } from './graph';
 
 /** What the report needs to know about the workflow besides its summary. */
 export interface WorkflowFacts {
@@ -76,7 +77,8 @@ export async function collectPipelineReport(
       fetched.push(await fetchVideo(source, `${safeName(summary.name)}-${safeName(step.id)}-${index + 1}`, options));
     fetchedBySteps.push(fetched);
   }
-  const where = placement(fetchedBySteps.flat(), options);
+  const graph = summary.version === 2 ? await fetchGraphMedia(summary, options) : null;
+  const where = placement([...fetchedBySteps.flat(), ...(graph?.videos ?? [])], options);
   const timings = stepTimings(
     summary.steps.map((step) => ({
       times: step as StepSummary & StepTimestamps,
@@ -105,7 +107,7 @@ export async function collectPipelineReport(
     startedAt: facts.startedAt?.toISOString() ?? null,
     closedAt: facts.closedAt?.toISOString() ?? null,
     ...(summary.error ? { error: summary.error } : {}),
-    steps,
+    ...(graph ? { version: 2 as const, steps: graphSteps(steps, summary.steps, graph, where) } : { steps }),
     ...(facts.temporalUiUrl ? { temporalUiUrl: facts.temporalUiUrl } : {}),
     generatedAt: (options.now?.() ?? new Date()).toISOString(),
   };

@@ -5,7 +5,7 @@ import { probe, runFfmpeg } from '../media/ffmpeg';
 import type { ArchivedOutput } from '../media/reference';
 import { MediaStoreError, type MediaStore } from '../media/store';
 import { safeDownload, SafeFetchError } from '../net';
-import type { ReportVideo } from './model';
+import type { ReportImage, ReportVideo } from './model';
 
 /** Largest output fetched for a report (far above the longest clips at 1080p). */
 const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
@@ -166,4 +166,45 @@ export function placeVideo(fetched: FetchedVideo, placement: MediaPlacement): Re
   fs.copyFileSync(fetched.file, target);
   const relative = path.relative(placement.relativeTo, target).split(path.sep).map(encodeURIComponent).join('/');
   return { ...fetched.video, src: relative };
+}
+
+/** Largest image embedded in a report (a frame at 4K is a few MiB). */
+const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Fetches one output image (archived copy first) and reads its size with ffprobe; it is always
+ * embedded (the page's Content-Security-Policy allows images from data URIs only). Never throws:
+ * the image carries `problem` instead, so one broken image does not lose the report.
+ */
+export async function fetchImage(source: VideoSource, name: string, options: FetchOptions): Promise<ReportImage> {
+  const file = path.join(options.workDir, `${name}${imageExtensionOf(source)}`);
+  const base: Omit<ReportImage, 'src' | 'bytes' | 'width' | 'height'> = {
+    url: source.url,
+    fileName: source.fileName,
+    contentType: source.contentType,
+  };
+  const none = { bytes: 0, width: null, height: null, src: '' };
+  try {
+    if (await fetchArchived(source, file, options)) base.archivedFrom = (source.archived as ArchivedOutput).$media;
+    else await fetchTo(source.url, file, options);
+  } catch (error) {
+    return { ...base, ...none, problem: `cannot fetch ${source.url}: ${(error as Error).message}` };
+  }
+  const bytes = fs.statSync(file).size;
+  if (bytes > MAX_IMAGE_BYTES) return { ...base, ...none, bytes, problem: `larger than ${MAX_IMAGE_BYTES} bytes` };
+  try {
+    const probed = await probe(file);
+    if (!probed.width || !probed.height) return { ...base, ...none, bytes, problem: 'the file is not an image' };
+    const type = source.contentType.startsWith('image/') ? source.contentType : 'image/png';
+    const src = `data:${type};base64,${fs.readFileSync(file).toString('base64')}`;
+    return { ...base, bytes, width: probed.width, height: probed.height, src };
+  } catch (error) {
+    return { ...base, ...none, bytes, problem: `ffprobe cannot read it: ${(error as Error).message}` };
+  }
+}
+
+function imageExtensionOf(source: VideoSource): string {
+  const fromName = path.extname(source.fileName).toLowerCase();
+  if (/^\.[a-z0-9]{2,5}$/.test(fromName)) return fromName;
+  return source.contentType.includes('jpeg') ? '.jpg' : '.png';
 }

@@ -52,6 +52,36 @@ export interface ReportStep {
   timings: StepTimings;
   error?: string;
   videos: ReportVideo[];
+  /** A graph: the steps this one waits for. */
+  dependsOn?: string[];
+  /** A graph: images the step made (an operation's frame). */
+  images?: ReportImage[];
+  /** A graph's fan-out step: one entry per item, in item order. */
+  items?: ReportItem[];
+}
+
+/** An output image (a frame taken by an operation), always embedded as a data URI. */
+export interface ReportImage {
+  url: string;
+  archivedFrom?: string;
+  fileName: string;
+  contentType: string;
+  bytes: number;
+  width: number | null;
+  height: number | null;
+  /** `src` of the `<img>`: a data URI, or '' when `problem` says why there is none. */
+  src: string;
+  problem?: string;
+}
+
+/** One item of a fan-out step: its state and its own outputs. */
+export interface ReportItem {
+  index: number;
+  status: string;
+  requestIds: string[];
+  error?: string;
+  videos: ReportVideo[];
+  images: ReportImage[];
 }
 
 export interface PipelineReport {
@@ -65,6 +95,8 @@ export interface PipelineReport {
   closedAt: string | null;
   error?: string;
   steps: ReportStep[];
+  /** 2 for a graph: its steps in graph order, each with its dependencies, images and items. */
+  version?: 2;
   /** Link to the workflow in the Temporal UI, when its address is known. */
   temporalUiUrl?: string;
   generatedAt: string;

@@ -4,6 +4,8 @@ import type {
   PipelineReport,
   Report,
   ReportCredits,
+  ReportImage,
+  ReportItem,
   ReportStep,
   ReportVideo,
 } from './model';
@@ -65,6 +67,8 @@ dt{color:var(--muted);font-size:.85rem}dd{margin:0;font-weight:600;overflow-wrap
 video{width:100%;max-height:70vh;background:#000;border-radius:6px;display:block}
 figure{margin:0}figcaption{color:var(--muted);font-size:.9rem;margin-top:.25rem}
 .problem{color:var(--bad);font-weight:600}
+.items{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,14rem),1fr));gap:.75rem;margin:.75rem 0}
+img.output{max-width:100%;height:auto;border-radius:6px;display:block}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
@@ -158,26 +162,57 @@ function stepSection(step: ReportStep, index: number): string {
     if (video.problem) continue;
     rows.push(['Duration', h(formatSeconds(video.durationSeconds))], ['Resolution', h(resolution(video))]);
   }
-  const videos = step.videos.length
-    ? `<div class="media">${step.videos.map((v, i) => player(v, `step ${step.id} output ${i + 1}`, `video-${index + 1}-${i + 1}`)).join('\n')}</div>`
-    : `<p class="meta">No output${step.status === 'running' || step.status === 'pending' ? ' yet' : ''}.</p>`;
+  const images = (step.images ?? []).map((image, i) => imageFigure(image, `step ${step.id} image ${i + 1}`));
+  const videos =
+    step.videos.length || images.length
+      ? `<div class="media">${step.videos.map((v, i) => player(v, `step ${step.id} output ${i + 1}`, `video-${index + 1}-${i + 1}`)).join('\n')}${images.join('\n')}</div>`
+      : step.items
+        ? ''
+        : `<p class="meta">No output${step.status === 'running' || step.status === 'pending' ? ' yet' : ''}.</p>`;
   return `<section class="step" aria-labelledby="step-${index + 1}" data-step="${h(step.id)}" data-state="${h(step.status)}">
 <div class="step-head"><h2 id="step-${index + 1}">${index + 1}. ${h(step.id)}</h2>${stateBadge(step.status)}</div>
-<div class="step-body">${videos}
+${step.dependsOn?.length ? `<p class="meta">After ${step.dependsOn.map((id) => `<code>${h(id)}</code>`).join(', ')}</p>\n` : ''}${step.items ? itemsRow(step, index) : ''}<div class="step-body">${videos}
 <div class="table-wrap" role="region" aria-label="Details of step ${h(step.id)}" tabindex="0"><table><tbody>${rows.map(([k, v]) => `<tr><th scope="row">${h(k)}</th><td>${v}</td></tr>`).join('')}</tbody></table></div></div>
 ${step.error ? `<p class="problem">${h(step.error)}</p>` : ''}
 </section>`;
 }
 
-/** The page of one pipeline: header facts, then one section per step with its players. */
+/** An output image of a graph's step (a frame), or why it is missing. */
+function imageFigure(image: ReportImage, label: string): string {
+  if (image.problem || !image.src)
+    return `<p class="problem" role="alert">${h(label)}: ${h(image.problem ?? 'no image')}</p>`;
+  const size = image.width && image.height ? `${image.width}×${image.height}` : '—';
+  return `<figure><img class="output" src="${h(image.src)}" alt="${h(`${label}, ${size}`)}" width="${h(image.width)}" height="${h(image.height)}">
+<figcaption>${h(size)} · ${h(formatBytes(image.bytes))} · <a href="${h(image.url)}">service URL</a>${image.archivedFrom ? ' · archived copy shown' : ''}</figcaption></figure>`;
+}
+
+/** A fan-out step's items as a row: each with its index, state, players and images. */
+function itemsRow(step: ReportStep, index: number): string {
+  const cell = (item: ReportItem) => {
+    const label = `step ${step.id} item ${item.index}`;
+    const media = [
+      ...item.videos.map((v, i) =>
+        player(v, `${label} output ${i + 1}`, `video-${index + 1}-item-${item.index}-${i + 1}`),
+      ),
+      ...item.images.map((image, i) => imageFigure(image, `${label} image ${i + 1}`)),
+    ];
+    return `<div class="item" role="listitem" data-item="${h(item.index)}" data-state="${h(item.status)}">
+<p>[${h(item.index)}] ${stateBadge(item.status)}${item.requestIds.length ? ` <code>${h(item.requestIds.at(-1))}</code>` : ''}</p>
+${media.join('\n') || `<p class="meta">No output${item.status === 'running' || item.status === 'pending' ? ' yet' : ''}.</p>`}
+${item.error ? `<p class="problem">${h(item.error)}</p>` : ''}</div>`;
+  };
+  return `<div class="items" role="list" aria-label="Items of step ${h(step.id)}">${(step.items ?? []).map(cell).join('\n')}</div>\n`;
+}
+
+/** The page of one pipeline: header facts, then one section per step with its players (a graph's in graph order, with its items). */
 export function renderPipelineReport(report: PipelineReport): string {
   const totalSeconds = report.steps
-    .flatMap((s) => s.videos)
+    .flatMap((s) => [...s.videos, ...(s.items ?? []).flatMap((item) => item.videos)])
     .reduce((sum, v) => sum + (v.problem ? 0 : v.durationSeconds), 0);
   const head = `<h1>Pipeline ${h(report.name)}</h1>
 <p class="meta">${stateBadge(report.status)} <code>${h(report.workflowId)}</code>${report.temporalUiUrl ? ` · <a href="${h(report.temporalUiUrl)}">open in the Temporal UI</a>` : ''}</p>
 ${facts([
-  ['Steps', h(report.steps.map((s) => s.id).join(' → '))],
+  ['Steps', h(report.steps.map((s) => s.id).join(report.version === 2 ? ', ' : ' → '))],
   ['Credits', h(creditsText(report.ledger))],
   ['Budget', report.budgetCredits === null ? 'none' : h(report.budgetCredits)],
   ['Video', h(formatSeconds(totalSeconds))],

@@ -9,6 +9,7 @@ import type { JobResult } from '../../src/contract';
 import type { BatchProgress } from '../../src/workflows/batch-types';
 import type { JobStepFields, PipelineSummary, StepSummary } from '../../src/workflows/pipeline-types';
 import { createFileStore, putMediaFile } from '../../src/media/store';
+import { runFfmpeg } from '../../src/media/ffmpeg';
 import type { ArchivedOutput } from '../../src/media/reference';
 import { announceSkip, browserOrReason } from '../helpers/browser';
 import { LONG_FORM, PIXEL_PNG, startTestService, waitForStatus, type TestService } from '../helpers/local-service';
@@ -202,6 +203,97 @@ describe('reelflow report pages', () => {
     await page.screenshot({ path: path.join(SHOTS, 'report-pipeline-phone.png'), fullPage: false });
     await page.close();
     expect(blocked).toEqual([]);
+  });
+
+  it('a graph page: one section per node in graph order, a fan-out item row of players, a frame as an image', async () => {
+    // The frame an operation took: a real PNG in the media store (the service URL is gone).
+    const png = path.join(work, 'frame.png');
+    await runFfmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=64x36', '-frames:v', '1', png]);
+    const store = createFileStore(path.join(work, 'graph-store'));
+    const ref = await putMediaFile(store, png, 'image/png', 'report-graph');
+    const frameUrl = `${svc.url}/files/deleted-frame.png`;
+    const frameOutput = {
+      ...(results.four as JobResult),
+      videos: [],
+      images: [{ url: frameUrl, file_name: 'frame.png', content_type: 'image/png' }],
+    } as JobResult;
+    const item = (index: number, status: StepSummary['status'], output?: JobResult) => ({
+      index,
+      status,
+      requestIds: output ? [output.request_id] : [`req-${index}`],
+      charged: 100,
+      refunded: output ? 0 : 100,
+      ...(output ? { output } : { error: 'content_policy: refused' }),
+    });
+    const summary: PipelineSummary = {
+      name: 'report-graph',
+      status: 'completed',
+      currentStep: null,
+      budgetCredits: null,
+      ledger: { quoted: 400, charged: 400, refunded: 100, net: 300 },
+      version: 2,
+      // In the spec the join comes first; the page shows it after what it waits for.
+      steps: [
+        step('cut', 'completed', results.five, { dependsOn: ['scenes', 'frame'] }),
+        step('scenes', 'completed', undefined, {
+          dependsOn: [],
+          items: [item(0, 'completed', results.four), item(1, 'completed', results.five), item(2, 'failed')],
+        }),
+        step('frame', 'completed', frameOutput, {
+          dependsOn: ['scenes'],
+          archived: [{ ...ref, url: frameUrl, file_name: 'frame.png' }],
+        }),
+      ],
+      outputs: { cut: results.five as JobResult, frame: frameOutput },
+    };
+    const facts = { workflowId: 'pipeline/report-graph', startedAt: null, closedAt: null };
+    const report = await collectPipelineReport(summary, facts, { ...options(), store });
+    expect(report.version).toBe(2);
+    expect(report.steps.map((s) => [s.id, s.dependsOn])).toEqual([
+      ['scenes', []],
+      ['frame', ['scenes']],
+      ['cut', ['scenes', 'frame']],
+    ]);
+    const [scenes, frame] = report.steps;
+    expect(scenes?.items?.map((i) => [i.index, i.status, i.videos.length])).toEqual([
+      [0, 'completed', 1],
+      [1, 'completed', 1],
+      [2, 'failed', 0],
+    ]);
+    expect(frame?.images?.[0]).toMatchObject({ width: 64, height: 36, archivedFrom: ref.$media });
+    expect(frame?.images?.[0]?.src).toMatch(/^data:image\/png;base64,/);
+    const file = path.join(work, 'graph.html');
+    fs.writeFileSync(file, renderReport(report));
+
+    if (!browser) return announceSkip('graph report in Chromium', skipReason ?? 'no browser');
+    // Every player plays (item 0: 4 s, item 1: 5 s, the cut: 5 s) and every image decodes.
+    const durations = await videoDurations(`file://${file}`);
+    expect(durations.map((d) => Math.round(d.duration as number))).toEqual([4, 5, 5]);
+    for (const video of durations) expect(Math.abs((video.duration as number) - video.expected)).toBeLessThan(0.1);
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+    await page.goto(`file://${file}`);
+    expect(await page.$$eval('section.step', (s) => s.map((e) => e.getAttribute('data-step')))).toEqual([
+      'scenes',
+      'frame',
+      'cut',
+    ]);
+    expect(
+      await page.$$eval('.items .item', (items) =>
+        items.map((i) => `${i.getAttribute('data-item')} ${i.getAttribute('data-state')}`),
+      ),
+    ).toEqual(['0 completed', '1 completed', '2 failed']);
+    const images = await page.$$eval('img.output', (imgs) =>
+      Promise.all(
+        imgs.map((i) =>
+          (i as HTMLImageElement)
+            .decode()
+            .then(() => (i as HTMLImageElement).naturalWidth)
+            .catch(() => 0),
+        ),
+      ),
+    );
+    expect(images).toEqual([64]);
+    await page.close();
   });
 
   it('an archived output is read from the media store (SHA-256 checked) when the service no longer serves it', async () => {

@@ -4,7 +4,6 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { copyArchivedOutput } from '../../media/archived-copy';
 import { MediaStoreError, type MediaStore } from '../../media/store';
 import { safeDownload, SafeFetchError } from '../../net';
-import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
 import type { PipelineSummary } from '../../workflows/pipeline-types';
 import {
   batchProgress,
@@ -20,10 +19,13 @@ import { batchResults } from '../lib/batch-store';
 import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';
 import { printJson, say } from '../lib/output';
+import { outputTargets, type OutputTarget } from '../lib/output-targets';
 
 /** A downloaded output file. */
 export interface DownloadedOutput {
   step: string;
+  /** The fan-out item it belongs to (a version-2 pipeline). */
+  item?: number;
   url: string;
   file: string;
   bytes: number;
@@ -33,7 +35,8 @@ export interface DownloadedOutput {
 }
 
 /**
- * Downloads every output video of the pipeline's steps into `dir` as `<step>-<n><ext>`: from the
+ * Downloads every output file of the pipeline's steps into `dir`, named as ../lib/output-targets.ts
+ * says (version 1: `<step>-<n><ext>`; a graph: `<step><ext>` and `<step>-<item><ext>`): from the
  * media-store archive when the output was archived (the service may have deleted its file), else
  * from the service URL. Every URL goes through the address rules (public https only, each redirect
  * checked again), except that the configured service's own origin may be private/http (a local
@@ -48,62 +51,53 @@ export async function downloadOutputs(
   fs.mkdirSync(dir, { recursive: true });
   const serviceOrigin = serviceUrl ? new URL(serviceUrl).origin : null;
   const files: DownloadedOutput[] = [];
-  // A fan-out step's items (version 2) are outputs of their own, named `<step>-<item>`.
-  const units = summary.steps.flatMap((step) =>
-    step.items
-      ? step.items.flatMap((item) =>
-          item.status === 'completed' && item.output
-            ? [{ id: `${step.id}-${item.index}`, videos: item.output.videos, archived: item.archived ?? [] }]
-            : [],
-        )
-      : [{ id: step.id, videos: summary.outputs[step.id]?.videos ?? [], archived: step.archived ?? [] }],
-  );
-  for (const step of units) {
-    const { videos, archived } = step;
-    for (const [index, video] of videos.entries()) {
-      const copy = archived.find((a) => a.url === video.url);
-      if (copy && store) {
-        const extension = extensionOf(video.url, copy.type);
-        const file = path.join(dir, `${step.id}-${index + 1}${extension}`);
-        try {
-          const bytes = await copyArchivedOutput(store, copy, file);
-          files.push({ step: step.id, url: video.url, file, bytes, from: 'archive', media: copy.$media });
-          continue;
-        } catch (error) {
-          fs.rmSync(file, { force: true });
-          if (error instanceof MediaStoreError && error.code === 'integrity')
-            throw new CliError(error.message, EXIT.failed);
-          if (!(error instanceof MediaStoreError && error.code === 'not_found')) throw error;
-          // Not (any more) in the store: try the service URL below.
-        }
-      }
-      const own = serviceOrigin !== null && new URL(video.url).origin === serviceOrigin;
-      const partial = path.join(dir, `${step.id}-${index + 1}.part`);
-      try {
-        const meta = await safeDownload(video.url, partial, {
-          allowPrivate: own,
-          maxBytes: MAX_OUTPUT_BYTES,
-          timeoutMs: DOWNLOAD_TIMEOUT_MS,
-        });
-        const file = path.join(dir, `${step.id}-${index + 1}${extensionOf(meta.url, meta.contentType)}`);
-        fs.renameSync(partial, file);
-        files.push({ step: step.id, url: video.url, file, bytes: meta.size, from: 'service' });
-      } catch (error) {
-        if (error instanceof SafeFetchError) {
-          const exit = error.code === 'network' || error.code === 'timeout' ? EXIT.unavailable : EXIT.failed;
-          const hint = copy
-            ? ''
-            : ' (the output was not archived: set `"archive": "always"` or `"on-expiry-risk"` in the spec to keep copies)';
-          throw new CliError(
-            `cannot download the output of step ${step.id} (${video.url}): ${error.message}${hint}`,
-            exit,
-          );
-        }
-        throw error;
-      }
+  for (const target of outputTargets(summary)) files.push(await downloadTarget(target, dir, serviceOrigin, store));
+  return files;
+}
+
+async function downloadTarget(
+  target: OutputTarget,
+  dir: string,
+  serviceOrigin: string | null,
+  store: MediaStore | undefined,
+): Promise<DownloadedOutput> {
+  const { step, url, copy } = target;
+  const of = { step, ...(target.item === undefined ? {} : { item: target.item }), url };
+  if (copy && store) {
+    const file = path.join(dir, `${target.name}${extensionOf(url, copy.type)}`);
+    try {
+      const bytes = await copyArchivedOutput(store, copy, file);
+      return { ...of, file, bytes, from: 'archive', media: copy.$media };
+    } catch (error) {
+      fs.rmSync(file, { force: true });
+      if (error instanceof MediaStoreError && error.code === 'integrity')
+        throw new CliError(error.message, EXIT.failed);
+      if (!(error instanceof MediaStoreError && error.code === 'not_found')) throw error;
+      // Not (any more) in the store: try the service URL below.
     }
   }
-  return files;
+  const own = serviceOrigin !== null && new URL(url).origin === serviceOrigin;
+  const partial = path.join(dir, `${target.name}.part`);
+  try {
+    const meta = await safeDownload(url, partial, {
+      allowPrivate: own,
+      maxBytes: MAX_OUTPUT_BYTES,
+      timeoutMs: DOWNLOAD_TIMEOUT_MS,
+    });
+    const file = path.join(dir, `${target.name}${extensionOf(meta.url, meta.contentType ?? target.contentType)}`);
+    fs.renameSync(partial, file);
+    return { ...of, file, bytes: meta.size, from: 'service' };
+  } catch (error) {
+    if (error instanceof SafeFetchError) {
+      const exit = error.code === 'network' || error.code === 'timeout' ? EXIT.unavailable : EXIT.failed;
+      const hint = copy
+        ? ''
+        : ' (the output was not archived: set `"archive": "always"` or `"on-expiry-risk"` in the spec to keep copies)';
+      const what = target.item === undefined ? `step ${step}` : `step ${step} item ${target.item}`;
+      throw new CliError(`cannot download the output of ${what} (${url}): ${error.message}${hint}`, exit);
+    }
+    throw error;
+  }
 }
 
 /** Width of the progress bar of a batch download. */
@@ -194,7 +188,7 @@ export function registerOutputsCommand(program: Command): void {
         else
           for (const f of files)
             say(
-              `${f.step}: ${f.file} (${f.bytes} bytes) from ${f.from === 'archive' ? `the archive (${f.media})` : f.url}`,
+              `${f.step}${f.item === undefined ? '' : `[${f.item}]`}: ${f.file} (${f.bytes} bytes) from ${f.from === 'archive' ? `the archive (${f.media})` : f.url}`,
             );
       });
     });

@@ -34,6 +34,10 @@ export interface BatchOutputsProgress {
 export function extensionOf(url: string, type: string | null | undefined): string {
   const fromPath = path.extname(new URL(url).pathname).toLowerCase();
   if (/^\.[a-z0-9]{2,5}$/.test(fromPath)) return fromPath;
+  // A frame taken from a video (an operation's image output).
+  if (type?.includes('image/png')) return '.png';
+  if (type?.includes('image/jpeg')) return '.jpg';
+  if (type?.includes('image/webp')) return '.webp';
   if (type?.includes('webm')) return '.webm';
   if (type?.includes('quicktime')) return '.mov';
   return '.mp4';

@@ -1,6 +1,8 @@
 import type { BatchProgress } from '../../workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../../workflows/pipeline-types';
-import { failedRequestLines, formatElapsed, stepElapsedMs, stepState, waitingNote, type StepView } from './step-view';
+import { failedRequestLines, formatElapsed, stepState, waitingNote, type StepView } from './step-view';
+import { joinColumns, stepColumns } from './step-columns';
+import { graphLines } from './graph-tree';
 import { batchStatusLines } from '../../pipeline-spec/ui-text';
 
 /**
@@ -25,22 +27,10 @@ export function say(line: string, json = false): void {
  */
 export function stepLines(step: StepSummary, now: number = Date.now(), observedMs?: number): string[] {
   const view = step as StepView;
-  const request = step.requestIds.at(-1) ?? view.attemptLog?.at(-1)?.requestId ?? '-';
-  const credits =
-    step.charged > 0
-      ? `${step.charged - step.refunded} credits${step.refunded ? ` (refunded ${step.refunded})` : ''}`
-      : step.quoted
-        ? `quoted ${step.quoted}`
-        : '';
-  const elapsedMs = stepElapsedMs(view, now) ?? observedMs;
-  const elapsed = elapsedMs === undefined ? '' : formatElapsed(elapsedMs);
-  const note = waitingNote(view, now);
-  const error = step.error ? `  ${step.error}` : '';
-  const line = `  ${step.id.padEnd(12)} ${stepState(view).padEnd(24)} ${request.padEnd(36)} ${elapsed.padEnd(8)} ${credits}${note ? `  (${note})` : ''}${error}`;
-  return [line.trimEnd(), ...failedRequestLines(view)];
+  return [joinColumns(`  ${step.id.padEnd(12)}`, stepColumns(view, now, observedMs)), ...failedRequestLines(view)];
 }
 
-/** The whole pipeline as lines (header, steps, ledger). */
+/** The whole pipeline as lines (header, steps, ledger); a graph's steps as a tree (./graph-tree.ts). */
 export function pipelineLines(
   summary: PipelineSummary,
   workflowId: string,
@@ -52,7 +42,9 @@ export function pipelineLines(
   const { ledger } = summary;
   return [
     `${workflowId}: ${summary.status}${summary.currentStep ? ` (step ${summary.currentStep})` : ''}${elapsed}`,
-    ...summary.steps.flatMap((step) => stepLines(step, now, stepElapsedMs[step.id])),
+    ...(summary.version === 2
+      ? graphLines(summary.steps, now, stepElapsedMs)
+      : summary.steps.flatMap((step) => stepLines(step, now, stepElapsedMs[step.id]))),
     `  credits: charged ${ledger.charged}, refunded ${ledger.refunded}, net ${ledger.net}${summary.budgetCredits !== null ? ` of budget ${summary.budgetCredits}` : ''}`,
     ...(summary.error ? [`  error: ${summary.error}`] : []),
   ];
@@ -73,15 +65,21 @@ export function progressKey(summary: PipelineSummary): string {
         s.refunded,
         view.attemptLog?.map((r) => r.outcome ?? ''),
         view.nextPollAt,
+        // A graph's node also changes when what it waits for or one of its items does.
+        ...(s.waitingFor || s.items
+          ? [s.waitingFor, s.items?.map((item) => [item.status, item.phase, item.requestIds.length, item.charged])]
+          : []),
       ];
     }),
   ]);
 }
 
-/** One line per running step, for a follower to print while nothing changes. */
+/** One line per running step, for a follower to print while nothing changes (a graph's: what it waits for). */
 export function waitingLines(summary: PipelineSummary, now: number = Date.now()): string[] {
   return summary.steps.flatMap((step) => {
-    const note = waitingNote(step as StepView, now);
+    // A graph's running node also says what it waits for (a person or a slot has no poll to announce).
+    const waits = step.status === 'running' && step.waitingFor ? `waiting for ${step.waitingFor}` : '';
+    const note = [waits, waitingNote(step as StepView, now)].filter(Boolean).join(', ');
     return note ? [`  ${step.id.padEnd(12)} ${stepState(step as StepView)}: ${note}`] : [];
   });
 }
