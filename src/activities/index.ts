@@ -239,7 +239,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
       const refused = await Promise.all(
         preflightSteps.flatMap((index) => {
           const step = steps[index];
-          return step
+          return step && 'model' in step
             ? [preflightProblems(preflight, step.model, step.input).then((problems) => ({ index, problems }))]
             : [];
         }),

@@ -4,7 +4,7 @@ import { forEachMediaRef, isMediaRef, mediaRefProblem } from '../media/reference
 import { PipelineSpecError } from './errors';
 import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences } from './references';
 import { PIPELINE_LIMITS, pollPacingSchema, safeNameSchema, stepReferenceSchema } from './step-fields';
-import { pipelineStepSchema, stepKindOf } from './steps/registry';
+import { pipelineStepSchema, specFieldErrors, stepKindOf } from './steps/registry';
 
 /**
  * The pipeline spec: a named, ordered list of steps, each of a kind (./steps/: a paid job, `model`
@@ -15,6 +15,7 @@ import { pipelineStepSchema, stepKindOf } from './steps/registry';
 export { pollPacingSchema, safeNameSchema, stepReferenceSchema } from './step-fields';
 export type { PipelineStep } from './steps/registry';
 export type { JobStep } from './steps/job';
+export type { ApprovalStep } from './steps/approval';
 
 /**
  * When outputs are copied into the media store (docs/media-store.md): every output (`always`), none
@@ -46,8 +47,9 @@ export type SpecValidation = { ok: true; value: PipelineSpec } | { ok: false; er
  * `rules.allowedOrigins` accepts a local service's own http URLs as inputs.
  */
 export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecValidation {
-  const parsed = pipelineSpecSchema.safeParse(withoutSchemaKey(value));
-  if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error) };
+  const written = withoutSchemaKey(value);
+  const parsed = pipelineSpecSchema.safeParse(written);
+  if (!parsed.success) return { ok: false, errors: specFieldErrors(parsed.error, written) };
   const spec = parsed.data;
   const errors: FieldError[] = [];
   const earlier = new Set<string>();

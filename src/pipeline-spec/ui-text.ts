@@ -19,8 +19,32 @@ export interface StepView {
   quoted: number;
   charged: number;
   refunded: number;
-  output?: Pick<JobResult, 'videos'>;
+  /** A paid job's result; a step that makes no media (an approval gate) has an output without videos. */
+  output?: Pick<JobResult, 'videos'> | object;
   error?: string;
+  /** An approval gate: what it shows and, once decided, how. */
+  approval?: ApprovalGateView;
+}
+
+/** What the texts read of an approval gate's row (src/workflows/approval-types.ts has the whole). */
+export interface ApprovalGateView {
+  preview?: string | readonly string[];
+  decision?: { decision: string; reason?: string; by?: string; timedOut?: true };
+}
+
+/** The state of an approval gate in a word or three: `waiting for a person`, `approved by ann`, `rejected (timed out)`. */
+export function approvalStateText(gate: ApprovalGateView): string {
+  const { decision } = gate;
+  if (!decision) return 'waiting for a person';
+  const verdict = decision.decision === 'approve' ? 'approved' : 'rejected';
+  const who = decision.timedOut ? ' (timed out)' : decision.by ? ` by ${decision.by}` : '';
+  return `${verdict}${who}${decision.reason ? `: ${decision.reason}` : ''}`;
+}
+
+/** A gate's preview as a list of URLs (none when it shows nothing). */
+export function previewUrls(gate: ApprovalGateView): string[] {
+  const { preview } = gate;
+  return preview === undefined ? [] : typeof preview === 'string' ? [preview] : [...preview];
 }
 
 /** A pipeline's progress as the current details read it. */
@@ -112,7 +136,7 @@ export function pipelineDetails(spec: PipelineSpec): string {
     '',
     ...spec.steps.map(
       (s, i) =>
-        `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`,
+        `${i + 1}. \`${s.id}\` — ${'model' in s ? `${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}` : `approval gate (${s.timeoutHours} h, then ${s.onTimeout})`}`,
     ),
     '',
     '```json',
@@ -224,15 +248,21 @@ export function stepElapsed(step: StepClock, now: number): string {
   return seconds((ms(step.finishedAt) ?? now) - from);
 }
 
+/** A URL as a Markdown link target (parentheses and spaces escaped). */
+function linkTarget(url: string): string {
+  return url.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
 function outputCell(step: StepView): string {
-  const videos = step.output?.videos ?? [];
+  if (step.approval)
+    return (
+      previewUrls(step.approval)
+        .map((url, i) => `[preview ${i + 1}](${linkTarget(url)})`)
+        .join(' ') || '—'
+    );
+  const videos = step.output && 'videos' in step.output ? step.output.videos : [];
   if (videos.length === 0) return '—';
-  return videos
-    .map(
-      (v) =>
-        `[${escapeCell(v.file_name || 'output')}](${v.url.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)})`,
-    )
-    .join(' ');
+  return videos.map((v) => `[${escapeCell(v.file_name || 'output')}](${linkTarget(v.url)})`).join(' ');
 }
 
 function creditsCell(step: StepView): string {
@@ -252,7 +282,11 @@ function creditsCell(step: StepView): string {
 export function currentDetailsMarkdown(summary: PipelineView, now: number): string {
   const rows = summary.steps.map((step) => {
     const clock = step as StepView & StepClock & { phase?: string };
-    const state = clock.phase && step.status === 'running' ? `${step.status} (${clock.phase})` : step.status;
+    const phase =
+      step.approval && (step.status === 'running' || step.approval.decision)
+        ? approvalStateText(step.approval)
+        : clock.phase;
+    const state = phase && (step.status === 'running' || step.approval) ? `${step.status} (${phase})` : step.status;
     const request = step.requestIds.at(-1);
     return `| ${escapeCell(step.id)} | ${escapeCell(state)} | ${request ? `\`${request}\`` : '—'} | ${creditsCell(step)} | ${stepElapsed(clock, now)} | ${outputCell(step)} |`;
   });
@@ -286,4 +320,6 @@ export const TIMER_SUMMARIES = {
   webhook: (requestId: string, nextPollSeconds: number) =>
     `wait for the webhook of ${shortId(requestId)} (next poll in ${Math.round(nextPollSeconds)} s)`,
   backoff: (step: string, seconds: number) => `back off ${Math.round(seconds)} s before resubmitting ${step}`,
+  approval: (step: string, hours: number, onTimeout: string) =>
+    `wait for a person to approve or reject ${step} (then ${onTimeout} after ${hours} h)`,
 } as const;

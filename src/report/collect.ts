@@ -1,7 +1,7 @@
 import type { JobResult } from '../contract';
 import type { ArchivedOutput } from '../media/reference';
 import type { BatchItemResult, BatchProgress } from '../workflows/batch-types';
-import type { PipelineSummary, StepSummary } from '../workflows/pipeline-types';
+import type { PipelineSummary, StepOutput, StepSummary } from '../workflows/pipeline-types';
 import {
   fetchVideo,
   placeVideo,
@@ -66,7 +66,7 @@ export async function collectPipelineReport(
 ): Promise<PipelineReport> {
   const fetchedBySteps: FetchedVideo[][] = [];
   for (const step of summary.steps) {
-    const sources = videoSources(summary.outputs[step.id] ?? step.output, step.archived);
+    const sources = videoSources(jobResultOf(summary.outputs[step.id] ?? step.output), step.archived);
     const fetched: FetchedVideo[] = [];
     for (const [index, source] of sources.entries())
       fetched.push(await fetchVideo(source, `${safeName(summary.name)}-${safeName(step.id)}-${index + 1}`, options));
@@ -76,13 +76,13 @@ export async function collectPipelineReport(
   const timings = stepTimings(
     summary.steps.map((step) => ({
       times: step as StepSummary & StepTimestamps,
-      inferenceSeconds: (summary.outputs[step.id] ?? step.output)?.timings?.inference_seconds ?? null,
+      inferenceSeconds: jobResultOf(summary.outputs[step.id] ?? step.output)?.timings?.inference_seconds ?? null,
     })),
     facts.startedAt?.getTime() ?? null,
   );
   const steps: ReportStep[] = summary.steps.map((step, index) => ({
     id: step.id,
-    model: step.model,
+    model: 'model' in step ? step.model : 'approval',
     status: step.status,
     requestIds: step.requestIds,
     attempts: step.attempts,
@@ -140,7 +140,7 @@ export async function collectBatchReport(
   for (const item of items) {
     const last = item.summary?.steps.at(-1);
     const source = last
-      ? videoSources(item.summary?.outputs[last.id] ?? last.output, last.archived)[0]
+      ? videoSources(jobResultOf(item.summary?.outputs[last.id] ?? last.output), last.archived)[0]
       : resultSource(item.result);
     fetched.push(source ? await fetchVideo(source, `${safeName(item.result.name)}-final`, options) : null);
   }
@@ -202,4 +202,9 @@ export async function collectBatchReport(
 /** A name safe in a file name (pipeline and step ids are user-chosen). */
 function safeName(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'x';
+}
+
+/** A paid job's result, or undefined for the output of a step that made no media (an approval gate). */
+function jobResultOf(output: StepOutput | undefined): JobResult | undefined {
+  return output && 'videos' in output ? output : undefined;
 }

@@ -181,7 +181,7 @@ export class PipelineState {
   }
 
   /** Ends the pipeline `status` and throws `failure` (or one made from the final summary); steps not run: `skipped`. */
-  stop(status: 'failed' | 'cancelled', failure: Error | ((summary: PipelineSummary) => Error)): never {
+  stop(status: 'failed' | 'cancelled' | 'rejected', failure: Error | ((summary: PipelineSummary) => Error)): never {
     this.status = status;
     for (const step of this.steps) if (step.status === 'pending') step.status = 'skipped';
     const summary = this.summary();
@@ -192,7 +192,7 @@ export class PipelineState {
   }
 
   /** Ends the pipeline `status` with a non-retryable failure of `type` that carries the final summary as its first detail. */
-  fail(type: FailureType, message: string, status: 'failed' | 'cancelled' = 'failed'): never {
+  fail(type: FailureType, message: string, status: 'failed' | 'cancelled' | 'rejected' = 'failed'): never {
     return this.stop(status, (summary) => workflowFailure(type, message, summary));
   }
 

@@ -2,6 +2,7 @@ import type { ArchivedOutput } from '../contract/archived-output';
 import type { JobResult, JobState, ModelId, UriRules } from '../contract';
 import type { PipelineSpec } from '../pipeline-spec/spec';
 import type { PollPacing } from '../pipeline-spec/pacing';
+import type { ApprovalOutput, ApprovalView } from './approval-types';
 import type { RecoveryMemo } from './recovery-types';
 
 /** Input of `pipelineWorkflow`. */
@@ -25,7 +26,16 @@ export interface PipelineWorkflowInput {
 }
 
 export type StepStatus =
-  'pending' | 'running' | 'completed' | 'failed' | 'budget-exceeded' | 'cancelled' | 'completed-too-late' | 'skipped';
+  | 'pending'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'budget-exceeded'
+  | 'cancelled'
+  | 'completed-too-late'
+  | 'skipped'
+  /** An approval gate a person (or its timeout) rejected. */
+  | 'rejected';
 
 /** Where a running step stands. */
 export type StepPhase =
@@ -38,6 +48,8 @@ export type StepPhase =
   | 'fetching-result'
   | 'backing-off'
   | 'cancelling'
+  /** An approval gate waits for a person's decision. */
+  | 'person'
   | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
@@ -86,12 +98,21 @@ export interface EventCounts {
  * The fields of a step's row that belong to its kind (src/workflows/steps/): a paid job names its
  * model. A new kind adds its own here, as one more member of the union.
  */
-export type StepKindFields = JobStepFields;
+export type StepKindFields = JobStepFields | ApprovalStepFields;
 
 /** A paid job's own field of its row: the model it runs (the Temporal UI's `ReelflowModels`). */
 export interface JobStepFields {
   model: ModelId;
 }
+
+/** An approval gate's own fields of its row: what it shows and how it was decided. */
+export interface ApprovalStepFields {
+  op: 'approval';
+  approval: ApprovalView;
+}
+
+/** What a completed step gives later steps: a paid job's result, or an approved gate's (./approval-types.ts). */
+export type StepOutput = JobResult | ApprovalOutput;
 
 /** Per-step state in the summary: what every kind of step has, and its kind's own fields. */
 export type StepSummary = StepRow & StepKindFields;
@@ -123,7 +144,7 @@ export interface StepRow {
   polls: number;
   /** The input as submitted, references resolved. */
   input?: Record<string, unknown>;
-  output?: JobResult;
+  output?: StepOutput;
   /** The outputs copied into the media store (docs/media-store.md), one per archived video. */
   archived?: ArchivedOutput[];
   /** Why archiving the outputs failed (the step itself completed; later steps use the service URL). */
@@ -141,7 +162,7 @@ export interface CreditLedger {
   net: number;
 }
 
-export type PipelineStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type PipelineStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'rejected';
 
 /** Progress query answer and the workflow's result. */
 export interface PipelineSummary {
@@ -152,7 +173,7 @@ export interface PipelineSummary {
   ledger: CreditLedger;
   steps: StepSummary[];
   /** Step id → result of that step. */
-  outputs: Record<string, JobResult>;
+  outputs: Record<string, StepOutput>;
   error?: string;
   events?: EventCounts;
   /** Jobs abandoned and ambiguous submits; also in the memo under `recovery`. */
@@ -181,7 +202,7 @@ export interface RaiseBudgetArgs {
 /** A completed step carried from an earlier run (paid there, not here); its request ids and credits are that run's. */
 export interface CarriedStep extends Pick<StepSummary, 'requestIds' | 'charged' | 'refunded'> {
   /** The step's result in the earlier run, its output URLs verified to still answer. */
-  output: JobResult;
+  output: StepOutput;
   /** Run id of the run that paid for it (an earlier resume carries it on unchanged). */
   paidInRunId: string;
 }

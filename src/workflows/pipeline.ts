@@ -174,6 +174,15 @@ function endAfterStepError(state: PipelineState, index: number, stepId: string, 
     state.stop('cancelled', new CancelledFailure('pipeline cancelled'));
   }
   const message = failure?.message ?? (error instanceof Error ? error.message : String(error));
+  if (failure?.type === FAILURE_TYPES.approvalRejected) {
+    // A person (or the gate's timeout) said no: nothing after the gate starts.
+    state.update(index, { status: 'rejected', error: message, finishedAt: Date.now() });
+    state.fail(
+      FAILURE_TYPES.approvalRejected,
+      `pipeline ${name} was rejected at step ${stepId}: ${message}`,
+      'rejected',
+    );
+  }
   const budget = failure?.type === FAILURE_TYPES.budgetExceeded;
   state.update(index, { status: budget ? 'budget-exceeded' : 'failed', error: message, finishedAt: Date.now() });
   if (budget) state.fail(FAILURE_TYPES.budgetExceeded, `pipeline ${name} stopped before step ${stepId}: ${message}`);

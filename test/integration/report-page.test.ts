@@ -7,7 +7,7 @@ import { collectBatchReport, collectPipelineReport, type CollectOptions } from '
 import { renderReport } from '../../src/report/render';
 import type { JobResult } from '../../src/contract';
 import type { BatchProgress } from '../../src/workflows/batch-types';
-import type { PipelineSummary, StepSummary } from '../../src/workflows/pipeline-types';
+import type { JobStepFields, PipelineSummary, StepSummary } from '../../src/workflows/pipeline-types';
 import { createFileStore, putMediaFile } from '../../src/media/store';
 import type { ArchivedOutput } from '../../src/media/reference';
 import { announceSkip, browserOrReason } from '../helpers/browser';
@@ -44,7 +44,7 @@ function step(
 ): StepSummary {
   return {
     id,
-    model: LONG_FORM as StepSummary['model'],
+    model: LONG_FORM as JobStepFields['model'],
     status,
     stepKey: `report-test/job/${id}`,
     requestIds: result ? [result.request_id] : [],

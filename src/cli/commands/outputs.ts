@@ -48,7 +48,9 @@ export async function downloadOutputs(
   const serviceOrigin = serviceUrl ? new URL(serviceUrl).origin : null;
   const files: DownloadedOutput[] = [];
   for (const step of summary.steps) {
-    const videos = summary.outputs[step.id]?.videos ?? [];
+    const output = summary.outputs[step.id];
+    // An approval gate's output names a preview, not media of its own.
+    const videos = output && 'videos' in output ? output.videos : [];
     const archived = step.archived ?? [];
     for (const [index, video] of videos.entries()) {
       const copy = archived.find((a) => a.url === video.url);

@@ -85,6 +85,8 @@ export async function quotePipeline(
   const seconds = new Map<string, number | null>();
   const steps: StepQuote[] = [];
   for (const step of spec.steps) {
+    // A step of no model (an approval gate) costs nothing.
+    if (!('model' in step)) continue;
     let dependsOn: string | null = null;
     forEachReference(step.input, (reference) => {
       dependsOn ??= reference.$from;

@@ -62,7 +62,7 @@ export async function resumeFromRun(earlier: EarlierRun, serviceUrl: string | un
   for (const step of earlier.summary.steps) {
     const output = earlier.summary.outputs[step.id] ?? step.output;
     if (step.status !== 'completed' || !output) break;
-    for (const video of output.videos) {
+    for (const video of 'videos' in output ? output.videos : []) {
       const problem = await outputAnswers(video.url, serviceUrl);
       if (problem) {
         throw new CliError(

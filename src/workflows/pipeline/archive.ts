@@ -1,11 +1,10 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { JobResult } from '../../contract';
 import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../contract/archived-output';
 import { forEachReference } from '../../pipeline-spec/references';
 import type { ArchiveMode, PipelineSpec } from '../../pipeline-spec/spec';
-import type { PipelineSummary } from '../pipeline-types';
+import type { PipelineSummary, StepOutput } from '../pipeline-types';
 
 /**
  * The output archive of a pipeline (docs/media-store.md): a completed step's outputs are copied into
@@ -44,9 +43,10 @@ export function shouldArchive(spec: PipelineSpec, index: number): boolean {
 export async function archiveOutputs(
   spec: PipelineSpec,
   index: number,
-  output: JobResult,
+  output: StepOutput,
 ): Promise<{ archived?: ArchivedOutput[]; archiveError?: string }> {
-  if (!shouldArchive(spec, index)) return {};
+  // An approval gate's output names media other steps made; it has none of its own to copy.
+  if (!('videos' in output) || !shouldArchive(spec, index)) return {};
   const step = spec.steps[index]?.id ?? '';
   try {
     return { archived: await archiver.archiveOutputs({ pipeline: spec.name, step, videos: output.videos }) };

@@ -25,7 +25,9 @@ export async function checkBeforeAnyPay(
   const preflighted =
     input.preflight === false
       ? []
-      : spec.steps.flatMap((step, index) => (step.preflight !== false && kindOf(step).preflights(step) ? [index] : []));
+      : spec.steps.flatMap((step, index) =>
+          !('preflight' in step && step.preflight === false) && kindOf(step).preflights(step) ? [index] : [],
+        );
   state.preflighting(preflighted);
   const checked = await state.inLocalActivity(() => checks.checkPipeline(spec, input.uriRules, preflighted));
   state.preflighting([]);

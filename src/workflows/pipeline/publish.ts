@@ -13,7 +13,10 @@ export function searchAttributesOf(summary: PipelineSummary) {
     { key: SEARCH_ATTRIBUTES.creditsSpent, value: summary.ledger.net },
     { key: SEARCH_ATTRIBUTES.requestIds, value: summary.steps.flatMap((s) => s.requestIds) },
     { key: SEARCH_ATTRIBUTES.pipeline, value: summary.name },
-    { key: SEARCH_ATTRIBUTES.models, value: [...new Set(summary.steps.map((s) => s.model))] },
+    {
+      key: SEARCH_ATTRIBUTES.models,
+      value: [...new Set(summary.steps.flatMap((s) => ('model' in s ? [s.model] : [])))],
+    },
     { key: SEARCH_ATTRIBUTES.overBudget, value: summary.steps.some((s) => s.status === 'budget-exceeded') },
   ];
 }

@@ -26,7 +26,7 @@ describe('the canonical three-step example', () => {
       ...threeStepPipeline({ ...EXAMPLE_INPUTS, imageUrls, audioUrl }),
       archive: 'on-expiry-risk',
     });
-    expect(loaded.steps.map((s) => s.model)).toEqual([
+    expect(loaded.steps.map((s) => 'model' in s && s.model)).toEqual([
       LONG_FORM,
       'service-horizon-studio',
       'service-upscale-video-fast',

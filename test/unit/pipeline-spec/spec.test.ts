@@ -1,4 +1,4 @@
-import { PipelineSpecError, parsePipelineSpec, validatePipelineSpec } from '../../../src/pipeline-spec';
+import { PipelineSpecError, parsePipelineSpec, validatePipelineSpec, type JobStep } from '../../../src/pipeline-spec';
 
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 
@@ -25,9 +25,9 @@ describe('pipeline spec', () => {
 
   it('accepts a valid spec and fills the retry default', () => {
     const spec = parsePipelineSpec(valid);
-    expect(spec.steps[1]?.retry?.maxResubmits).toBe(1);
+    expect((spec.steps[1] as JobStep).retry?.maxResubmits).toBe(1);
     const noRetry = parsePipelineSpec({ ...valid, steps: [valid.steps[0], { ...valid.steps[1], retry: {} }] });
-    expect(noRetry.steps[1]?.retry?.maxResubmits).toBe(0);
+    expect((noRetry.steps[1] as JobStep).retry?.maxResubmits).toBe(0);
   });
 
   it('rejects names that are unsafe in workflow ids, with the path', () => {

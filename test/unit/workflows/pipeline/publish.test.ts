@@ -98,7 +98,7 @@ describe('searchAttributesOf and memoOf (what the Temporal UI shows, one upsert 
       ReelflowCreditsSpent: 30,
       ReelflowRequestIds: ['r1'],
       ReelflowPipeline: 'p',
-      ReelflowModels: [...new Set(summary.steps.map((s) => s.model))],
+      ReelflowModels: [...new Set(summary.steps.flatMap((s) => ('model' in s ? [s.model] : [])))],
       ReelflowOverBudget: true,
     });
   });
