@@ -2,6 +2,7 @@ import type { BatchProgress } from '../../workflows/batch-types';
 import type { PipelineSummary, StepSummary } from '../../workflows/pipeline-types';
 import { failedRequestLines, formatElapsed, stepElapsedMs, stepState, waitingNote, type StepView } from './step-view';
 import { batchStatusLines } from '../../pipeline-spec/ui-text';
+import { gateLines, gateState } from './approval-lines';
 
 /**
  * Rendering for people (progress lines, bars) and for scripts (`--json`: one JSON document on stdout,
@@ -36,7 +37,8 @@ export function stepLines(step: StepSummary, now: number = Date.now(), observedM
   const elapsed = elapsedMs === undefined ? '' : formatElapsed(elapsedMs);
   const note = waitingNote(view, now);
   const error = step.error ? `  ${step.error}` : '';
-  const line = `  ${step.id.padEnd(12)} ${stepState(view).padEnd(24)} ${request.padEnd(36)} ${elapsed.padEnd(8)} ${credits}${note ? `  (${note})` : ''}${error}`;
+  const state = gateState(step) ?? stepState(view);
+  const line = `  ${step.id.padEnd(12)} ${state.padEnd(24)} ${request.padEnd(36)} ${elapsed.padEnd(8)} ${credits}${note ? `  (${note})` : ''}${error}`;
   return [line.trimEnd(), ...failedRequestLines(view)];
 }
 
@@ -52,7 +54,10 @@ export function pipelineLines(
   const { ledger } = summary;
   return [
     `${workflowId}: ${summary.status}${summary.currentStep ? ` (step ${summary.currentStep})` : ''}${elapsed}`,
-    ...summary.steps.flatMap((step) => stepLines(step, now, stepElapsedMs[step.id])),
+    ...summary.steps.flatMap((step) => [
+      ...stepLines(step, now, stepElapsedMs[step.id]),
+      ...gateLines(step, workflowId),
+    ]),
     `  credits: charged ${ledger.charged}, refunded ${ledger.refunded}, net ${ledger.net}${summary.budgetCredits !== null ? ` of budget ${summary.budgetCredits}` : ''}`,
     ...(summary.error ? [`  error: ${summary.error}`] : []),
   ];
