@@ -6,6 +6,7 @@
  *
  * The step functions (`generateVideo`, `revoice`, `upscale`, `runServiceJob`) run one paid job each
  * inside the caller's own workflow; the worker runs their activities through `reelflowPlugin()`.
+ * `awaitApproval` waits for a person's decision (the `decideApproval` update) and costs nothing.
  *
  * @module workflows
  */
@@ -29,6 +30,14 @@ export {
   type ServiceJobOutcome,
   type JobCredits,
 } from './steps/job/service-job';
+export { awaitApproval, type AwaitApprovalOptions } from './steps/approval/await-approval';
+export type {
+  ApprovalDecision,
+  ApprovalOutput,
+  ApprovalVerdict,
+  ApprovalView,
+  DecideApprovalArgs,
+} from './approval-types';
 export type { PollPacing } from '../pipeline-spec/pacing';
 export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';
@@ -41,6 +50,7 @@ export {
   pipelineProgressQuery,
   batchProgressQuery,
   jobEventSignal,
+  decideApprovalUpdate,
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
 } from './definitions';

@@ -8,7 +8,7 @@ import type { StepSummary } from '../../workflows/pipeline-types';
  */
 
 /** A gate's view, its decision included (a resumed run carries the decision in the output only); undefined for other steps. */
-export function gateOf(step: StepSummary): ApprovalView | undefined {
+function gateOf(step: StepSummary): ApprovalView | undefined {
   if (!('op' in step)) return undefined;
   const carried = (step.output as ApprovalOutput | undefined)?.approval;
   return { ...step.approval, ...(!step.approval.decision && carried ? { decision: carried } : {}) };

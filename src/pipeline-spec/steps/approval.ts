@@ -4,7 +4,7 @@ import { safeNameSchema, stepReferenceSchema } from '../step-fields';
 import type { SpecStepKind } from './kind';
 
 /** Limits of an approval gate: how long it may wait (a year) and how much it may show. */
-export const APPROVAL_LIMITS = {
+const APPROVAL_LIMITS = {
   defaultTimeoutHours: 72,
   maxTimeoutHours: 8760,
   maxPreviews: 20,
@@ -15,7 +15,7 @@ export const APPROVAL_LIMITS = {
 const previewItemSchema = z.union([z.string().min(1, 'must not be empty'), stepReferenceSchema]);
 
 /** What a gate's `input` says, as written (references not yet resolved). */
-export interface ApprovalInput {
+interface ApprovalInput {
   /** What to look at (shown in the console, the status and the report); passed on as the gate's output. */
   preview?: PreviewItem | PreviewItem[];
   /** A line for the person deciding. */

@@ -5,7 +5,7 @@ import { OperatorRefusal } from '../../errors';
 import type { OperatorAnswer } from '../../pipeline-types';
 
 /** Longest reason and name a decision may carry (they are kept in history and shown in the report). */
-export const DECISION_LIMITS = { reason: 2000, by: 200 } as const;
+const DECISION_LIMITS = { reason: 2000, by: 200 } as const;
 
 /** One gate of this workflow that started waiting: its decision once there is one. */
 export interface Gate {
