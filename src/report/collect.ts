@@ -12,6 +12,7 @@ import {
 } from './media';
 import type { BatchReport, BatchReportItem, PipelineReport, ReportCredits, ReportStep, ReportVideo } from './model';
 import { stepTimings, type StepTimestamps } from './timings';
+import { reportApproval } from './approval';
 
 /** What the report needs to know about the workflow besides its summary. */
 export interface WorkflowFacts {
@@ -80,6 +81,7 @@ export async function collectPipelineReport(
     })),
     facts.startedAt?.getTime() ?? null,
   );
+  const placed = fetchedBySteps.map((fetched) => fetched.map((f) => placeVideo(f, where)));
   const steps: ReportStep[] = summary.steps.map((step, index) => ({
     id: step.id,
     model: 'model' in step ? step.model : 'approval',
@@ -89,8 +91,12 @@ export async function collectPipelineReport(
     credits: credits(step),
     timings: timings[index] ?? { queuedSeconds: null, renderingSeconds: null, handoffSeconds: null },
     ...(step.error ? { error: step.error } : {}),
-    videos: (fetchedBySteps[index] ?? []).map((f) => placeVideo(f, where)),
+    videos: placed[index] ?? [],
   }));
+  steps.forEach((row, index) => {
+    const approval = reportApproval(summary.steps[index] as StepSummary, placed.flat());
+    if (approval) row.approval = approval;
+  });
   return {
     kind: 'pipeline',
     name: summary.name,

@@ -52,6 +52,18 @@ export interface ReportStep {
   timings: StepTimings;
   error?: string;
   videos: ReportVideo[];
+  /** An approval gate: what the person was shown and how it was decided. */
+  approval?: ReportApproval;
+}
+
+/** An approval gate in the report. */
+export interface ReportApproval {
+  /** `waiting for a person`, `approved by ann`, `rejected (timed out)`, `not reached`. */
+  state: string;
+  /** `src`: the report's own copy of an earlier output when the preview is one, else the URL. */
+  previews: Array<{ url: string; src: string; kind: 'video' | 'image' }>;
+  note?: string;
+  decision?: { decision: 'approve' | 'reject'; at: string; reason?: string; by?: string; timedOut?: true };
 }
 
 export interface PipelineReport {
