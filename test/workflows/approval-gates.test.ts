@@ -141,6 +141,49 @@ describe('approval gates (time-skipping server, scripted service)', () => {
     expect(service.calls(handle.workflowId, 'submitAndSubscribe')).toHaveLength(2);
   });
 
+  it('a resumed run carries an approved gate as decided: nothing waits, only the step after it is paid', async () => {
+    const workflowId = 'pipeline/gate-resume';
+    service.script(workflowId, {});
+    const preview = 'https://service.test/files/earlier.mp4';
+    const approval = { decision: 'approve' as const, by: 'ann', at: 0 };
+    const carried = (output: PipelineSummary['outputs'][string]) => ({
+      output,
+      requestIds: [],
+      charged: 0,
+      refunded: 0,
+      paidInRunId: 'earlier-run',
+    });
+    const input: PipelineWorkflowInput = {
+      spec: { name: 'gate-resume', steps: [render, gate(), upscale] },
+      publishSearchAttributes: false,
+      resume: {
+        workflowId,
+        runId: 'earlier-run',
+        ledger: { quoted: 0, charged: 80, refunded: 0, net: 80 },
+        steps: {
+          render: carried({
+            request_id: 'earlier',
+            status: 'COMPLETED',
+            model: LONG_FORM,
+            credits_used: 80,
+            videos: [{ url: preview, file_name: 'out.mp4', content_type: 'video/mp4' }],
+          }),
+          review: carried({ preview, approval }),
+        },
+      },
+    };
+    const handle = await scripted.env.client.workflow.start('pipelineWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId,
+      args: [input],
+    });
+    const summary = (await handle.result()) as PipelineSummary;
+    expect(summary.status).toBe('completed');
+    expect(summary.steps[1]).toMatchObject({ status: 'completed', carriedFrom: 'earlier-run' });
+    const submits = service.calls(workflowId, 'submitAndSubscribe');
+    expect(submits.map((call) => (call.args[0] as { input: unknown }).input)).toEqual([{ video_url: preview }]);
+  });
+
   it('refuses a decision for a step that is no waiting gate, a bad decision, and a gate decided already', async () => {
     const handle = await start('gate-refusals', [render, gate(), gate({ id: 'second', input: {} })]);
     await waiting(handle);
