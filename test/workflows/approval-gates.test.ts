@@ -141,6 +141,16 @@ describe('approval gates (time-skipping server, scripted service)', () => {
     expect(service.calls(handle.workflowId, 'submitAndSubscribe')).toHaveLength(2);
   });
 
+  it('an operator may cancel a waiting gate: the pipeline stops with StepCancelled naming the reason', async () => {
+    const handle = await start('gate-cancel', [render, gate(), upscale]);
+    await waiting(handle);
+    await handle.executeUpdate('cancelStep', { args: [{ step: 'review', reason: 'brief changed' }] });
+    const failure = await failureOf(handle);
+    expect(failure.type).toBe('StepCancelled');
+    expect(failure.message).toMatch(/step review was cancelled by an operator \(brief changed\)/);
+    expect(service.calls(handle.workflowId, 'submitAndSubscribe')).toHaveLength(1);
+  });
+
   it('a resumed run carries an approved gate as decided: nothing waits, only the step after it is paid', async () => {
     const workflowId = 'pipeline/gate-resume';
     service.script(workflowId, {});

@@ -1,3 +1,4 @@
+import { isCancellation } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../../contract/failure-types';
 import type { ApprovalStep } from '../../../pipeline-spec/spec';
 import { forEachReference } from '../../../pipeline-spec/references';
@@ -50,7 +51,7 @@ export const approvalStep: StepKind<ApprovalStep> = {
       holdsTaskOpen: () => false,
     };
     const preview = previewOf(run.input.preview);
-    const decision = await awaitApproval(step.id, {
+    const decided = awaitApproval(step.id, {
       ...(preview !== undefined ? { preview } : {}),
       ...(step.input.note !== undefined ? { note: step.input.note } : {}),
       timeoutHours: step.timeoutHours,
@@ -60,6 +61,12 @@ export const approvalStep: StepKind<ApprovalStep> = {
         run.observe(progress);
       },
     });
+    // Cancelled while it waits (an operator's cancelStep, or the pipeline's cancel): no decision, nothing later starts.
+    const decision = await decided.catch((error: unknown) => {
+      if (isCancellation(error)) return undefined;
+      throw error;
+    });
+    if (!decision) return { status: 'cancelled' };
     if (decision.decision === 'reject') {
       const who = decision.timedOut ? `its timeout (${step.timeoutHours} h)` : (decision.by ?? 'a person');
       throw workflowFailure(
