@@ -55,6 +55,8 @@ export const FAILURE_TYPES = {
   stepFailed: 'StepFailed',
   /** The pipeline was cancelled while a step ran. */
   stepCancelled: 'StepCancelled',
+  /** An approval gate was rejected (by a person or its timeout): the pipeline ends `rejected`, nothing after the gate ran. */
+  approvalRejected: 'ApprovalRejected',
   /** A batch names two pipelines alike (pipeline names are workflow ids). */
   invalidBatch: 'InvalidBatch',
 } as const;

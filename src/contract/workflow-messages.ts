@@ -40,6 +40,8 @@ export const UPDATE_NAMES = {
   raiseBudget: 'raiseBudget',
   retryStep: 'retryStep',
   resolveAmbiguousStep: 'resolveAmbiguousStep',
+  /** A person's decision on an approval gate (`reelflow approve|reject`). Pinned: gates waiting in running executions answer to it. */
+  decideApproval: 'decideApproval',
 } as const;
 
 /** Query names. Pinned: clients of running executions query by them. */

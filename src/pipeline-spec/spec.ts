@@ -13,7 +13,7 @@ import {
   startDeadlineSecondsSchema,
   stepReferenceSchema,
 } from './step-fields';
-import { pipelineStepSchema, stepKindOf, type PipelineStep } from './steps/registry';
+import { pipelineStepSchema, specFieldErrors, stepKindOf, type PipelineStep } from './steps/registry';
 
 /**
  * The pipeline spec: a named, ordered list of steps, each of a kind (./steps/: a paid job, `model`
@@ -24,6 +24,7 @@ import { pipelineStepSchema, stepKindOf, type PipelineStep } from './steps/regis
 export { pollPacingSchema, safeNameSchema, stepReferenceSchema } from './step-fields';
 export type { PipelineStep } from './steps/registry';
 export type { JobStep } from './steps/job';
+export type { ApprovalStep } from './steps/approval';
 
 /**
  * When outputs are copied into the media store (docs/media-store.md): every output (`always`), none
@@ -59,8 +60,9 @@ export type SpecValidation = { ok: true; value: PipelineSpec } | { ok: false; er
  * `rules.allowedOrigins` accepts a local service's own http URLs as inputs.
  */
 export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecValidation {
-  const parsed = pipelineSpecSchema.safeParse(withoutSchemaKey(value));
-  if (!parsed.success) return { ok: false, errors: toFieldErrors(parsed.error) };
+  const written = withoutSchemaKey(value);
+  const parsed = pipelineSpecSchema.safeParse(written);
+  if (!parsed.success) return { ok: false, errors: specFieldErrors(parsed.error, written) };
   const spec = parsed.data;
   const errors: FieldError[] = [];
   // Version 1: a reference reads an earlier step. Version 2: any other step (the graph orders them; no cycle).

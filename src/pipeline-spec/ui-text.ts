@@ -19,12 +19,36 @@ export interface StepView {
   quoted: number;
   charged: number;
   refunded: number;
-  output?: Pick<JobResult, 'videos'>;
+  /** A paid job's result; a step that makes no media (an approval gate) has an output without videos. */
+  output?: Pick<JobResult, 'videos'> | object;
   error?: string;
   /** A graph's step (version 2): what it waits for, the steps it waits on, and a fan-out step's items. */
   waitingFor?: string;
   dependsOn?: readonly string[];
   items?: readonly { status: string }[];
+  /** An approval gate: what it shows and, once decided, how. */
+  approval?: ApprovalGateView;
+}
+
+/** What the texts read of an approval gate's row (src/workflows/approval-types.ts has the whole). */
+export interface ApprovalGateView {
+  preview?: string | readonly string[];
+  decision?: { decision: string; reason?: string; by?: string; timedOut?: true };
+}
+
+/** The state of an approval gate in a word or three: `waiting for a person`, `approved by ann`, `rejected (timed out)`. */
+export function approvalStateText(gate: ApprovalGateView): string {
+  const { decision } = gate;
+  if (!decision) return 'waiting for a person';
+  const verdict = decision.decision === 'approve' ? 'approved' : 'rejected';
+  const who = decision.timedOut ? ' (timed out)' : decision.by ? ` by ${decision.by}` : '';
+  return `${verdict}${who}${decision.reason ? `: ${decision.reason}` : ''}`;
+}
+
+/** A gate's preview as a list of URLs (none when it shows nothing). */
+export function previewUrls(gate: ApprovalGateView): string[] {
+  const { preview } = gate;
+  return preview === undefined ? [] : typeof preview === 'string' ? [preview] : [...preview];
 }
 
 /** A pipeline's progress as the current details read it. */
@@ -111,16 +135,19 @@ export function withoutInlineMedia(value: unknown): unknown {
   return value;
 }
 
+/** A step in a few words: its model (and resubmits), its local operation, or its gate's timeout. */
+function stepKindText(s: PipelineSpec['steps'][number]): string {
+  if ('model' in s) return `${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`;
+  if (s.op === 'approval') return `approval gate (${s.timeoutHours} h, then ${s.onTimeout})`;
+  return `${s.op} (local)`;
+}
+
 /** Markdown details: the steps as a list and the spec as JSON, without inlined media. */
 export function pipelineDetails(spec: PipelineSpec): string {
   const lines = [
     `**${spec.name}** · ${spec.steps.length} step${spec.steps.length === 1 ? '' : 's'} · ${spec.budgetCredits === undefined ? 'no budget' : `budget ${spec.budgetCredits} credits`}`,
     '',
-    ...spec.steps.map((s, i) =>
-      'model' in s
-        ? `${i + 1}. \`${s.id}\` — ${s.model}${s.retry?.maxResubmits ? ` (up to ${s.retry.maxResubmits} resubmits)` : ''}`
-        : `${i + 1}. \`${s.id}\` — ${s.op} (local)`,
-    ),
+    ...spec.steps.map((s, i) => `${i + 1}. \`${s.id}\` — ${stepKindText(s)}`),
     '',
     '```json',
   ];
@@ -247,17 +274,24 @@ export function stepElapsed(step: StepClock, now: number): string {
   return seconds((ms(step.finishedAt) ?? now) - from);
 }
 
+/** A URL as a Markdown link target (parentheses and spaces escaped). */
+function linkTarget(url: string): string {
+  return url.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
 function outputCell(step: StepView): string {
+  if (step.approval)
+    return (
+      previewUrls(step.approval)
+        .map((url, i) => `[preview ${i + 1}](${linkTarget(url)})`)
+        .join(' ') || '—'
+    );
   // An op step's frame is an image: it is linked like a video.
-  const images = (step.output as { images?: Pick<JobResult, 'videos'>['videos'] } | undefined)?.images ?? [];
-  const videos = [...(step.output?.videos ?? []), ...images];
+  const output = step.output as
+    { videos?: Pick<JobResult, 'videos'>['videos']; images?: Pick<JobResult, 'videos'>['videos'] } | undefined;
+  const videos = [...(output?.videos ?? []), ...(output?.images ?? [])];
   if (videos.length === 0) return '—';
-  return videos
-    .map(
-      (v) =>
-        `[${escapeCell(v.file_name || 'output')}](${v.url.replace(/[()\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)})`,
-    )
-    .join(' ');
+  return videos.map((v) => `[${escapeCell(v.file_name || 'output')}](${linkTarget(v.url)})`).join(' ');
 }
 
 function creditsCell(step: StepView): string {
@@ -295,8 +329,13 @@ function graphState(step: StepView): string | undefined {
 export function currentDetailsMarkdown(summary: PipelineView, now: number): string {
   const rows = summary.steps.map((step) => {
     const clock = step as StepView & StepClock & { phase?: string };
+    const phase =
+      step.approval && (step.status === 'running' || step.approval.decision)
+        ? approvalStateText(step.approval)
+        : clock.phase;
     const state =
-      graphState(step) ?? (clock.phase && step.status === 'running' ? `${step.status} (${clock.phase})` : step.status);
+      graphState(step) ??
+      (phase && (step.status === 'running' || step.approval) ? `${step.status} (${phase})` : step.status);
     const request = step.requestIds.at(-1);
     return `| ${escapeCell(step.id)} | ${escapeCell(state)} | ${request ? `\`${request}\`` : '—'} | ${creditsCell(step)} | ${stepElapsed(clock, now)} | ${outputCell(step)} |`;
   });
@@ -339,4 +378,6 @@ export const TIMER_SUMMARIES = {
   webhook: (requestId: string, nextPollSeconds: number) =>
     `wait for the webhook of ${shortId(requestId)} (next poll in ${Math.round(nextPollSeconds)} s)`,
   backoff: (step: string, seconds: number) => `back off ${Math.round(seconds)} s before resubmitting ${step}`,
+  approval: (step: string, hours: number, onTimeout: string) =>
+    `wait for a person to approve or reject ${step} (then ${onTimeout} after ${hours} h)`,
 } as const;

@@ -1,7 +1,7 @@
 import type { JobResult } from '../contract';
 import type { ArchivedOutput } from '../media/reference';
 import type { BatchItemResult, BatchProgress } from '../workflows/batch-types';
-import type { PipelineSummary, StepSummary } from '../workflows/pipeline-types';
+import type { PipelineSummary, StepOutput, StepSummary } from '../workflows/pipeline-types';
 import {
   fetchVideo,
   placeVideo,
@@ -14,6 +14,7 @@ import type { BatchReport, BatchReportItem, PipelineReport, ReportCredits, Repor
 import { stepTimings, type StepTimestamps } from './timings';
 import { isOpStepOutput } from '../pipeline-spec/steps/op-types';
 import { fetchGraphMedia, graphSteps } from './graph';
+import { reportApproval } from './approval';
 
 /** What the report needs to know about the workflow besides its summary. */
 export interface WorkflowFacts {
@@ -71,7 +72,7 @@ export async function collectPipelineReport(
 ): Promise<PipelineReport> {
   const fetchedBySteps: FetchedVideo[][] = [];
   for (const step of summary.steps) {
-    const sources = videoSources(summary.outputs[step.id] ?? step.output, step.archived);
+    const sources = videoSources(jobResultOf(summary.outputs[step.id] ?? step.output), step.archived);
     const fetched: FetchedVideo[] = [];
     for (const [index, source] of sources.entries())
       fetched.push(await fetchVideo(source, `${safeName(summary.name)}-${safeName(step.id)}-${index + 1}`, options));
@@ -82,21 +83,26 @@ export async function collectPipelineReport(
   const timings = stepTimings(
     summary.steps.map((step) => ({
       times: step as StepSummary & StepTimestamps,
-      inferenceSeconds: (summary.outputs[step.id] ?? step.output)?.timings?.inference_seconds ?? null,
+      inferenceSeconds: jobResultOf(summary.outputs[step.id] ?? step.output)?.timings?.inference_seconds ?? null,
     })),
     facts.startedAt?.getTime() ?? null,
   );
+  const placed = fetchedBySteps.map((fetched) => fetched.map((f) => placeVideo(f, where)));
   const steps: ReportStep[] = summary.steps.map((step, index) => ({
     id: step.id,
-    model: 'model' in step ? step.model : `${step.op} (local operation)`,
+    model: 'model' in step ? step.model : step.op === 'approval' ? 'approval' : `${step.op} (local operation)`,
     status: step.status,
     requestIds: step.requestIds,
     attempts: step.attempts,
     credits: credits(step),
     timings: timings[index] ?? { queuedSeconds: null, renderingSeconds: null, handoffSeconds: null },
     ...(step.error ? { error: step.error } : {}),
-    videos: (fetchedBySteps[index] ?? []).map((f) => placeVideo(f, where)),
+    videos: placed[index] ?? [],
   }));
+  steps.forEach((row, index) => {
+    const approval = reportApproval(summary.steps[index] as StepSummary, placed.flat());
+    if (approval) row.approval = approval;
+  });
   return {
     kind: 'pipeline',
     name: summary.name,
@@ -146,7 +152,7 @@ export async function collectBatchReport(
   for (const item of items) {
     const last = item.summary?.steps.at(-1);
     const source = last
-      ? videoSources(item.summary?.outputs[last.id] ?? last.output, last.archived)[0]
+      ? videoSources(jobResultOf(item.summary?.outputs[last.id] ?? last.output), last.archived)[0]
       : resultSource(item.result);
     fetched.push(source ? await fetchVideo(source, `${safeName(item.result.name)}-final`, options) : null);
   }
@@ -217,4 +223,9 @@ export async function collectBatchReport(
 /** A name safe in a file name (pipeline and step ids are user-chosen). */
 function safeName(value: string): string {
   return value.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'x';
+}
+
+/** A paid job's result, or undefined for the output of a step that made no media (an approval gate). */
+function jobResultOf(output: StepOutput | undefined): JobResult | undefined {
+  return output && 'videos' in output ? output : undefined;
 }

@@ -58,6 +58,8 @@ export interface ReportStep {
   images?: ReportImage[];
   /** A graph's fan-out step: one entry per item, in item order. */
   items?: ReportItem[];
+  /** An approval gate: what the person was shown and how it was decided. */
+  approval?: ReportApproval;
 }
 
 /** An output image (a frame taken by an operation), always embedded as a data URI. */
@@ -82,6 +84,16 @@ export interface ReportItem {
   error?: string;
   videos: ReportVideo[];
   images: ReportImage[];
+}
+
+/** An approval gate in the report. */
+export interface ReportApproval {
+  /** `waiting for a person`, `approved by ann`, `rejected (timed out)`, `not reached`. */
+  state: string;
+  /** `src`: the report's own copy of an earlier output when the preview is one, else the URL. */
+  previews: Array<{ url: string; src: string; kind: 'video' | 'image' }>;
+  note?: string;
+  decision?: { decision: 'approve' | 'reject'; at: string; reason?: string; by?: string; timedOut?: true };
 }
 
 export interface PipelineReport {

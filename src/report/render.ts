@@ -9,6 +9,7 @@ import type {
   ReportStep,
   ReportVideo,
 } from './model';
+import { approvalHtml } from './approval';
 
 /**
  * One self-contained HTML page per report: inline CSS (and, for a batch, a few lines of inline
@@ -58,7 +59,7 @@ dl.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,9.5
 dl.facts div{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.5rem .75rem}
 dt{color:var(--muted);font-size:.85rem}dd{margin:0;font-weight:600;overflow-wrap:anywhere}
 .state{display:inline-block;border-radius:999px;padding:0 .6rem;font-size:.85rem;font-weight:600;border:1px solid currentColor}
-.state-completed{color:var(--ok)}.state-failed,.state-budget-exceeded{color:var(--bad)}.state-cancelled,.state-completed-too-late,.state-skipped{color:var(--warn)}.state-running,.state-pending{color:var(--accent)}
+.state-completed{color:var(--ok)}.state-failed,.state-budget-exceeded,.state-rejected{color:var(--bad)}.state-cancelled,.state-completed-too-late,.state-skipped{color:var(--warn)}.state-running,.state-pending{color:var(--accent)}
 .steps{display:grid;gap:1rem}
 .step,.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem;min-width:0}
 .step-head{display:flex;flex-wrap:wrap;gap:.5rem;align-items:baseline;justify-content:space-between}
@@ -162,9 +163,11 @@ function stepSection(step: ReportStep, index: number): string {
     if (video.problem) continue;
     rows.push(['Duration', h(formatSeconds(video.durationSeconds))], ['Resolution', h(resolution(video))]);
   }
+  if (step.approval) rows.splice(0, rows.length, ['Kind', 'approval gate'], ['Decision', h(step.approval.state)]);
   const images = (step.images ?? []).map((image, i) => imageFigure(image, `step ${step.id} image ${i + 1}`));
-  const videos =
-    step.videos.length || images.length
+  const videos = step.approval
+    ? approvalHtml(step.approval, `step ${step.id}`, h)
+    : step.videos.length || images.length
       ? `<div class="media">${step.videos.map((v, i) => player(v, `step ${step.id} output ${i + 1}`, `video-${index + 1}-${i + 1}`)).join('\n')}${images.join('\n')}</div>`
       : step.items
         ? ''

@@ -254,8 +254,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const dir = join(stack.paths.outputs, name);
     const checked: CheckedOutput[] = [];
     for (const step of summary.steps) {
-      const url = step.output?.videos[0]?.url;
-      if (!url) continue;
+      const url = step.output && 'videos' in step.output ? step.output.videos[0]?.url : undefined;
+      if (!url || !('model' in step)) continue;
       const previous = checked.at(-1);
       const scale = 'model' in step ? MODELS[step.model].frameScale : undefined;
       const expected =

@@ -18,7 +18,8 @@ export function itemResult(
   error?: string,
 ): BatchItemResult {
   const last = summary?.steps[summary.steps.length - 1];
-  const url = last ? summary?.outputs[last.id]?.videos[0]?.url : undefined;
+  const output = last ? summary?.outputs[last.id] : undefined;
+  const url = output && 'videos' in output ? output.videos[0]?.url : undefined;
   const archived = url ? last?.archived?.find((copy) => copy.url === url) : undefined;
   return {
     name,

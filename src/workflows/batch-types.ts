@@ -7,7 +7,7 @@ import type { ResumeFrom } from './resume-types';
 export interface BatchItemResult {
   name: string;
   workflowId: string;
-  status: Exclude<PipelineStatus, 'running'> | 'skipped';
+  status: Exclude<PipelineStatus, 'running' | 'rejected'> | 'skipped';
   ledger?: CreditLedger;
   /** Output URL of the last step. */
   finalOutputUrl?: string;

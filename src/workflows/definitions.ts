@@ -10,6 +10,7 @@ import type {
   RetryStepArgs,
 } from './pipeline-types';
 import type { BatchItemResult, BatchItemWaiting, BatchProgress, BatchResumeAnswer } from './batch-types';
+import type { DecideApprovalArgs } from './approval-types';
 import type { ResolveAnswer, ResolveDecision } from './recovery-types';
 import type { PreparedSubmission } from '../contract/prepared-submission';
 import { QUERY_NAMES, SIGNAL_NAMES, UPDATE_NAMES } from '../contract/workflow-messages';
@@ -94,6 +95,12 @@ export const cancelStepUpdate = defineUpdate<OperatorAnswer, [CancelStepArgs]>(U
 export const cancelPipelineUpdate = defineUpdate<OperatorAnswer, [CancelPipelineArgs]>(UPDATE_NAMES.cancelPipeline);
 export const raiseBudgetUpdate = defineUpdate<OperatorAnswer, [RaiseBudgetArgs]>(UPDATE_NAMES.raiseBudget);
 export const retryStepUpdate = defineUpdate<OperatorAnswer, [RetryStepArgs]>(UPDATE_NAMES.retryStep);
+
+/**
+ * A person's decision on an approval gate (`"op": "approval"`, `awaitApproval`): approve or reject the
+ * gate `step` that waits; the validator (./steps/approval/gates.ts) refuses any other step.
+ */
+export const decideApprovalUpdate = defineUpdate<OperatorAnswer, [DecideApprovalArgs]>(UPDATE_NAMES.decideApproval);
 
 /** The operator's decision on an ambiguous submit (validator: ./operator-updates.ts). */
 export const resolveAmbiguousUpdate = defineUpdate<ResolveAnswer, [ResolveDecision]>(UPDATE_NAMES.resolveAmbiguousStep);

@@ -80,7 +80,8 @@ export class PipelineState {
     const { spec, resume } = this.input;
     const steps = spec.steps.map((step, index): StepSummary => {
       const { progress, preflight, items, ...own } = this.steps[index] as StepState;
-      const row: StepSummary = {
+      // The kind's own fields (a job's model, an op's name, a gate's view) make it one of StepSummary's rows.
+      const row = {
         id: step.id,
         ...kindOf(step).summary(step),
         stepKey: stepKeyOf(spec.name, step.id),
@@ -93,7 +94,7 @@ export class PipelineState {
         ...progress?.view(),
         ...(preflight ? { phase: 'preflight' } : {}),
         ...own,
-      };
+      } as StepSummary;
       return spec.version === 2 ? graphRowOf(step, row, items) : row;
     });
     if (spec.version === 2) showWaits(spec.steps, steps);
@@ -216,7 +217,7 @@ export class PipelineState {
   }
 
   /** Ends the pipeline `status` and throws `failure` (or one made from the final summary); steps not run: `skipped`. */
-  stop(status: 'failed' | 'cancelled', failure: Error | ((summary: PipelineSummary) => Error)): never {
+  stop(status: 'failed' | 'cancelled' | 'rejected', failure: Error | ((summary: PipelineSummary) => Error)): never {
     this.status = status;
     for (const step of this.steps) if (step.status === 'pending') step.status = 'skipped';
     const summary = this.summary();
@@ -227,7 +228,7 @@ export class PipelineState {
   }
 
   /** Ends the pipeline `status` with a non-retryable failure of `type` that carries the final summary as its first detail. */
-  fail(type: FailureType, message: string, status: 'failed' | 'cancelled' = 'failed'): never {
+  fail(type: FailureType, message: string, status: 'failed' | 'cancelled' | 'rejected' = 'failed'): never {
     return this.stop(status, (summary) => workflowFailure(type, message, summary));
   }
 

@@ -3,6 +3,7 @@ import type { JobResult, JobState, ModelId, UriRules } from '../contract';
 import type { OpName } from '../pipeline-spec/steps/op-types';
 import type { PipelineSpec } from '../pipeline-spec/spec';
 import type { PollPacing } from '../pipeline-spec/pacing';
+import type { ApprovalOutput, ApprovalView } from './approval-types';
 import type { RecoveryMemo } from './recovery-types';
 
 /** Input of `pipelineWorkflow`. */
@@ -26,7 +27,16 @@ export interface PipelineWorkflowInput {
 }
 
 export type StepStatus =
-  'pending' | 'running' | 'completed' | 'failed' | 'budget-exceeded' | 'cancelled' | 'completed-too-late' | 'skipped';
+  | 'pending'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'budget-exceeded'
+  | 'cancelled'
+  | 'completed-too-late'
+  | 'skipped'
+  /** An approval gate a person (or its timeout) rejected. */
+  | 'rejected';
 
 /** Where a running step stands. */
 export type StepPhase =
@@ -43,6 +53,8 @@ export type StepPhase =
   | 'cancelling'
   /** An op step: its operation runs on a worker (ffmpeg). */
   | 'editing'
+  /** An approval gate waits for a person's decision. */
+  | 'person'
   | 'done';
 
 /** One service request of a step: the first submit or a deliberate resubmit. */
@@ -91,7 +103,7 @@ export interface EventCounts {
  * The fields of a step's row that belong to its kind (src/workflows/steps/): a paid job names its
  * model. A new kind adds its own here, as one more member of the union.
  */
-export type StepKindFields = JobStepFields | OpStepFields;
+export type StepKindFields = JobStepFields | OpStepFields | ApprovalStepFields;
 
 /** A paid job's own field of its row: the model it runs (the Temporal UI's `ReelflowModels`). */
 export interface JobStepFields {
@@ -102,6 +114,15 @@ export interface JobStepFields {
 export interface OpStepFields {
   op: OpName;
 }
+
+/** An approval gate's own fields of its row: what it shows and how it was decided. */
+export interface ApprovalStepFields {
+  op: 'approval';
+  approval: ApprovalView;
+}
+
+/** What a completed step gives later steps: a paid job's result, or an approved gate's (./approval-types.ts). */
+export type StepOutput = JobResult | ApprovalOutput;
 
 /** Per-step state in the summary: what every kind of step has, and its kind's own fields. */
 export type StepSummary = StepRow & StepKindFields;
@@ -133,7 +154,7 @@ export interface StepRow {
   polls: number;
   /** The input as submitted, references resolved. */
   input?: Record<string, unknown>;
-  output?: JobResult;
+  output?: StepOutput;
   /** The outputs copied into the media store (docs/media-store.md), one per archived video. */
   archived?: ArchivedOutput[];
   /** Why archiving the outputs failed (the step itself completed; later steps use the service URL). */
@@ -160,7 +181,7 @@ export interface StepItemSummary {
   requestIds: string[];
   charged: number;
   refunded: number;
-  output?: JobResult;
+  output?: StepOutput;
   archived?: ArchivedOutput[];
   archiveError?: string;
   error?: string;
@@ -176,7 +197,7 @@ export interface CreditLedger {
   net: number;
 }
 
-export type PipelineStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type PipelineStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'rejected';
 
 /** Progress query answer and the workflow's result. */
 export interface PipelineSummary {
@@ -187,9 +208,9 @@ export interface PipelineSummary {
   ledger: CreditLedger;
   steps: StepSummary[];
   /** Step id → result of that step. */
-  outputs: Record<string, JobResult>;
+  outputs: Record<string, StepOutput>;
   /** Version 2: fan-out step id → the results of its completed items, in item order (what `[*]` reads). */
-  itemOutputs?: Record<string, JobResult[]>;
+  itemOutputs?: Record<string, StepOutput[]>;
   /** 2 for a graph (a version-2 spec); absent for version 1. */
   version?: 2;
   error?: string;
@@ -220,7 +241,7 @@ export interface RaiseBudgetArgs {
 /** A completed step carried from an earlier run (paid there, not here); its request ids and credits are that run's. */
 export interface CarriedStep extends Pick<StepSummary, 'requestIds' | 'charged' | 'refunded'> {
   /** The step's result in the earlier run, its output URLs verified to still answer (a fan-out step: in `items`). */
-  output?: JobResult;
+  output?: StepOutput;
   /** Run id of the run that paid for it (an earlier resume carries it on unchanged). */
   paidInRunId: string;
   /** A fan-out step: its items that completed in the earlier run, by item index (the others run again). */

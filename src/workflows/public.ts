@@ -7,6 +7,7 @@
  * The step functions (`generateVideo`, `revoice`, `upscale`, `runServiceJob`) run one paid job each
  * inside the caller's own workflow, and the local media operations (`concatVideos`, `trimVideo`,
  * `muxAudio`, `takeFrame`) one ffmpeg run each; the worker runs their activities through `reelflowPlugin()`.
+ * `awaitApproval` waits for a person's decision (the `decideApproval` update) and costs nothing.
  *
  * @module workflows
  */
@@ -42,6 +43,14 @@ export {
   type ServiceJobOutcome,
   type JobCredits,
 } from './steps/job/service-job';
+export { awaitApproval, type AwaitApprovalOptions } from './steps/approval/await-approval';
+export type {
+  ApprovalDecision,
+  ApprovalOutput,
+  ApprovalVerdict,
+  ApprovalView,
+  DecideApprovalArgs,
+} from './approval-types';
 export type { PollPacing } from '../pipeline-spec/pacing';
 export { FAILURE_TYPES, type FailureType } from '../contract/failure-types';
 export { pipelineWorkflow } from './pipeline';
@@ -54,6 +63,7 @@ export {
   pipelineProgressQuery,
   batchProgressQuery,
   jobEventSignal,
+  decideApprovalUpdate,
   SEARCH_ATTRIBUTES,
   SEARCH_ATTRIBUTE_KEYS,
 } from './definitions';

@@ -580,7 +580,7 @@ export async function collectFaultFigures(input: {
     for (const r of results) {
       if (r.summary?.status !== 'completed') continue;
       for (const output of Object.values(r.summary.outputs)) {
-        for (const video of output.videos) {
+        for (const video of 'videos' in output ? output.videos : []) {
           const url = video.url.replace(serviceUrl, books.url);
           const response = await request(url);
           await response.body.dump();

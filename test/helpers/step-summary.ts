@@ -1,4 +1,5 @@
-import type { StepSummary } from '../../src/workflows/pipeline-types';
+import type { JobResult } from '../../src/contract';
+import type { StepOutput, StepSummary } from '../../src/workflows/pipeline-types';
 
 /**
  * A pipeline step's summary row as unit tests need one: an upscale step `id` of pipeline `p`, not
@@ -18,4 +19,9 @@ export function stepSummary(id: string, extra: Partial<StepSummary> = {}): StepS
     polls: 0,
     ...extra,
   };
+}
+
+/** A step's output as a paid job's result (undefined for a step that made no media, such as an approval gate). */
+export function jobOutput(output: StepOutput | undefined): JobResult | undefined {
+  return output && 'videos' in output ? output : undefined;
 }

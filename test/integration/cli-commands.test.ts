@@ -5,7 +5,8 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { EVENT_TYPES, LOCAL_PER_SECOND_RATES, LONG_FORM_PRICES, pricePerSecond } from '../../src/contract';
 import { probe } from '../../src/media/ffmpeg';
-import { SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+import { pipelineProgressQuery, SEARCH_ATTRIBUTE_KEYS } from '../../src/workflows/definitions';
+import type { ApprovalStepFields, PipelineSummary, StepSummary } from '../../src/workflows/pipeline-types';
 import { answeredFrontendRequests, startDevServer } from '../helpers/temporal';
 import { freePort } from '../../src/stack/stack-state';
 import { LONG_FORM, PIXEL_PNG, TEST_API_KEY } from '../helpers/local-service';
@@ -350,6 +351,101 @@ describe('reelflow CLI against a dev server, the local service and a worker', ()
     } finally {
       h.service.service.setFaults({ modelDurationMs: 0 });
     }
+  });
+
+  it('approve and reject decide an approval gate: exit codes, the gate in status, and a rejected pipeline (exit 1, nothing after the gate)', async () => {
+    const gated = (name: string) =>
+      writeJson(`${name}.json`, {
+        name,
+        steps: [
+          { id: 'generate', model: LONG_FORM, input: { image_urls: ['hero.png'], duration: '4', resolution: '480p' } },
+          { id: 'review', op: 'approval', input: { preview: { $from: 'generate' }, note: 'logo visible?' } },
+          {
+            id: 'upscale',
+            model: 'service-upscale-video-fast',
+            input: { video_url: { $from: 'review', path: 'preview' } },
+          },
+        ],
+      });
+    // Read through the client, not the CLI: each CLI start costs seconds on a loaded machine.
+    const progress = (id: string) =>
+      env.client.workflow
+        .getHandle(id)
+        .query(pipelineProgressQuery)
+        .catch(() => undefined);
+    const waiting = (id: string) =>
+      eventually(async () => (await progress(id))?.steps[1]?.phase === 'person', `${id}'s gate to wait for a person`);
+    expect((await runCli(['run', gated('cli-gate-approve'), '--detach'], cliEnv)).code).toBe(0);
+    // This one is followed by `reelflow run` until it ends.
+    const following = runCli(['run', gated('cli-gate-reject')], cliEnv);
+    await Promise.all([waiting('pipeline/cli-gate-approve'), waiting('pipeline/cli-gate-reject')]);
+
+    // The console shows the gate: waiting for a person, its preview and the two commands that decide it.
+    const status = await runCli(['status', 'cli-gate-approve'], cliEnv);
+    expect(status.stdout).toMatch(/review\s+waiting for a person/);
+    expect(status.stdout).toMatch(new RegExp(`preview: ${h.service.url}/files/\\S+`));
+    expect(status.stdout).toContain('approve: reelflow approve pipeline/cli-gate-approve review');
+    expect(status.stdout).toContain('reject:  reelflow reject pipeline/cli-gate-approve review --reason "<why>"');
+
+    const outcome = (r: { code: number | null; stdout: string; stderr: string }) => ({
+      code: r.code,
+      out: r.stdout + r.stderr,
+    });
+    expect(outcome(await runCli(['approve', 'cli-gate-approve', 'nope'], cliEnv))).toEqual({
+      code: 2,
+      out: expect.stringContaining(
+        'step: no step "nope" in pipeline/cli-gate-approve (approval gates of pipeline/cli-gate-approve: review)',
+      ),
+    });
+    expect(outcome(await runCli(['approve', 'cli-gate-approve', 'upscale'], cliEnv))).toEqual({
+      code: 2,
+      out: expect.stringContaining('step: upscale is not an approval gate'),
+    });
+    expect(outcome(await runCli(['reject', 'cli-gate-reject', 'review'], cliEnv))).toEqual({
+      code: 2,
+      out: expect.stringContaining("required option '--reason <text>' not specified"),
+    });
+
+    expect(outcome(await runCli(['approve', 'cli-gate-approve', 'review', '--by', 'ann'], cliEnv))).toEqual({
+      code: 0,
+      out: expect.stringContaining('pipeline/cli-gate-approve: step review approved'),
+    });
+    const rejected = await runCli(
+      ['reject', 'pipeline/cli-gate-reject', 'review', '--reason', 'wrong logo', '--json'],
+      cliEnv,
+    );
+    expect({ code: rejected.code, stderr: rejected.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(jsonOf(rejected).message).toMatch(/review rejected/);
+
+    const done = await Promise.all(
+      ['pipeline/cli-gate-approve', 'pipeline/cli-gate-reject'].map(async (id) => {
+        await env.client.workflow
+          .getHandle(id)
+          .result()
+          .catch(() => undefined);
+        return (await progress(id)) as PipelineSummary;
+      }),
+    );
+    expect(done[0]?.status).toBe('completed');
+    expect((done[0]?.steps[1] as StepSummary & ApprovalStepFields).approval.decision).toMatchObject({
+      decision: 'approve',
+      by: 'ann',
+    });
+    expect(done[1]?.status).toBe('rejected');
+    expect(done[1]?.steps.map((s) => s.status)).toEqual(['completed', 'rejected', 'skipped']);
+    // Nothing after the gate reached the service.
+    expect(done[1]?.steps[2]?.requestIds).toEqual([]);
+    expect(h.service.service.jobs().filter((j) => j.idempotencyKey?.includes('cli-gate-reject/job/'))).toHaveLength(1);
+    // The follower showed the waiting gate with its preview and the two commands, then exits 1 on the rejection.
+    const followed = await following;
+    expect(followed.code).toBe(1);
+    expect(followed.stdout).toMatch(new RegExp(`preview: ${h.service.url}/files/\\S+`));
+    expect(followed.stdout).toContain('approve: reelflow approve pipeline/cli-gate-reject review');
+    expect(followed.stdout).toContain('reject:  reelflow reject pipeline/cli-gate-reject review --reason "<why>"');
+    expect(followed.stdout).toMatch(/review\s+rejected by \S+: wrong logo/);
+    const shown = await runCli(['status', 'cli-gate-reject'], cliEnv);
+    expect(shown.stdout).toMatch(/pipeline\/cli-gate-reject: rejected/);
+    expect(shown.stdout).toMatch(/review\s+rejected by \S+: wrong logo/);
   });
 
   it('an invalid spec exits 2 naming the path and the reason; nothing is started', async () => {

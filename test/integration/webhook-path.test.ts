@@ -9,6 +9,7 @@ import { startRegisteredBridge } from '../helpers/registered-bridge';
 import { SEARCH_ATTRIBUTE_KEYS, pipelineWorkflowId, routeWorkflowId } from '../../src/workflows/definitions';
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import { bundleReelflowWorkflows, silentWavDataUri, startHarness, type Harness } from './workflow-harness';
+import { jobOutput } from '../helpers/step-summary';
 
 /**
  * The whole webhook path with no stand-in: the local service signs and POSTs `generation.completed`
@@ -72,7 +73,7 @@ it('completes a three-step pipeline from the service’s own signed webhooks, wi
     expect(step.output).toMatchObject({ request_id: job?.id, status: 'COMPLETED', credits_used: job?.creditsCharged });
     // Each step's input is the previous step's output (fed forward from the event's result).
     const next = summary.steps[index + 1];
-    if (next) expect(next.input?.video_url).toBe(step.output?.videos[0]?.url);
+    if (next) expect(next.input?.video_url).toBe(jobOutput(step.output)?.videos[0]?.url);
     expect(step.charged).toBe(job?.creditsCharged);
     // No budget and a charge in every result: nothing was quoted.
     expect(step.quoted).toBe(0);

@@ -35,6 +35,7 @@ import {
   type Harness,
   type TestBridge,
 } from './workflow-harness';
+import { jobOutput } from '../helpers/step-summary';
 
 let bundle: WorkflowBundleWithSourceMap;
 let env: TestWorkflowEnvironment;
@@ -106,9 +107,9 @@ describe('pipeline workflow on the dev server with the local service', () => {
     expect(summary.status).toBe('completed');
     expect(summary.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'completed']);
     const [generate, revoice, upscale] = summary.steps;
-    expect(revoice?.input?.video_url).toBe(generate?.output?.videos[0]?.url);
-    expect(upscale?.input?.video_url).toBe(revoice?.output?.videos[0]?.url);
-    expect(upscale?.output?.videos[0]?.url).toMatch(new RegExp(`^${h.service.url}/files/`));
+    expect(revoice?.input?.video_url).toBe(jobOutput(generate?.output)?.videos[0]?.url);
+    expect(upscale?.input?.video_url).toBe(jobOutput(revoice?.output)?.videos[0]?.url);
+    expect(jobOutput(upscale?.output)?.videos[0]?.url).toMatch(new RegExp(`^${h.service.url}/files/`));
     // Webhook path: every outcome came by event, so not one status poll.
     expect(h.service.service.counters().statusCalls - statusBefore).toBe(0);
     expect(summary.steps.map((s) => s.polls)).toEqual([0, 0, 0]);
@@ -118,7 +119,7 @@ describe('pipeline workflow on the dev server with the local service', () => {
     const charged = jobs.reduce((sum, j) => sum + j.creditsCharged, 0);
     expect(summary.ledger).toEqual({ quoted: 0, charged, refunded: 0, net: charged });
     // The final output is a real video file.
-    const file = await request(upscale?.output?.videos[0]?.url as string);
+    const file = await request(jobOutput(upscale?.output)?.videos[0]?.url as string);
     expect(file.statusCode).toBe(200);
     expect(String(file.headers['content-type'])).toMatch(/^video\//);
     await file.body.dump();
@@ -346,8 +347,8 @@ describe('pipeline workflow on the dev server with the local service', () => {
       const summary = await handle.query(pipelineProgressQuery);
       await maybeRecordHistory(handle, 'pipeline-cancel-too-late');
       expect(summary.steps.map((s) => s.status)).toEqual(['completed-too-late', 'skipped']);
-      expect(summary.steps[0]?.output?.request_id).toBe(job.id);
-      expect(summary.steps[0]?.output?.videos[0]?.url).toMatch(/\/files\//);
+      expect(jobOutput(summary.steps[0]?.output)?.request_id).toBe(job.id);
+      expect(jobOutput(summary.steps[0]?.output)?.videos[0]?.url).toMatch(/\/files\//);
       expect(summary.ledger).toEqual({ quoted: 0, charged: 80, refunded: 0, net: 80 });
       expect(h.service.service.counters().submits - submitsBefore).toBe(1);
     } finally {
@@ -395,7 +396,7 @@ describe('pipeline workflow on the dev server with the local service', () => {
       // A late event after completion (fresh event_id, same request): its pipeline is closed, nothing happens.
       expect(await bridge.deliver({ ...real, event_id: 'evt_late' })).toBe(202);
       expect(summary.status).toBe('completed');
-      expect(summary.steps[0]?.output?.request_id).toBe(job.id);
+      expect(jobOutput(summary.steps[0]?.output)?.request_id).toBe(job.id);
       // The stranger's second copy was a duplicate for certain; the real event's second copy only when it reached
       // the pipeline before it closed (after that the bridge answers 202 and nothing happens): count from the history.
       const signalled = await signalledEventIds(pipelineWorkflowId('events'));
@@ -602,7 +603,7 @@ describe('the real pipeline fed by the service’s signed deliveries through the
         ['completed', 1],
         ['completed', 1],
       ]);
-      expect(summary.steps[2]?.output?.request_id).toBe(last.id);
+      expect(jobOutput(summary.steps[2]?.output)?.request_id).toBe(last.id);
       expect(h.service.service.counters().submits - submitsBefore).toBe(3);
       const charged = jobsOf([generate!.id, revoice!.id, last.id]).reduce((sum, j) => sum + j.creditsCharged, 0);
       expect(summary.ledger).toEqual({ quoted: 0, charged, refunded: 0, net: charged });
@@ -653,7 +654,7 @@ describe('answers beside the happy path', () => {
       expect(h.calls.result - fetchesBefore).toBe(1);
       expect(step.polls).toBe(0);
       expect(step.output).toEqual(await h.sideClient.result(job.id));
-      expect(step.output?.videos[0]?.url).toMatch(/\/files\//);
+      expect(jobOutput(step.output)?.videos[0]?.url).toMatch(/\/files\//);
       expect(summary.ledger).toEqual({
         quoted: 0,
         charged: job.creditsCharged,

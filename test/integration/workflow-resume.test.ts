@@ -22,6 +22,7 @@ import {
   testBatchResults,
   type TestBridge,
 } from './workflow-harness';
+import { jobOutput } from '../helpers/step-summary';
 
 /**
  * Resume, don't repay: a three-step pipeline fails at step 3; `reelflow resume` and
@@ -144,7 +145,7 @@ it('reelflow resume after a failure at step 3 submits nothing for steps 1 and 2'
   // The new run paid only for step 3; the earlier run's ledger is linked, not repeated.
   const upscale = jobsOf(name, 'upscale').find((j) => j.status === 'COMPLETED')!;
   expect(summary.ledger.net).toBe(upscale.creditsCharged);
-  expect(summary.outputs.upscale?.videos[0]?.url).toContain(upscale.id);
+  expect(jobOutput(summary.outputs.upscale)?.videos[0]?.url).toContain(upscale.id);
 }, 240_000);
 
 it('reelflow batch --rerun-failed resumes the failed item from step 3, submitting nothing for steps 1 and 2', async () => {

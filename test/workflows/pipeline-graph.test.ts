@@ -1,3 +1,4 @@
+import { jobOutput } from '../helpers/step-summary';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { bundleReelflowWorkflows, eventually } from '../integration/workflow-harness';
@@ -130,8 +131,8 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     const join = summary.steps.find((s) => s.id === 'join');
     expect(join?.dependsOn).toEqual(['left', 'right']);
     expect(join?.input?.image_urls).toEqual([
-      summary.outputs.left?.videos[0]?.url,
-      summary.outputs.right?.videos[0]?.url,
+      jobOutput(summary.outputs.left)?.videos[0]?.url,
+      jobOutput(summary.outputs.right)?.videos[0]?.url,
     ]);
   });
 
@@ -160,7 +161,7 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     expect(variants?.items?.map((item) => item.status)).toEqual(['completed', 'failed', 'completed']);
     expect(variants?.items?.[1]?.error).toMatch(/step variants\[1\] .*the service said generation_failed/);
     expect(variants?.error).toBe('item(s) 1 failed; kept the others');
-    const urls = summary.itemOutputs?.variants?.map((output) => output.videos[0]?.url);
+    const urls = summary.itemOutputs?.variants?.map((output) => jobOutput(output)?.videos[0]?.url);
     expect(urls).toHaveLength(2);
     expect(summary.steps[1]?.input?.image_urls).toEqual(urls);
     expect(summary.ledger.refunded).toBe(80);
@@ -237,7 +238,7 @@ describe('pipeline graph (version 2, time-skipping server, scripted service)', (
     expect(unitsOf(paidAgain)).toEqual(['cut']);
     expect(summary.steps[0]?.items?.map((item) => item.carriedFrom)).toEqual([runId, runId, runId]);
     expect(summary.steps[1]?.input?.image_urls).toEqual(
-      earlierSummary.itemOutputs?.scenes?.map((o) => o.videos[0]?.url),
+      earlierSummary.itemOutputs?.scenes?.map((o) => jobOutput(o)?.videos[0]?.url),
     );
   });
 

@@ -4,6 +4,7 @@ import { bundleReelflowWorkflows, eventually } from '../integration/workflow-har
 import type { PipelineSpec } from '../../src/pipeline-spec';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
 import { completedEvent, scriptedService, useScriptedWorker, type Script, type ServiceCall } from './scripted-service';
+import { jobOutput } from '../helpers/step-summary';
 
 /**
  * The pipeline's timing rules on the time-skipping server: a real worker runs the real workflow
@@ -108,7 +109,7 @@ describe('pipeline timing (time-skipping server, scripted service)', () => {
     // Only the early status check (5 s) ran before the event; the 180 s poll never came.
     expect(secondsAfter(submit as ServiceCall, service.calls(handle.workflowId, 'pollJobStatus'))).toEqual([5]);
     expect(service.calls(handle.workflowId, 'fetchJobResult')).toEqual([]);
-    expect(summary.outputs.render?.request_id).toBe(requestId);
+    expect(jobOutput(summary.outputs.render)?.request_id).toBe(requestId);
   });
 
   it("archives each output once the next step's submit was answered, never before it, and all before the close", async () => {

@@ -25,6 +25,8 @@ const COMMANDS: Record<string, () => Register> = {
   report: () => (require('./report') as typeof import('./report')).registerReportCommand,
   budget: () => (require('./budget') as typeof import('./budget')).registerBudgetCommand,
   retry: () => (require('./retry') as typeof import('./retry')).registerRetryCommand,
+  approve: () => (require('./approve') as typeof import('./approve')).registerApproveCommand,
+  reject: () => (require('./approve') as typeof import('./approve')).registerRejectCommand,
   dev: () => (require('./dev') as typeof import('./dev')).registerDevCommand,
   deploy: () => (require('./deploy') as typeof import('./deploy')).registerDeployCommand,
   doctor: () => (require('./doctor') as typeof import('./doctor')).registerDoctorCommand,

@@ -69,7 +69,8 @@ export function registerRunCommand(program: Command): void {
         if (!summary) return;
         if (options.json) printJson({ workflowId, ...withoutInlineMedia(summary) });
         else {
-          const final = summary.steps.at(-1)?.output?.videos[0]?.url;
+          const last = summary.steps.at(-1)?.output;
+          const final = last && 'videos' in last ? last.videos[0]?.url : undefined;
           if (final) say(`output: ${final}`);
           const hint = hintFor([summary.error, ...summary.steps.map((step) => step.error)].filter(Boolean).join(' '));
           if (hint) say(hint);

@@ -1,3 +1,4 @@
+import { gateLines } from './approval-lines';
 import type { StepItemSummary, StepRow, StepSummary } from '../../workflows/pipeline-types';
 import { creditsText, joinColumns, stepColumns, type StepColumns } from './step-columns';
 import { failedRequestLines, formatElapsed, stepElapsedMs, stepState, type StepView } from './step-view';
@@ -28,6 +29,7 @@ export function graphLines(
   steps: readonly StepSummary[],
   now: number,
   observedMs: Record<string, number> = {},
+  workflowId?: string,
 ): string[] {
   const placed = placeSteps(steps);
   const labels = placed.flatMap(({ step, depth }) => [
@@ -38,6 +40,7 @@ export function graphLines(
   return placed.flatMap(({ step, depth, after }) => [
     joinColumns((indent(depth) + step.id).padEnd(width), nodeColumns(step, after, now, observedMs[step.id])),
     ...failedRequestLines(step as StepView),
+    ...(workflowId === undefined ? [] : gateLines(step, workflowId)),
     ...(step.items ?? []).map((item) =>
       joinColumns((indent(depth + 1) + itemLabel(item)).padEnd(width), itemColumns(item, now)),
     ),

@@ -4,6 +4,7 @@ import { failedRequestLines, formatElapsed, stepState, waitingNote, type StepVie
 import { joinColumns, stepColumns } from './step-columns';
 import { graphLines } from './graph-tree';
 import { batchStatusLines } from '../../pipeline-spec/ui-text';
+import { gateLines } from './approval-lines';
 
 /**
  * Rendering for people (progress lines, bars) and for scripts (`--json`: one JSON document on stdout,
@@ -43,8 +44,11 @@ export function pipelineLines(
   return [
     `${workflowId}: ${summary.status}${summary.currentStep ? ` (step ${summary.currentStep})` : ''}${elapsed}`,
     ...(summary.version === 2
-      ? graphLines(summary.steps, now, stepElapsedMs)
-      : summary.steps.flatMap((step) => stepLines(step, now, stepElapsedMs[step.id]))),
+      ? graphLines(summary.steps, now, stepElapsedMs, workflowId)
+      : summary.steps.flatMap((step) => [
+          ...stepLines(step, now, stepElapsedMs[step.id]),
+          ...gateLines(step, workflowId),
+        ])),
     `  credits: charged ${ledger.charged}, refunded ${ledger.refunded}, net ${ledger.net}${summary.budgetCredits !== null ? ` of budget ${summary.budgetCredits}` : ''}`,
     ...(summary.error ? [`  error: ${summary.error}`] : []),
   ];

@@ -62,7 +62,9 @@ export async function resumeFromRun(earlier: EarlierRun, serviceUrl: string | un
   for (const [id, step] of Object.entries(steps)) {
     const outputs = step.output ? [step.output] : Object.values(step.items ?? {}).flatMap((item) => item.output ?? []);
     // An operation's output is in the media store, not served by the service: nothing to ask; carried as it is.
-    for (const video of outputs.flatMap((output) => (isOpStepOutput(output) ? [] : output.videos))) {
+    for (const video of outputs.flatMap((output) =>
+      isOpStepOutput(output) || !('videos' in output) ? [] : output.videos,
+    )) {
       const problem = await outputAnswers(video.url, serviceUrl);
       if (problem) {
         throw new CliError(

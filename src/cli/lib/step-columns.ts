@@ -1,3 +1,4 @@
+import { gateState } from './approval-lines';
 import type { StepAttempt } from '../../workflows/pipeline-types';
 import { formatElapsed, stepElapsedMs, stepState, waitingNote, type StepView } from './step-view';
 
@@ -25,7 +26,7 @@ export function stepColumns(step: StepView, now: number, observedMs?: number): S
   const request = step.requestIds.at(-1) ?? lastRequestOf(step.attemptLog) ?? '-';
   const elapsedMs = stepElapsedMs(step, now) ?? observedMs;
   return {
-    state: stepState(step),
+    state: gateState(step) ?? stepState(step),
     request,
     elapsed: elapsedMs === undefined ? '' : formatElapsed(elapsedMs),
     credits: creditsText(step.charged, step.refunded, step.quoted),

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { toFieldErrors, type FieldError } from '../../contract';
 import { graphStepFields, type GraphStepFields } from '../step-fields';
+import { approvalStepKind } from './approval';
 import { jobStepKind } from './job';
 import type { SpecStepKind } from './kind';
 import { opStepKind } from './op';
-import { stepKindKeyOf, type StepKindKey } from './match';
+import { stepKindKeyOf, stepKindKeysOf, type StepKindKey } from './match';
 
 export type { StepKindKey } from './match';
 
@@ -15,7 +17,10 @@ export type { StepKindKey } from './match';
 export const STEP_KINDS = {
   model: jobStepKind,
   op: opStepKind,
+  approval: approvalStepKind,
 } as const satisfies { [K in StepKindKey]: SpecStepKind };
+
+const KINDS = Object.keys(STEP_KINDS).join(', ');
 
 /** A step of the kind marked by `K`, as validated: its kind's fields and the graph's (version 2). */
 export type StepOfKind<K extends StepKindKey> = z.output<(typeof STEP_KINDS)[K]['schema']> & GraphStepFields;
@@ -49,10 +54,12 @@ function stepSchemaOf(kinds: { [K in StepKindKey]: SpecStepKind }): z.ZodType<Pi
   if (!first) throw new Error('no kind of step is registered');
   if (schemas.length === 1) return first as z.ZodType<PipelineStep, PipelineStepInput>;
   const picked = z.unknown().transform((value, ctx) => {
-    const key =
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? stepKindKeyOf(value as Record<string, unknown>)
-        : undefined;
+    const keys = isRecord(value) ? stepKindKeysOf(value) : [];
+    if (keys.length > 1) {
+      ctx.addIssue({ code: 'custom', message: `is marked as two kinds of step (${keys.join(', ')}): a step is one` });
+      return z.NEVER;
+    }
+    const [key] = keys;
     const parsed = (key ? byKind[key] : first).safeParse(value);
     if (parsed.success) return parsed.data;
     for (const issue of parsed.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
@@ -81,4 +88,32 @@ export function stepKindOf(step: PipelineStep): SpecStepKind {
   const key = stepKindKeyOf(step);
   if (!key) throw new Error(`step ${step.id} has no kind (none of ${Object.keys(STEP_KINDS).join(', ')})`);
   return STEP_KINDS[key] as SpecStepKind;
+}
+
+/**
+ * Field errors of a spec whose parse failed: a step that matches no kind's schema is a union's failure
+ * (`Invalid input` at the step), so it is checked again against the schema of the kind it is marked
+ * as, and its own fields' errors are given instead.
+ */
+export function specFieldErrors(error: z.ZodError, written: unknown): FieldError[] {
+  const steps = (written as { steps?: unknown } | null)?.steps;
+  return error.issues.flatMap((issue) => {
+    const [field, index] = issue.path;
+    const step = Array.isArray(steps) && typeof index === 'number' ? (steps[index] as unknown) : undefined;
+    if (issue.code !== 'invalid_union' || field !== 'steps' || issue.path.length !== 2 || !isRecord(step))
+      return toFieldErrors(new z.ZodError([issue]));
+    const [key, ...more] = stepKindKeysOf(step);
+    const at = `steps.${String(index)}`;
+    if (!key) return [{ path: at, message: `is of no kind of step: give it "model" or "op" (kinds: ${KINDS})` }];
+    if (more.length > 0)
+      return [{ path: at, message: `is marked as two kinds of step (${[key, ...more].join(', ')}): a step is one` }];
+    const checked = STEP_KINDS[key].schema.safeParse(step);
+    return checked.success
+      ? toFieldErrors(new z.ZodError([issue]))
+      : toFieldErrors(checked.error, ['steps', index as number]);
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,4 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { JobResult } from '../../contract';
 import { proxyReelflowActivities } from '../activity-proxy';
 import type { ReelflowActivities } from '../../activities';
 import type { ArchivedOutput } from '../../contract/archived-output';
@@ -7,7 +6,7 @@ import { dependenciesOf, specVersion } from '../../pipeline-spec/graph';
 import { forEachReference } from '../../pipeline-spec/references';
 import type { ArchiveMode, PipelineSpec } from '../../pipeline-spec/spec';
 import { isOpStepOutput } from '../../pipeline-spec/steps/op-types';
-import type { PipelineSummary } from '../pipeline-types';
+import type { PipelineSummary, StepOutput } from '../pipeline-types';
 
 /**
  * The output archive of a pipeline (docs/media-store.md): a completed step's outputs are copied into
@@ -56,11 +55,12 @@ export function shouldArchive(spec: PipelineSpec, index: number): boolean {
 export async function archiveOutputs(
   spec: PipelineSpec,
   index: number,
-  output: JobResult,
+  output: StepOutput,
   item?: number,
 ): Promise<{ archived?: ArchivedOutput[]; archiveError?: string }> {
-  // An operation's output is in the media store already (its row lists the copies): nothing to copy.
-  if (isOpStepOutput(output) || !shouldArchive(spec, index)) return {};
+  // An operation's output is in the media store already (its row lists the copies), and an approval
+  // gate's names media other steps made: nothing to copy.
+  if (!('videos' in output) || isOpStepOutput(output) || !shouldArchive(spec, index)) return {};
   const id = spec.steps[index]?.id ?? '';
   const step = item === undefined ? id : `${id}-${item}`;
   try {

@@ -1,6 +1,5 @@
 import { CancellationScope, CancelledFailure } from '@temporalio/workflow';
 import type { SubmitAs } from '../../activities';
-import type { JobResult } from '../../contract';
 import { FAILURE_TYPES } from '../../contract/failure-types';
 import { stepKeyOf } from '../../contract/workflow-names';
 import { ReferenceResolutionError } from '../../pipeline-spec/errors';
@@ -9,7 +8,7 @@ import { resolveItemReferences } from '../../pipeline-spec/items';
 import { resolveReferences } from '../../pipeline-spec/references';
 import type { PipelineStep } from '../../pipeline-spec/spec';
 import type { PipelineState } from '../pipeline-state';
-import type { PipelineSummary, PipelineWorkflowInput } from '../pipeline-types';
+import type { PipelineSummary, PipelineWorkflowInput, StepOutput } from '../pipeline-types';
 import type { StepKind, StepOutcome, StepProgress } from '../steps/kind';
 import { kindOf, stepKinds } from '../steps/registry';
 import { archiveOutputs, archivedOrUrl } from './archive';
@@ -30,7 +29,7 @@ type Halt =
   | { index: number; stepId: string; kind: 'unresolved'; message: string };
 
 /** How one node (or item) ended: completed with its result(s), or the halt it caused. */
-type NodeEnd = { status: 'completed'; result: JobResult | JobResult[] } | { status: 'halted'; halt: Halt };
+type NodeEnd = { status: 'completed'; result: StepOutput | StepOutput[] } | { status: 'halted'; halt: Halt };
 
 /** Runs a version-2 spec's graph after the check before anything is paid; resolves with the final summary. */
 export async function runGraph(
@@ -212,7 +211,7 @@ class GraphRun {
     const failFast = (step.onFailure ?? 'fail') === 'fail';
     let first: { index: number; outcome: { status: 'cancelled' } | { status: 'error'; error: unknown } } | undefined;
     const ends = await Promise.all(
-      each.map(async (value, i): Promise<JobResult | undefined> => {
+      each.map(async (value, i): Promise<StepOutput | undefined> => {
         const before = carried[i];
         if (before) {
           this.state.updateItem(index, i, { ...kind.resume(step, before), status: 'completed' });
@@ -231,7 +230,7 @@ class GraphRun {
         return undefined;
       }),
     );
-    const results = ends.filter((result): result is JobResult => result !== undefined);
+    const results = ends.filter((result): result is StepOutput => result !== undefined);
     const failed = ends.flatMap((result, i) => (result ? [] : [i]));
     if (failed.length === 0 || (!failFast && results.length > 0)) {
       if (failed.length > 0)
@@ -317,6 +316,6 @@ function messageOf(error: unknown): string {
 /** True when a unit of work ended with its result (`completed`, or `completed-too-late`: paid and kept). */
 function isDone(
   outcome: StepOutcome | { status: 'error'; error: unknown },
-): outcome is Extract<StepOutcome, { result: JobResult }> {
+): outcome is Extract<StepOutcome, { result: unknown }> {
   return outcome.status === 'completed' || outcome.status === 'completed-too-late';
 }

@@ -1,7 +1,6 @@
-import type { JobResult } from '../../contract';
 import { dependenciesOf } from '../../pipeline-spec/graph';
 import type { PipelineStep } from '../../pipeline-spec/spec';
-import type { StepItemSummary, StepPhase, StepSummary, WaitingFor } from '../pipeline-types';
+import type { StepItemSummary, StepOutput, StepPhase, StepSummary, WaitingFor } from '../pipeline-types';
 import type { StepProgress } from '../steps/kind';
 
 /**
@@ -85,7 +84,7 @@ function waitOf(phases: readonly (StepPhase | string | undefined)[]): WaitingFor
 }
 
 /** Fan-out step id → the outputs of its completed items in item order (what a `[*]` reference reads). */
-export function itemOutputsOf(rows: readonly StepSummary[]): Record<string, JobResult[]> {
+export function itemOutputsOf(rows: readonly StepSummary[]): Record<string, StepOutput[]> {
   return Object.fromEntries(
     rows.flatMap((row) =>
       row.items && row.status === 'completed'

@@ -3,7 +3,7 @@ import { FAILURE_TYPES } from '../../contract/failure-types';
 import type { PipelineState } from '../pipeline-state';
 import { firstApplicationFailure } from './publish';
 
-/** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, StepFailed naming the cause, or cancelled. */
+/** Ends the pipeline after step `stepId` threw `error`: BudgetExceeded, rejected at a gate, StepFailed naming the cause, or cancelled. */
 export function endAfterStepError(state: PipelineState, index: number, stepId: string, error: unknown): never {
   const failure = firstApplicationFailure(error);
   const name = state.summary().name;
@@ -12,6 +12,15 @@ export function endAfterStepError(state: PipelineState, index: number, stepId: s
     state.stop('cancelled', new CancelledFailure('pipeline cancelled'));
   }
   const message = failure?.message ?? (error instanceof Error ? error.message : String(error));
+  if (failure?.type === FAILURE_TYPES.approvalRejected) {
+    // A person (or the gate's timeout) said no: nothing after the gate starts.
+    state.update(index, { status: 'rejected', error: message, finishedAt: Date.now() });
+    state.fail(
+      FAILURE_TYPES.approvalRejected,
+      `pipeline ${name} was rejected at step ${stepId}: ${message}`,
+      'rejected',
+    );
+  }
   const budget = failure?.type === FAILURE_TYPES.budgetExceeded;
   state.update(index, { status: budget ? 'budget-exceeded' : 'failed', error: message, finishedAt: Date.now() });
   if (budget) state.fail(FAILURE_TYPES.budgetExceeded, `pipeline ${name} stopped before step ${stepId}: ${message}`);

@@ -1,8 +1,7 @@
-import type { JobResult } from '../../contract';
 import type { SubmitAs } from '../../activities';
 import type { PipelineStep } from '../../pipeline-spec/spec';
 import type { StepKindKey } from '../../pipeline-spec/steps/registry';
-import type { CarriedStep, PipelineWorkflowInput, StepKindFields, StepSummary } from '../pipeline-types';
+import type { CarriedStep, PipelineWorkflowInput, StepKindFields, StepOutput, StepSummary } from '../pipeline-types';
 
 /**
  * A kind of pipeline step as the pipeline workflow runs it. The pipeline knows steps only through
@@ -36,7 +35,7 @@ export interface StepKind<S = PipelineStep> {
 }
 
 /** How a step that did not fail ended: `completed` with its result, or cancelled at the service. */
-export type StepOutcome = { status: 'completed' | 'completed-too-late'; result: JobResult } | { status: 'cancelled' };
+export type StepOutcome = { status: 'completed' | 'completed-too-late'; result: StepOutput } | { status: 'cancelled' };
 
 /** What a running step shows of itself: its part of the step row, and whether it holds the workflow task open. */
 export interface StepProgress {

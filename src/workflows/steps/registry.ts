@@ -1,6 +1,7 @@
 import type { PipelineStep } from '../../pipeline-spec/spec';
 import type { StepKindKey, StepOfKind } from '../../pipeline-spec/steps/registry';
 import { stepKindKeyOf } from '../../pipeline-spec/steps/match';
+import { approvalStep } from './approval/kind';
 import { jobStep } from './job/kind';
 import type { StepKind } from './kind';
 import { opStep } from './op/kind';
@@ -13,6 +14,7 @@ import { opStep } from './op/kind';
 const STEP_KINDS: { [K in StepKindKey]: StepKind<StepOfKind<K>> } = {
   model: jobStep,
   op: opStep,
+  approval: approvalStep,
 };
 
 const KEYS = Object.keys(STEP_KINDS) as StepKindKey[];

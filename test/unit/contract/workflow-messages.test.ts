@@ -22,6 +22,7 @@ describe('workflow message names', () => {
       raiseBudget: 'raiseBudget',
       retryStep: 'retryStep',
       resolveAmbiguousStep: 'resolveAmbiguousStep',
+      decideApproval: 'decideApproval',
     });
     expect(QUERY_NAMES).toEqual({ pipelineProgress: 'pipelineProgress', batchProgress: 'batchProgress' });
   });
@@ -33,6 +34,8 @@ describe('workflow message names', () => {
     expect(definitions.batchItemDoneSignal.name).toBe(SIGNAL_NAMES.batchItemDone);
     expect(definitions.subscribeRouteUpdate.name).toBe(UPDATE_NAMES.subscribeRoute);
     expect(definitions.resolveAmbiguousUpdate.name).toBe(UPDATE_NAMES.resolveAmbiguousStep);
+    expect(definitions.decideApprovalUpdate.name).toBe(UPDATE_NAMES.decideApproval);
+    expect(publicApi.decideApprovalUpdate.name).toBe('decideApproval');
     expect(definitions.pipelineProgressQuery.name).toBe(QUERY_NAMES.pipelineProgress);
     expect(definitions.batchProgressQuery.name).toBe(QUERY_NAMES.batchProgress);
   });

@@ -264,3 +264,38 @@ describe("a graph's current details in the Temporal UI", () => {
     expect(details).toContain('| join | pending · waits for `left`, `right` |');
   });
 });
+
+describe("an approval gate's row in the current details", () => {
+  const row = (extra: Record<string, unknown>) => ({
+    id: 'review',
+    status: 'running',
+    requestIds: [],
+    quoted: 0,
+    charged: 0,
+    refunded: 0,
+    phase: 'person',
+    approval: { preview: 'https://media.test/cut (1).mp4' },
+    ...extra,
+  });
+  const view = (step: Record<string, unknown>) => ({
+    status: 'running',
+    currentStep: 'review',
+    budgetCredits: null,
+    ledger: { quoted: 0, charged: 0, refunded: 0, net: 0 },
+    steps: [step as never],
+  });
+
+  it('says the gate waits for a person and links its preview', () => {
+    expect(currentDetailsMarkdown(view(row({})), 0)).toContain(
+      '| review | running (waiting for a person) | — | — | — | [preview 1](https://media.test/cut%20%281%29.mp4) |',
+    );
+  });
+
+  it('says who decided and why once decided', () => {
+    const decided = row({
+      status: 'rejected',
+      approval: { decision: { decision: 'reject', by: 'ann', reason: 'wrong logo' } },
+    });
+    expect(currentDetailsMarkdown(view(decided), 0)).toContain('| review | rejected (rejected by ann: wrong logo) |');
+  });
+});

@@ -97,6 +97,8 @@ function prepareAfter(
   const steps: PreparedStep[] = [];
   for (let next = index + 1; next < spec.steps.length; next += 1) {
     const step = spec.steps[next]!;
+    // Only paid jobs are prepared: nothing after a step of another kind (an approval gate) starts without the workflow.
+    if (!('model' in step)) break;
     const before = spec.steps[next - 1]!.id;
     let onlyBefore = true;
     forEachReference(step.input, ({ $from }) => (onlyBefore &&= $from === before));

@@ -7,7 +7,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { JobState, ModelId, ModelInputs } from '../../../contract';
+import type { JobResult, JobState, ModelId, ModelInputs } from '../../../contract';
 import { FAILURE_TYPES } from '../../../contract/failure-types';
 import { MODELS } from '../../../contract/model-metadata';
 import { resolvePacing } from '../../../pipeline-spec/pacing';
@@ -260,7 +260,9 @@ export class ServiceJob implements JobHandle {
     const { requestId } = this.attempts.at(-1) ?? {};
     const { output } = this.view();
     const credits = this.credits();
-    if (status !== 'cancelled' && output && requestId) return { status, requestId, result: output, credits };
+    // A job's row only ever holds a job's result.
+    if (status !== 'cancelled' && output && requestId)
+      return { status, requestId, result: output as JobResult, credits };
     return { status: 'cancelled', ...(requestId ? { requestId } : {}), credits };
   }
 

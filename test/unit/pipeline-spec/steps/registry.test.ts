@@ -1,6 +1,7 @@
 import { toFieldErrors } from '../../../../src/contract';
 import { jobStepKind } from '../../../../src/pipeline-spec/steps/job';
 import { opStepKind } from '../../../../src/pipeline-spec/steps/op';
+import { approvalStepKind } from '../../../../src/pipeline-spec/steps/approval';
 import { pipelineStepSchema, STEP_KINDS, stepKindOf } from '../../../../src/pipeline-spec/steps/registry';
 
 describe('the table of step kinds', () => {
@@ -11,8 +12,11 @@ describe('the table of step kinds', () => {
     return parsed.success ? [] : toFieldErrors(parsed.error);
   };
 
-  it("builds the step schema from its kinds, the paid job (`model`) and the local operation (`op`), with the graph's fields", () => {
-    expect(Object.keys(STEP_KINDS)).toEqual(['model', 'op']);
+  const gate = { id: 'review', op: 'approval', input: {} };
+
+  it("builds the step schema from its kinds, the paid job, the local operation and the approval gate, with the graph's fields", () => {
+    expect(Object.keys(STEP_KINDS)).toEqual(['model', 'op', 'approval']);
+    expect(pipelineStepSchema.parse(gate)).toEqual({ ...gate, timeoutHours: 72, onTimeout: 'reject' });
     expect(pipelineStepSchema.parse(step)).toEqual(step);
     expect(pipelineStepSchema.parse(op)).toEqual(op);
     const graphFields = { after: ['a'], each: [{ n: 1 }], onFailure: 'continue' as const };
@@ -24,6 +28,7 @@ describe('the table of step kinds', () => {
   it('finds a step kind by the key it has', () => {
     expect(stepKindOf(pipelineStepSchema.parse(step))).toBe(jobStepKind);
     expect(stepKindOf(pipelineStepSchema.parse(op))).toBe(opStepKind);
+    expect(stepKindOf(pipelineStepSchema.parse(gate))).toBe(approvalStepKind);
   });
 
   it("reports a step's errors against its own kind's schema, never as an invalid union", () => {
@@ -37,6 +42,8 @@ describe('the table of step kinds', () => {
   });
 
   it('refuses a step of no kind, naming the kinds there are', () => {
-    expect(() => stepKindOf({ id: 'x', input: {} } as never)).toThrow('step x has no kind (none of model, op)');
+    expect(() => stepKindOf({ id: 'x', input: {} } as never)).toThrow(
+      'step x has no kind (none of model, op, approval)',
+    );
   });
 });
