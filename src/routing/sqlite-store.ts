@@ -13,6 +13,7 @@ import {
   type Subscription,
 } from './store';
 import { RouteStoreUnavailableError } from './errors';
+import { slotStoreOver, type SlotProgram, type SlotRow } from './slot-programs';
 
 /** Options of the embedded store. */
 export interface SqliteRouteStoreOptions {
@@ -66,6 +67,9 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
     backend: 'sqlite',
     ...subscriptionMethods(sqlite),
     ...inboxMethods(sqlite),
+    slots: slotStoreOver((kind, what, program) =>
+      run(what, () => (kind === 'write' ? sqlite.transaction(() => drive(sqlite, program)) : drive(sqlite, program))),
+    ),
     async checkpoint() {
       // PASSIVE: copies what no reader still needs, never waits for one.
       await run('checkpoint', () => db.exec('PRAGMA wal_checkpoint(PASSIVE)'));
@@ -130,6 +134,16 @@ function connect(path: string, options: SqliteRouteStoreOptions): Sqlite {
     },
   };
   return sqlite;
+}
+
+/** Runs a slot program's statements one after the other, synchronously (inside the caller's transaction). */
+function drive<T>({ statement }: Sqlite, program: SlotProgram<T>): T {
+  let step = program.next([]);
+  while (!step.done) {
+    const rows = statement(step.value.sql).all(...(step.value.params as never[])) as SlotRow[];
+    step = program.next(rows);
+  }
+  return step.value;
 }
 
 const inList = (seqs: readonly number[]) => JSON.stringify(seqs);
