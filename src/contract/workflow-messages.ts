@@ -22,6 +22,11 @@ export const SIGNAL_NAMES = {
   webhookEvent: 'webhookEvent',
   /** A pipeline of a batch → the batch: "this item ended so". Pinned. */
   batchItemDone: 'batchItemDone',
+  /**
+   * A worker → a pipeline waiting for one of the account's slots: "the slot of this submission (its
+   * Idempotency-Key, the argument) is yours". Pinned: waiter rows in the route store name their runs.
+   */
+  slotGranted: 'slotGranted',
 } as const;
 
 /** Update names (the Temporal UI's "Send an Update" and `reelflow` send them by these names). */
