@@ -33,6 +33,11 @@ export const pipelineSpecSchema = z.strictObject({
   /** Most credits the pipeline may spend (net of refunds); checked against each quote before submitting. */
   budgetCredits: z.number().int().positive().optional(),
   archive: z.enum(ARCHIVE_MODES).optional(),
+  /**
+   * 1 (highest) … 5; default 3: the order in which the account's slots are granted (before fair
+   * share) and Temporal's task-queue priority. `reelflow run --priority` overrides it.
+   */
+  priority: z.number().int().min(1).max(5).optional(),
 });
 
 export type PipelineSpec = z.infer<typeof pipelineSpecSchema>;
