@@ -13,6 +13,8 @@ import type { BatchItemResult, BatchProgress } from '../../src/workflows/batch-t
 import type { PipelineSummary } from '../../src/workflows/pipeline-types';
 import type { SlotCaps, SlotLogEntry, SlotStore } from '../../src/routing/slot-store';
 import { accountLimits } from '../../src/workers/worker';
+import { AccountSlots } from '../../src/routing/account-slots';
+import { temporalSlotSignaller } from '../../src/routing/slot-signaller';
 import {
   bundleReelflowWorkflows,
   eventually,
@@ -220,6 +222,56 @@ describe('the account’s slots', () => {
     expect(Math.abs(light / window.length - 0.25)).toBeLessThanOrEqual(1 / 8);
     await expectAllFree();
   }, 180_000);
+
+  it('the reaper frees the slot of a terminated pipeline and skips a terminated waiter', async () => {
+    // Jobs that stay in flight: the pipelines hold their slots until they are terminated.
+    h.service.service.setFaults({ modelDurationMs: 600_000 });
+    const names = ['leak-1', 'leak-2', 'leak-3'];
+    try {
+      const handles = [];
+      for (const name of names) {
+        handles.push(
+          await env.client.workflow.start('pipelineWorkflow', {
+            taskQueue: TASK_QUEUE,
+            workflowId: pipelineWorkflowId(name),
+            args: [{ spec: oneStep(name), defaultPacing: { earlyCheckSeconds: 0 } }],
+          }),
+        );
+        // In this order: the first two hold the model's slots, the third waits.
+        await eventually(
+          async () =>
+            (await logAfter(0)).some((e) => e.workflowId === pipelineWorkflowId(name)) ||
+            (await slots.snapshot()).waiting.length > 0,
+          `${name} to ask`,
+        );
+      }
+      await eventually(async () => {
+        const snapshot = await slots.snapshot();
+        return snapshot.heldByModel[LONG_FORM] === 2 && snapshot.waiting.length === 1;
+      }, 'two slots held and one waiter');
+      // Terminated: no settle frees the first's slot, and the third will never take one.
+      await handles[0]!.terminate('leaked on purpose');
+      await handles[2]!.terminate('leaked on purpose');
+      const reaper = new AccountSlots({
+        store: slots,
+        caps,
+        signaller: () => temporalSlotSignaller(env.client),
+        reapAfterMs: 0,
+      });
+      const swept = await reaper.sweep();
+      expect(swept.reaped).toBe(1);
+      // The freed slot went to the terminated waiter, whose signal found it gone: handed on, nobody left.
+      const after = await slots.snapshot();
+      expect(after.heldByModel).toEqual({ [LONG_FORM]: 1 });
+      expect(after.heldByKey).toEqual({ 'pipeline/leak-2': 1 });
+      expect(after.waiting).toEqual([]);
+      await handles[1]!.terminate('leaked on purpose');
+      expect((await reaper.sweep()).reaped).toBe(1);
+    } finally {
+      h.service.service.setFaults({ modelDurationMs: 0 });
+    }
+    await expectAllFree();
+  }, 120_000);
 
   it('with the service answering 429 to a share of submits, every item completes exactly once and the back-off is shared', async () => {
     const faultsBefore = h.service.service.injectedFaults().length;
