@@ -18,7 +18,7 @@ export interface AccountSlotsOptions {
   reapAfterMs?: number;
   /** A grant whose signal is not known to have arrived is signalled again after this long. Default 5 s. */
   resignalAfterMs?: number;
-  /** Told of every grant this process made (metrics). */
+  /** Told of every grant this process made (metrics: its fairness key). */
   onGrant?: (grant: SlotGrant) => void;
   now?: () => number;
 }
@@ -61,7 +61,10 @@ export class AccountSlots {
 
   /** True when `request` holds a slot now; false when it was queued (its workflow waits for `slotGranted`). */
   async acquire(request: SlotRequest): Promise<boolean> {
-    return (await this.store.acquire(request, this.caps, this.now())) === 'granted';
+    const answer = await this.store.acquire(request, this.caps, this.now());
+    // A second ask for a slot granted earlier is counted by the release that granted it, not here.
+    if (answer === 'granted') this.options.onGrant?.(request);
+    return answer !== 'waiting';
   }
 
   /** Frees `holder`'s slot (or its place in the queue) and signals the workflows its room went to. */
@@ -79,7 +82,7 @@ export class AccountSlots {
       const signalled: string[] = [];
       const next: SlotGrant[] = [];
       for (const grant of pending) {
-        this.options.onGrant?.(grant);
+        if (grant.fairnessKey !== undefined) this.options.onGrant?.(grant);
         const outcome = await this.options
           .signaller()
           .grant(grant)

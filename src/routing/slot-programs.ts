@@ -110,10 +110,14 @@ function* joinQueue(key: string, weight: number): SlotProgram<void> {
   );
 }
 
-/** Takes a slot for `request` or queues it; idempotent per holder. */
-export function* acquireProgram(request: SlotRequest, caps: SlotCaps, now: number): SlotProgram<'granted' | 'waiting'> {
+/** Takes a slot for `request` (`granted`) or queues it (`waiting`); a holder asking again learns its row's state (`held`, `waiting`). */
+export function* acquireProgram(
+  request: SlotRequest,
+  caps: SlotCaps,
+  now: number,
+): SlotProgram<'granted' | 'held' | 'waiting'> {
   const [existing] = yield* query('SELECT state FROM reelflow_slots WHERE holder = ?', request.holder);
-  if (existing) return Number(existing.state) === W ? 'waiting' : 'granted';
+  if (existing) return Number(existing.state) === W ? 'waiting' : 'held';
   const held = yield* heldByModel();
   const granted = hasRoom(held, caps, request.model);
   if (!granted) yield* joinQueue(request.fairnessKey, request.weight);
@@ -182,7 +186,12 @@ export function* grantProgram(caps: SlotCaps, now: number): SlotProgram<SlotGran
   while (caps.account === undefined || total(held) < caps.account) {
     const row = yield* nextWaiter(blockedModels(held, caps));
     if (!row) break;
-    const grant = { holder: String(row.holder), workflowId: String(row.workflow_id), runId: String(row.run_id) };
+    const grant = {
+      holder: String(row.holder),
+      workflowId: String(row.workflow_id),
+      runId: String(row.run_id),
+      fairnessKey: String(row.fairness_key),
+    };
     const model = String(row.model);
     yield* query(`UPDATE reelflow_slots SET state = ${G}, granted_at = ? WHERE holder = ?`, now, grant.holder);
     yield* countGrant(String(row.fairness_key), Number(row.weight));

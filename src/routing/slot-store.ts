@@ -46,6 +46,8 @@ export interface SlotGrant {
   holder: string;
   workflowId: string;
   runId: string;
+  /** Absent on slots the reaper lists. */
+  fairnessKey?: string;
 }
 
 /** A slot in use, as the reaper looks at it. */
@@ -80,9 +82,10 @@ export interface SlotSnapshot {
 export interface SlotStore {
   /**
    * Takes a slot for `request` when its model and the account are under their caps, else queues it
-   * (a waiter row). Idempotent per holder: a second ask reports the row's state without changing it.
+   * (a waiter row): `granted` (by this call) or `waiting`. Idempotent per holder: a second ask reports
+   * the row's state without changing it, `held` (granted earlier, at once or by a release) or `waiting`.
    */
-  acquire(request: SlotRequest, caps: SlotCaps, now: number): Promise<'granted' | 'waiting'>;
+  acquire(request: SlotRequest, caps: SlotCaps, now: number): Promise<'granted' | 'held' | 'waiting'>;
   /**
    * Frees `holder`'s slot (or drops it from the queue) and, in the same transaction, grants the freed
    * room to the next waiters in order: the grants whose workflows must now be signalled.

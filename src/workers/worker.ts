@@ -3,6 +3,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { serviceResponseMetrics } from '../metrics/definitions';
+import { slotMetrics } from '../metrics/slots';
 import { createActivities, type ActivityDeps, type MediaDeps } from '../activities';
 import { mergeActivities, prefixedActivities } from '../plugin/activity-types';
 import { openMediaStore } from '../media/store';
@@ -130,8 +131,14 @@ function accountSlots(
   stopped: () => boolean,
 ): AccountSlots | undefined {
   if (!store || !caps) return undefined;
-  const slots = new AccountSlots({ store: store.slots, caps, signaller: () => temporalSlotSignaller(client) });
-  if (!slots.capped) return undefined;
+  if (caps.account === undefined && Object.keys(caps.models).length === 0) return undefined;
+  const metrics = slotMetrics({ snapshot: () => store.slots.snapshot(), caps });
+  const slots = new AccountSlots({
+    store: store.slots,
+    caps,
+    signaller: () => temporalSlotSignaller(client),
+    onGrant: (grant) => metrics.granted(grant.fairnessKey ?? ''),
+  });
   const stop = slots.startReaper(SLOT_REAPER_EVERY_MS, () => {
     if (stopped()) stop();
   });

@@ -74,16 +74,20 @@ describe.each(backends)('slots on %s', (_name, open) => {
     expect(await slots.acquire(ask('l2', { model: 'long-form' }), caps, 5)).toBe('waiting');
     // Asking again changes nothing.
     expect(await slots.acquire(ask('u3'), caps, 6)).toBe('waiting');
-    expect(await slots.acquire(ask('u1'), caps, 6)).toBe('granted');
+    expect(await slots.acquire(ask('u1'), caps, 6)).toBe('held');
     expect((await slots.snapshot()).heldByModel).toEqual({ upscale: 2, 'long-form': 1 });
 
     // An upscale slot frees: the upscale waiter gets it (the long-form one waited, but the account is full again).
-    expect(await slots.release('u1', caps, 10)).toEqual([{ holder: 'u3', workflowId: 'wf-u3', runId: 'run-u3' }]);
-    expect(await slots.acquire(ask('u3'), caps, 11)).toBe('granted');
+    expect(await slots.release('u1', caps, 10)).toEqual([
+      { holder: 'u3', workflowId: 'wf-u3', runId: 'run-u3', fairnessKey: 'batch/a' },
+    ]);
+    expect(await slots.acquire(ask('u3'), caps, 11)).toBe('held');
     // Releasing twice, or a holder never seen, grants nothing.
     expect(await slots.release('u1', caps, 12)).toEqual([]);
     expect(await slots.release('nobody', caps, 12)).toEqual([]);
-    expect(await slots.release('l1', caps, 13)).toEqual([{ holder: 'l2', workflowId: 'wf-l2', runId: 'run-l2' }]);
+    expect(await slots.release('l1', caps, 13)).toEqual([
+      { holder: 'l2', workflowId: 'wf-l2', runId: 'run-l2', fairnessKey: 'batch/a' },
+    ]);
     const snapshot = await slots.snapshot();
     expect(snapshot.heldByModel).toEqual({ upscale: 2, 'long-form': 1 });
     expect(snapshot.waiting).toEqual([]);
