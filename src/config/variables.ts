@@ -181,7 +181,7 @@ export const VARIABLES = {
     type: '`<model>=<n>,…`',
     defaultText: 'no cap per model',
     description:
-      'Jobs in flight at the service per model, for providers that count per model (e.g. `service-video-cinema-long-form-from-references=2,service-upscale-video-fast=2`), under `REELFLOW_ACCOUNT_CONCURRENCY`; slots in the route store like it ([docs/decisions/account-slots.md](decisions/account-slots.md)).',
+      'Jobs in flight at the service per model, for providers that count per model (model ids as in the spec, e.g. `<model id>=2,<other model id>=4`), under `REELFLOW_ACCOUNT_CONCURRENCY`; slots in the route store like it ([docs/decisions/account-slots.md](decisions/account-slots.md)).',
   },
   REELFLOW_ACCOUNT_LIMITS_DIR: {
     schema: z.string().optional(),
