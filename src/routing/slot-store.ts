@@ -6,11 +6,7 @@
  * waiter in the transaction that frees it.
  */
 
-/** Highest priority (granted first). */
-export const SLOT_PRIORITY_HIGHEST = 1;
-/** Lowest priority. */
-export const SLOT_PRIORITY_LOWEST = 5;
-/** Priority of a job whose pipeline names none (Temporal's default on a 1–5 scale). */
+/** Priority of a job whose pipeline names none (Temporal's default on its 1 (highest) … 5 scale). */
 export const SLOT_PRIORITY_DEFAULT = 3;
 
 /**
