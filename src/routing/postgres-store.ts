@@ -317,6 +317,8 @@ function inboxMethods({ query }: Postgres): InboxMethods {
       const prepared = await query('purge', 'DELETE FROM reelflow_prepared WHERE created_at < $1', [
         subscriptionsBefore,
       ]);
+      // The slot log's released grants age out with the subscriptions of their jobs.
+      await query('purge', 'DELETE FROM reelflow_slot_log WHERE released_at < $1', [subscriptionsBefore]);
       return {
         deliveries: deliveries.rowCount ?? 0,
         subscriptions: subscriptions.rowCount ?? 0,

@@ -307,19 +307,24 @@ function inboxMethods({ statement, transaction, run }: Sqlite): InboxMethods {
     },
     purge(deliveriesBefore, subscriptionsBefore) {
       return run('purge', () =>
-        transaction(() => ({
-          deliveries: Number(
-            statement(`DELETE FROM reelflow_inbox WHERE received_at < ? AND state <> ${S.pending}`).run(
-              deliveriesBefore,
-            ).changes,
-          ),
-          subscriptions: Number(
-            statement('DELETE FROM reelflow_routes WHERE created_at < ?').run(subscriptionsBefore).changes,
-          ),
-          prepared: Number(
-            statement('DELETE FROM reelflow_prepared WHERE created_at < ?').run(subscriptionsBefore).changes,
-          ),
-        })),
+        transaction(() => {
+          const purged = {
+            deliveries: Number(
+              statement(`DELETE FROM reelflow_inbox WHERE received_at < ? AND state <> ${S.pending}`).run(
+                deliveriesBefore,
+              ).changes,
+            ),
+            subscriptions: Number(
+              statement('DELETE FROM reelflow_routes WHERE created_at < ?').run(subscriptionsBefore).changes,
+            ),
+            prepared: Number(
+              statement('DELETE FROM reelflow_prepared WHERE created_at < ?').run(subscriptionsBefore).changes,
+            ),
+          };
+          // The slot log's released grants age out with the subscriptions of their jobs.
+          statement('DELETE FROM reelflow_slot_log WHERE released_at < ?').run(subscriptionsBefore);
+          return purged;
+        }),
       );
     },
   };

@@ -26,12 +26,14 @@ afterAll(async () => {
   postgres?.close();
 });
 
+let purge: (before: number) => Promise<unknown>;
 const backends: [string, () => Promise<SlotStore>][] = [
   [
     'sqlite',
     async () => {
       const store = openSqliteRouteStore(join(mkdtempSync(join(tmpdir(), 'slots-')), 'routes.sqlite'));
       opened.push(store);
+      purge = (before) => store.purge(before, before);
       return store.slots;
     },
   ],
@@ -43,6 +45,7 @@ const backends: [string, () => Promise<SlotStore>][] = [
       // The schema exists once the store answered; each test starts from empty slot tables.
       await store.slots.snapshot();
       await pool.query('TRUNCATE reelflow_slots, reelflow_slot_shares, reelflow_slot_log');
+      purge = (before) => store.purge(before, before);
       return store.slots;
     },
   ],
@@ -169,6 +172,15 @@ describe.each(backends)('slots on %s', (_name, open) => {
     await slots.markSignalled(['w']);
     expect((await slots.heldSince(10, 10)).map((slot) => [slot.holder, slot.state])).toEqual([['w', 2]]);
     expect(await slots.heldSince(3, 10)).toEqual([]);
+  });
+
+  it('the route store’s purge drops released grants from the slot log with the old subscriptions', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    await slots.acquire(ask('old'), caps, 1);
+    await slots.release('old', caps, 2);
+    await slots.acquire(ask('live'), caps, 3);
+    await purge(10);
+    expect((await slots.log(0, 10)).map((entry) => entry.holder)).toEqual(['live']);
   });
 
   it('grants waiting work when caps were raised', async () => {
