@@ -2,6 +2,7 @@
  * `npm run bench [-- --quick] [--only handoff,throughput,footprint,batch] [--cluster] [--worker-cache 250,250/256] [--out <dir>] [--no-report]`
  * `npm run bench -- --only batch [--items 10000] [--manifest-rows 100000]`
  * `npm run bench -- --only run-vs-poller [--rounds 5]`
+ * `npm run bench -- --only scheduling [--waiters 10000]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
  * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
@@ -40,11 +41,12 @@ import { isAlive, ROLES } from '../scripts/cluster/roles';
 import { generateReport } from './report/generate';
 import { runRunVsPoller, RUN_VS_POLLER_FULL, RUN_VS_POLLER_QUICK } from './run-vs-poller';
 import { runThroughput, THROUGHPUT_FULL, THROUGHPUT_QUICK } from './throughput';
+import { runScheduling, SCHEDULING_FULL, SCHEDULING_QUICK } from './scheduling';
 
 /** The benches of a run without --only. */
 const DEFAULT_BENCHES = ['handoff', 'throughput', 'footprint'] as const;
-/** Every bench --only may name (batch and run-vs-poller run only when named). */
-const BENCHES = [...DEFAULT_BENCHES, 'batch', 'run-vs-poller'] as const;
+/** Every bench --only may name (batch, run-vs-poller and scheduling run only when named). */
+const BENCHES = [...DEFAULT_BENCHES, 'batch', 'run-vs-poller', 'scheduling'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 /** The value of `flag` as a positive whole number, or undefined when the flag is absent. */
@@ -99,8 +101,8 @@ function parseArgs(argv: string[]) {
     runVsPoller,
     only: only as BenchName[],
     out,
-    // run-vs-poller is not in the report: a run of it alone leaves docs/ as they are.
-    report: !argv.includes('--no-report') && only.some((name) => name !== 'run-vs-poller'),
+    // run-vs-poller and scheduling are not in the report: a run of them alone leaves docs/ as they are.
+    report: !argv.includes('--no-report') && only.some((name) => name !== 'run-vs-poller' && name !== 'scheduling'),
     build: !argv.includes('--no-build'),
     cluster: argv.includes('--cluster'),
     workerCaches,
@@ -142,6 +144,11 @@ async function main(): Promise<void> {
         run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)),
         ...result,
       });
+    } else if (name === 'scheduling') {
+      const waiters = positiveIntFlag(process.argv, '--waiters');
+      const size = { ...(args.quick ? SCHEDULING_QUICK : SCHEDULING_FULL), ...(waiters ? { waiters } : {}) };
+      const result = await runScheduling(size, log);
+      writeJson(args.out, 'scheduling', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
     } else if (name === 'batch') {
       const result = await runBatch(args.batch, log);
       writeJson(args.out, 'batch', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });

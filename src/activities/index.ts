@@ -18,7 +18,8 @@ import {
 import { validatePipelineSpec } from '../pipeline-spec/spec';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tooLateToCancel } from '../client/errors';
-import type { AccountLimits } from '../client/account-limits';
+import type { AccountSlots } from '../routing/account-slots';
+import { SLOT_PRIORITY_DEFAULT, type SlotRequest } from '../routing/slot-store';
 import { guardedSubmit } from './submit-guard';
 import { candidateOrphans } from './candidates';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
@@ -68,15 +69,18 @@ export interface ActivityDeps {
   media?: MediaDeps;
   /** Settings of the preflight activity; `trustedOrigins` should name the service's own origin. */
   preflight?: PreflightOptions;
-  /** The account's cap on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY); absent or uncapped: no permits. */
-  limits?: AccountLimits;
+  /**
+   * The account's slots in the route store (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY);
+   * absent or uncapped: a submit takes none.
+   */
+  slots?: AccountSlots;
 }
 
 /** Failure types of a submit after which a job may exist. */
 const MAY_HAVE_CREATED = new Set<string>([FAILURE_TYPES.ambiguousSubmission, FAILURE_TYPES.submitAnswerInvalid]);
 
-/** How long a submit waits for an account permit before it hands the wait to the (cancellable) workflow. */
-export const SUBMIT_PERMIT_WAIT_MS = 2_000;
+/** How often `awaitAccountPermit` (kept for pipelines of earlier builds, which wait in an activity) asks again. */
+const PERMIT_ASK_EVERY_MS = 1_000;
 
 /** A quote as the workflows use it. */
 export interface JobQuote {
@@ -97,12 +101,27 @@ export interface SubmitRequest {
    * cap needs a permit, no input holds a media reference, and the route store can revoke it.
    */
   prepareNext?: PreparedChain;
+  /** How the submit queues for one of the account's slots when none is free (absent: defaults, from the activity's run). */
+  slot?: SlotAsk;
+}
+
+/** A submit's place in the queue for the account's slots (src/routing/slot-store.ts). */
+export interface SlotAsk {
+  /** The run to signal `slotGranted` when a slot is granted to it. */
+  runId: string;
+  /** 1 (highest) … 5; default 3. */
+  priority?: number;
+  /** Default: the subscriber workflow's id. */
+  fairnessKey?: string;
+  /** Default 1. */
+  weight?: number;
 }
 
 /**
  * What `submitAndSubscribe` returns: the service's answer and any events that overtook it (`permit`
- * when the submission holds one of the account's permits, which the workflow releases once the job
- * is terminal), or `atCapacity` when the account's cap left no permit and nothing was sent.
+ * when the submission holds one of the account's slots, which the workflow releases once the job is
+ * terminal), or `atCapacity` when no slot was free and nothing was sent: the submission is queued, and
+ * its workflow waits for the `slotGranted` signal before it submits again.
  */
 export type SubmitAnswer =
   | {
@@ -230,7 +249,7 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
     ...preflight,
     ...createBatchActivities(deps.media),
     ...createOpActivities(deps.media),
-    ...submitActivities(calls, deps.routes, deps.limits),
+    ...submitActivities(calls, deps.routes, deps.slots),
     candidateOrphans(sinceIso, exclude) {
       // An account read, not a job call: kept out of the per-kind call counts (as subscribing is).
       return wrap('subscribe', () => candidateOrphans(client, sinceIso, exclude));
@@ -362,29 +381,49 @@ function cancelJob(calls: ServiceCalls, requestId: string, cancelUrl?: string): 
   });
 }
 
-/** Submitting a step and subscribing it to its events, the prepared submits behind it and the account's permits. */
+/** The slot request of a submit: its ask, with defaults from the activity's own run. */
+function slotRequest(
+  model: ModelId,
+  idempotencyKey: string,
+  workflowId: string,
+  ask: SlotAsk | undefined,
+): SlotRequest {
+  let runId = ask?.runId;
+  if (!runId) {
+    try {
+      runId = Context.current().info.workflowExecution?.runId ?? '';
+    } catch {
+      runId = '';
+    }
+  }
+  return {
+    holder: idempotencyKey,
+    workflowId,
+    runId,
+    model,
+    priority: ask?.priority ?? SLOT_PRIORITY_DEFAULT,
+    fairnessKey: ask?.fairnessKey ?? workflowId,
+    weight: ask?.weight ?? 1,
+  };
+}
+
+/** Submitting a step and subscribing it to its events, the prepared submits behind it and the account's slots. */
 function submitActivities(
   calls: ServiceCalls,
   routes: ActivityDeps['routes'],
-  limits: AccountLimits | undefined,
+  slots: AccountSlots | undefined,
 ): Pick<
   ReelflowActivities,
   'submitAndSubscribe' | 'revokePreparedSubmits' | 'awaitAccountPermit' | 'releaseAccountPermit'
 > {
   return {
-    async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId, prepareNext }) {
+    async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId, prepareNext, slot }) {
       let request = submittedByEarlierAttempt();
-      const permit = limits?.capped === true;
+      const permit = slots?.capped === true;
       if (!request) {
-        // The wait stays short here: the submit runs where a cancel cannot reach it, so a longer
-        // wait goes back to the workflow (awaitAccountPermit), where one can.
-        if (
-          permit &&
-          !(await limits.acquire(
-            { idempotencyKey, workflowId: subscriberWorkflowId },
-            { maxWaitMs: SUBMIT_PERMIT_WAIT_MS, onWait: heartbeat },
-          ))
-        )
+        // One transaction: a slot now, or a place in the queue; the wait itself is the workflow's
+        // (a signal, where a cancel reaches it), never this activity's.
+        if (permit && !(await slots.acquire(slotRequest(model, idempotencyKey, subscriberWorkflowId, slot))))
           return { atCapacity: true };
         try {
           request = await submitJob(calls, model, input, idempotencyKey);
@@ -392,10 +431,9 @@ function submitActivities(
           // A submit that provably created no job gives its permit back; one that may have (ambiguous,
           // or accepted with a broken answer) keeps it until the workflow settles what became of it.
           if (permit && !MAY_HAVE_CREATED.has((error as ApplicationFailure).type ?? ''))
-            await limits.release(idempotencyKey);
+            await slots.release(idempotencyKey);
           throw error;
         }
-        if (permit) await limits.attachRequest(idempotencyKey, request.request_id);
       }
       const prepared =
         prepareNext?.steps[0] &&
@@ -436,14 +474,21 @@ function submitActivities(
       return cancelled;
     },
     async awaitAccountPermit({ idempotencyKey, workflowId }) {
-      if (!limits?.capped) return;
-      await limits.acquire(
-        { idempotencyKey, workflowId },
-        { signal: Context.current().cancellationSignal, onWait: heartbeat },
-      );
+      // Pipelines of earlier builds wait here instead of for the signal: their queued row is asked
+      // about again (an idempotent acquire) until it was granted.
+      if (!slots?.capped) return;
+      const { cancellationSignal, info } = Context.current();
+      // Its row is there already (the submit queued it); a wait begun before slots existed names no model.
+      const request = slotRequest('' as ModelId, idempotencyKey, workflowId, {
+        runId: info.workflowExecution?.runId ?? '',
+      });
+      while (!(await slots.acquire(request))) {
+        heartbeat();
+        await sleep(PERMIT_ASK_EVERY_MS, undefined, { signal: cancellationSignal });
+      }
     },
     async releaseAccountPermit(idempotencyKey) {
-      await limits?.release(idempotencyKey);
+      await slots?.release(idempotencyKey);
     },
   };
 }

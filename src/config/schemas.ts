@@ -91,3 +91,29 @@ export const logLevelSchema = z
   .string()
   .transform((text) => text.toLowerCase())
   .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }));
+
+/**
+ * REELFLOW_MODEL_CONCURRENCY: `<model>=<n>,…`, each model one of `models` at most once, each cap a
+ * whole number 1–100000 (the provider counts jobs in flight per model).
+ */
+export function modelCapsSchema(models: readonly string[]) {
+  return z.string().transform((text, context) => {
+    const caps: Record<string, number> = {};
+    for (const [index, part] of text.split(',').entries()) {
+      const entry = part.trim();
+      const match = /^([^=\s]+)\s*=\s*(\d+)$/.exec(entry);
+      const fail = (message: string) => {
+        context.addIssue({ code: 'custom', message: `entry ${index + 1} (${JSON.stringify(entry)}) ${message}` });
+        return z.NEVER;
+      };
+      if (!match) return fail('must be <model>=<n>');
+      const [, model = '', count = ''] = match;
+      if (!models.includes(model)) return fail(`names an unknown model (known: ${models.join(', ')})`);
+      if (caps[model] !== undefined) return fail('names its model a second time');
+      const cap = Number(count);
+      if (cap < 1 || cap > 100_000) return fail('must cap at 1 to 100000');
+      caps[model] = cap;
+    }
+    return caps;
+  });
+}

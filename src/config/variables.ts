@@ -19,7 +19,9 @@ import {
   temporalAddressSchema,
   webhookSecretsSchema,
   wholeNumberText,
+  modelCapsSchema,
 } from './schemas';
+import { MODEL_IDS } from '../contract';
 
 /**
  * Every environment variable reelflow reads, each declared once: how its text is parsed, what the
@@ -173,14 +175,21 @@ export const VARIABLES = {
     type: 'integer 1-100000',
     defaultText: 'no cap',
     description:
-      "Jobs in flight at the service for the whole account, shared by every pipeline, batch and worker that uses the same `REELFLOW_ACCOUNT_LIMITS_DIR`; set the same value on every worker ([docs/decisions/account-limits.md](decisions/account-limits.md)). A batch's `--concurrency` sits under it.",
+      "Jobs in flight at the service for the whole account: slots in the route store (`REELFLOW_ROUTE_STORE`), shared by every pipeline, batch and worker on that store, granted by priority and fair share; set the same value on every worker ([docs/decisions/account-slots.md](decisions/account-slots.md)). A batch's `--concurrency` sits under it.",
+  },
+  REELFLOW_MODEL_CONCURRENCY: {
+    schema: modelCapsSchema(MODEL_IDS).optional(),
+    type: '`<model>=<n>,…`',
+    defaultText: 'no cap per model',
+    description:
+      'Jobs in flight at the service per model, for providers that count per model (model ids as in the spec, e.g. `<model id>=2,<other model id>=4`), under `REELFLOW_ACCOUNT_CONCURRENCY`; slots in the route store like it ([docs/decisions/account-slots.md](decisions/account-slots.md)).',
   },
   REELFLOW_ACCOUNT_LIMITS_DIR: {
     schema: z.string().optional(),
     type: PATH,
     defaultText: '`<state dir>/account`',
     description:
-      "Where the account's permits and its shared 429 back-off live: a directory every worker of the account reaches (a shared filesystem path when workers run on several machines).",
+      "Where the account's shared 429 back-off lives: a directory every worker of the account reaches. (Permits for jobs in flight moved to the route store's slots.)",
   },
   REELFLOW_CLIENT_AUTH_SCHEME: {
     schema: clientAuthSchemeSchema.default('Key'),

@@ -58,18 +58,28 @@ export interface WorkerConfig {
   tracing?: TracingSettings;
 }
 
-/** The account's limits as the worker applies them (src/client/account-limits.ts). */
+/**
+ * The account's limits as the worker applies them: the caps of the slots in the route store
+ * (src/routing/account-slots.ts) and the directory of the shared 429 back-off (src/client/account-limits.ts).
+ */
 export interface AccountLimitSettings {
   dir: string;
+  /** Jobs in flight for the whole account (REELFLOW_ACCOUNT_CONCURRENCY); absent: no cap. */
   concurrency?: number;
+  /** Jobs in flight per model (REELFLOW_MODEL_CONCURRENCY); empty: none. */
+  models: Record<string, number>;
 }
 
 /** The variables of the account's limits. */
-export const ACCOUNT_VARIABLE_NAMES = ['REELFLOW_ACCOUNT_CONCURRENCY', 'REELFLOW_ACCOUNT_LIMITS_DIR'] as const;
+export const ACCOUNT_VARIABLE_NAMES = [
+  'REELFLOW_ACCOUNT_CONCURRENCY',
+  'REELFLOW_MODEL_CONCURRENCY',
+  'REELFLOW_ACCOUNT_LIMITS_DIR',
+] as const;
 
 /**
- * Reads REELFLOW_ACCOUNT_CONCURRENCY and REELFLOW_ACCOUNT_LIMITS_DIR (default `<state dir>/account`;
- * `stateDir` stands for REELFLOW_STATE_DIR, as the local stack passes its own).
+ * Reads REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY and REELFLOW_ACCOUNT_LIMITS_DIR
+ * (default `<state dir>/account`; `stateDir` stands for REELFLOW_STATE_DIR, as the local stack passes its own).
  */
 export function loadAccountLimits(env: Env = process.env, options: { stateDir?: string } = {}): AccountLimitSettings {
   const e = readVariables([...ACCOUNT_VARIABLE_NAMES, 'REELFLOW_STATE_DIR'], env);
@@ -78,6 +88,7 @@ export function loadAccountLimits(env: Env = process.env, options: { stateDir?: 
       e.REELFLOW_ACCOUNT_LIMITS_DIR ?? resolve(options.stateDir ?? e.REELFLOW_STATE_DIR ?? '.reelflow', 'account'),
     ),
     ...(e.REELFLOW_ACCOUNT_CONCURRENCY !== undefined ? { concurrency: e.REELFLOW_ACCOUNT_CONCURRENCY } : {}),
+    models: e.REELFLOW_MODEL_CONCURRENCY ?? {},
   };
 }
 

@@ -26,6 +26,11 @@ export const SIGNAL_NAMES = {
   batchItemWaiting: 'batchItemWaiting',
   /** A batch → its waiting pipelines: "resumed (`reelflow batch resume`): submit again". Pinned. */
   batchResumed: 'batchResumed',
+  /**
+   * A worker → a pipeline waiting for one of the account's slots: "the slot of this submission (its
+   * Idempotency-Key, the argument) is yours". Pinned: waiter rows in the route store name their runs.
+   */
+  slotGranted: 'slotGranted',
 } as const;
 
 /** Update names (the Temporal UI's "Send an Update" and `reelflow` send them by these names). */

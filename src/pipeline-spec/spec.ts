@@ -47,6 +47,11 @@ export const pipelineSpecSchema = z.strictObject({
   archive: z.enum(ARCHIVE_MODES).optional(),
   /** Default `startDeadlineSeconds` of every job step that sets none. */
   startDeadlineSeconds: startDeadlineSecondsSchema.optional(),
+  /**
+   * 1 (highest) … 5; default 3: the order in which the account's slots are granted (before fair
+   * share) and Temporal's task-queue priority. `reelflow run --priority` overrides it.
+   */
+  priority: z.number().int().min(1).max(5).optional(),
 });
 
 export type PipelineSpec = z.infer<typeof pipelineSpecSchema>;

@@ -157,8 +157,17 @@ export function pipelineDetails(spec: PipelineSpec): string {
 }
 
 /** Start options that make the Temporal UI explain a pipeline: `{ staticSummary, staticDetails }`. */
-export function pipelineStartOptions(spec: PipelineSpec): { staticSummary: string; staticDetails: string } {
-  return { staticSummary: pipelineSummaryLine(spec), staticDetails: pipelineDetails(spec) };
+export function pipelineStartOptions(spec: PipelineSpec): {
+  staticSummary: string;
+  staticDetails: string;
+  priority?: { priorityKey: number };
+} {
+  return {
+    staticSummary: pipelineSummaryLine(spec),
+    staticDetails: pipelineDetails(spec),
+    // Temporal's task-queue priority, which the pipeline's jobs also queue for the account's slots by.
+    ...(spec.priority !== undefined ? { priority: { priorityKey: spec.priority } } : {}),
+  };
 }
 
 /** `nightly: 12 pipelines · concurrency 4`. */

@@ -1,12 +1,16 @@
+import { Context } from '@temporalio/activity';
 import type { WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createRouteSubscriber } from '../routing/subscriber';
 import { openRouteStore } from '../routing/open-store';
 import { loadRouteStoreSettings } from '../config/route-store';
-import { loadPluginSettings, loadWorkerDeployment, type PluginSettings } from '../config/worker';
+import { loadAccountLimits, loadPluginSettings, loadWorkerDeployment, type PluginSettings } from '../config/worker';
 import { createServiceClient } from '../client/service-client';
 import type { ServiceClient } from '../client/types';
-import { accountLimits, mediaDeps } from '../workers/worker';
+import { accountLimits, mediaDeps, slotCapsOf } from '../workers/worker';
+import { AccountSlots } from '../routing/account-slots';
+import { temporalSlotSignaller } from '../routing/slot-signaller';
+import type { RouteStore } from '../routing/store';
 import { bundleCodeOf, defaultBuildId, versionedWorkerOptions } from '../workers/worker-deployment';
 import { mergeActivities, prefixedActivities } from './activity-types';
 import { ReelflowPluginOptionsError } from './errors';
@@ -22,6 +26,20 @@ import { activeTracing, startTracing, stopTracing, withTracing, type Tracing } f
  * a worker is created, not when reelflow/worker is imported: it pulls in the service client, the stores and
  * the worker's process code.
  */
+
+/**
+ * The account's slots under the caps of the environment (REELFLOW_ACCOUNT_CONCURRENCY,
+ * REELFLOW_MODEL_CONCURRENCY), none when nothing is capped. Grants are signalled with the activity's
+ * own client; the host worker runs no reaper (a `reelflow worker` on the same store reaps).
+ */
+function slotsOf(routeStore: RouteStore, checked: ReelflowPluginOptions): { slots?: AccountSlots } {
+  const slots = new AccountSlots({
+    store: routeStore.slots,
+    caps: slotCapsOf(loadAccountLimits(checked.env)),
+    signaller: () => temporalSlotSignaller(Context.current().client),
+  });
+  return slots.capped ? { slots } : {};
+}
 
 /** Closes what a worker start opened, in reverse order, when the worker stops (or its start is refused). */
 export type Closers = (() => Promise<void> | void)[];
@@ -129,7 +147,7 @@ export function configureWorkerOptions(
     routes: createRouteSubscriber(routeStore),
     media: checked.media ?? mediaDeps(made.serviceUrl, settings!.media),
     preflight: checked.preflight ?? (made.serviceUrl ? { trustedOrigins: [made.serviceUrl] } : {}),
-    ...(limits ? { limits } : {}),
+    ...(checked.limits === false ? {} : slotsOf(routeStore, checked)),
   });
   const workflows = checked.workflows ? withWorkflows(worker) : {};
   return withTracing(

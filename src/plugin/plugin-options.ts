@@ -33,7 +33,10 @@ export interface ReelflowPluginOptions {
   media?: MediaDeps;
   /** Preflight settings; default trusts the service's own origin. */
   preflight?: PreflightOptions;
-  /** The account's cap on jobs in flight; `false` for none. Default: REELFLOW_ACCOUNT_CONCURRENCY (uncapped when unset). */
+  /**
+   * The account's shared 429 back-off; `false` for none and no caps either. The caps on jobs in flight are
+   * the route store's slots: REELFLOW_ACCOUNT_CONCURRENCY and REELFLOW_MODEL_CONCURRENCY (uncapped when unset).
+   */
   limits?: AccountLimits | false;
   /**
    * Also register reelflow's workflow types (pipeline, batch, webhook route) on this worker. Default false:

@@ -12,6 +12,7 @@ import {
 } from './store';
 import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
 import { traceLinksOver, type TraceLinks } from './trace-links';
+import { slotStoreOver, type SlotProgram, type SlotProgramKind, type SlotRow } from './slot-programs';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresRouteStoreOptions {
@@ -24,12 +25,17 @@ export interface PostgresRouteStoreOptions {
 const S = INBOX_STATE;
 const P = PREPARED_STATE;
 
+/** Serialises the slot transactions of every worker (a grant counts the slots in use, then takes one). */
+const SLOT_LOCK_KEY = 7_265_727_002;
+
 /** The pool and the one way the store's methods use it. */
 interface Postgres {
   readonly pool: Pg.Pool;
   open: boolean;
   /** Runs `sql` once the schema exists, turning a database failure into RouteStoreUnavailableError. */
   query: (what: string, sql: string, values?: unknown[]) => Promise<Pg.QueryResult>;
+  /** Runs a slot program on one connection: a write in a transaction behind the slot lock. */
+  slots: <T>(kind: SlotProgramKind, what: string, program: SlotProgram<T>) => Promise<T>;
 }
 
 /**
@@ -43,6 +49,7 @@ export function openPostgresRouteStore(url: string, options: PostgresRouteStoreO
     ...subscriptionMethods(postgres),
     ...inboxMethods(postgres),
     traceLinks: postgresTraceLinks(postgres),
+    slots: slotStoreOver(postgres.slots),
     ping: () => answers(() => postgres.query('ping', 'SELECT 1')),
     async close() {
       if (!postgres.open) return;
@@ -100,6 +107,17 @@ function connect(url: string, options: PostgresRouteStoreOptions): Postgres {
         });
       }
     },
+    slots: async (kind, what, program) => {
+      if (!postgres.open) throw new RouteStoreUnavailableError('route store is closed');
+      try {
+        await ensureSchema();
+        return await runSlotProgram(pool, kind, program);
+      } catch (error) {
+        throw new RouteStoreUnavailableError(`route store ${what} failed: ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+    },
   };
   return postgres;
 }
@@ -111,6 +129,35 @@ function redactedUrl(url: string): string {
     return `${protocol}//${username ? `${username}@` : ''}${host}${pathname}`;
   } catch {
     return 'postgres://…';
+  }
+}
+
+/** `?` placeholders numbered for PostgreSQL (the slot programs' statements hold no `?` in text). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${(n += 1)}`);
+}
+
+/** Drives a slot program on one pooled connection; a write runs in a transaction holding the slot lock. */
+async function runSlotProgram<T>(pool: Pg.Pool, kind: SlotProgramKind, program: SlotProgram<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    if (kind === 'write') {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SLOT_LOCK_KEY]);
+    }
+    let step = program.next([]);
+    while (!step.done) {
+      const result = await client.query(numbered(step.value.sql), step.value.params);
+      step = program.next(result.rows as SlotRow[]);
+    }
+    if (kind === 'write') await client.query('COMMIT');
+    return step.value;
+  } catch (error) {
+    if (kind === 'write') await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
   }
 }
 
@@ -276,6 +323,8 @@ function inboxMethods({ query }: Postgres): InboxMethods {
       const prepared = await query('purge', 'DELETE FROM reelflow_prepared WHERE created_at < $1', [
         subscriptionsBefore,
       ]);
+      // The slot log's released grants age out with the subscriptions of their jobs.
+      await query('purge', 'DELETE FROM reelflow_slot_log WHERE released_at < $1', [subscriptionsBefore]);
       return {
         deliveries: deliveries.rowCount ?? 0,
         subscriptions: subscriptions.rowCount ?? 0,

@@ -14,6 +14,7 @@ import {
 } from './store';
 import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
 import { traceLinksOver, type TraceLinks } from './trace-links';
+import { slotStoreOver, type SlotProgram, type SlotRow } from './slot-programs';
 
 /** Options of the embedded store. */
 export interface SqliteRouteStoreOptions {
@@ -68,6 +69,9 @@ export function openSqliteRouteStore(path: string, options: SqliteRouteStoreOpti
     ...subscriptionMethods(sqlite),
     ...inboxMethods(sqlite),
     traceLinks: sqliteTraceLinks(sqlite),
+    slots: slotStoreOver((kind, what, program) =>
+      run(what, () => (kind === 'write' ? sqlite.transaction(() => drive(sqlite, program)) : drive(sqlite, program))),
+    ),
     async checkpoint() {
       // PASSIVE: copies what no reader still needs, never waits for one.
       await run('checkpoint', () => db.exec('PRAGMA wal_checkpoint(PASSIVE)'));
@@ -134,6 +138,16 @@ function connect(path: string, options: SqliteRouteStoreOptions): Sqlite {
     },
   };
   return sqlite;
+}
+
+/** Runs a slot program's statements one after the other, synchronously (inside the caller's transaction). */
+function drive<T>({ statement }: Sqlite, program: SlotProgram<T>): T {
+  let step = program.next([]);
+  while (!step.done) {
+    const rows = statement(step.value.sql).all(...(step.value.params as never[])) as SlotRow[];
+    step = program.next(rows);
+  }
+  return step.value;
 }
 
 const inList = (seqs: readonly number[]) => JSON.stringify(seqs);
@@ -297,19 +311,24 @@ function inboxMethods({ statement, transaction, run }: Sqlite): InboxMethods {
     },
     purge(deliveriesBefore, subscriptionsBefore) {
       return run('purge', () =>
-        transaction(() => ({
-          deliveries: Number(
-            statement(`DELETE FROM reelflow_inbox WHERE received_at < ? AND state <> ${S.pending}`).run(
-              deliveriesBefore,
-            ).changes,
-          ),
-          subscriptions: Number(
-            statement('DELETE FROM reelflow_routes WHERE created_at < ?').run(subscriptionsBefore).changes,
-          ),
-          prepared: Number(
-            statement('DELETE FROM reelflow_prepared WHERE created_at < ?').run(subscriptionsBefore).changes,
-          ),
-        })),
+        transaction(() => {
+          const purged = {
+            deliveries: Number(
+              statement(`DELETE FROM reelflow_inbox WHERE received_at < ? AND state <> ${S.pending}`).run(
+                deliveriesBefore,
+              ).changes,
+            ),
+            subscriptions: Number(
+              statement('DELETE FROM reelflow_routes WHERE created_at < ?').run(subscriptionsBefore).changes,
+            ),
+            prepared: Number(
+              statement('DELETE FROM reelflow_prepared WHERE created_at < ?').run(subscriptionsBefore).changes,
+            ),
+          };
+          // The slot log's released grants age out with the subscriptions of their jobs.
+          statement('DELETE FROM reelflow_slot_log WHERE released_at < ?').run(subscriptionsBefore);
+          return purged;
+        }),
       );
     },
   };

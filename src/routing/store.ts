@@ -6,6 +6,7 @@
  * Times are milliseconds since the epoch, taken from the caller's clock (never the database's), so
  * both backends and the tests agree on what "expired" means.
  */
+import type { SlotStore } from './slot-store';
 
 import type { TraceLinks } from './trace-links';
 
@@ -88,6 +89,8 @@ export interface PurgeCount {
 /** The operations both halves of routing need; every method rejects when the database cannot be reached. */
 export interface RouteStore {
   readonly backend: 'sqlite' | 'postgres';
+  /** The account's slots, shared by every worker on this store (./slot-store.ts). */
+  readonly slots: SlotStore;
   /**
    * Names the subscriber of `subscription.requestId` (replacing an earlier one) and, in the same
    * statement, takes the deliveries that arrived before it: their bodies, oldest first. Idempotent:

@@ -21,7 +21,7 @@ import { DEFAULT_BACKLOG_LIMIT } from '../config/bridge';
 import { createServiceClient } from '../client/service-client';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../workers/local-service';
 import { SEARCH_ATTRIBUTE_KEYS, TASK_QUEUES } from '../workflows/definitions';
-import { accountLimits, createReelflowWorker, mediaDeps } from '../workers/worker';
+import { accountLimits, createReelflowWorker, mediaDeps, slotCapsOf } from '../workers/worker';
 import { bundleProductionWorkflows } from '../workers/workflow-bundle';
 import {
   bundleCodeOf,
@@ -366,8 +366,10 @@ async function startStackWorker(
   cleanups.push(() => connection.close());
   const client = new Client({ connection, namespace });
   // The local service honours Idempotency-Key (docs/submit-policy.md), so a lost answer is retried with the same key.
-  // The account's limits: REELFLOW_ACCOUNT_CONCURRENCY, shared through <state dir>/account by default.
-  const limits = accountLimits(loadAccountLimits(undefined, { stateDir: paths.root }), () => serviceClient);
+  // The account's limits: the shared 429 back-off in <state dir>/account by default, and the caps
+  // (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY) as slots in the route store.
+  const accountSettings = loadAccountLimits(undefined, { stateDir: paths.root });
+  const limits = accountLimits(accountSettings, () => serviceClient);
   cleanups.push(async () => limits.close());
   const serviceClient = createServiceClient({
     baseUrl: serviceUrl,
@@ -398,6 +400,7 @@ async function startStackWorker(
     workflowBundle,
     deployment: version,
     limits,
+    slotCaps: slotCapsOf(accountSettings),
     routeStore,
     ...(options.worker ? { worker: options.worker } : {}),
   });

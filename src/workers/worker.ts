@@ -3,6 +3,7 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { serviceResponseMetrics } from '../metrics/definitions';
+import { slotMetrics } from '../metrics/slots';
 import { createActivities, type ActivityDeps, type MediaDeps } from '../activities';
 import { mergeActivities, prefixedActivities } from '../plugin/activity-types';
 import { openMediaStore } from '../media/store';
@@ -14,6 +15,9 @@ import { loadRouteStoreSettings } from '../config/route-store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import { createServiceClient } from '../client/service-client';
 import { AccountLimits } from '../client/account-limits';
+import { AccountSlots } from '../routing/account-slots';
+import { temporalSlotSignaller } from '../routing/slot-signaller';
+import type { SlotCaps } from '../routing/slot-store';
 import { isTerminalState } from '../contract';
 import type { CallKind, ServiceClient } from '../client/types';
 import {
@@ -78,8 +82,13 @@ export interface ReelflowWorkerOptions {
    * its deployment has no current version.
    */
   deployment?: WorkerDeploymentVersion;
-  /** The account's limits (accountLimits()); pass the same to the service client as its `rateGate`. */
+  /** The account's shared 429 back-off (accountLimits()); pass the same to the service client as its `rateGate`. */
   limits?: AccountLimits;
+  /**
+   * Caps on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY: slotCapsOf()),
+   * counted in the route store's slots; absent or empty: no cap.
+   */
+  slotCaps?: SlotCaps;
   /**
    * The route store the submit activity subscribes in (the bridge's must be the same); default the one
    * REELFLOW_ROUTE_STORE names. The caller closes a store it passes.
@@ -90,16 +99,60 @@ export interface ReelflowWorkerOptions {
 }
 
 /**
- * The account's limits of `settings` (REELFLOW_ACCOUNT_*): permits for jobs in flight when capped, and
- * the shared 429 back-off. Its reaper asks `service()` (called late: the client is usually built with
- * these limits as its rate gate) whether the job of a permit nobody released is over.
+ * The account's shared 429 back-off of `settings` (REELFLOW_ACCOUNT_LIMITS_DIR). Its caps on jobs in
+ * flight are the route store's slots now (slotCapsOf()), so it holds no permits; `service` is kept for
+ * callers of earlier releases.
  */
 export function accountLimits(settings: AccountLimitSettings, service: () => ServiceClient): AccountLimits {
   return new AccountLimits({
     dir: settings.dir,
-    ...(settings.concurrency !== undefined ? { concurrency: settings.concurrency } : {}),
     isTerminal: async (requestId) => isTerminalState((await service().status(requestId)).status),
   });
+}
+
+/** The caps as the worker's start line names them (empty when none). */
+function describeCaps(caps: SlotCaps): string {
+  const parts = [
+    ...(caps.account !== undefined ? [`${caps.account} for the account`] : []),
+    ...Object.entries(caps.models).map(([model, cap]) => `${cap} of ${model}`),
+  ];
+  return parts.length ? `, at most ${parts.join(', ')} in flight (slots in the route store)` : '';
+}
+
+/** The slot caps of `settings` (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY). */
+export function slotCapsOf(settings: AccountLimitSettings): SlotCaps {
+  return {
+    ...(settings.concurrency !== undefined ? { account: settings.concurrency } : {}),
+    models: settings.models,
+  };
+}
+
+/** How often each worker's slot reaper sweeps (a leaked slot is freed within 30 s of its grant plus this). */
+export const SLOT_REAPER_EVERY_MS = 10_000;
+
+/**
+ * The account's slots on `store` under `caps`, granted to waiting runs through `client`, with its
+ * reaper sweeping until `stopped()` says the worker ended; undefined when nothing is capped.
+ */
+function accountSlots(
+  store: RouteStore | undefined,
+  caps: SlotCaps | undefined,
+  client: Client,
+  stopped: () => boolean,
+): AccountSlots | undefined {
+  if (!store || !caps) return undefined;
+  if (caps.account === undefined && Object.keys(caps.models).length === 0) return undefined;
+  const metrics = slotMetrics({ snapshot: () => store.slots.snapshot(), caps });
+  const slots = new AccountSlots({
+    store: store.slots,
+    caps,
+    signaller: () => temporalSlotSignaller(client),
+    onGrant: (grant) => metrics.granted(grant.fairnessKey ?? ''),
+  });
+  const stop = slots.startReaper(SLOT_REAPER_EVERY_MS, () => {
+    if (stopped()) stop();
+  });
+  return slots;
 }
 
 /** The media store of `settings` (default: the one the environment configures), for a worker talking to `serviceUrl`. */
@@ -114,17 +167,21 @@ export function mediaFromEnv(serviceUrl?: string, env?: Env): MediaDeps {
 
 /** Creates the worker that runs every reelflow workflow and activity on `taskQueue`. */
 export async function createReelflowWorker(options: ReelflowWorkerOptions): Promise<Worker> {
+  const routeStore = options.routes
+    ? options.routeStore
+    : (options.routeStore ?? openRouteStore(loadRouteStoreSettings().location));
+  const late: { worker?: Worker } = {};
+  const slots = accountSlots(routeStore, options.slotCaps, options.client, () => late.worker?.getState() === 'STOPPED');
   const activities = createActivities({
     client: options.service,
-    routes:
-      options.routes ?? createRouteSubscriber(options.routeStore ?? openRouteStore(loadRouteStoreSettings().location)),
+    routes: options.routes ?? createRouteSubscriber(routeStore as RouteStore),
     ...(options.onCall ? { onCall: options.onCall } : {}),
     media: options.media ?? mediaDeps(),
     ...(options.preflight ? { preflight: options.preflight } : {}),
-    ...(options.limits ? { limits: options.limits } : {}),
+    ...(slots ? { slots } : {}),
   });
   // With the process's tracing on, its interceptors and workflow span sink join the caller's options.
-  return Worker.create(
+  late.worker = await Worker.create(
     withTracing({
       connection: options.connection,
       namespace: options.namespace ?? options.client.options.namespace,
@@ -138,6 +195,7 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
       activities: mergeActivities(options.worker?.activities, prefixedActivities(activities), 'worker.activities'),
     }),
   );
+  return late.worker;
 }
 
 /** reelflow's workflows bundled as the build does, with Temporal's workflow interceptors when the process traces. */
@@ -248,6 +306,7 @@ export async function main(): Promise<void> {
     workflowBundle,
     deployment: version,
     limits,
+    slotCaps: slotCapsOf(config.account),
     routeStore,
     worker: workerTuning,
   });
@@ -271,7 +330,7 @@ export async function main(): Promise<void> {
       `, worker version ${versionKey(version)}` +
       `, route store ${describeRouteStoreLocation(config.routeStore.location)}` +
       `${metrics ? `, metrics on ${metrics.url}` : ''}` +
-      `${limits.concurrency !== undefined ? `, at most ${limits.concurrency} jobs in flight for the account (${limits.dir})` : ''}` +
+      `${describeCaps(slotCapsOf(config.account))}` +
       `${health ? `, readiness on ${health.url}/readyz` : ''}` +
       `, tracing ${describeTracing(config.tracing)}`,
   );

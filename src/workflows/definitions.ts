@@ -46,6 +46,9 @@ export const jobEventSignal = defineSignal<[WebhookEvent]>(SIGNAL_NAMES.jobEvent
  */
 export const preparedJobEventSignal = defineSignal<[WebhookEvent, PreparedSubmission]>(SIGNAL_NAMES.preparedJobEvent);
 
+/** A worker → a pipeline whose submission waited: one of the account's slots is its (the argument: the submission's key). */
+export const slotGrantedSignal = defineSignal<[string]>(SIGNAL_NAMES.slotGranted);
+
 /** Submit activity → route workflow: "I am the subscriber (by workflow id); hand me what you parked". */
 export const subscribeRouteUpdate = defineUpdate<WebhookEvent[], [{ workflowId: string }]>(UPDATE_NAMES.subscribeRoute);
 

@@ -43,6 +43,7 @@ export type StepPhase =
   | 'preflight'
   | 'quoting'
   | 'capacity'
+  | 'slot'
   | 'submitting'
   /** A batch item whose submit the account refused: waiting for `reelflow batch resume`. */
   | 'paused'
@@ -82,7 +83,7 @@ export interface StepAttempt {
   abandoned?: boolean;
   /** The service's reason for a FAILED (or CANCELLED) request, from its event or its status. */
   serviceError?: ServiceError;
-  /** Holds one of the account's permits (REELFLOW_ACCOUNT_CONCURRENCY) until its job is terminal. */
+  /** Holds (or waits for) one of the account's slots (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY) until its job is terminal. */
   permit?: true;
 }
 

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Priority } from '@temporalio/common';
 import type { MediaDeps } from '../../src/activities';
 import { putJsonLines, readJsonLines } from '../../src/media/json-lines';
 import type { MediaStore } from '../../src/media/store';
@@ -26,6 +27,7 @@ import { defaultBuildId, setCurrentVersion } from '../../src/workers/worker-depl
 import { startTestService, TEST_API_KEY, type TestService } from '../helpers/local-service';
 import type { LocalServiceOptions } from '../../src/local-service';
 import type { AccountLimits } from '../../src/client/account-limits';
+import type { SlotCaps } from '../../src/routing/slot-store';
 
 /**
  * Shared parts of the workflow integration tests: the real local service, a real reelflow worker
@@ -157,7 +159,7 @@ export async function startHarness(
   bundle: WorkflowBundleWithSourceMap,
   taskQueue: string,
   serviceOptions: Partial<LocalServiceOptions> = {},
-  options: { limits?: AccountLimits; idempotency?: IdempotencySetting } = {},
+  options: { limits?: AccountLimits; idempotency?: IdempotencySetting; slotCaps?: SlotCaps } = {},
 ): Promise<Harness> {
   const service = await startTestService(serviceOptions);
   const fast = { maxAttempts: 2, initialDelayMs: 50, maxDelayMs: 200, jitter: 0 };
@@ -189,6 +191,7 @@ export async function startHarness(
     deployment,
     routeStore: testRouteStore(taskQueue),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.slotCaps ? { slotCaps: options.slotCaps } : {}),
   });
   const running = worker.run();
   await setCurrentVersion(env.client, deployment);
@@ -213,6 +216,8 @@ export async function startHarness(
 /** What a test batch runs: its specs and the workflow's options (the manifest is written to the store here). */
 export interface TestBatch extends Omit<BatchWorkflowInput, 'manifest'> {
   specs: PipelineSpec[];
+  /** Temporal priority of the batch (its items inherit it): as `reelflow batch --priority/--fairness-*` sets it. */
+  priority?: Priority;
 }
 
 /**
@@ -223,7 +228,7 @@ export async function startTestBatch(
   client: Client,
   taskQueue: string,
   store: MediaStore,
-  { specs, ...options }: TestBatch,
+  { specs, priority, ...options }: TestBatch,
   pageSize = 100,
 ): Promise<WorkflowHandle> {
   const workflowId = batchWorkflowId(options.name);
@@ -234,7 +239,12 @@ export async function startTestBatch(
     pageSize,
   );
   const input: BatchWorkflowInput = { ...options, manifest };
-  return client.workflow.start('batchWorkflow', { taskQueue, workflowId, args: [input] });
+  return client.workflow.start('batchWorkflow', {
+    taskQueue,
+    workflowId,
+    args: [input],
+    ...(priority ? { priority } : {}),
+  });
 }
 
 /** Every result of a paged batch: its result pages read from the store, and those not yet written. */

@@ -10,7 +10,7 @@ import * as path from 'node:path';
  */
 
 const root = path.join(__dirname, '../..');
-const DOCS_WORD_BUDGET = 31_000;
+const DOCS_WORD_BUDGET = 37_000;
 const README_LINE_BUDGET = 250;
 /** "stop", "stops", "issue" or "issues" and a number (or "#" and a number): what the issue's own grep looks for. */
 const WORK_UNIT = /\bstops? [0-9]+|\bissues? #?[0-9]+/i;

@@ -124,7 +124,7 @@ export function scriptedService(ops?: OpActivities): ScriptedService {
     async checkPipeline() {
       return { ok: true, refused: [], submitAs: 'activity' };
     },
-    // The account's permits are not scripted: the account has no cap here (test/integration/account-limits.test.ts).
+    // The account's slots are not scripted: the account has no cap here (test/integration/account-slots.test.ts).
     async awaitAccountPermit(...args) {
       record('awaitAccountPermit', args);
     },

@@ -27,6 +27,7 @@ import {
   uriRulesFor,
   withTemporal,
 } from '../lib/context';
+import { schedulingFlags, schedulingStartOptions } from '../lib/scheduling-options';
 import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';
 import { followBatch } from '../lib/follow';
@@ -119,7 +120,7 @@ async function itemsToRerun(
 
 /** `reelflow batch <manifest>`: run many pipelines with a concurrency bound. */
 export function registerBatchCommand(program: Command): void {
-  program
+  const command = program
     .command('batch')
     .description(
       'Start a batch of pipelines from a manifest (CSV, JSON Lines or JSON; any number of rows: it is kept in the media store) and follow it with a progress bar. ' +
@@ -151,14 +152,17 @@ export function registerBatchCommand(program: Command): void {
       false,
     )
     .option('--detach', 'only start the batch and print its workflow id', false)
-    .option('--json', 'print the final progress as JSON', false)
-    .action(runBatch);
-  registerBatchResumeCommand(program.commands.find((command) => command.name() === 'batch') as Command);
+    .option('--json', 'print the final progress as JSON', false);
+  schedulingFlags(command, 'batch').action(runBatch);
+  registerBatchResumeCommand(command);
 }
 
 /** The options of `reelflow batch`. */
 interface BatchOptions {
   concurrency?: number;
+  priority?: number;
+  fairnessKey?: string;
+  fairnessWeight?: number;
   name?: string;
   budget?: number;
   rerunFailed?: string;
@@ -227,6 +231,7 @@ async function runBatch(manifestFile: string | undefined, options: BatchOptions)
         taskQueue: settings.taskQueue,
         workflowId,
         args: [input],
+        ...schedulingStartOptions(options),
         staticSummary: batchSummaryLine(name, items.length, concurrency ?? 4, rerunOf !== undefined),
         staticDetails: batchDetails(
           name,

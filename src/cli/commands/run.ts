@@ -8,6 +8,7 @@ import { CliError } from '../lib/errors';
 import { EXIT } from '../lib/exit';
 import { detachOrFollow } from '../lib/follow';
 import { followFlags } from '../lib/options';
+import { schedulingFlags, schedulingStartOptions } from '../lib/scheduling-options';
 import { printJson, say } from '../lib/output';
 import { loadSpecFile } from '../lib/spec-files';
 
@@ -29,53 +30,56 @@ export function registerRunCommand(program: Command): void {
       '<spec>',
       'pipeline spec (JSON); local file paths in *_url(s) fields go into the media store (REELFLOW_MEDIA_STORE)',
     );
-  followFlags(command, 'the pipeline and print its workflow id')
+  schedulingFlags(followFlags(command, 'the pipeline and print its workflow id'), 'pipeline')
     .option(
       '--no-preflight',
       'do not check the inputs before paying (see docs/preflight.md); per step: "preflight": false',
     )
-    .action(async (specFile: string, options: { detach: boolean; json: boolean; preflight: boolean }) => {
-      const env = cliEnv();
-      const rules = uriRulesFor(env);
-      const spec = await loadSpecFile(specFile, rules, { store: cliMediaStore(env).store });
-      await withTemporal(env, async ({ client, settings }) => {
-        const workflowId = pipelineWorkflowId(spec.name);
-        const input: PipelineWorkflowInput = {
-          spec,
-          ...(rules ? { uriRules: rules } : {}),
-          ...pacingFor(env),
-          ...(options.preflight ? {} : { preflight: false }),
-        };
-        const startedAt = Date.now();
-        let handle;
-        try {
-          handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, {
-            taskQueue: settings.taskQueue,
-            workflowId,
-            args: [input],
-            ...pipelineStartOptions(spec),
-          });
-        } catch (error) {
-          if (error instanceof WorkflowExecutionAlreadyStartedError) {
-            throw new CliError(
-              `a pipeline named "${spec.name}" is already running (${workflowId}); follow it with \`reelflow status ${workflowId}\` or rename the spec`,
-              EXIT.usage,
-            );
+    .action(
+      async (specFile: string, options: { detach: boolean; json: boolean; preflight: boolean; priority?: number }) => {
+        const env = cliEnv();
+        const rules = uriRulesFor(env);
+        const spec = await loadSpecFile(specFile, rules, { store: cliMediaStore(env).store });
+        await withTemporal(env, async ({ client, settings }) => {
+          const workflowId = pipelineWorkflowId(spec.name);
+          const input: PipelineWorkflowInput = {
+            spec,
+            ...(rules ? { uriRules: rules } : {}),
+            ...pacingFor(env),
+            ...(options.preflight ? {} : { preflight: false }),
+          };
+          const startedAt = Date.now();
+          let handle;
+          try {
+            handle = await client.workflow.start(WORKFLOW_TYPES.pipeline, {
+              taskQueue: settings.taskQueue,
+              workflowId,
+              args: [input],
+              ...pipelineStartOptions(spec),
+              ...schedulingStartOptions(options),
+            });
+          } catch (error) {
+            if (error instanceof WorkflowExecutionAlreadyStartedError) {
+              throw new CliError(
+                `a pipeline named "${spec.name}" is already running (${workflowId}); follow it with \`reelflow status ${workflowId}\` or rename the spec`,
+                EXIT.usage,
+              );
+            }
+            throw error;
           }
-          throw error;
-        }
-        const followingNote = `started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`;
-        const summary = await detachOrFollow(handle, { ...options, startedAt, followingNote });
-        if (!summary) return;
-        if (options.json) printJson({ workflowId, ...withoutInlineMedia(summary) });
-        else {
-          const last = summary.steps.at(-1)?.output;
-          const final = last && 'videos' in last ? last.videos[0]?.url : undefined;
-          if (final) say(`output: ${final}`);
-          const hint = hintFor([summary.error, ...summary.steps.map((step) => step.error)].filter(Boolean).join(' '));
-          if (hint) say(hint);
-        }
-        process.exitCode = exitFor(summary.status);
-      });
-    });
+          const followingNote = `started ${workflowId} on task queue ${settings.taskQueue} (Ctrl-C stops following; the pipeline keeps running)`;
+          const summary = await detachOrFollow(handle, { ...options, startedAt, followingNote });
+          if (!summary) return;
+          if (options.json) printJson({ workflowId, ...withoutInlineMedia(summary) });
+          else {
+            const last = summary.steps.at(-1)?.output;
+            const final = last && 'videos' in last ? last.videos[0]?.url : undefined;
+            if (final) say(`output: ${final}`);
+            const hint = hintFor([summary.error, ...summary.steps.map((step) => step.error)].filter(Boolean).join(' '));
+            if (hint) say(hint);
+          }
+          process.exitCode = exitFor(summary.status);
+        });
+      },
+    );
 }

@@ -2,11 +2,13 @@ import type { Command } from 'commander';
 import { progressOf, registerWorkflowCommand } from '../lib/context';
 import { withoutInlineMedia } from '../../pipeline-spec/ui-text';
 import { printJson, say } from '../lib/output';
+import { slotLines } from '../lib/slot-status';
 
 /** `reelflow status <id>`: progress or summary of a pipeline or a batch. */
 export function registerStatusCommand(program: Command): void {
   const help = {
-    description: 'Show the progress or summary of a pipeline or batch (exit 0 found, 4 unknown id, 3 unreachable)',
+    description:
+      "Show the progress or summary of a pipeline or batch, and the account's slots when capped (exit 0 found, 4 unknown id, 3 unreachable)",
     json: 'print {kind, workflowId, temporalStatus, progress} as JSON',
   };
   registerWorkflowCommand(program, 'status', help, async (found, options) => {
@@ -21,6 +23,7 @@ export function registerStatusCommand(program: Command): void {
       });
       return;
     }
-    say(lines.join('\n'));
+    // The account's slots, when capped: this pipeline's or batch's share (its default fairness key is its id).
+    say([...lines, ...(await slotLines(found.workflowId))].join('\n'));
   });
 }

@@ -15,7 +15,7 @@ const APPROVAL_LIMITS = {
 const previewItemSchema = z.union([z.string().min(1, 'must not be empty'), stepReferenceSchema]);
 
 /** What a gate's `input` says, as written (references not yet resolved). */
-interface ApprovalInput {
+export interface ApprovalInput {
   /** What to look at (shown in the console, the status and the report); passed on as the gate's output. */
   preview?: PreviewItem | PreviewItem[];
   /** A line for the person deciding. */

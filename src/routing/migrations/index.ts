@@ -1,5 +1,6 @@
 import { initial } from './001-initial';
 import { traceLinks } from './002-trace-links';
+import { slots } from './003-slots';
 import type { RouteStoreMigration } from './migration';
 
 /**
@@ -7,7 +8,7 @@ import type { RouteStoreMigration } from './migration';
  * this one exporting a RouteStoreMigration with the next version and its DDL for both dialects,
  * and its line here (docs/operations.md, "Route-store schema"). Never edit a released one.
  */
-export const ROUTE_STORE_MIGRATIONS: readonly RouteStoreMigration[] = [initial, traceLinks];
+export const ROUTE_STORE_MIGRATIONS: readonly RouteStoreMigration[] = [initial, traceLinks, slots];
 
 /** The schema version this reelflow writes and reads. */
 export const ROUTE_STORE_SCHEMA_VERSION = ROUTE_STORE_MIGRATIONS.length;

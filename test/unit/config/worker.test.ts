@@ -21,7 +21,7 @@ describe('loadWorkerConfig', () => {
       logLevel: 'info',
       tuning: {},
       deployment: { deploymentName: 'reelflow', setCurrent: false },
-      account: { dir: path.resolve('.reelflow', 'account') },
+      account: { dir: path.resolve('.reelflow', 'account'), models: {} },
       routeStore: {
         location: { backend: 'sqlite', path: path.resolve('.reelflow', 'routes.sqlite') },
         ttlMs: 86_400_000,
@@ -47,13 +47,32 @@ describe('loadWorkerConfig', () => {
     expect(
       loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_CONCURRENCY: '8', REELFLOW_STATE_DIR: '/var/lib/reelflow' })
         .account,
-    ).toEqual({ dir: '/var/lib/reelflow/account', concurrency: 8 });
+    ).toEqual({ dir: '/var/lib/reelflow/account', concurrency: 8, models: {} });
     expect(loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_LIMITS_DIR: '/shared/acct' }).account).toEqual({
       dir: '/shared/acct',
+      models: {},
     });
     expect(() => loadWorkerConfig({ ...SERVICE, REELFLOW_ACCOUNT_CONCURRENCY: '0' })).toThrow(
       /REELFLOW_ACCOUNT_CONCURRENCY: must be at least 1/,
     );
+  });
+
+  it('reads the caps per model, and refuses an unknown model, a bad number or a model named twice', () => {
+    const models = (text: string) => loadWorkerConfig({ ...SERVICE, REELFLOW_MODEL_CONCURRENCY: text }).account.models;
+    expect(models('service-upscale-video-fast=2, service-horizon-studio = 3')).toEqual({
+      'service-upscale-video-fast': 2,
+      'service-horizon-studio': 3,
+    });
+    expect(() => models('upscale=2')).toThrow(
+      /REELFLOW_MODEL_CONCURRENCY: entry 1 \("upscale=2"\) names an unknown model \(known: .*service-upscale-video-fast/,
+    );
+    expect(() => models('service-upscale-video-fast=two')).toThrow(
+      /REELFLOW_MODEL_CONCURRENCY: entry 1 .* must be <model>=<n>/,
+    );
+    expect(() => models('service-upscale-video-fast=2,service-upscale-video-fast=3')).toThrow(
+      /REELFLOW_MODEL_CONCURRENCY: entry 2 .* names its model a second time/,
+    );
+    expect(() => models('service-upscale-video-fast=0')).toThrow(/REELFLOW_MODEL_CONCURRENCY: entry 1 .* 1 to 100000/);
   });
 
   it('reads tuning, metrics and the log level', () => {

@@ -43,15 +43,10 @@ export function submitActivities(
   });
 }
 
-/** Waiting for one of the account's permits, as long as the account is at its cap: cancellable at once. */
-export const permitActivities = proxyReelflowActivities<Pick<ReelflowActivities, 'awaitAccountPermit'>>({
-  startToCloseTimeout: '1 day',
-  heartbeatTimeout: '30 seconds',
-  cancellationType: 'WAIT_CANCELLATION_COMPLETED',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
-
-/** Giving a permit back: a few filesystem calls on this worker, so a local activity (one marker, no task). */
+/**
+ * Giving a slot back (and handing it to the next waiter, signalled from this worker): one route-store
+ * transaction and a signal or two, so a local activity (one marker, no task).
+ */
 export const permitRelease = proxyReelflowLocalActivities<Pick<ReelflowActivities, 'releaseAccountPermit'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },

@@ -3,8 +3,11 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
+  condition,
   isCancellation,
+  workflowInfo,
 } from '@temporalio/workflow';
+import type { SlotAsk } from '../../../activities';
 import type { GenerationRequest, WebhookEvent } from '../../../contract';
 import { FAILURE_TYPES } from '../../../contract/failure-types';
 import { ACTIVITY_SUMMARIES } from '../../../pipeline-spec/ui-text';
@@ -14,7 +17,7 @@ import { accountRefusalOf, waitOutRefusal } from './account-refusal';
 import { awaitDecision } from './ambiguous';
 import { cancelOrAbandon } from './cancel';
 import { releasePermit } from './outcome';
-import { permitActivities, submitActivities } from './proxies';
+import { submitActivities } from './proxies';
 import type { JobHandle } from './types';
 
 /**
@@ -49,11 +52,12 @@ export async function submit(job: JobHandle, attempt: StepAttempt): Promise<void
           input: job.input,
           idempotencyKey: attempt.idempotencyKey,
           subscriberWorkflowId: job.workflowId,
+          slot: slotAsk(),
           ...(job.options.prepareNext ? { prepareNext: job.options.prepareNext } : {}),
         }),
       );
       if (answer.atCapacity) {
-        await awaitPermit(job, attempt);
+        await awaitSlot(job, attempt);
         continue;
       }
       if (answer.permit) attempt.permit = true;
@@ -129,18 +133,37 @@ async function invalidAnswer(
 }
 
 /**
- * The account's cap on jobs in flight (REELFLOW_ACCOUNT_CONCURRENCY) left no permit for the submit:
- * wait for one here, where a cancel reaches the wait; a cancel that ends it gives back what it took.
+ * This run's place in the queue for the account's slots: its Temporal priority (`priority` in the
+ * spec, `--priority`; 1 highest … 5, default 3) and fairness key and weight (`--fairness-key`,
+ * `--fairness-weight`); without a key, a batch item's batch (its parent) or a lone pipeline's own id.
  */
-async function awaitPermit(job: JobHandle, attempt: StepAttempt): Promise<void> {
+function slotAsk(): SlotAsk {
+  const { runId, priority, parent, workflowId } = workflowInfo();
+  const level = priority?.priorityKey;
+  return {
+    runId,
+    priority: level !== undefined && level >= 1 && level <= 5 ? Math.round(level) : 3,
+    fairnessKey: priority?.fairnessKey || parent?.workflowId || workflowId,
+    weight: priority?.fairnessWeight && priority.fairnessWeight > 0 ? priority.fairnessWeight : 1,
+  };
+}
+
+/**
+ * No slot was free (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY): the submission is queued
+ * in the route store, and the worker that frees a slot for it signals `slotGranted` with its key. Waits
+ * for that signal here (no poll; a cancel reaches the wait and gives back the place or the slot).
+ */
+async function awaitSlot(job: JobHandle, attempt: StepAttempt): Promise<void> {
   const before = job.view().phase;
-  job.set({ phase: 'capacity' });
+  job.set({ phase: 'slot' });
+  // Queued or granted, the row is this attempt's until it is released.
   attempt.permit = true;
   try {
-    await permitActivities.awaitAccountPermit({ idempotencyKey: attempt.idempotencyKey, workflowId: job.workflowId });
+    await condition(() => job.jobs.slotGrants.has(attempt.idempotencyKey));
   } catch (error) {
     if (isCancellation(error)) await releasePermit(attempt);
     throw error;
   }
+  job.jobs.slotGrants.delete(attempt.idempotencyKey);
   if (before) job.set({ phase: before });
 }

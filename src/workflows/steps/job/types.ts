@@ -90,6 +90,8 @@ export interface WorkflowJobs {
   submittedAhead: Map<string, PreparedSubmission>;
   /** Request ids whose subscription carries a prepared submit, with that submit's key, until this workflow submits that key. */
   preparedBehind: Map<string, string>;
+  /** Idempotency-Keys whose queued submissions were granted one of the account's slots (`slotGranted`). */
+  slotGrants: Set<string>;
 }
 
 /** What the phases of a job read and write of it: ./service-job.ts's `ServiceJob` is the one implementation. */

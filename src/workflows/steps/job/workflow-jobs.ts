@@ -1,5 +1,5 @@
 import { CancellationScope, setHandler } from '@temporalio/workflow';
-import { preparedJobEventSignal, resolveAmbiguousUpdate, jobEventSignal } from '../../definitions';
+import { preparedJobEventSignal, resolveAmbiguousUpdate, jobEventSignal, slotGrantedSignal } from '../../definitions';
 import { validateResolution } from '../../operator-updates';
 import { JobEventBuffer } from './job-event-buffer';
 import { preparedRevoke } from './proxies';
@@ -8,7 +8,7 @@ import type { RecoveryState, WorkflowJobs } from './types';
 let shared: WorkflowJobs | undefined;
 
 /**
- * This workflow's jobs' shared state; the first call registers the `jobEvent` signal and the
+ * This workflow's jobs' shared state; the first call registers the `jobEvent` and `slotGranted` signals and the
  * `resolveAmbiguousStep` update (before the first await: an event may overtake its submit's answer).
  */
 export function workflowJobs(): WorkflowJobs {
@@ -19,7 +19,10 @@ export function workflowJobs(): WorkflowJobs {
     charges: [],
     submittedAhead: new Map(),
     preparedBehind: new Map(),
+    slotGrants: new Set(),
   });
+  // May come before the submit that queued it returns (the slot freed at once): kept until awaited.
+  setHandler(slotGrantedSignal, (holder) => void jobs.slotGrants.add(holder));
   setHandler(jobEventSignal, (event) => jobs.events.accept(event));
   setHandler(preparedJobEventSignal, (event, next) => {
     jobs.submittedAhead.set(next.idempotencyKey, next);

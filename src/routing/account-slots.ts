@@ -1,0 +1,151 @@
+import type { SlotCaps, SlotGrant, SlotRequest, SlotStore } from './slot-store';
+
+/** How grants reach waiting workflows (./slot-signaller.ts over a Temporal client). */
+export interface SlotSignaller {
+  /** Signals the grant to its run: `gone` when the run is closed or unknown; throws when Temporal could not be asked. */
+  grant(grant: SlotGrant): Promise<'signalled' | 'gone'>;
+  /** Whether the run is still open (false when closed or unknown); throws when Temporal could not be asked. */
+  running(workflowId: string, runId: string): Promise<boolean>;
+}
+
+/** Options of AccountSlots. */
+export interface AccountSlotsOptions {
+  store: SlotStore;
+  caps: SlotCaps;
+  /** Called late (the worker's client may be made after the activities). */
+  signaller: () => SlotSignaller;
+  /** A slot is looked at by the reaper once it was granted this long ago. Default 30 s. */
+  reapAfterMs?: number;
+  /** A grant whose signal is not known to have arrived is signalled again after this long. Default 5 s. */
+  resignalAfterMs?: number;
+  /** Told of every grant this process made (metrics: its fairness key). */
+  onGrant?: (grant: SlotGrant) => void;
+  now?: () => number;
+}
+
+/** What one reaper sweep did. */
+export interface SweepResult {
+  resignalled: number;
+  reaped: number;
+  granted: number;
+}
+
+/** At most this many slots are looked at per sweep (caps are far below it; the next sweep goes on). */
+const SWEEP_LIMIT = 500;
+
+/**
+ * The account's slots as a worker uses them: asks the store for a slot (granted at once, or queued),
+ * frees one and signals the workflows its room was granted to, and reaps slots whose holder's run
+ * closed without freeing them (terminated, or its worker killed between the end and the release).
+ * Nothing is kept in memory: a worker that dies leaves rows another worker's reaper or release ends.
+ */
+export class AccountSlots {
+  readonly caps: SlotCaps;
+  private readonly store: SlotStore;
+  private readonly now: () => number;
+  private readonly reapAfterMs: number;
+  private readonly resignalAfterMs: number;
+
+  constructor(private readonly options: AccountSlotsOptions) {
+    this.store = options.store;
+    this.caps = options.caps;
+    this.now = options.now ?? Date.now;
+    this.reapAfterMs = options.reapAfterMs ?? 30_000;
+    this.resignalAfterMs = options.resignalAfterMs ?? 5_000;
+  }
+
+  /** Whether any cap is set (otherwise no job needs a slot). */
+  get capped(): boolean {
+    return this.caps.account !== undefined || Object.keys(this.caps.models).length > 0;
+  }
+
+  /** True when `request` holds a slot now; false when it was queued (its workflow waits for `slotGranted`). */
+  async acquire(request: SlotRequest): Promise<boolean> {
+    const answer = await this.store.acquire(request, this.caps, this.now());
+    // A second ask for a slot granted earlier is counted by the release that granted it, not here.
+    if (answer === 'granted') this.options.onGrant?.(request);
+    return answer !== 'waiting';
+  }
+
+  /** Frees `holder`'s slot (or its place in the queue) and signals the workflows its room went to. */
+  async release(holder: string): Promise<void> {
+    await this.hand(await this.store.release(holder, this.caps, this.now()));
+  }
+
+  /**
+   * Signals `grants`; a grant to a run that is gone is freed again (its room goes on to the next
+   * waiter). A grant whose signal failed stays `granted`: the reaper signals it again.
+   */
+  private async hand(grants: SlotGrant[]): Promise<void> {
+    let pending = grants;
+    while (pending.length > 0) {
+      const signalled: string[] = [];
+      const next: SlotGrant[] = [];
+      for (const grant of pending) {
+        if (grant.fairnessKey !== undefined) this.options.onGrant?.(grant);
+        const outcome = await this.options
+          .signaller()
+          .grant(grant)
+          .catch(() => 'failed' as const);
+        if (outcome === 'signalled') signalled.push(grant.holder);
+        else if (outcome === 'gone') next.push(...(await this.store.release(grant.holder, this.caps, this.now())));
+      }
+      await this.store.markSignalled(signalled);
+      pending = next;
+    }
+  }
+
+  /**
+   * One reaper sweep: signals again grants not known to have arrived (older than `resignalAfterMs`),
+   * frees slots held longer than `reapAfterMs` whose run is closed, and grants room left over (caps
+   * raised since). A slot leaked by a closed run is freed within `reapAfterMs` plus one sweep period.
+   */
+  async sweep(): Promise<SweepResult> {
+    const now = this.now();
+    const result: SweepResult = { resignalled: 0, reaped: 0, granted: 0 };
+    const older = now - Math.min(this.resignalAfterMs, this.reapAfterMs);
+    for (const slot of await this.store.heldSince(older, SWEEP_LIMIT)) {
+      if (slot.state === 1) {
+        await this.hand([slot]);
+        result.resignalled += 1;
+        continue;
+      }
+      if (slot.grantedAt > now - this.reapAfterMs) continue;
+      const running = await this.options
+        .signaller()
+        .running(slot.workflowId, slot.runId)
+        .catch(() => true);
+      if (running) continue;
+      await this.release(slot.holder);
+      result.reaped += 1;
+    }
+    const grants = await this.store.grantWaiting(this.caps, this.now());
+    result.granted = grants.length;
+    await this.hand(grants);
+    return result;
+  }
+
+  /**
+   * Sweeps every `everyMs` (default 10 s) until the returned stop is called; a failed sweep waits for
+   * the next. `beforeSweep` runs first on each tick (the worker stops the reaper there once it ended).
+   */
+  startReaper(everyMs = 10_000, beforeSweep?: () => void): () => void {
+    let running = false;
+    const timer = setInterval(() => {
+      beforeSweep?.();
+      if (running || stopped) return;
+      running = true;
+      void this.sweep()
+        .catch(() => undefined)
+        .finally(() => {
+          running = false;
+        });
+    }, everyMs);
+    timer.unref();
+    let stopped = false;
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatSlotLines, slotLines } from '../../../../src/cli/lib/slot-status';
+import { openSqliteRouteStore } from '../../../../src/routing';
+
+const UPSCALE = 'service-upscale-video-fast';
+const ask = (holder: string, fairnessKey: string, priority = 3) => ({
+  holder,
+  workflowId: `wf-${holder}`,
+  runId: 'run',
+  model: UPSCALE,
+  priority,
+  fairnessKey,
+  weight: 1,
+});
+
+describe('reelflow status: the account’s slots', () => {
+  it('shows slots in use against each cap, waiters by priority and key, and the batch’s share', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'slot-status-')), 'routes.sqlite');
+    const store = openSqliteRouteStore(file);
+    const caps = { account: 6, models: { [UPSCALE]: 2 } };
+    await store.slots.acquire(ask('a1', 'batch/a'), caps, 1);
+    await store.slots.acquire(ask('b1', 'batch/b'), caps, 2);
+    await store.slots.acquire(ask('a2', 'batch/a'), caps, 3);
+    await store.slots.acquire(ask('a3', 'batch/a'), caps, 4);
+    await store.slots.acquire(ask('r', 'pipeline/rush', 1), caps, 5);
+    await store.close();
+    const env = {
+      REELFLOW_ROUTE_STORE: `sqlite:${file}`,
+      REELFLOW_ACCOUNT_CONCURRENCY: '6',
+      REELFLOW_MODEL_CONCURRENCY: `${UPSCALE}=2`,
+    };
+    expect(await slotLines('batch/a', env)).toEqual([
+      `slots: account 2/6 · ${UPSCALE} 2/2`,
+      'waiting for a slot: priority 1: 1 (pipeline/rush 1) · priority 3: 2 (batch/a 2)',
+      'batch/a holds 1 of the 2 in use (50%), 2 waiting',
+    ]);
+    // No cap set: nothing to show.
+    expect(await slotLines('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` })).toEqual([]);
+  });
+
+  it('says when no cap is set on the account but models are capped', () => {
+    const lines = formatSlotLines({ heldByModel: {}, heldByKey: {}, waiting: [] }, { models: { [UPSCALE]: 1 } }, 'x');
+    expect(lines).toEqual([
+      `slots: account 0/no cap · ${UPSCALE} 0/1`,
+      'waiting for a slot: none',
+      'x holds 0 of the 0 in use, 0 waiting',
+    ]);
+  });
+});

@@ -1,0 +1,193 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { openPostgresRouteStore, openSqliteRouteStore, type RouteStore } from '../../../src/routing';
+import type { SlotCaps, SlotRequest, SlotStore } from '../../../src/routing/slot-store';
+import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
+
+/**
+ * The grant order of the account's slots on both backends: caps per account and per model, priority
+ * first, then weighted fair share between fairness keys, and a freed slot handed on in its release.
+ */
+
+let postgres: TestPostgres;
+let pool: Pool;
+const opened: RouteStore[] = [];
+
+beforeAll(async () => {
+  postgres = await startTestPostgres();
+  pool = new Pool({ connectionString: postgres.url, max: 1 });
+}, 120_000);
+
+afterAll(async () => {
+  for (const store of opened) await store.close();
+  await pool?.end();
+  postgres?.close();
+});
+
+let purge: (before: number) => Promise<unknown>;
+const backends: [string, () => Promise<SlotStore>][] = [
+  [
+    'sqlite',
+    async () => {
+      const store = openSqliteRouteStore(join(mkdtempSync(join(tmpdir(), 'slots-')), 'routes.sqlite'));
+      opened.push(store);
+      purge = (before) => store.purge(before, before);
+      return store.slots;
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const store = openPostgresRouteStore(postgres.url);
+      opened.push(store);
+      // The schema exists once the store answered; each test starts from empty slot tables.
+      await store.slots.snapshot();
+      await pool.query('TRUNCATE reelflow_slots, reelflow_slot_shares, reelflow_slot_log');
+      purge = (before) => store.purge(before, before);
+      return store.slots;
+    },
+  ],
+];
+
+const ask = (holder: string, over: Partial<SlotRequest> = {}): SlotRequest => ({
+  holder,
+  workflowId: `wf-${holder}`,
+  runId: `run-${holder}`,
+  model: 'upscale',
+  priority: 3,
+  fairnessKey: 'batch/a',
+  weight: 1,
+  ...over,
+});
+
+describe.each(backends)('slots on %s', (_name, open) => {
+  let slots: SlotStore;
+  beforeEach(async () => {
+    slots = await open();
+  });
+
+  it('grants under the account cap and each model cap, queues the rest, and hands a freed slot on', async () => {
+    const caps: SlotCaps = { account: 3, models: { upscale: 2 } };
+    expect(await slots.acquire(ask('u1'), caps, 1)).toBe('granted');
+    expect(await slots.acquire(ask('u2'), caps, 2)).toBe('granted');
+    expect(await slots.acquire(ask('u3'), caps, 3)).toBe('waiting');
+    expect(await slots.acquire(ask('l1', { model: 'long-form' }), caps, 4)).toBe('granted');
+    expect(await slots.acquire(ask('l2', { model: 'long-form' }), caps, 5)).toBe('waiting');
+    // Asking again changes nothing.
+    expect(await slots.acquire(ask('u3'), caps, 6)).toBe('waiting');
+    expect(await slots.acquire(ask('u1'), caps, 6)).toBe('held');
+    expect((await slots.snapshot()).heldByModel).toEqual({ upscale: 2, 'long-form': 1 });
+
+    // An upscale slot frees: the upscale waiter gets it (the long-form one waited, but the account is full again).
+    expect(await slots.release('u1', caps, 10)).toEqual([
+      { holder: 'u3', workflowId: 'wf-u3', runId: 'run-u3', fairnessKey: 'batch/a' },
+    ]);
+    expect(await slots.acquire(ask('u3'), caps, 11)).toBe('held');
+    // Releasing twice, or a holder never seen, grants nothing.
+    expect(await slots.release('u1', caps, 12)).toEqual([]);
+    expect(await slots.release('nobody', caps, 12)).toEqual([]);
+    expect(await slots.release('l1', caps, 13)).toEqual([
+      { holder: 'l2', workflowId: 'wf-l2', runId: 'run-l2', fairnessKey: 'batch/a' },
+    ]);
+    const snapshot = await slots.snapshot();
+    expect(snapshot.heldByModel).toEqual({ upscale: 2, 'long-form': 1 });
+    expect(snapshot.waiting).toEqual([]);
+  });
+
+  it('a waiter that leaves the queue is never granted', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    await slots.acquire(ask('h'), caps, 1);
+    await slots.acquire(ask('w1'), caps, 2);
+    await slots.acquire(ask('w2'), caps, 3);
+    expect(await slots.release('w1', caps, 4)).toEqual([]);
+    expect((await slots.release('h', caps, 5)).map((grant) => grant.holder)).toEqual(['w2']);
+  });
+
+  it('grants the best priority first, then the oldest waiter', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    await slots.acquire(ask('h'), caps, 1);
+    for (const [i, holder] of ['w1', 'w2', 'w3'].entries()) await slots.acquire(ask(holder), caps, 10 + i);
+    await slots.acquire(ask('rush', { priority: 1, fairnessKey: 'pipeline/rush' }), caps, 20);
+    await slots.acquire(ask('low', { priority: 5 }), caps, 5);
+    const order: string[] = [];
+    let holder = 'h';
+    for (let i = 0; i < 5; i += 1) {
+      const [grant] = await slots.release(holder, caps, 100 + i);
+      if (!grant) break;
+      order.push(grant.holder);
+      holder = grant.holder;
+    }
+    expect(order).toEqual(['rush', 'w1', 'w2', 'w3', 'low']);
+    const log = await slots.log(0, 100);
+    expect(log.map((entry) => entry.holder)).toEqual(['h', 'rush', 'w1', 'w2', 'w3', 'low']);
+    expect(log[0]?.releasedAt).toBe(100);
+  });
+
+  it('shares slots between fairness keys by weight (1:3)', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    await slots.acquire(ask('h'), caps, 1);
+    for (let i = 0; i < 20; i += 1) {
+      await slots.acquire(ask(`a${i}`, { fairnessKey: 'batch/light', weight: 1 }), caps, 10 + i);
+      await slots.acquire(ask(`b${i}`, { fairnessKey: 'batch/heavy', weight: 3 }), caps, 10 + i);
+    }
+    const counts = { light: 0, heavy: 0 };
+    let holder = 'h';
+    for (let i = 0; i < 16; i += 1) {
+      const [grant] = await slots.release(holder, caps, 100 + i);
+      holder = (grant as { holder: string }).holder;
+      counts[holder.startsWith('a') ? 'light' : 'heavy'] += 1;
+    }
+    expect(counts).toEqual({ light: 4, heavy: 12 });
+    const snapshot = await slots.snapshot();
+    expect(snapshot.waiting).toEqual([
+      { priority: 3, fairnessKey: 'batch/heavy', count: 8 },
+      { priority: 3, fairnessKey: 'batch/light', count: 16 },
+    ]);
+  });
+
+  it('a key that starts waiting late joins at the others’ share instead of taking every slot', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    await slots.acquire(ask('h'), caps, 1);
+    for (let i = 0; i < 12; i += 1) await slots.acquire(ask(`a${i}`, { fairnessKey: 'batch/old' }), caps, 10 + i);
+    let holder = 'h';
+    for (let i = 0; i < 8; i += 1) holder = (await slots.release(holder, caps, 100 + i))[0]!.holder;
+    for (let i = 0; i < 4; i += 1) await slots.acquire(ask(`n${i}`, { fairnessKey: 'batch/new' }), caps, 200 + i);
+    const next: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      holder = (await slots.release(holder, caps, 300 + i))[0]!.holder;
+      next.push(holder[0]!);
+    }
+    // Alternating (the newcomer is not owed the eight grants the old key had before it came).
+    expect(next.sort()).toEqual(['a', 'a', 'n', 'n']);
+  });
+
+  it('lists slots granted but not yet signalled, and marks them held', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    await slots.acquire(ask('h'), caps, 1);
+    await slots.acquire(ask('w'), caps, 2);
+    await slots.release('h', caps, 3);
+    expect((await slots.heldSince(10, 10)).map((slot) => [slot.holder, slot.state])).toEqual([['w', 1]]);
+    await slots.markSignalled(['w']);
+    expect((await slots.heldSince(10, 10)).map((slot) => [slot.holder, slot.state])).toEqual([['w', 2]]);
+    expect(await slots.heldSince(3, 10)).toEqual([]);
+  });
+
+  it('the route store’s purge drops released grants from the slot log with the old subscriptions', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    await slots.acquire(ask('old'), caps, 1);
+    await slots.release('old', caps, 2);
+    await slots.acquire(ask('live'), caps, 3);
+    await purge(10);
+    expect((await slots.log(0, 10)).map((entry) => entry.holder)).toEqual(['live']);
+  });
+
+  it('grants waiting work when caps were raised', async () => {
+    await slots.acquire(ask('h'), { account: 1, models: {} }, 1);
+    await slots.acquire(ask('w1'), { account: 1, models: {} }, 2);
+    await slots.acquire(ask('w2'), { account: 1, models: {} }, 3);
+    const grants = await slots.grantWaiting({ account: 2, models: {} }, 4);
+    expect(grants.map((grant) => grant.holder)).toEqual(['w1']);
+  });
+});
