@@ -30,6 +30,11 @@ const FILES: Array<{ name: string; what: string; args: string[] }> = [
     args: ['-f', 'lavfi', '-i', `aevalsrc=${VOICE_EXPRESSION}:s=22050:d=6`, '-c:a', 'aac', '-b:a', '32k'],
   },
   {
+    name: 'voice-over-2min.m4a',
+    what: 'voice track for the two-minute ad (examples/long-ad.json), 120 s, AAC',
+    args: ['-f', 'lavfi', '-i', `aevalsrc=${VOICE_EXPRESSION}:s=16000:d=120`, '-c:a', 'aac', '-b:a', '20k'],
+  },
+  {
     name: 'clip.mp4',
     what: 'short clip to re-voice or upscale, 4 s, 320x180 H.264 with a tone',
     args: [
@@ -67,7 +72,7 @@ async function main(): Promise<void> {
     await runFfmpeg([...file.args, ...BITEXACT, out]);
     const probed = await probe(out);
     const duration = probed.duration > 0 ? ` ${probed.duration.toFixed(2)}s` : '';
-    console.log(`${file.name.padEnd(16)} ${String(statSync(out).size).padStart(7)} bytes${duration}  ${file.what}`);
+    console.log(`${file.name.padEnd(20)} ${String(statSync(out).size).padStart(7)} bytes${duration}  ${file.what}`);
   }
 }
 

@@ -58,12 +58,20 @@ function specInputSchema(model: (typeof MODEL_IDS)[number]): Json {
   return input;
 }
 
-/** One operation's input as a spec writes it: its fields, each media field (`video`, `audio`, `videos[]`) a media value. */
+/**
+ * One operation's input as a spec writes it: its fields, each media field (`video`, `audio`, `videos[]`) a
+ * media value or an item's, `videos` also a fan-out step's list (`[*]`), any other field an item's value.
+ */
 function opInputJsonSchema(op: (typeof OP_NAMES)[number]): Json {
   const input = toJson(createOpInputSchemas()[op]);
   const properties = input.properties as Record<string, Json>;
-  for (const field of ['video', 'audio']) if (properties[field]) properties[field] = MEDIA_VALUE;
-  if (properties.videos) properties.videos = { ...properties.videos, items: MEDIA_VALUE };
+  const media = { anyOf: [...MEDIA_VALUE.anyOf, ITEM_VALUE] };
+  for (const [field, schema] of Object.entries(properties)) {
+    if (field === 'video' || field === 'audio') properties[field] = media;
+    else if (field === 'videos')
+      properties[field] = { anyOf: [{ ...schema, items: media }, { $ref: '#/$defs/stepReference' }] };
+    else properties[field] = { anyOf: [schema, ITEM_VALUE] };
+  }
   return input;
 }
 

@@ -5,7 +5,13 @@ import { PipelineSpecError, ReferenceResolutionError } from './errors';
 import { specVersion } from './graph';
 import { graphErrors } from './graph-checks';
 import { resolveItemReferences } from './items';
-import { REFERENCE_PLACEHOLDER_URL, forEachReference, mapReferences, referencePlaceholder } from './references';
+import {
+  REFERENCE_PLACEHOLDER_URL,
+  forEachReference,
+  mapReferences,
+  referencePlaceholder,
+  type StepReference,
+} from './references';
 import {
   PIPELINE_LIMITS,
   pollPacingSchema,
@@ -73,6 +79,7 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
   // Version 1: a reference reads an earlier step. Version 2: any other step (the graph orders them; no cycle).
   const readable = new Set<string>(specVersion(spec) === 2 ? spec.steps.map((step) => step.id) : []);
   const earlier = new Set<string>();
+  const itemCounts = new Map(spec.steps.map((step) => [step.id, step.each?.length ?? 1]));
   spec.steps.forEach((step, index) => {
     const at = ['steps', index];
     if (earlier.has(step.id))
@@ -95,7 +102,7 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
       const problem = mediaRefProblem(ref);
       if (problem) errors.push({ path: formatPath([...at, 'input', ...where]), message: problem });
     });
-    errors.push(...inputErrors(step, at, rules));
+    errors.push(...inputErrors(step, at, itemCounts, rules));
     earlier.add(step.id);
   });
   errors.push(...graphErrors(spec));
@@ -106,9 +113,21 @@ export function validatePipelineSpec(value: unknown, rules?: UriRules): SpecVali
  * The step's literal input checked by its kind; a fan-out step's once per item, each item's values
  * in place of its `$item` references (a missing field is the item's error).
  */
-function inputErrors(step: PipelineStep, at: (string | number)[], rules?: UriRules): FieldError[] {
-  // Step and media references both become URLs at the call, so a valid https URL stands in for them.
-  const literal = replaceMediaRefs(mapReferences(step.input, referencePlaceholder)) as Record<string, unknown>;
+function inputErrors(
+  step: PipelineStep,
+  at: (string | number)[],
+  itemCounts: ReadonlyMap<string, number>,
+  rules?: UriRules,
+): FieldError[] {
+  // Step and media references both become URLs at the call, so a valid https URL stands in for them;
+  // a `[*]` reference becomes a list as long as the fan-out it reads (a concat of its items needs two).
+  const placeholder = (reference: StepReference) => {
+    const value = referencePlaceholder(reference);
+    return Array.isArray(value)
+      ? value.flatMap(() => Array(itemCounts.get(reference.$from) ?? 1).fill(value[0]))
+      : value;
+  };
+  const literal = replaceMediaRefs(mapReferences(step.input, placeholder)) as Record<string, unknown>;
   const located = (problems: FieldError[], prefix = '') =>
     problems.map((e) => ({
       path: formatPath([...at, 'input']) + (e.path === '(root)' ? '' : `.${e.path}`),

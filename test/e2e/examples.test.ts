@@ -6,6 +6,10 @@ import { startLocalStack, type LocalStack } from '../../src/stack/local-stack';
 import { fetchAndCheck } from '../../src/stack/output-check';
 import { STACK_ENDPOINT_EVENTS } from '../../src/stack/webhook-endpoint';
 import { jsonOf, runCli } from '../integration/cli-process';
+import { probe } from '../../src/media/ffmpeg';
+import { download } from '../../src/stack/output-check';
+import { ensureAdminKey } from '../../src/stack/stack-state';
+import type { JobClocks } from '../../src/local-service/routes/clocks';
 
 /**
  * Every example under examples/ as a user runs it: `reelflow run` / `reelflow batch` child processes
@@ -29,6 +33,9 @@ const specs = fs
   .readdirSync(EXAMPLES)
   .filter((f) => f.endsWith('.json'))
   .sort();
+/** Examples with an approval gate: run by their own tests below, which decide the gate. */
+const GATED = ['long-ad.json', 'variants.json'];
+const ungated = specs.filter((file) => !GATED.includes(file));
 const manifests = fs
   .readdirSync(EXAMPLES)
   .filter((f) => f.endsWith('.csv'))
@@ -71,7 +78,7 @@ describe('examples/ on the local stack, offline', () => {
     expect(endpoints).toEqual([expect.objectContaining({ url: stack.bridgeUrl, events: [...STACK_ENDPOINT_EVENTS] })]);
   });
 
-  it.each(specs)(
+  it.each(ungated)(
     'reelflow run examples/%s completes, every output a playable video',
     async (file) => {
       const run = await runCli(['run', path.join('examples', file), '--json'], env, { cwd: ROOT });
@@ -138,4 +145,110 @@ describe('examples/ on the local stack, offline', () => {
     // machine, so wall time between two commands says little). Without the event: the first poll at 180 s.
     expect(step.finishedAt - step.submittedAt).toBeLessThan(10_000);
   }, 120_000);
+
+  describe('the long ad (examples/long-ad.json with 4 s scenes)', () => {
+    /** The example with short scenes, its local inputs as absolute paths, under `name`. */
+    const shortAd = (name: string): string => {
+      const spec = JSON.parse(fs.readFileSync(path.join(EXAMPLES, 'long-ad.json'), 'utf8')) as {
+        name: string;
+        steps: Array<{ id: string; input: Record<string, unknown> }>;
+      };
+      spec.name = name;
+      const [scenes, , revoice] = spec.steps;
+      scenes!.input.duration = '4';
+      scenes!.input.image_urls = (scenes!.input.image_urls as string[]).map((p) => path.join(EXAMPLES, p));
+      revoice!.input.audio_url = path.join(EXAMPLES, revoice!.input.audio_url as string);
+      const file = path.join(stateDir, `${name}.json`);
+      fs.writeFileSync(file, JSON.stringify(spec));
+      return file;
+    };
+    type Progress = {
+      status: string;
+      steps: Array<{ id: string; status: string; phase?: string; output?: { videos?: Array<{ url: string }> } }>;
+      itemOutputs?: Record<string, Array<{ videos: Array<{ url: string }> }>>;
+    };
+    const progressOf = async (name: string): Promise<Progress> =>
+      jsonOf<{ progress: Progress }>(await runCli(['status', name, '--json'], env, { cwd: ROOT })).progress;
+    /** Polls `reelflow status` until `done` holds (or throws after `ms`). */
+    const until = async (name: string, done: (p: Progress) => boolean, ms = 240_000): Promise<Progress> => {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const progress = await progressOf(name);
+        if (done(progress)) return progress;
+        if (Date.now() > deadline) throw new Error(`${name}: ${JSON.stringify(progress.steps.map((s) => s.status))}`);
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    };
+    const gateWaits = (p: Progress) => p.steps.find((s) => s.id === 'review')?.status === 'running';
+    const jobsOf = async (name: string): Promise<JobClocks[]> => {
+      const response = await request(`${stack.serviceUrl}/v1/admin/jobs`, {
+        headers: { authorization: `Key ${ensureAdminKey(stack.paths).key}` },
+      });
+      const { jobs } = (await response.body.json()) as { jobs: JobClocks[] };
+      return jobs.filter((job) => job.idempotencyKey?.includes(`:${name}/job/`));
+    };
+
+    it('approved: scenes at once, one cut as long as the scenes, re-voiced and upscaled to twice their height', async () => {
+      const started = await runCli(['run', shortAd('long-ad-approve'), '--detach'], env, { cwd: ROOT });
+      expect({ code: started.code, stderr: started.stderr.slice(-2000) }).toEqual({
+        code: 0,
+        stderr: expect.any(String),
+      });
+      await until('long-ad-approve', gateWaits);
+      const approved = await runCli(['approve', 'long-ad-approve', 'review'], env, { cwd: ROOT });
+      expect({ code: approved.code, stderr: approved.stderr }).toEqual({ code: 0, stderr: '' });
+      const done = await until('long-ad-approve', (p) => p.status !== 'running');
+      expect(done.status).toBe('completed');
+
+      const dir = path.join(stateDir, 'long-ad');
+      fs.mkdirSync(dir, { recursive: true });
+      const probed = async (url: string, file: string) => {
+        await download(url, path.join(dir, file));
+        return probe(path.join(dir, file));
+      };
+      const scenes = await Promise.all(
+        (done.itemOutputs?.scenes ?? []).map((o, i) => probed(o.videos[0]!.url, `scene-${i}.mp4`)),
+      );
+      expect(scenes).toHaveLength(4);
+      const upscaled = done.steps.find((s) => s.id === 'upscale')?.output?.videos?.[0]?.url as string;
+      const final = await probed(upscaled, 'final.mp4');
+      const sum = scenes.reduce((total, scene) => total + scene.duration, 0);
+      expect(Math.abs(final.duration - sum)).toBeLessThanOrEqual(0.5);
+      expect(final.height).toBe(2 * (scenes[0]?.height ?? 0));
+      expect(final.streams.some((stream) => stream.codecType === 'audio')).toBe(true);
+
+      // The service ran two or more scenes at once (its own clocks).
+      const longForm = (await jobsOf('long-ad-approve')).filter((job) => job.idempotencyKey?.includes('/job/scenes/'));
+      const atOnce = Math.max(
+        ...longForm
+          .map((job) =>
+            longForm.filter(
+              (other) =>
+                other.startedAt !== null &&
+                job.startedAt !== null &&
+                other.startedAt <= job.startedAt &&
+                (other.completedAt ?? Infinity) > job.startedAt,
+            ),
+          )
+          .map((overlapping) => overlapping.length),
+      );
+      expect(longForm).toHaveLength(4);
+      expect(atOnce).toBeGreaterThanOrEqual(2);
+    }, 300_000);
+
+    it('rejected: the pipeline reads rejected and nothing after the gate reached the service', async () => {
+      const started = await runCli(['run', shortAd('long-ad-reject'), '--detach'], env, { cwd: ROOT });
+      expect(started.code).toBe(0);
+      await until('long-ad-reject', gateWaits);
+      const rejected = await runCli(['reject', 'long-ad-reject', 'review', '--reason', 'wrong logo'], env, {
+        cwd: ROOT,
+      });
+      expect(rejected.code).toBe(0);
+      const done = await until('long-ad-reject', (p) => p.status !== 'running');
+      expect(done.status).toBe('rejected');
+      const keys = (await jobsOf('long-ad-reject')).map((job) => job.idempotencyKey);
+      expect(keys.some((key) => key?.includes('/job/upscale'))).toBe(false);
+      expect(keys.filter((key) => key?.includes('/job/scenes/'))).toHaveLength(4);
+    }, 300_000);
+  });
 });

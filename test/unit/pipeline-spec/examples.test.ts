@@ -43,3 +43,36 @@ describe('the canonical three-step example', () => {
     expect(spec.steps[0]?.input).not.toHaveProperty('prompt');
   });
 });
+
+describe('the graph examples', () => {
+  const load = async (file: string) => {
+    const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-example-store-'));
+    try {
+      return await loadSpecFile(path.join(__dirname, '../../../examples', file), undefined, {
+        store: createFileStore(storeDir),
+      });
+    } finally {
+      fs.rmSync(storeDir, { recursive: true, force: true });
+    }
+  };
+
+  it('long-ad.json: four 30 s scenes at once, cut, re-voiced with a two-minute track, approved, then upscaled', async () => {
+    const spec = await load('long-ad.json');
+    expect(spec.version).toBe(2);
+    expect(spec.steps.map((s) => s.id)).toEqual(['scenes', 'cut', 'revoice', 'review', 'upscale']);
+    const [scenes, cut, , review, upscale] = spec.steps;
+    expect(scenes?.each).toHaveLength(4);
+    expect(scenes?.input).toMatchObject({ duration: '30', prompt: { $item: 'prompt' } });
+    expect(cut).toMatchObject({ op: 'concat', input: { videos: { $from: 'scenes', path: '[*].videos[0].url' } } });
+    expect(review).toMatchObject({ op: 'approval', timeoutHours: 72, onTimeout: 'reject' });
+    expect(upscale?.after).toEqual(['review']);
+  });
+
+  it('variants.json: four variants that keep their successes, then a person looks at them all', async () => {
+    const spec = await load('variants.json');
+    const [variants, review] = spec.steps;
+    expect(variants).toMatchObject({ onFailure: 'continue' });
+    expect(variants?.each).toHaveLength(4);
+    expect(review?.input).toEqual({ preview: { $from: 'variants', path: '[*].videos[0].url' } });
+  });
+});
