@@ -7,7 +7,11 @@ import { demoOptionsFromEnv, runDemo } from '../src/stack/demo';
 
 // The settings are read first, inside the chain: a bad variable exits 2 naming it, like every process.
 Promise.resolve()
-  .then(() => runDemo(demoOptionsFromEnv()))
+  .then(() => {
+    // `npm run demo -- --graph [--yes]`: the long ad, as `reelflow demo --graph` runs it.
+    const graph = process.argv.includes('--graph') ? { approve: process.argv.includes('--yes') } : undefined;
+    return runDemo({ ...demoOptionsFromEnv(), ...(graph ? { graph } : {}) });
+  })
   .then(
     (code) => process.exit(code),
     (error: unknown) => {

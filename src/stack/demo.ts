@@ -12,6 +12,7 @@ import { mediaDeps } from '../workers/worker';
 import { pipelineStartOptions } from '../pipeline-spec/ui-text';
 import { startLocalStack, type LocalStack } from './local-stack';
 import { fetchAndCheck, type CheckedOutput } from './output-check';
+import { longAdPipeline, tendGate } from './demo-graph';
 import { ensureReferenceInputs } from './reference-inputs';
 import { redact } from './stack-state';
 
@@ -24,6 +25,8 @@ export interface DemoOptions {
   out?: (line: string) => void;
   /** How often progress is queried, ms (default 500). */
   pollMs?: number;
+  /** Run the long ad (a graph with an approval gate) instead of the three steps; `approve`: decide the gate (`--yes`). */
+  graph?: { approve: boolean };
 }
 
 /** `REELFLOW_STATE_DIR` (default `.reelflow`) and `REELFLOW_DEV_PORTS=auto` (free ports on first start). */
@@ -218,8 +221,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     const name = uniqueName();
     const uriRules = { allowedOrigins: [stack.serviceUrl] };
     // Archived as `reelflow run` would (the outputs a later step or the user still needs).
+    const stored = await storedStackInputs(stack, inputs, name);
     const spec = {
-      ...threeStepPipeline({ ...(await storedStackInputs(stack, inputs, name)), duration: '5' }, name, uriRules),
+      ...(options.graph
+        ? longAdPipeline(stored, name, uriRules)
+        : threeStepPipeline({ ...stored, duration: '5' }, name, uriRules)),
       archive: DEFAULT_CLI_ARCHIVE,
     };
     connection = await Connection.connect({ address: stack.temporalAddress });
@@ -232,10 +238,15 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       args: [input],
       ...pipelineStartOptions(spec),
     });
-    out(`pipeline ${name}: generate → revoice → upscale (workflow ${workflowId})`);
+    out(
+      `pipeline ${name}: ${options.graph ? 'four scenes at once → cut → revoice → review (a person) → upscale' : 'generate → revoice → upscale'} (workflow ${workflowId})`,
+    );
 
     const print = progressPrinter(out);
-    const outcome = await followPipeline(handle, interrupted, print, options.pollMs ?? 500);
+    const following = followPipeline(handle, interrupted, print, options.pollMs ?? 500);
+    if (options.graph)
+      void tendGate(handle, following, options.graph.approve, out, options.pollMs ?? 500).catch(() => undefined);
+    const outcome = await following;
     if (outcome === 'interrupted') {
       out('interrupted: the pipeline keeps running in Temporal; `reelflow status` follows it');
       return 130;
@@ -270,10 +281,10 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       `credits: ${summary.ledger.charged} spent, ${summary.ledger.refunded} refunded, ${summary.ledger.net} net${summary.ledger.quoted ? ` (quoted ${summary.ledger.quoted})` : ''}`,
     );
     out(`Temporal UI: ${uiLink}`);
+    // Every paid step with a video of its own is checked (a fan-out's items, the cut and the gate are not).
+    const paid = summary.steps.filter((step) => 'model' in step && step.output && 'videos' in step.output);
     const passed =
-      summary.status === 'completed' &&
-      checked.length === summary.steps.length &&
-      checked.every((f) => f.problems.length === 0);
+      summary.status === 'completed' && checked.length === paid.length && checked.every((f) => f.problems.length === 0);
     out(
       `${passed ? 'demo passed' : 'demo FAILED'}: pipeline ${summary.status} in ${((Date.now() - t0) / 1000).toFixed(1)}s total`,
     );

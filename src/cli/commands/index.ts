@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Register> = {
   approve: () => (require('./approve') as typeof import('./approve')).registerApproveCommand,
   reject: () => (require('./approve') as typeof import('./approve')).registerRejectCommand,
   dev: () => (require('./dev') as typeof import('./dev')).registerDevCommand,
+  demo: () => (require('./demo') as typeof import('./demo')).registerDemoCommand,
   deploy: () => (require('./deploy') as typeof import('./deploy')).registerDeployCommand,
   doctor: () => (require('./doctor') as typeof import('./doctor')).registerDoctorCommand,
 };
