@@ -3,6 +3,7 @@
  * `npm run bench -- --only batch [--items 10000] [--manifest-rows 100000]`
  * `npm run bench -- --only run-vs-poller [--rounds 5]`
  * `npm run bench -- --only scheduling [--waiters 10000]`
+ * `npm run bench -- --only graph [--rounds 3]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
  * runs each bench with every part in its own process, writes `<out>/<bench>.json` (default `.bench`,
@@ -42,11 +43,12 @@ import { generateReport } from './report/generate';
 import { runRunVsPoller, RUN_VS_POLLER_FULL, RUN_VS_POLLER_QUICK } from './run-vs-poller';
 import { runThroughput, THROUGHPUT_FULL, THROUGHPUT_QUICK } from './throughput';
 import { runScheduling, SCHEDULING_FULL, SCHEDULING_QUICK } from './scheduling';
+import { GRAPH_FULL, GRAPH_QUICK, runGraph } from './graph';
 
 /** The benches of a run without --only. */
 const DEFAULT_BENCHES = ['handoff', 'throughput', 'footprint'] as const;
-/** Every bench --only may name (batch, run-vs-poller and scheduling run only when named). */
-const BENCHES = [...DEFAULT_BENCHES, 'batch', 'run-vs-poller', 'scheduling'] as const;
+/** Every bench --only may name (batch, run-vs-poller, scheduling and graph run only when named). */
+const BENCHES = [...DEFAULT_BENCHES, 'batch', 'run-vs-poller', 'scheduling', 'graph'] as const;
 type BenchName = (typeof BENCHES)[number];
 
 /** The value of `flag` as a positive whole number, or undefined when the flag is absent. */
@@ -101,8 +103,10 @@ function parseArgs(argv: string[]) {
     runVsPoller,
     only: only as BenchName[],
     out,
-    // run-vs-poller and scheduling are not in the report: a run of them alone leaves docs/ as they are.
-    report: !argv.includes('--no-report') && only.some((name) => name !== 'run-vs-poller' && name !== 'scheduling'),
+    // run-vs-poller, scheduling and graph are not in the report: a run of them alone leaves docs/ as they are.
+    report:
+      !argv.includes('--no-report') &&
+      only.some((name) => name !== 'run-vs-poller' && name !== 'scheduling' && name !== 'graph'),
     build: !argv.includes('--no-build'),
     cluster: argv.includes('--cluster'),
     workerCaches,
@@ -149,6 +153,11 @@ async function main(): Promise<void> {
       const size = { ...(args.quick ? SCHEDULING_QUICK : SCHEDULING_FULL), ...(waiters ? { waiters } : {}) };
       const result = await runScheduling(size, log);
       writeJson(args.out, 'scheduling', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
+    } else if (name === 'graph') {
+      const rounds = positiveIntFlag(process.argv, '--rounds');
+      const size = { ...(args.quick ? GRAPH_QUICK : GRAPH_FULL), ...(rounds ? { rounds } : {}) };
+      const result = await runGraph(size, log);
+      writeJson(args.out, 'graph', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
     } else if (name === 'batch') {
       const result = await runBatch(args.batch, log);
       writeJson(args.out, 'batch', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
