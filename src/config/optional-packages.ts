@@ -13,7 +13,6 @@ export const OPTIONAL_PACKAGES = {
   '@aws-sdk/s3-request-presigner': 'an S3 media store (REELFLOW_MEDIA_STORE=s3://…)',
   pg: 'a PostgreSQL route store (REELFLOW_ROUTE_STORE=postgres://…)',
   fastify: 'the webhook bridge and the local service (reelflow bridge, reelflow dev)',
-  '@opentelemetry/api': 'tracing (OTEL_EXPORTER_OTLP_ENDPOINT)',
   '@opentelemetry/sdk-trace-base': 'tracing (OTEL_EXPORTER_OTLP_ENDPOINT)',
   '@opentelemetry/resources': 'tracing (OTEL_EXPORTER_OTLP_ENDPOINT)',
   '@opentelemetry/exporter-trace-otlp-http': 'tracing (OTEL_EXPORTER_OTLP_ENDPOINT)',

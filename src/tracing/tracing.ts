@@ -45,7 +45,9 @@ const EXPORT_DELAY_MS = 2_000;
  */
 export function startTracing(settings: TracingSettings): Tracing {
   if (active) return active;
-  const api = requireOptional<typeof Api>('@opentelemetry/api');
+  // A dependency of reelflow (prom-client brings it too), loaded only once tracing starts.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const api = require('@opentelemetry/api') as typeof Api;
   const base = requireOptional<typeof TraceBase>('@opentelemetry/sdk-trace-base');
   const { Resource } = requireOptional<typeof Resources>('@opentelemetry/resources');
   const { OTLPTraceExporter } = requireOptional<typeof OtlpHttp>('@opentelemetry/exporter-trace-otlp-http');
