@@ -13,6 +13,9 @@ describe('workflow message names', () => {
       preparedJobEvent: 'jobEventWithNextSubmit',
       webhookEvent: 'webhookEvent',
       batchItemDone: 'batchItemDone',
+      batchItemWaiting: 'batchItemWaiting',
+      batchResumed: 'batchResumed',
+      slotGranted: 'slotGranted',
     });
     expect(UPDATE_NAMES).toEqual({
       subscribeRoute: 'subscribeRoute',
