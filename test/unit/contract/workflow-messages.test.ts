@@ -26,6 +26,7 @@ describe('workflow message names', () => {
       retryStep: 'retryStep',
       resolveAmbiguousStep: 'resolveAmbiguousStep',
       decideApproval: 'decideApproval',
+      resumeBatch: 'resumeBatch',
     });
     expect(QUERY_NAMES).toEqual({ pipelineProgress: 'pipelineProgress', batchProgress: 'batchProgress' });
   });
