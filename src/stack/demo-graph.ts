@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { UriRules } from '../contract';
+import { LONG_FORM, REVOICE, UPSCALE, type UriRules } from '../contract';
 import type { MediaRef } from '../media/reference';
 import { parsePipelineSpec, type PipelineSpec } from '../pipeline-spec/spec';
 import { decideApprovalUpdate, pipelineProgressQuery } from '../workflows/definitions';
@@ -29,20 +29,20 @@ export function longAdPipeline(
       steps: [
         {
           id: 'scenes',
-          model: 'service-video-cinema-long-form-from-references',
+          model: LONG_FORM.id,
           each: prompts.map((prompt) => ({ prompt })),
           input: { image_urls: inputs.imageUrls, prompt: { $item: 'prompt' }, duration: '5', resolution: '480p' },
         },
         { id: 'cut', op: 'concat', input: { videos: { $from: 'scenes', path: '[*].videos[0].url' } } },
         {
           id: 'revoice',
-          model: 'service-horizon-studio',
+          model: REVOICE.id,
           input: { video_url: { $from: 'cut' }, audio_url: inputs.audioUrl },
         },
         { id: DEMO_GATE, op: 'approval', input: { preview: { $from: 'revoice' } } },
         {
           id: 'upscale',
-          model: 'service-upscale-video-fast',
+          model: UPSCALE.id,
           after: [DEMO_GATE],
           input: { video_url: { $from: 'revoice' } },
         },
