@@ -1,4 +1,4 @@
-import { forEachReference } from './references';
+import { referencedStepIds } from './references';
 import type { GraphStepFields } from './step-fields';
 
 /**
@@ -21,8 +21,7 @@ export function specVersion(spec: Pick<GraphSpec, 'version'>): 1 | 2 {
 
 /** The ids a step of a version-2 spec waits for: those its references read, then those `after` names, each once. */
 export function dependenciesOf(step: GraphStep): string[] {
-  const ids: string[] = [];
-  forEachReference(step.input, ({ $from }) => void (ids.includes($from) || ids.push($from)));
+  const ids = referencedStepIds(step.input);
   for (const id of step.after ?? []) if (!ids.includes(id)) ids.push(id);
   return ids;
 }

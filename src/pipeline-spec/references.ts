@@ -111,6 +111,15 @@ export function forEachReference(
   }
 }
 
+/** The ids of the steps `input`'s references read, each once, in the order they first appear. */
+export function referencedStepIds(input: unknown): string[] {
+  const ids: string[] = [];
+  forEachReference(input, ({ $from }) => {
+    if (!ids.includes($from)) ids.push($from);
+  });
+  return ids;
+}
+
 /** Returns a copy of `input` with every reference replaced by `replace(reference, location)`. */
 export function mapReferences(
   input: unknown,

@@ -1,7 +1,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import { FAILURE_TYPES } from '../../../contract/failure-types';
 import type { ApprovalStep } from '../../../pipeline-spec/spec';
-import { forEachReference } from '../../../pipeline-spec/references';
+import { referencedStepIds } from '../../../pipeline-spec/references';
 import type { ApprovalOutput, ApprovalView } from '../../approval-types';
 import { workflowFailure } from '../../errors';
 import type { StepSummary } from '../../pipeline-types';
@@ -18,13 +18,7 @@ import { approvalGates } from './gates';
 export const approvalStep: StepKind<ApprovalStep> = {
   key: 'approval',
   open: () => void approvalGates(),
-  dependencies(step) {
-    const ids: string[] = [];
-    forEachReference(step.input, ({ $from }) => {
-      if (!ids.includes($from)) ids.push($from);
-    });
-    return ids;
-  },
+  dependencies: (step) => referencedStepIds(step.input),
   // Nothing is fetched or paid: the preview is for a person.
   preflights: () => false,
   summary: (step) => ({

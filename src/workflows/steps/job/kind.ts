@@ -5,7 +5,7 @@ import type { PreparedChain, PreparedStep } from '../../../contract/prepared-sub
 import { stepKeyOf } from '../../../contract/workflow-names';
 import type { SubmitAs } from '../../../activities';
 import type { JobStep } from '../../../pipeline-spec/spec';
-import { forEachReference } from '../../../pipeline-spec/references';
+import { forEachReference, referencedStepIds } from '../../../pipeline-spec/references';
 import type { PipelineWorkflowInput } from '../../pipeline-types';
 import type { StepKind } from '../kind';
 import { ACTIVITY_SUMMARIES } from '../../../pipeline-spec/ui-text';
@@ -22,13 +22,7 @@ import { chargesSettled, revokePreparedSubmits, workflowJobs } from './workflow-
 export const jobStep: StepKind<JobStep> = {
   key: 'model',
   open: () => void workflowJobs(),
-  dependencies(step) {
-    const ids: string[] = [];
-    forEachReference(step.input, ({ $from }) => {
-      if (!ids.includes($from)) ids.push($from);
-    });
-    return ids;
-  },
+  dependencies: (step) => referencedStepIds(step.input),
   /** True when the step gives at least one URI input literally (a reference to an earlier output is not checked). */
   preflights(step) {
     const meta = MODELS[step.model];

@@ -1,5 +1,5 @@
 import type { JobResult } from '../../../contract';
-import { forEachReference } from '../../../pipeline-spec/references';
+import { referencedStepIds } from '../../../pipeline-spec/references';
 import type { OpStep } from '../../../pipeline-spec/steps/op';
 import { opKeyOf, type OpInputs, type OpName, type OpStepOutput } from '../../../pipeline-spec/steps/op-types';
 import type { StepKind, StepProgress } from '../kind';
@@ -13,13 +13,7 @@ import { runOp } from './run-op';
 export const opStep: StepKind<OpStep> = {
   key: 'op',
   open: () => undefined,
-  dependencies(step) {
-    const ids: string[] = [];
-    forEachReference(step.input, ({ $from }) => {
-      if (!ids.includes($from)) ids.push($from);
-    });
-    return ids;
-  },
+  dependencies: (step) => referencedStepIds(step.input),
   // Nothing is paid: there is nothing to check before paying.
   preflights: () => false,
   summary: (step) => ({ op: step.op }),
