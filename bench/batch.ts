@@ -18,7 +18,6 @@
  *     still running in Temporal.
  * Every phase has a deadline; the stack is stopped whatever happens.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -29,9 +28,10 @@ import { isTerminalState } from '../src/contract';
 import { openMediaStore } from '../src/media/store';
 import { maxJobsInFlight } from '../test/helpers/jobs-in-flight';
 import { silentWavDataUri } from '../test/helpers/inputs';
+import { jsonOf, runCli } from './lib/cli';
 import { sampleProcess } from './lib/processes';
 import { LONG_FORM, PIXEL_PNG, REVOICE, UPSCALE } from './lib/shapes';
-import { BENCH_ADMIN_KEY, BENCH_API_KEY, DIST, serviceCall, startBenchStack, type BenchStack } from './lib/stack';
+import { BENCH_ADMIN_KEY, BENCH_API_KEY, serviceCall, startBenchStack, type BenchStack } from './lib/stack';
 import { round } from './lib/stats';
 import { climb, level, peakOf, type Level } from './throughput';
 
@@ -132,49 +132,6 @@ export interface BatchResult {
     counts: { completed: number; failed: number; cancelled: number; skipped: number };
     workerRssPeakMiB: number;
   };
-}
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  seconds: number;
-}
-
-/** Runs the compiled CLI (`dist/cli/main.js`) with exactly `env`; kills it after `timeoutMs`. */
-function runCli(args: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<CliRun> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(DIST, 'cli', 'main.js'), ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const stdout: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    // The bench exiting (an error, Ctrl-C) takes the CLI with it, as it does the stack's processes.
-    const onExit = () => child.kill('SIGKILL');
-    process.once('exit', onExit);
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      process.off('exit', onExit);
-      if (signal === 'SIGKILL')
-        reject(new Error(`reelflow ${args[0]} killed after ${timeoutMs / 1000} s:\n${stderr.slice(-2000)}`));
-      else resolve({ code, stdout: Buffer.concat(stdout).toString(), stderr, seconds: (Date.now() - started) / 1000 });
-    });
-  });
-}
-
-function jsonOf<T>(run: CliRun, what: string): T {
-  try {
-    return JSON.parse(run.stdout) as T;
-  } catch {
-    throw new Error(`${what}: stdout is not JSON (exit ${run.code}):\n${run.stdout.slice(-2000)}\n${run.stderr}`);
-  }
 }
 
 /** Samples the RSS of `pid` every second until stopped. */

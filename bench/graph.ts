@@ -25,6 +25,7 @@ import { WORKFLOW_TYPES, pipelineWorkflowId } from '../src/workflows/definitions
 import type { PipelineSummary, PipelineWorkflowInput, StepSummary } from '../src/workflows/pipeline-types';
 import { silentWavDataUri } from '../test/helpers/inputs';
 import { cpuMeter, stackPids } from './lib/cpu';
+import { historySpanMs } from './lib/history-times';
 import { LONG_FORM, REVOICE, UPSCALE, longFormInput } from './lib/shapes';
 import { startBenchStack, type BenchStack, type JobClocks } from './lib/stack';
 import { percentile, round } from './lib/stats';
@@ -164,15 +165,11 @@ async function longAdRound(client: Client, stack: BenchStack, name: string): Pro
   const opMs = (step: StepSummary) => (step.finishedAt ?? 0) - (step.startedAt ?? step.finishedAt ?? 0);
   const critical = criticalPathMs(summary.steps, (step) => ('model' in step && step.model ? jobMs(step) : opMs(step)));
   const makespan = Math.max(...mine.map((j) => j.completedAt!)) - Math.min(...mine.map((j) => j.receivedAt));
-  const history = await client.workflow.getHandle(pipelineWorkflowId(name)).fetchHistory();
-  const times = (history.events ?? []).map(
-    (e) => Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6),
-  );
   return {
     makespanMs: makespan,
     criticalPathMs: critical,
     ratio: round(makespan / Math.max(1, critical), 3),
-    workflowSpanMs: (times.at(-1) ?? 0) - (times[0] ?? 0),
+    workflowSpanMs: await historySpanMs(client, pipelineWorkflowId(name)),
     scenesAtOnce: mostAtOnce(mine, LONG_FORM),
   };
 }

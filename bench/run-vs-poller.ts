@@ -32,6 +32,7 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { pipelineWorkflowId } from '../src/workflows/definitions';
 import { bundleNaiveClient, driveNaive } from './lib/drive';
+import { eventMs } from './lib/history-times';
 import { handoffsOf } from './lib/hops';
 import { sampleProcess } from './lib/processes';
 import { specFor } from './lib/shapes';
@@ -154,9 +155,6 @@ async function newJobs(stack: BenchStack, known: Set<string>) {
   const { jobs } = await stack.clocks();
   return { fresh: jobs.filter((j) => !known.has(j.id)), all: new Map(jobs.map((j) => [j.id, j])) };
 }
-
-const eventMs = (time: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
-  time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : NaN;
 
 /** The request id a signal's first payload (a webhook event, JSON) names. */
 function signalledRequestId(data: Uint8Array | null | undefined): string | undefined {

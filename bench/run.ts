@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick] [--only handoff,throughput,footprint,batch] [--cluster] [--worker-cache 250,250/256] [--out <dir>] [--no-report]`
  * `npm run bench -- --only batch [--items 10000] [--manifest-rows 100000]`
  * `npm run bench -- --only run-vs-poller [--rounds 5]`
- * `npm run bench -- --only scheduling [--waiters 10000]`
+ * `npm run bench -- --only scheduling [--waiters 10000] [--provider-items 10000] [--compare-items 1000]`
  * `npm run bench -- --only graph [--rounds 3]`
  *
  * Builds the compiled entry points (`npm run build`: dist/ and the pre-built workflow bundle), then
@@ -43,6 +43,7 @@ import { generateReport } from './report/generate';
 import { runRunVsPoller, RUN_VS_POLLER_FULL, RUN_VS_POLLER_QUICK } from './run-vs-poller';
 import { runThroughput, THROUGHPUT_FULL, THROUGHPUT_QUICK } from './throughput';
 import { runScheduling, SCHEDULING_FULL, SCHEDULING_QUICK } from './scheduling';
+import { runSchedulingStack, SCHEDULING_STACK_FULL, SCHEDULING_STACK_QUICK } from './scheduling-stack';
 import { GRAPH_FULL, GRAPH_QUICK, runGraph } from './graph';
 
 /** The benches of a run without --only. */
@@ -150,8 +151,18 @@ async function main(): Promise<void> {
       });
     } else if (name === 'scheduling') {
       const waiters = positiveIntFlag(process.argv, '--waiters');
-      const size = { ...(args.quick ? SCHEDULING_QUICK : SCHEDULING_FULL), ...(waiters ? { waiters } : {}) };
-      const result = await runScheduling(size, log);
+      const size = {
+        ...(args.quick ? SCHEDULING_QUICK : SCHEDULING_FULL),
+        ...(waiters ? { waiters, grants: Math.min(SCHEDULING_FULL.grants, waiters) } : {}),
+      };
+      const providerItems = positiveIntFlag(process.argv, '--provider-items');
+      const compareItems = positiveIntFlag(process.argv, '--compare-items');
+      const stackSize = {
+        ...(args.quick ? SCHEDULING_STACK_QUICK : SCHEDULING_STACK_FULL),
+        ...(providerItems ? { providerItems } : {}),
+        ...(compareItems ? { compareItems } : {}),
+      };
+      const result = { ...(await runScheduling(size, log)), stack: await runSchedulingStack(stackSize, log) };
       writeJson(args.out, 'scheduling', { run: meta(sampler.stop(), Math.round((Date.now() - t0) / 1000)), ...result });
     } else if (name === 'graph') {
       const rounds = positiveIntFlag(process.argv, '--rounds');

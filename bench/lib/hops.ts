@@ -25,6 +25,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { PREPARED_SIGNAL_NAME } from '../../src/routing/prepared';
+import { eventMs as ms } from './history-times';
 import { summarize, type Summary } from './stats';
 import type { BenchStack, JobClocks } from './stack';
 
@@ -46,9 +47,6 @@ export interface HopBreakdown {
   n: number;
   hops: Record<Hop, Summary>;
 }
-
-const ms = (time: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
-  time ? Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : NaN;
 
 /** The request id of the webhook event a `jobEvent` signal carried (JSON payload). */
 function signalledRequestId(

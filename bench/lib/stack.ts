@@ -50,6 +50,8 @@ export interface BenchStackOptions {
   serviceDataInMemory?: boolean;
   /** Extra environment of the reelflow worker (e.g. REELFLOW_MAX_CACHED_WORKFLOWS). */
   workerEnv?: NodeJS.ProcessEnv;
+  /** Extra environment of the bridge (e.g. the account's caps, REELFLOW_ACCOUNT_CONCURRENCY). */
+  bridgeEnv?: NodeJS.ProcessEnv;
   /**
    * A running Temporal frontend to use (namespace `default`, reelflow's search attributes registered),
    * e.g. the `npm run cluster` one; without it the stack starts its own dev server.
@@ -68,6 +70,8 @@ export interface BenchStack {
   webhookSecret: string | null;
   endpointId: string | null;
   processes: Record<string, BenchProcess>;
+  /** The route store the bridge and the worker share (`REELFLOW_ROUTE_STORE`). */
+  routeStore: string;
   /** The service's clocks and counters (`GET /v1/admin/jobs`). */
   clocks(): Promise<{ jobs: JobClocks[]; counters: ServiceCounters }>;
   /** Deletes the webhook endpoint: later jobs complete without a delivery (polling fallback). */
@@ -127,6 +131,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
   const rawTaskQueue = `${taskQueue}-raw`;
   const temporal = options.temporalAddress ? null : await startDevServer({ searchAttributes: SEARCH_ATTRIBUTE_KEYS });
   const temporalAddress = options.temporalAddress ?? temporal!.address;
+  const routeStore = `sqlite:${path.join(dataDir, 'routes.sqlite')}`;
   const stopAll = async () => {
     for (const p of Object.values(processes).reverse()) await p.stop();
     await temporal?.teardown();
@@ -185,12 +190,13 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
             REELFLOW_WEBHOOK_SECRETS: webhookSecret,
             TEMPORAL_ADDRESS: temporalAddress,
             REELFLOW_BRIDGE_PORT: String(port),
-            REELFLOW_ROUTE_STORE: `sqlite:${path.join(dataDir, 'routes.sqlite')}`,
+            REELFLOW_ROUTE_STORE: routeStore,
             REELFLOW_TASK_QUEUE: taskQueue,
             REELFLOW_SERVICE_URL: serviceUrl,
             REELFLOW_API_KEY: BENCH_API_KEY,
             REELFLOW_SERVICE_IDEMPOTENCY: benchServiceIdempotency(),
             REELFLOW_LOG_LEVEL: 'warn',
+            ...options.bridgeEnv,
           },
           ready: /listening on/,
         },
@@ -208,7 +214,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
             REELFLOW_TASK_QUEUE: taskQueue,
             REELFLOW_SERVICE_URL: serviceUrl,
             REELFLOW_API_KEY: BENCH_API_KEY,
-            REELFLOW_ROUTE_STORE: `sqlite:${path.join(dataDir, 'routes.sqlite')}`,
+            REELFLOW_ROUTE_STORE: routeStore,
             REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
             REELFLOW_SERVICE_IDEMPOTENCY: benchServiceIdempotency(),
             REELFLOW_LOG_LEVEL: 'warn',
@@ -237,6 +243,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       webhookSecret,
       endpointId,
       processes,
+      routeStore,
       clocks: async () =>
         (await serviceCall(serviceUrl, 'GET', '/v1/admin/jobs', undefined, BENCH_ADMIN_KEY)) as unknown as {
           jobs: JobClocks[];

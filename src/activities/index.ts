@@ -444,6 +444,7 @@ function submitActivities(
           ? prepareNext
           : undefined;
       try {
+        if (permit) await calls.wrap('subscribe', () => slots.attachRequest(idempotencyKey, request.request_id));
         const earlyEvents = await calls.wrap('subscribe', () =>
           routes.subscribe(
             (request as GenerationRequest).request_id,

@@ -17,6 +17,10 @@ import { startMetricsServer, type MetricsServer } from '../metrics/server';
 import { bridgeMetrics, defaultRegistry, serviceResponseMetrics } from '../metrics';
 import { activeTracing, startTracing, stopTracing, tracingClientInterceptors } from '../tracing';
 import { describeTracing } from '../config/tracing';
+import { AccountSlots } from '../routing/account-slots';
+import { temporalSlotSignaller } from '../routing/slot-signaller';
+import type { SlotCaps } from '../routing/slot-store';
+import { slotMetrics } from '../metrics/slots';
 
 /** Options of `startInboxSink`: the store, the Temporal client, and the forwarder's knobs. */
 export interface InboxSinkOptions extends Omit<ForwarderOptions, 'inbox' | 'ttlMs'> {
@@ -82,6 +86,20 @@ export function startInboxSink(options: InboxSinkOptions): { sink: EventSink; st
  */
 export function createInboxSink(inbox: Inbox, _store?: RouteStore): EventSink {
   return inbox;
+}
+
+/**
+ * The account's slots as the bridge uses them: it frees the slot of a job whose terminal webhook it
+ * forwards and signals the run the room went to (the workers' reapers sweep; the bridge runs none).
+ */
+function bridgeSlots(store: RouteStore, caps: SlotCaps, client: Client): AccountSlots {
+  const metrics = slotMetrics({ snapshot: () => store.slots.snapshot(), caps });
+  return new AccountSlots({
+    store: store.slots,
+    caps,
+    signaller: () => temporalSlotSignaller(client),
+    onGrant: (grant) => metrics.granted(grant.fairnessKey ?? ''),
+  });
 }
 
 /** A listening bridge and how to stop it. */
@@ -150,9 +168,11 @@ export async function startBridgeServer(
           logger.warn({ request_id: requestId, reason }, 'prepared submit left to the pipeline'),
       })
     : undefined;
+  const slots = config.slotCaps ? bridgeSlots(store, config.slotCaps, client) : undefined;
   const { sink, stop } = startInboxSink({
     store,
     client,
+    ...(slots ? { slots } : {}),
     backlogLimit: config.backlogLimit,
     signalTimeoutMs: config.signalTimeoutMs,
     ttlMs: config.routeStore.ttlMs,

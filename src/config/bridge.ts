@@ -26,6 +26,12 @@ export const DEFAULT_BRIDGE_CONNECTION_LIMITS: ConnectionLimits = {
   idleTimeoutMs: VARIABLES.REELFLOW_BRIDGE_IDLE_TIMEOUT_MS.schema.parse(undefined),
 };
 
+/** The account's caps as the bridge reads them (the shape of the route store's SlotCaps). */
+export interface BridgeSlotCaps {
+  account?: number;
+  models: Record<string, number>;
+}
+
 /** Validated bridge configuration (variables: BRIDGE_VARIABLES in ./processes.ts). */
 export interface BridgeConfig {
   secrets: string[];
@@ -52,6 +58,11 @@ export interface BridgeConfig {
    * next step a pipeline prepared as soon as a completion is committed (docs/webhook-routing.md).
    */
   service?: ServiceSettings;
+  /**
+   * The account's caps (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY), the workers' own: the
+   * bridge then frees the slot of a job whose terminal webhook it committed and hands it on. Absent: none set.
+   */
+  slotCaps?: BridgeSlotCaps;
   logLevel: string;
   /** Tracing (OTEL_EXPORTER_OTLP_*): absent when no endpoint is set. */
   tracing?: TracingSettings;
@@ -95,7 +106,17 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
       : {}),
     routeStore: loadRouteStoreSettings(env),
     ...(service ? { service } : {}),
+    ...bridgeSlotCaps(e.REELFLOW_ACCOUNT_CONCURRENCY, e.REELFLOW_MODEL_CONCURRENCY),
     logLevel: e.REELFLOW_LOG_LEVEL,
     ...(tracing ? { tracing } : {}),
   };
+}
+
+/** `{ slotCaps }` when either cap is set, else nothing. */
+function bridgeSlotCaps(
+  account: number | undefined,
+  models: Record<string, number> | undefined,
+): { slotCaps?: BridgeSlotCaps } {
+  if (account === undefined && Object.keys(models ?? {}).length === 0) return {};
+  return { slotCaps: { ...(account !== undefined ? { account } : {}), models: models ?? {} } };
 }

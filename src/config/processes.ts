@@ -74,6 +74,9 @@ export const BRIDGE_VARIABLES = {
     'REELFLOW_BRIDGE_METRICS_HOST',
     // With the service's URL and key the bridge submits the steps pipelines prepared (src/routing/prepared.ts).
     ...SERVICE_CLIENT,
+    // With the workers' caps the bridge frees a finished job's slot and hands it on (src/routing/account-slots.ts).
+    'REELFLOW_ACCOUNT_CONCURRENCY',
+    'REELFLOW_MODEL_CONCURRENCY',
     ...ROUTE_STORE,
     'REELFLOW_STATE_DIR',
     'REELFLOW_LOG_LEVEL',

@@ -14,7 +14,7 @@ export * from './pricing';
 export * from './resources';
 export * from './ledger';
 // The event helpers read the resources' types, so they are re-exported here, not from ./resources (no cycle).
-export { API_VERSION, EVENT_TYPES, resultFromEvent } from './events';
+export { API_VERSION, EVENT_TYPES, resultFromEvent, terminalStateOf } from './events';
 // The words the layers share (plain data).
 export * from './errors';
 export * from './failure-types';

@@ -72,6 +72,19 @@ export class AccountSlots {
     await this.hand(await this.store.release(holder, this.caps, this.now()));
   }
 
+  /** Names the job `holder`'s slot went to, so the bridge can free it when the job's terminal webhook arrives. */
+  async attachRequest(holder: string, requestId: string): Promise<void> {
+    await this.store.attachRequest(holder, requestId);
+  }
+
+  /**
+   * Frees the slot of job `requestId`, which reached a terminal state (the bridge committed its webhook),
+   * and signals the workflows its room was granted to. The pipeline's own release later finds nothing.
+   */
+  async releaseRequest(requestId: string): Promise<void> {
+    await this.hand(await this.store.releaseRequest(requestId, this.caps, this.now()));
+  }
+
   /**
    * Signals `grants`; a grant to a run that is gone is freed again (its room goes on to the next
    * waiter). A grant whose signal failed stays `granted`: the reaper signals it again.

@@ -1,5 +1,11 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { type WebhookEvent, EventSinkUnavailableError, type EventSink, resultFromEvent } from '../contract';
+import {
+  type WebhookEvent,
+  EventSinkUnavailableError,
+  type EventSink,
+  resultFromEvent,
+  terminalStateOf,
+} from '../contract';
 import { InboxFullError } from './errors';
 import { CROWDED_COMMIT, laneWaitMs, RATE_WINDOW_MS } from './forward-pace';
 import { PREPARED_SIGNAL_NAME, type PreparedSubmission, type PreparedSubmitter } from './prepared';
@@ -255,6 +261,12 @@ export interface ForwarderOptions {
    */
   submitter?: PreparedSubmitter;
   /**
+   * The account's slots (./account-slots.ts), where this bridge is told the caps: the slot of a job whose
+   * terminal event is forwarded is freed and handed on beside the signal, so the next waiting job goes to
+   * the service without waiting for this pipeline's workflow task. Absent: the pipeline's settle frees it.
+   */
+  slots?: { releaseRequest(requestId: string): Promise<void> };
+  /**
    * Build the signal path's message codecs and open the Temporal connection when the forwarder starts
    * (./warm-up.ts), not inside the first burst. Default true.
    */
@@ -444,6 +456,9 @@ async function forwardDelivery(settings: ForwarderSettings, delivery: ClaimedDel
   const event = JSON.parse(delivery.body) as WebhookEvent;
   const subscription = delivery.subscription;
   let next: PreparedSubmission | null = null;
+  // Beside the signal, not before it: the pipeline hears of its job as soon as without slots.
+  const freeing =
+    options.slots && terminalStateOf(event) ? options.slots.releaseRequest(delivery.requestId).catch(report) : null;
   try {
     if (subscription) {
       const result = options.submitter && subscription.stepKey === undefined ? resultFromEvent(event) : undefined;
@@ -475,6 +490,8 @@ async function forwardDelivery(settings: ForwarderSettings, delivery: ClaimedDel
     }
     report(error);
     return 'temporal-retry';
+  } finally {
+    await freeing;
   }
 }
 

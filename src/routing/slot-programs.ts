@@ -210,6 +210,17 @@ export function* releaseProgram(holder: string, caps: SlotCaps, now: number): Sl
   return yield* grantProgram(caps, now);
 }
 
+/** Names the job a held slot was used for (its submit was accepted). */
+export function* attachRequestProgram(holder: string, requestId: string): SlotProgram<void> {
+  yield* query(`UPDATE reelflow_slots SET request_id = ? WHERE holder = ? AND state <> ${W}`, requestId, holder);
+}
+
+/** Frees the slot of the job `requestId` (it reached a terminal state) and hands the room on. */
+export function* releaseRequestProgram(requestId: string, caps: SlotCaps, now: number): SlotProgram<SlotGrant[]> {
+  const [row] = yield* query('SELECT holder FROM reelflow_slots WHERE request_id = ?', requestId);
+  return row ? yield* releaseProgram(String(row.holder), caps, now) : [];
+}
+
 /** Marks signalled grants held. */
 export function* markSignalledProgram(holders: readonly string[]): SlotProgram<void> {
   if (holders.length === 0) return;
@@ -290,6 +301,8 @@ export function slotStoreOver(
   return {
     acquire: (request, caps, now) => run('write', 'slot acquire', acquireProgram(request, caps, now)),
     release: (holder, caps, now) => run('write', 'slot release', releaseProgram(holder, caps, now)),
+    attachRequest: (holder, requestId) => run('write', 'slot attach', attachRequestProgram(holder, requestId)),
+    releaseRequest: (requestId, caps, now) => run('write', 'slot release', releaseRequestProgram(requestId, caps, now)),
     grantWaiting: (caps, now) => run('write', 'slot grant', grantProgram(caps, now)),
     markSignalled: (holders) => run('write', 'slot mark', markSignalledProgram(holders)),
     heldSince: (before, limit) => run('read', 'slot list', heldSinceProgram(before, limit)),

@@ -87,6 +87,13 @@ export interface SlotStore {
    * room to the next waiters in order: the grants whose workflows must now be signalled.
    */
   release(holder: string, caps: SlotCaps, now: number): Promise<SlotGrant[]>;
+  /** Names the job (`requestId`) `holder`'s slot was used for, so releaseRequest finds it. */
+  attachRequest(holder: string, requestId: string): Promise<void>;
+  /**
+   * Frees the slot of job `requestId` (its terminal webhook arrived) and grants the room on, as release
+   * does; nothing when no slot names that job (never attached, or freed already).
+   */
+  releaseRequest(requestId: string, caps: SlotCaps, now: number): Promise<SlotGrant[]>;
   /** Grants whatever room there is to waiters (after caps were raised, or a sweep): the grants made. */
   grantWaiting(caps: SlotCaps, now: number): Promise<SlotGrant[]>;
   /** Marks grants whose workflows were signalled (`granted` → `held`). */

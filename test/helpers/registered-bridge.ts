@@ -32,6 +32,8 @@ export async function startRegisteredBridge(options: {
   submits?: boolean;
   /** Serve the bridge's /metrics on a free port of its own (`bridge.metricsUrl`). Default false. */
   metrics?: boolean;
+  /** The workers' caps, as REELFLOW_ACCOUNT_CONCURRENCY and REELFLOW_MODEL_CONCURRENCY: the bridge frees finished jobs' slots. */
+  slotCaps?: { account?: number; models: Readonly<Record<string, number>> };
 }): Promise<RegisteredBridge> {
   const port = await freePort();
   const registered = await api(options.serviceUrl, 'POST', '/v1/webhooks/endpoints', {
@@ -46,6 +48,16 @@ export async function startRegisteredBridge(options: {
       REELFLOW_BRIDGE_PORT: String(port),
       REELFLOW_LOG_LEVEL: options.logLevel ?? 'silent',
       ...(options.metrics ? { REELFLOW_BRIDGE_METRICS_PORT: '0' } : {}),
+      ...(options.slotCaps?.account !== undefined
+        ? { REELFLOW_ACCOUNT_CONCURRENCY: String(options.slotCaps.account) }
+        : {}),
+      ...(options.slotCaps
+        ? {
+            REELFLOW_MODEL_CONCURRENCY: Object.entries(options.slotCaps.models)
+              .map(([model, cap]) => `${model}=${cap}`)
+              .join(','),
+          }
+        : {}),
       ...(options.submits === false
         ? {}
         : {

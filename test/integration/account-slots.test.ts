@@ -61,7 +61,7 @@ beforeAll(async () => {
     { limits: backoff, slotCaps: caps },
   );
   slots = testRouteStore(TASK_QUEUE).slots;
-  bridge = await startTestBridge(h.service, env, TASK_QUEUE);
+  bridge = await startTestBridge(h.service, env, TASK_QUEUE, { slotCaps: caps });
 }, 120_000);
 
 afterAll(async () => {

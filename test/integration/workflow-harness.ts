@@ -92,10 +92,15 @@ export async function startTestBridge(
   service: TestService,
   env: TestWorkflowEnvironment,
   taskQueue: string,
-  options: { events?: readonly string[]; submits?: boolean } = {},
+  options: {
+    events?: readonly string[];
+    submits?: boolean;
+    slotCaps?: { account?: number; models: Readonly<Record<string, number>> };
+  } = {},
 ): Promise<TestBridge> {
   const { bridge, endpointId, secret } = await startRegisteredBridge({
     ...(options.submits === false ? { submits: false } : {}),
+    ...(options.slotCaps ? { slotCaps: options.slotCaps } : {}),
     serviceUrl: service.url,
     temporalAddress: env.address,
     taskQueue,

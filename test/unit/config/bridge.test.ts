@@ -72,6 +72,28 @@ describe('loadBridgeConfig', () => {
     );
   });
 
+  it('reads the workers’ caps (the bridge frees finished jobs’ slots with them), none when unset or empty', () => {
+    expect(loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: 'a' }).slotCaps).toBeUndefined();
+    expect(
+      loadBridgeConfig({
+        REELFLOW_WEBHOOK_SECRETS: 'a',
+        REELFLOW_ACCOUNT_CONCURRENCY: '',
+        REELFLOW_MODEL_CONCURRENCY: '',
+      }).slotCaps,
+    ).toBeUndefined();
+    const model = 'service-upscale-video-fast';
+    expect(
+      loadBridgeConfig({
+        REELFLOW_WEBHOOK_SECRETS: 'a',
+        REELFLOW_ACCOUNT_CONCURRENCY: '6',
+        REELFLOW_MODEL_CONCURRENCY: `${model}=2`,
+      }).slotCaps,
+    ).toEqual({ account: 6, models: { [model]: 2 } });
+    expect(failure({ REELFLOW_WEBHOOK_SECRETS: 'a', REELFLOW_ACCOUNT_CONCURRENCY: '0' }).message).toContain(
+      'REELFLOW_ACCOUNT_CONCURRENCY',
+    );
+  });
+
   it('splits and trims several secrets for a rotation', () => {
     expect(loadBridgeConfig({ REELFLOW_WEBHOOK_SECRETS: ' whsec_old , whsec_new ' }).secrets).toEqual([
       'whsec_old',

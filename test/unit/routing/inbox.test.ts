@@ -180,3 +180,62 @@ describe('the SQLite store with checkpoints left to its caller', () => {
     }
   });
 });
+
+describe('the forwarder and the account’s slots', () => {
+  const event = (requestId: string, eventType: string) =>
+    JSON.stringify({
+      event_id: `evt-${requestId}-${eventType}`,
+      event_type: eventType,
+      request_id: requestId,
+      data: null,
+    });
+
+  it('frees the slot of a job whose terminal event it forwards, and only then', async () => {
+    const caps = { account: 1, models: {} };
+    const ask = (holder: string) => ({
+      holder,
+      workflowId: `wf-${holder}`,
+      runId: 'run',
+      model: 'upscale',
+      priority: 3,
+      fairnessKey: 'k',
+      weight: 1,
+    });
+    await store.slots.acquire(ask('done'), caps, 1);
+    await store.slots.attachRequest('done', 'req-done');
+    await store.slots.acquire(ask('next'), caps, 2);
+    const released: string[] = [];
+    const forwarder = startForwarder({
+      store,
+      // No subscriber and no route-workflow fallback: nothing is signalled, the slot is what is tested.
+      client: {} as Client,
+      warmUp: false,
+      routeWorkflowFallback: false,
+      ttlMs: 1e9,
+      idlePollMs: 1e6,
+      slots: {
+        releaseRequest: async (requestId) => {
+          released.push(requestId);
+          await store.slots.releaseRequest(requestId, caps, Date.now());
+        },
+      },
+    });
+    try {
+      await store.append(
+        [
+          { eventId: 'e1', requestId: 'req-running', body: event('req-running', 'generation.progress') },
+          { eventId: 'e2', requestId: 'req-done', body: event('req-done', 'generation.completed') },
+        ],
+        Date.now(),
+      );
+      await forwarder.round();
+      expect(released).toEqual(['req-done']);
+      const snapshot = await store.slots.snapshot();
+      expect(snapshot.waiting).toEqual([]);
+      expect(snapshot.heldByKey).toEqual({ k: 1 });
+      expect((await store.slots.log(0, 10)).map((e) => e.holder)).toEqual(['done', 'next']);
+    } finally {
+      await forwarder.stop();
+    }
+  });
+});

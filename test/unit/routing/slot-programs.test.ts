@@ -96,6 +96,29 @@ describe.each(backends)('slots on %s', (_name, open) => {
     expect(snapshot.waiting).toEqual([]);
   });
 
+  it('frees a slot by the job it was used for (the bridge, at the job’s terminal webhook), once', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    expect(await slots.acquire(ask('a'), caps, 1)).toBe('granted');
+    expect(await slots.acquire(ask('b'), caps, 2)).toBe('waiting');
+    // A waiter names no job: attaching one to it changes nothing.
+    await slots.attachRequest('b', 'req-b');
+    expect(await slots.releaseRequest('req-b', caps, 3)).toEqual([]);
+    await slots.attachRequest('a', 'req-a');
+    expect(await slots.releaseRequest('req-a', caps, 4)).toEqual([
+      { holder: 'b', workflowId: 'wf-b', runId: 'run-b', fairnessKey: 'batch/a' },
+    ]);
+    // The pipeline's own release (its settle) and a second webhook find nothing left to free.
+    expect(await slots.release('a', caps, 5)).toEqual([]);
+    expect(await slots.releaseRequest('req-a', caps, 5)).toEqual([]);
+    expect(await slots.releaseRequest('req-unknown', caps, 5)).toEqual([]);
+    expect((await slots.snapshot()).heldByModel).toEqual({ upscale: 1 });
+    const log = await slots.log(0, 10);
+    expect(log.map((e) => [e.holder, e.grantedAt, e.releasedAt])).toEqual([
+      ['a', 1, 4],
+      ['b', 4, null],
+    ]);
+  });
+
   it('a waiter that leaves the queue is never granted', async () => {
     const caps: SlotCaps = { account: 1, models: {} };
     await slots.acquire(ask('h'), caps, 1);

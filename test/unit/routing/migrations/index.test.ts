@@ -52,6 +52,8 @@ const withLater = [...ROUTE_STORE_MIGRATIONS, laterMigration];
 const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 const CURRENT = ROUTE_STORE_SCHEMA_VERSION;
 const LATER = CURRENT + 1;
+/** A version no release of this code knows. */
+const FUTURE = LATER + 1;
 
 /** What 0.3.0 left behind: a subscribed request, a delivery for another request, a prepared submit. */
 const OLD_ROWS = [
@@ -73,8 +75,8 @@ describe('migration list', () => {
   });
 
   it('a store newer than the code is refused with both versions and what to do', () => {
-    expect(() => pendingMigrations('routes.sqlite', 5, withLater)).toThrow(
-      `route store schema 5 is newer than this reelflow (knows ${LATER}): upgrade reelflow or restore a backup taken before the upgrade (routes.sqlite)`,
+    expect(() => pendingMigrations('routes.sqlite', FUTURE, withLater)).toThrow(
+      `route store schema ${FUTURE} is newer than this reelflow (knows ${LATER}): upgrade reelflow or restore a backup taken before the upgrade (routes.sqlite)`,
     );
   });
 });
@@ -202,13 +204,13 @@ describe('PostgreSQL route store schema', () => {
     const url = await freshDatabase();
     const sql = await connect(url);
     await migratePostgres(sql, url, withLater);
-    await sql.query("INSERT INTO reelflow_schema_version VALUES (5, 'from the future', 0)");
+    await sql.query(`INSERT INTO reelflow_schema_version VALUES (${FUTURE}, 'from the future', 0)`);
     const store = open(url);
     const refused = store.append([{ eventId: 'e', requestId: 'r', body: '{}' }], 1);
     await expect(refused).rejects.toBeInstanceOf(RouteStoreSchemaError);
     await expect(refused).rejects.toThrow(
       new RegExp(
-        `^route store schema 5 is newer than this reelflow \\(knows ${CURRENT}\\): upgrade reelflow or restore a backup taken before the upgrade \\(postgres://reelflow@127\\.0\\.0\\.1:\\d+/routes_\\d+\\)$`,
+        `^route store schema ${FUTURE} is newer than this reelflow \\(knows ${CURRENT}\\): upgrade reelflow or restore a backup taken before the upgrade \\(postgres://reelflow@127\\.0\\.0\\.1:\\d+/routes_\\d+\\)$`,
       ),
     );
     expect(await store.ping()).toBe(false);
