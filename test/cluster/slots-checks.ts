@@ -28,7 +28,7 @@ export function slotsRunChecks(figures: () => SlotsRunFigures): void {
     expect(maxInFlight.byModel[UPSCALE]).toBeLessThanOrEqual(SLOTS_CAPS.perModel);
   });
 
-  it('no idempotency key was submitted twice, though a worker died running submits', () => {
+  it("no idempotency key was submitted twice, though a worker died running the pipelines' activities", () => {
     const f = figures();
     expect(f.keysSubmittedTwice).toEqual([]);
     // Two jobs per completed pipeline, one or two for the terminated one.

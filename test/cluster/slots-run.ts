@@ -316,7 +316,10 @@ async function killBusyWorker(
   return { ...figures, at };
 }
 
-/** Terminates the pipeline that took a slot last: no settle gives its slot back, the reaper must. */
+/**
+ * Terminates a pipeline that took its slot under a second ago: its job (answer delayed 300 ms, held
+ * 1 s) cannot have ended, so no settle gave the slot back first. Nothing will: the reaper must.
+ */
 async function leakSlot(
   slots: SlotStore,
   handles: WorkflowHandle[],
@@ -325,7 +328,7 @@ async function leakSlot(
   const deadline = Date.now() + 60_000;
   for (;;) {
     const held = (await slots.heldSince(Date.now() + 1, 500)).filter((s) => s.state === SLOT_STATE.held);
-    const newest = held.sort((a, b) => b.grantedAt - a.grantedAt)[0];
+    const newest = held.filter((s) => s.grantedAt > Date.now() - 1_000).sort((a, b) => b.grantedAt - a.grantedAt)[0];
     const handle = newest && handles.find((h) => h.workflowId === newest.workflowId);
     if (newest && handle) {
       await handle.terminate('its slot leaked on purpose');
