@@ -20,14 +20,13 @@ import {
   faultBridgeEnvironment,
   faultWorkerEnvironment,
   sleep,
-  spawnChild,
   startFaultPipelines,
-  type Child,
   type FaultPipelines,
   type FaultRunFigures,
 } from '../faults/fault-run';
 import { api, TEST_ADMIN_KEY, TEST_API_KEY } from '../helpers/local-service';
 import { startProxy } from '../helpers/round-robin-proxy';
+import { DIST_WORKFLOW_BUNDLE, processGroup, requireBuild } from './processes';
 
 /**
  * The cluster run behind `npm run test:cluster`: a real Temporal cluster (scripts/cluster: PostgreSQL,
@@ -37,9 +36,6 @@ import { startProxy } from '../helpers/round-robin-proxy';
  * under the service's faults. While they run, one worker, one bridge, the matching role, the history
  * role and PostgreSQL are each SIGKILLed once, `spacingMs` apart, and restarted.
  */
-
-const ROOT = path.join(__dirname, '..', '..');
-const DIST = path.join(ROOT, 'dist');
 
 /** What one kill did to the run. */
 export interface KillRecord {
@@ -71,14 +67,6 @@ export interface ClusterRunFigures extends FaultRunFigures {
 }
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
-
-/** The compiled entry points must be there: `npm run test:cluster` runs `npm run build` first. */
-function requireBuild(): void {
-  for (const file of ['workers/local-service.js', 'workers/worker.js', 'workers/bridge.js', 'workflow-bundle.js']) {
-    if (!fs.existsSync(path.join(DIST, file)))
-      throw new Error(`dist/${file} is missing: run \`npm run build\` first (npm run test:cluster does)`);
-  }
-}
 
 /** Rows of `sql` (tab-separated) from the cluster's `temporal` database. */
 function query(cluster: Cluster, sql: string): string[][] {
@@ -113,8 +101,7 @@ export async function runClusterScenario(options: {
   fs.chmodSync(scratch, 0o755);
   const clusterDir = path.join(scratch, 'cluster');
   const dataDir = path.join(scratch, 'service');
-  const logs = { text: '' };
-  const children = new Set<Child>();
+  const group = processGroup('dist');
   const restarts: Record<string, number> = {};
   let cluster: Cluster | null = null;
   let connection: Connection | null = null;
@@ -128,29 +115,19 @@ export async function runClusterScenario(options: {
     const [servicePort, ...bridgePorts] = [await freePort(), await freePort(), await freePort()];
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
     const namespace = cluster.record.namespace;
-    const track = (c: Child) => {
-      children.add(c);
-      void c.exited.then(() => children.delete(c));
-      return c;
-    };
-
     const startService = async () => {
-      const c = track(
-        await spawnChild(
-          [path.join(DIST, 'workers', 'local-service.js')],
-          {
-            REELFLOW_SERVICE_PORT: String(servicePort),
-            REELFLOW_SERVICE_DATA_DIR: dataDir,
-            REELFLOW_SERVICE_API_KEYS: TEST_API_KEY,
-            REELFLOW_SERVICE_ADMIN_KEY: TEST_ADMIN_KEY,
-            REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS: 'true',
-            REELFLOW_SERVICE_CONCURRENCY: '4',
-            REELFLOW_SERVICE_LOG: 'true',
-          },
-          /listening on/,
-          logs,
-          'service',
-        ),
+      const c = await group.start(
+        'local-service',
+        {
+          REELFLOW_SERVICE_PORT: String(servicePort),
+          REELFLOW_SERVICE_DATA_DIR: dataDir,
+          REELFLOW_SERVICE_API_KEYS: TEST_API_KEY,
+          REELFLOW_SERVICE_ADMIN_KEY: TEST_ADMIN_KEY,
+          REELFLOW_SERVICE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+          REELFLOW_SERVICE_CONCURRENCY: '4',
+          REELFLOW_SERVICE_LOG: 'true',
+        },
+        'service',
       );
       const response = await api(serviceUrl, 'PUT', '/v1/admin/faults', { body: FAULTS, key: TEST_ADMIN_KEY });
       if (response.status !== 200)
@@ -166,41 +143,33 @@ export async function runClusterScenario(options: {
       throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
     const secret = String(registered.body.secret);
 
-    const startBridge = async (index: number) =>
-      track(
-        await spawnChild(
-          [path.join(DIST, 'workers', 'bridge.js')],
-          faultBridgeEnvironment({
+    const startBridge = (index: number) =>
+      group.start(
+        'bridge',
+        faultBridgeEnvironment({
+          temporalAddress: theCluster.address,
+          namespace,
+          secret,
+          port: bridgePorts[index]!,
+          taskQueue,
+          routeStore: routeStoreUrl(theCluster),
+        }),
+        `bridge-${index + 1}`,
+      );
+    const startWorker = (index: number) =>
+      group.start(
+        'worker',
+        {
+          ...faultWorkerEnvironment({
             temporalAddress: theCluster.address,
             namespace,
-            secret,
-            port: bridgePorts[index]!,
             taskQueue,
+            serviceUrl,
             routeStore: routeStoreUrl(theCluster),
           }),
-          /listening on/,
-          logs,
-          `bridge-${index + 1}`,
-        ),
-      );
-    const startWorker = async (index: number) =>
-      track(
-        await spawnChild(
-          [path.join(DIST, 'workers', 'worker.js')],
-          {
-            ...faultWorkerEnvironment({
-              temporalAddress: theCluster.address,
-              namespace,
-              taskQueue,
-              serviceUrl,
-              routeStore: routeStoreUrl(theCluster),
-            }),
-            REELFLOW_WORKFLOW_BUNDLE: path.join(DIST, 'workflow-bundle.js'),
-          },
-          /reelflow worker: task queue/,
-          logs,
-          `worker-${index + 1}`,
-        ),
+          REELFLOW_WORKFLOW_BUNDLE: DIST_WORKFLOW_BUNDLE,
+        },
+        `worker-${index + 1}`,
       );
     const bridges = await Promise.all([startBridge(0), startBridge(1)]);
     const workers = await Promise.all([startWorker(0), startWorker(1)]);
@@ -284,14 +253,14 @@ export async function runClusterScenario(options: {
       ),
     );
 
-    for (const c of [...children]) await c.kill();
+    await group.stopAll();
     await proxy.close();
     const figures = await collectFaultFigures({
       client,
       dataDir,
       serviceUrl,
       run,
-      logs: logs.text,
+      logs: group.logs.text,
       restarts,
       secrets: [secret, TEST_API_KEY, TEST_ADMIN_KEY, cluster.postgres.password],
       started,
@@ -316,7 +285,7 @@ export async function runClusterScenario(options: {
         .join('\n'),
     };
   } finally {
-    for (const c of [...children]) await c.kill();
+    await group.stopAll();
     await connection?.close();
     if (cluster) await stopCluster(clusterDir, (line) => log(`cluster: ${line}`));
     if (process.env.REELFLOW_KEEP_CLUSTER !== '1') fs.rmSync(scratch, { recursive: true, force: true });
