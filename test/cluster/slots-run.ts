@@ -60,9 +60,15 @@ export interface KillFigures {
   restarted: false;
 }
 
-/** The slot leaked on purpose: a pipeline holding one, terminated (no settle gives it back). */
+/**
+ * The slot leaked on purpose: a pipeline holding one is terminated (no settle gives it back; its job's
+ * terminal webhook lets a bridge free it), and a slot its run took for a submit that never went out (a
+ * worker that died between the two) — no job names that one: only the reaper frees it.
+ */
 export interface LeakFigures {
   workflowId: string;
+  /** The slot of the submit that never went out. */
+  holder: string;
   grantedAt: number;
   closedAt: number;
   /** The slot was still held once the run was closed: the leak was real. */
@@ -135,7 +141,7 @@ export async function runSlotsScenario(options: SlotsRunOptions): Promise<SlotsR
     const lastGrantAt = Math.max(...(await logAfter(slots, firstSeq)).map((g) => g.grantedAt));
     const drain = await waitForEmpty(slots, lastCloseAt, lastGrantAt);
     const grants = await logAfter(slots, firstSeq);
-    leak.releasedAt = grants.find((g) => g.workflowId === leak.workflowId)?.releasedAt ?? null;
+    leak.releasedAt = grants.find((g) => g.holder === leak.holder)?.releasedAt ?? null;
     const since = (from: number, to: number | null) => (to === null ? 'never' : `${((to - from) / 1000).toFixed(1)} s`);
     log(
       `leaked slot freed ${since(leak.grantedAt, leak.releasedAt)} after its grant (bound ${since(leak.grantedAt, leak.boundAt)}); ` +
@@ -162,6 +168,10 @@ export async function runSlotsScenario(options: SlotsRunOptions): Promise<SlotsR
       seconds: Math.round((Date.now() - started) / 1000),
       logs: group.logs.text,
     };
+  } catch (error) {
+    // What the processes printed says why a run went wrong; the figures that carry it are not returned.
+    log(`failed; the processes printed:\n${group.logs.text.slice(-20_000)}`);
+    throw error;
   } finally {
     await group.stopAll();
     await proxy?.close();
@@ -200,15 +210,21 @@ async function startStack(group: ProcessGroup, options: SlotsRunOptions, taskQue
   if (registered.status !== 201)
     throw new Error(`webhook registration: HTTP ${registered.status} ${JSON.stringify(registered.body)}`);
   const common = { temporalAddress: options.temporalAddress, namespace: options.namespace, taskQueue };
+  // Every worker and bridge is told the same caps, as docker-compose.yml tells them: the bridges free a
+  // finished job's slot at its webhook, the workers at the pipeline's settle.
+  const caps = { REELFLOW_ACCOUNT_CONCURRENCY: String(SLOTS_CAPS.account), REELFLOW_MODEL_CONCURRENCY: modelCaps() };
   const bridge = (index: number) =>
     group.start(
       'bridge',
-      faultBridgeEnvironment({
-        ...common,
-        secret: String(registered.body.secret),
-        port: bridgePorts[index]!,
-        routeStore: options.routeStore,
-      }),
+      {
+        ...faultBridgeEnvironment({
+          ...common,
+          secret: String(registered.body.secret),
+          port: bridgePorts[index]!,
+          routeStore: options.routeStore,
+        }),
+        ...caps,
+      },
       `bridge-${index + 1}`,
     );
   const worker = (index: number) =>
@@ -217,8 +233,7 @@ async function startStack(group: ProcessGroup, options: SlotsRunOptions, taskQue
       {
         ...faultWorkerEnvironment({ ...common, serviceUrl, routeStore: options.routeStore }),
         REELFLOW_WORKFLOW_BUNDLE: options.workflowBundle,
-        REELFLOW_ACCOUNT_CONCURRENCY: String(SLOTS_CAPS.account),
-        REELFLOW_MODEL_CONCURRENCY: modelCaps(),
+        ...caps,
       },
       `worker-${index + 1}`,
     );
@@ -283,9 +298,9 @@ async function activitiesByWorker(handles: WorkflowHandle[]): Promise<Map<string
 }
 
 /**
- * SIGKILLs one of `workers` once the caps are full with jobs waiting and it runs activities of the
- * pipelines (a workflow's activities mostly run on the worker its tasks stick to, so whichever does).
- * Waits at most 60 s for that, then kills the first anyway: the figures then show what was missing.
+ * SIGKILLs one of `workers` once the caps are full with jobs waiting: the one Temporal lists running the
+ * most activities of the pipelines, if one is seen within 2 s of the caps filling, else the first. Waits
+ * at most 60 s for full caps, then kills anyway: the figures then show what was missing.
  */
 async function killBusyWorker(
   slots: SlotStore,
@@ -295,6 +310,7 @@ async function killBusyWorker(
 ): Promise<Pick<KillFigures, 'slotsHeld' | 'waiting' | 'activitiesOnWorker'> & { at: number }> {
   const identities = workers.map((worker) => `${worker.child.pid}@${os.hostname()}`);
   const deadline = Date.now() + 60_000;
+  let patience = Infinity;
   let figures = { slotsHeld: 0, waiting: 0, activitiesOnWorker: 0 };
   let victim = 0;
   while (Date.now() < deadline) {
@@ -302,11 +318,14 @@ async function killBusyWorker(
     const slotsHeld = Object.values(snapshot.heldByModel).reduce((a, b) => a + b, 0);
     const waiting = snapshot.waiting.reduce((a, w) => a + w.count, 0);
     if (slotsHeld >= SLOTS_CAPS.account && waiting > 0) {
+      patience = Math.min(patience, Date.now() + 2_000);
       const running = await activitiesByWorker(handles);
       const counts = identities.map((identity) => running.get(identity) ?? 0);
       victim = counts.indexOf(Math.max(...counts));
       figures = { slotsHeld, waiting, activitiesOnWorker: counts[victim]! };
-      if (figures.activitiesOnWorker > 0) break;
+      // Submits and settles are often local activities (inside a workflow task, unseen by describe()): a
+      // worker with none listed may be as busy, so the kill waits for one only while the caps stay full.
+      if (figures.activitiesOnWorker > 0 || Date.now() > patience) break;
     }
     await sleep(50);
   }
@@ -317,8 +336,9 @@ async function killBusyWorker(
 }
 
 /**
- * Terminates a pipeline that took its slot under a second ago: its job (answer delayed 300 ms, held
- * 1 s) cannot have ended, so no settle gave the slot back first. Nothing will: the reaper must.
+ * Terminates the pipeline that took a slot last (no settle gives it back; its job's terminal webhook lets a
+ * bridge free it), and leaves a slot of its run that names no job, as a worker killed between taking a slot
+ * and sending the submit leaves it: only the reaper can free that one.
  */
 async function leakSlot(
   slots: SlotStore,
@@ -328,20 +348,26 @@ async function leakSlot(
   const deadline = Date.now() + 60_000;
   for (;;) {
     const held = (await slots.heldSince(Date.now() + 1, 500)).filter((s) => s.state === SLOT_STATE.held);
-    const newest = held.filter((s) => s.grantedAt > Date.now() - 1_000).sort((a, b) => b.grantedAt - a.grantedAt)[0];
+    const newest = held.sort((a, b) => b.grantedAt - a.grantedAt)[0];
     const handle = newest && handles.find((h) => h.workflowId === newest.workflowId);
     if (newest && handle) {
       await handle.terminate('its slot leaked on purpose');
       const closedAt = (await handle.describe()).closeTime?.getTime() ?? Date.now();
-      const stillHeld = (await slots.heldSince(Date.now() + 1, 500)).some((s) => s.holder === newest.holder);
+      const holder = `${newest.holder}/submit-never-sent`;
+      const lost = { holder, workflowId: newest.workflowId, runId: newest.runId, model: UPSCALE, priority: 3 };
+      // Taken whatever the caps (none passed): the dead worker had taken it while there was room.
+      await slots.acquire({ ...lost, fairnessKey: 'leak', weight: 1 }, { models: {} }, Date.now());
+      const grantedAt = Date.now();
+      const stillHeld = (await slots.heldSince(Date.now() + 1, 500)).some((s) => s.holder === holder);
       log(`terminated ${newest.workflowId}, holding a slot granted ${closedAt - newest.grantedAt} ms before`);
       return {
         workflowId: newest.workflowId,
-        grantedAt: newest.grantedAt,
+        holder,
+        grantedAt,
         closedAt,
         heldAfterClose: stillHeld,
         releasedAt: null,
-        boundAt: Math.max(newest.grantedAt + REAP_AFTER_MS, closedAt) + SLOT_REAPER_EVERY_MS,
+        boundAt: Math.max(grantedAt + REAP_AFTER_MS, closedAt) + SLOT_REAPER_EVERY_MS,
       };
     }
     if (Date.now() > deadline) throw new Error('no pipeline held a slot to terminate');

@@ -35,6 +35,7 @@ beforeAll(async () => {
     entry: 'src',
     workflowBundle,
     pipelines: 12,
+    ...(process.env.SLOTS_LOG ? { log: (line: string) => process.stdout.write(`[slots] ${line}\n`) } : {}),
   });
 }, 240_000);
 
