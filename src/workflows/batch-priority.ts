@@ -1,4 +1,5 @@
 import { workflowInfo, type ChildWorkflowOptions } from '@temporalio/workflow';
+import { batchFairnessKey } from '../contract/workflow-names';
 import type { PipelineSpec } from '../pipeline-spec/spec';
 
 /** The Temporal priority of a started item (docs/decisions/account-slots.md). */
@@ -8,7 +9,7 @@ export type ItemPriority = NonNullable<ChildWorkflowOptions['priority']>;
 export interface BatchScheduling {
   /** `reelflow batch --priority`; absent when the batch was started without one. */
   priorityKey?: number;
-  /** `--fairness-key`, else the id of the batch the user started (a partition's parent). */
+  /** `--fairness-key`, else the id of the batch the user started (a partition's parent), cut to Temporal's 64 bytes. */
   fairnessKey: string;
   /** `--fairness-weight`; absent when not given (the slots count 1). */
   fairnessWeight?: number;
@@ -26,7 +27,7 @@ export function batchScheduling(partition: boolean): BatchScheduling {
   const weight = priority?.fairnessWeight;
   return {
     ...(key !== undefined && key >= 1 ? { priorityKey: key } : {}),
-    fairnessKey: priority?.fairnessKey || (partition && parent ? parent.workflowId : workflowId),
+    fairnessKey: priority?.fairnessKey || batchFairnessKey(partition && parent ? parent.workflowId : workflowId),
     ...(weight !== undefined && weight > 0 ? { fairnessWeight: weight } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { Priority } from '@temporalio/common';
 import { bundleReelflowWorkflows, eventually } from '../integration/workflow-harness';
 import type { SubmitAnswer, SubmitRequest } from '../../src/activities';
 import type { PipelineSpec } from '../../src/pipeline-spec';
+import { batchFairnessKey } from '../../src/contract/workflow-names';
 import { slotGrantedSignal } from '../../src/workflows/definitions';
 import type {
   BatchManifestItem,
@@ -148,6 +149,15 @@ describe("a batch's items keep their priority and their batch's fairness key", (
         slot: { priority: 2, fairnessKey: 'batch/parted', weight: 1 },
       });
     }
+  });
+
+  it('of a batch whose id passes 64 bytes share that id cut to 64 bytes (Temporal refuses a longer key)', async () => {
+    const name = `long-${'n'.repeat(59)}`;
+    await runBatch(name, [spec('long-a'), spec('long-b')], { concurrency: 501 });
+    const key = batchFairnessKey(`batch/${name}`);
+    expect(Buffer.byteLength(key)).toBe(64);
+    for (const item of ['long-a', 'long-b'])
+      expect(await scheduledAs(item)).toMatchObject({ fairnessKey: key, slot: { fairnessKey: key } });
   });
 });
 

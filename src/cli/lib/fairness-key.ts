@@ -1,4 +1,5 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
+import { batchFairnessKey } from '../../contract';
 import type { FoundWorkflow } from './context';
 
 /** A partition of a partitioned batch: `batch/<id>/part-<k>`. */
@@ -7,8 +8,9 @@ const PARTITION_ID = /\/part-\d+$/;
 /**
  * The fairness key under which the slots of `found` are counted (docs/decisions/account-slots.md), as
  * `reelflow status` shows its share: the key it was started with (`--fairness-key`, or the key a batch
- * gave its item); else a batch's own id, a partition's batch's id, or a pipeline's parent (an item a
- * batch started before items carried their key) or its own id, as the submit's waiter row names it.
+ * gave its item); else a batch's own id or a partition's batch's id (as `batchFairnessKey` cuts it), or
+ * a pipeline's parent (an item a batch started before items carried their key) or its own id, as the
+ * submit's waiter row names it.
  */
 export async function fairnessKeyOf(found: FoundWorkflow): Promise<string> {
   return fairnessKeyFrom(found, await found.handle.describe());
@@ -23,5 +25,5 @@ export function fairnessKeyFrom(
   if (description.priority?.fairnessKey) return description.priority.fairnessKey;
   const parent = description.parentExecution?.workflowId;
   if (found.kind === 'pipeline') return parent ?? found.workflowId;
-  return PARTITION_ID.test(found.workflowId) && parent ? parent : found.workflowId;
+  return batchFairnessKey(PARTITION_ID.test(found.workflowId) && parent ? parent : found.workflowId);
 }

@@ -20,6 +20,11 @@ describe('fairnessKeyFrom', () => {
     expect(
       fairnessKeyFrom(batch('batch/nightly/part-1'), { priority: unset, parentExecution: parent('batch/nightly') }),
     ).toBe('batch/nightly');
+    // Cut to Temporal's 64 bytes as the batch cut it for its items.
+    const long = `batch/${'n'.repeat(70)}`;
+    expect(fairnessKeyFrom(batch(`${long}/part-0`), { priority: unset, parentExecution: parent(long) })).toMatch(
+      /^batch\/n{49}~[0-9a-f]{8}$/,
+    );
     // A batch a user's own workflow started is its own key.
     expect(fairnessKeyFrom(batch('batch/child'), { priority: unset, parentExecution: parent('orders/7') })).toBe(
       'batch/child',
