@@ -1,31 +1,32 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { Priority } from '@temporalio/common';
-import { bundleReelflowWorkflows, eventually } from '../integration/workflow-harness';
+import { bundleReelflowWorkflows, eventually, startTestBatch } from '../integration/workflow-harness';
 import type { SubmitAnswer, SubmitRequest } from '../../src/activities';
-import type { PipelineSpec } from '../../src/pipeline-spec';
+import { createBatchActivities } from '../../src/activities/batch';
 import { batchFairnessKey } from '../../src/contract/workflow-names';
+import { createFileStore } from '../../src/media/store';
+import type { PipelineSpec } from '../../src/pipeline-spec';
 import { slotGrantedSignal } from '../../src/workflows/definitions';
-import type {
-  BatchManifestItem,
-  BatchProgress,
-  BatchWorkflowInput,
-  StoredBatchManifest,
-} from '../../src/workflows/batch-types';
+import type { BatchProgress } from '../../src/workflows/batch-types';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../src/workflows/pipeline-types';
 import { scriptedService, useScriptedWorker, type ScriptedService } from './scripted-service';
 
 /**
  * The account's slots as the workflows see them, on the time-skipping server (real workflow bundle
- * and worker, scripted service): the priority and fairness key a batch's items start with (what
- * Temporal's task queues and the slot waiter rows order them by), and what a graph's step reads while
- * its submit waits for a slot.
+ * and worker, scripted service, batches in a real file media store): the priority and fairness key a
+ * batch's items start with (what Temporal's task queues and the slot waiter rows order them by), and
+ * what a graph's step reads while its submit waits for a slot.
  */
 
 const TASK_QUEUE = 'slot-scheduling';
 const LONG_FORM = 'service-video-cinema-long-form-from-references';
 const IMAGE = { image_urls: ['https://media.test/reference.png'] };
 
-/** Manifests by digest, kept in memory: the batch's store activities read and write them. */
-const manifests = new Map<string, BatchManifestItem[]>();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reelflow-slot-scheduling-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const store = createFileStore(dir);
 const pipelines = scriptedService();
 /** Submits of the workflow ids listed answer `atCapacity` once (nothing sent): the step waits for `slotGranted`. */
 const atCapacityOnce = new Set<string>();
@@ -33,19 +34,13 @@ const atCapacityOnce = new Set<string>();
 const queued = new Map<string, SubmitRequest>();
 const activities = {
   ...pipelines.activities,
+  ...createBatchActivities({ store, urlLifetimeSeconds: 60 }),
   async submitAndSubscribe(request: SubmitRequest): Promise<SubmitAnswer> {
     if (atCapacityOnce.delete(request.subscriberWorkflowId)) {
       queued.set(request.subscriberWorkflowId, request);
       return { atCapacity: true };
     }
     return pipelines.activities.submitAndSubscribe(request);
-  },
-  async readBatchPage(manifest: StoredBatchManifest, page: number): Promise<BatchManifestItem[]> {
-    const items = manifests.get(manifest.sha256) ?? [];
-    return items.slice(page * manifest.pageSize, (page + 1) * manifest.pageSize);
-  },
-  async writeBatchResults(): Promise<string> {
-    return 'results-not-kept';
   },
 };
 const service: ScriptedService = { ...pipelines, activities };
@@ -65,23 +60,11 @@ async function runBatch(
   specs: PipelineSpec[],
   more: { priority?: Priority; concurrency?: number } = {},
 ): Promise<BatchProgress> {
-  const sha256 = `manifest-${name}`;
-  manifests.set(
-    sha256,
-    specs.map((item, index) => ({ index, spec: item })),
-  );
-  const manifest: StoredBatchManifest = { sha256, bytes: 1, records: specs.length, pageSize: 100, pageOffsets: [0] };
-  const input: BatchWorkflowInput = {
+  const handle = await startTestBatch(scripted.env.client, TASK_QUEUE, store, {
     name,
-    manifest,
+    specs,
     publishSearchAttributes: false,
-    ...(more.concurrency ? { concurrency: more.concurrency } : {}),
-  };
-  const handle = await scripted.env.client.workflow.start('batchWorkflow', {
-    taskQueue: TASK_QUEUE,
-    workflowId: `batch/${name}`,
-    args: [input],
-    ...(more.priority ? { priority: more.priority } : {}),
+    ...more,
   });
   return (await handle.result()) as BatchProgress;
 }
