@@ -38,6 +38,42 @@ export function batchWorkflowId(batchName: string): string {
   return `batch/${batchName}`;
 }
 
+/** Temporal's limit on a fairness key, in UTF-8 bytes: a start with a longer one is refused. */
+export const FAIRNESS_KEY_MAX_BYTES = 64;
+
+/**
+ * The fairness key a batch's items share when the batch was given none (`--fairness-key`): the id of
+ * the batch (`batch/<name>`), or, past Temporal's 64 bytes (a name over 58 characters), its start, `~`
+ * and 8 hex digits of a digest of the whole id, so that the server takes it and two long names differ.
+ */
+export function batchFairnessKey(batchId: string): string {
+  if (utf8Bytes(batchId) <= FAIRNESS_KEY_MAX_BYTES) return batchId;
+  const digest = `~${fnv1a(batchId).toString(16).padStart(8, '0')}`;
+  let head = '';
+  for (const char of batchId) {
+    if (utf8Bytes(head + char) + digest.length > FAIRNESS_KEY_MAX_BYTES) break;
+    head += char;
+  }
+  return head + digest;
+}
+
+/** Bytes of `text` in UTF-8 (no Buffer or TextEncoder: this module runs in the workflow sandbox). */
+function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
+
+/** FNV-1a, 32 bits: a stable digest of `text`'s UTF-16 code units (not for security). */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
 /**
  * A step's key, `<pipeline>/job/<step>`: the stem of its Idempotency-Keys. Its spelling is on the
  * service's books (keys of jobs already submitted), so it stays as it is. An item of a fan-out step

@@ -23,6 +23,7 @@ import {
 } from './definitions';
 import { failedItemResult, itemResult } from './batch-item';
 import { answerPauses, dropWaiting } from './batch-pause';
+import { batchScheduling, itemPriority, type BatchScheduling } from './batch-priority';
 import { pipelineWorkflow } from './pipeline';
 import type {
   BatchCarried,
@@ -77,6 +78,8 @@ interface BatchRun {
   readonly part: { index: number; count: number };
   readonly total: number;
   readonly c: BatchCarried;
+  /** The priority, fairness key and weight its items start with. */
+  readonly scheduling: BatchScheduling;
   status: BatchProgress['status'];
   /** Children being started (a start is awaited outside the loop). */
   pendingStarts: number;
@@ -151,6 +154,7 @@ function startRun(input: BatchWorkflowInput, concurrency: number): BatchRun {
           budgetCredits: input.budgetCredits ?? null,
           stoppedBy: null,
         },
+    scheduling: batchScheduling(input.partition !== undefined),
     status: 'running',
     pendingStarts: 0,
     changes: 0,
@@ -239,6 +243,8 @@ async function startItem(run: BatchRun, item: BatchManifestItem): Promise<void> 
         workflowId,
         // Children outlive the run that started them (continue-as-new) and report by signal.
         parentClosePolicy: ParentClosePolicy.ABANDON,
+        // The batch's --priority, else the spec's; the key of the batch the user started (a partition's parent).
+        priority: itemPriority(spec, run.scheduling),
         ...(input.publishSearchAttributes !== false
           ? { typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.batch, value: input.name }] }
           : {}),

@@ -42,7 +42,12 @@ export type StepStatus =
 export type StepPhase =
   | 'preflight'
   | 'quoting'
+  /**
+   * @deprecated Reported only by pipelines pinned to builds up to 0.3.0 (filesystem permits), whose
+   * progress queries their own build answers; today's builds say `slot`.
+   */
   | 'capacity'
+  /** Its submit waits for one of the account's slots (the `slotGranted` signal). */
   | 'slot'
   | 'submitting'
   /** A batch item whose submit the account refused: waiting for `reelflow batch resume`. */

@@ -109,7 +109,6 @@ describe('paused batches', () => {
     expect(loneError).toBeInstanceOf(WorkflowFailedError);
     expect((loneError as WorkflowFailedError).cause?.message).toMatch(/ServiceProblem:insufficient_credits/);
 
-    // Not paused any more once resumed; a second resume is refused (exit 2).
     const topUp = await h.service.call('POST', '/v1/admin/credits', {
       key: TEST_ADMIN_KEY,
       body: { credits: 3 * PRICE },
@@ -122,8 +121,10 @@ describe('paused batches', () => {
     const result = (await handle.result()) as BatchProgress;
     expect(result).toMatchObject({ status: 'completed', total: 6, completed: 6, failed: 0, cancelled: 0 });
     expect(result.paused).toBeUndefined();
+    // Closed: nothing to resume (exit 1).
     const again = await runCli(['batch', 'resume', 'batch/credits-run-out'], cliEnv);
-    expect(again.code).not.toBe(0);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/has closed \(completed\); nothing to resume/);
     const results = await testBatchResults(result, h.media.store);
     expect(results.map((r) => r.status)).toEqual(Array(6).fill('completed'));
 
@@ -132,5 +133,27 @@ describe('paused batches', () => {
     expect(jobs).toHaveLength(6);
     expect(new Set(jobs.map((job) => job.idempotencyKey)).size).toBe(6);
     expect(result.credits).toEqual({ charged: 6 * PRICE, refunded: 0, net: 6 * PRICE });
+  });
+
+  it('refuses to resume a running batch that is not paused (exit 2, the reason)', async () => {
+    // Its one item waits for a person: the batch runs, unpaused, until it is cancelled.
+    const held: PipelineSpec = {
+      name: 'pause-held',
+      steps: [{ id: 'hold', op: 'approval', input: { note: 'held open' }, timeoutHours: 72, onTimeout: 'reject' }],
+    };
+    const handle = await startTestBatch(env.client, TASK_QUEUE, h.media.store, {
+      name: 'not-paused',
+      specs: [held],
+      publishSearchAttributes: false,
+    });
+    await eventually(
+      async () => (await handle.query(batchProgressQuery)).running.length === 1,
+      'the held item to start',
+    );
+    const refused = await runCli(['batch', 'resume', 'batch/not-paused'], cliEnv);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/the batch is not paused: nothing to resume/);
+    await handle.cancel();
+    await handle.result().catch(() => undefined);
   });
 });

@@ -166,6 +166,11 @@ describe('batch workflow', () => {
       [3, 3, 251],
       [2, 2, 251],
     ]);
+    // One fairness key for the whole batch, its id: not one per partition.
+    const keys = await Promise.all(
+      specs.map(async (s) => (await env.client.workflow.getHandle(`pipeline/${s.name}`).describe()).priority),
+    );
+    expect(keys.map((p) => p?.fairnessKey)).toEqual(Array(5).fill('batch/wide'));
   });
 
   it('stops starting items once spent plus the expected cost of those in flight would pass its budget', async () => {

@@ -107,12 +107,15 @@ async function failStepThree(name: string): Promise<void> {
   svc.service.setFaults({ failureRate: 0, modelDurationMs: 0 });
 }
 
-it('reelflow resume after a failure at step 3 submits nothing for steps 1 and 2', async () => {
+it('reelflow resume after a failure at step 3 submits nothing for steps 1 and 2, and keeps the run’s priority', async () => {
   const name = 'resume-three';
+  // As a batch item of `reelflow batch --priority 2 --fairness-weight 3` starts.
+  const priority = { priorityKey: 2, fairnessKey: 'batch/resumed-items', fairnessWeight: 3 };
   const handle = await env.client.workflow.start('pipelineWorkflow', {
     taskQueue: TASK_QUEUE,
     workflowId: pipelineWorkflowId(name),
     args: [{ spec: spec(name), uriRules: { allowedOrigins: [svc.url] }, defaultPacing: PACING }],
+    priority,
   });
   await failStepThree(name);
   await handle.result().catch(() => undefined);
@@ -142,6 +145,9 @@ it('reelflow resume after a failure at step 3 submits nothing for steps 1 and 2'
     runId: earlierRunId,
     carriedSteps: ['generate', 'revoice'],
   });
+  // Its jobs queue for the account's slots in the same place as before (Temporal's priority of the new run).
+  const resumed = await env.client.workflow.getHandle(pipelineWorkflowId(name), summary.runId).describe();
+  expect(resumed.priority).toEqual(priority);
   // The new run paid only for step 3; the earlier run's ledger is linked, not repeated.
   const upscale = jobsOf(name, 'upscale').find((j) => j.status === 'COMPLETED')!;
   expect(summary.ledger.net).toBe(upscale.creditsCharged);

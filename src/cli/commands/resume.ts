@@ -8,6 +8,7 @@ import { detachOrFollow } from '../lib/follow';
 import { followFlags } from '../lib/options';
 import { printJson, say } from '../lib/output';
 import { earlierRun, resumeFromRun } from '../lib/resume';
+import { resumedStartOptions } from '../lib/scheduling-options';
 
 /**
  * `reelflow resume <pipeline> [--fresh]`: a new run of a failed or cancelled pipeline that takes the
@@ -51,6 +52,7 @@ export function registerResumeCommand(program: Command): void {
           taskQueue: settings.taskQueue,
           workflowId,
           args: [input],
+          ...resumedStartOptions(earlier.priority, input.spec),
         });
         const from = earlier.summary.steps.find((s) => !carried.includes(s.id))?.id ?? '(none)';
         say(

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { progressOf, registerWorkflowCommand } from '../lib/context';
 import { withoutInlineMedia } from '../../pipeline-spec/ui-text';
 import { printJson, say } from '../lib/output';
+import { fairnessKeyOf } from '../lib/fairness-key';
 import { slotLines } from '../lib/slot-status';
 
 /** `reelflow status <id>`: progress or summary of a pipeline or a batch. */
@@ -23,7 +24,7 @@ export function registerStatusCommand(program: Command): void {
       });
       return;
     }
-    // The account's slots, when capped: this pipeline's or batch's share (its default fairness key is its id).
-    say([...lines, ...(await slotLines(found.workflowId))].join('\n'));
+    // The account's slots, when capped: this pipeline's or batch's share, under its fairness key.
+    say([...lines, ...(await slotLines(await fairnessKeyOf(found)))].join('\n'));
   });
 }

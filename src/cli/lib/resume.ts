@@ -1,5 +1,5 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type Priority } from '@temporalio/common';
 import { safeFetch, SafeFetchError } from '../../net';
 import type { PipelineSummary, PipelineWorkflowInput } from '../../workflows/pipeline-types';
 import type { CarriedStep, ResumeFrom } from '../../workflows/resume-types';
@@ -18,6 +18,8 @@ export interface EarlierRun {
   status: string;
   input: PipelineWorkflowInput;
   summary: PipelineSummary;
+  /** The priority, fairness key and weight it ran with, when the server reports them. */
+  priority?: Priority;
 }
 
 /** The input and summary of the latest run of `handle` (which must have closed). */
@@ -33,7 +35,14 @@ export async function earlierRun(handle: WorkflowHandle): Promise<EarlierRun> {
   if (!payload) throw new CliError(`cannot read the input of ${handle.workflowId} from its history`, EXIT.failed);
   const input = defaultPayloadConverter.fromPayload<PipelineWorkflowInput>(payload);
   const summary = await pipelineSummary(handle);
-  return { workflowId: handle.workflowId, runId: description.runId, status: description.status.name, input, summary };
+  return {
+    workflowId: handle.workflowId,
+    runId: description.runId,
+    status: description.status.name,
+    input,
+    summary,
+    ...(description.priority ? { priority: description.priority } : {}),
+  };
 }
 
 /**

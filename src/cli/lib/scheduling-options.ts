@@ -5,7 +5,8 @@ import type { Priority } from '@temporalio/common';
  * `--priority`, `--fairness-key` and `--fairness-weight`: the Temporal priority a pipeline or batch
  * starts with. Temporal orders its task queues by it, and the account's slots are granted by it
  * (priority first, then weighted fair share between keys; docs/decisions/account-slots.md). A batch's
- * items inherit the batch's.
+ * items start with the batch's `--priority`, else their spec's `priority`, and the batch's fairness key
+ * and weight.
  */
 
 /** Commander parser of `--priority`: a whole number 1 (highest) … 5. */
@@ -36,7 +37,7 @@ export function schedulingFlags(command: Command, what: 'pipeline' | 'batch'): C
   command.option(
     '--priority <n>',
     what === 'batch'
-      ? 'priority of every item: 1 (highest) to 5, default 3; slots go to better priorities first'
+      ? "priority of every item: 1 (highest) to 5, default each item spec's `priority` or 3; slots go to better priorities first"
       : "1 (highest) to 5, default the spec's `priority` or 3; slots go to better priorities first",
     priorityOption,
   );
@@ -64,4 +65,21 @@ export function schedulingStartOptions(options: { priority?: number; fairnessKey
     ...(options.fairnessWeight !== undefined ? { fairnessWeight: options.fairnessWeight } : {}),
   };
   return Object.keys(priority).length ? { priority } : {};
+}
+
+/**
+ * The start options of a new run of a pipeline (`reelflow resume`): the priority, fairness key and
+ * weight Temporal kept for the earlier run (a batch item's key is its batch's), else the spec's
+ * `priority`; a resumed pipeline keeps its place in the slots' order.
+ */
+export function resumedStartOptions(
+  earlier: Priority | undefined,
+  spec: { priority?: number },
+): { priority?: Priority } {
+  // Temporal reports a field never set as 0 or "".
+  return schedulingStartOptions({
+    priority: earlier?.priorityKey || spec.priority,
+    fairnessKey: earlier?.fairnessKey || undefined,
+    fairnessWeight: earlier?.fairnessWeight || undefined,
+  });
 }

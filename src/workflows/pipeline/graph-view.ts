@@ -76,10 +76,17 @@ export function showWaits(specSteps: readonly PipelineStep[], rows: StepSummary[
   });
 }
 
-/** What running work in `phases` waits for: a person before anything else, then a slot, then the job. */
-function waitOf(phases: readonly (StepPhase | string | undefined)[]): WaitingFor | undefined {
-  if (phases.includes('ambiguous') || phases.includes('approval')) return 'person';
-  if (phases.includes('capacity')) return 'slot';
+/** Phases in which running work waits for a person: a decision on an ambiguous submit, an approval, a batch's resume. */
+const PERSON_PHASES: readonly StepPhase[] = ['ambiguous', 'person', 'paused'];
+
+/**
+ * What running work in `phases` (the phases the steps set, or a fan-out's items) waits for: a person
+ * before anything else (a paused batch item waits for `reelflow batch resume` after a top-up), then one
+ * of the account's slots, then the job.
+ */
+function waitOf(phases: readonly (StepPhase | undefined)[]): WaitingFor | undefined {
+  if (phases.some((phase) => phase !== undefined && PERSON_PHASES.includes(phase))) return 'person';
+  if (phases.includes('slot')) return 'slot';
   return phases.some((phase) => phase !== undefined && phase !== 'done') ? 'job' : undefined;
 }
 

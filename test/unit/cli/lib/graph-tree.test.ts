@@ -55,14 +55,14 @@ describe('graph tree', () => {
         finishedAt: at(18),
       }),
       node('b', ['a'], { status: 'running', phase: 'waiting', requestIds: ['req_b'], waitingFor: 'job' }),
-      node('c', ['a'], { status: 'running', phase: 'capacity', waitingFor: 'slot' }),
+      node('c', ['a'], { status: 'running', phase: 'slot', waitingFor: 'slot' }),
       node('d', ['b', 'c'], { waitingFor: 'dependencies' }),
     ];
     const lines = graphLines(steps, NOW);
     expect(shape(lines)).toEqual(['  a', '    b', '    c', '      d']);
     expect(lines[0]).toMatch(/^ {2}a +completed +req_a +12\.0s +10 credits$/);
     expect(lines[1]).toMatch(/^ {4}b +running\/waiting +req_b .*\(waiting for: job\)$/);
-    expect(lines[2]).toMatch(/running\/capacity .*\(waiting for: slot\)$/);
+    expect(lines[2]).toMatch(/running\/slot .*\(waiting for: slot\)$/);
     expect(lines[3]).toMatch(/^ {6}d +pending +- +\(after: b; waiting for: dependencies\)$/);
     expect(placeSteps(steps).map((p) => [p.step.id, p.depth, p.after])).toEqual([
       ['a', 0, []],

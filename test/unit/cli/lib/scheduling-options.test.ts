@@ -1,5 +1,9 @@
 import { Command } from 'commander';
-import { schedulingFlags, schedulingStartOptions } from '../../../../src/cli/lib/scheduling-options';
+import {
+  resumedStartOptions,
+  schedulingFlags,
+  schedulingStartOptions,
+} from '../../../../src/cli/lib/scheduling-options';
 import { pipelineStartOptions } from '../../../../src/pipeline-spec/ui-text';
 import { validatePipelineSpec } from '../../../../src/pipeline-spec/spec';
 
@@ -19,6 +23,16 @@ describe('scheduling flags', () => {
       ),
     ).toEqual({ priority: { priorityKey: 1, fairnessKey: 'tenant-a', fairnessWeight: 3 } });
     expect(schedulingStartOptions(parse('pipeline', ['--priority', '5']))).toEqual({ priority: { priorityKey: 5 } });
+  });
+
+  it('a resumed pipeline keeps the priority, key and weight its earlier run had, else takes its spec’s priority', () => {
+    const kept = { priorityKey: 2, fairnessKey: 'batch/nightly', fairnessWeight: 3 };
+    expect(resumedStartOptions(kept, { priority: 5 })).toEqual({ priority: kept });
+    // Temporal reports what was never set as 0 and "": the spec's priority, nothing else.
+    expect(resumedStartOptions({ priorityKey: 0, fairnessKey: '', fairnessWeight: 0 }, { priority: 1 })).toEqual({
+      priority: { priorityKey: 1 },
+    });
+    expect(resumedStartOptions(undefined, {})).toEqual({});
   });
 
   it('refuse a priority outside 1–5, a weight outside 0.001–1000 and a key over 64 bytes', () => {
