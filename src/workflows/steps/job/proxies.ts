@@ -1,5 +1,6 @@
 import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../../activity-proxy';
 import type { ReelflowActivities, SubmitAs } from '../../../activities';
+import { SUBMIT_MAX_ATTEMPTS } from '../../../contract/submit-attempts';
 
 /** Idempotent service calls (quote, poll, fetch, cancel): retried by Temporal with backoff; non-retryable failures stop at once. */
 const API_OPTIONS = {
@@ -15,7 +16,7 @@ export function apiWith(summary: string): ReelflowActivities {
 }
 
 /** Attempts of the submit activity: a submit whose every attempt answered 429 is an account-level refusal (./account-refusal.ts). */
-export const SUBMIT_MAX_ATTEMPTS = 10;
+export { SUBMIT_MAX_ATTEMPTS };
 
 /**
  * The submit-and-subscribe activity (a retry mostly covers a worker that died mid-submit: the key makes
