@@ -15,9 +15,6 @@ export function apiWith(summary: string): ReelflowActivities {
   return proxyReelflowActivities<ReelflowActivities>({ ...API_OPTIONS, summary });
 }
 
-/** Attempts of the submit activity: a submit whose every attempt answered 429 is an account-level refusal (./account-refusal.ts). */
-export { SUBMIT_MAX_ATTEMPTS };
-
 /**
  * The submit-and-subscribe activity (a retry mostly covers a worker that died mid-submit: the key makes
  * it safe); as a local activity, a marker instead of three activity events and a workflow task.
