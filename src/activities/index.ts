@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ApplicationFailure } from '@temporalio/common';
 import {
   FAILURE_TYPES,
+  SUBMIT_MAX_ATTEMPTS,
   tablePrice,
   describeFieldErrors,
   type CancelResponse,
@@ -407,6 +408,30 @@ function slotRequest(
   };
 }
 
+/**
+ * Whether a failed submit keeps its slot for the retry Temporal will run: a retryable failure before
+ * the activity's last attempt. Given back, the slot would go to the next waiter, the retry would queue
+ * and end the activity `atCapacity`, and its attempts would start again after the wait: 429s would
+ * never reach the bound after which a batch pauses (src/workflows/steps/job/account-refusal.ts).
+ * The policy is the activity's own when the server tells it (the time-skipping test server does not);
+ * else the one every reelflow workflow schedules the submit with.
+ */
+function retriedWithSlot(error: unknown): boolean {
+  const failure = error as Partial<ApplicationFailure>;
+  if (failure.nonRetryable === true) return false;
+  let info: ReturnType<typeof Context.current>['info'];
+  try {
+    info = Context.current().info;
+  } catch {
+    return false;
+  }
+  const policy = info.retryPolicy;
+  if (failure.type && policy?.nonRetryableErrorTypes?.includes(failure.type)) return false;
+  // A policy without maximumAttempts (or 0) retries without limit.
+  const attempts = policy ? policy.maximumAttempts : SUBMIT_MAX_ATTEMPTS;
+  return !attempts || info.attempt < attempts;
+}
+
 /** Submitting a step and subscribing it to its events, the prepared submits behind it and the account's slots. */
 function submitActivities(
   calls: ServiceCalls,
@@ -428,9 +453,10 @@ function submitActivities(
         try {
           request = await submitJob(calls, model, input, idempotencyKey);
         } catch (error) {
-          // A submit that provably created no job gives its permit back; one that may have (ambiguous,
-          // or accepted with a broken answer) keeps it until the workflow settles what became of it.
-          if (permit && !MAY_HAVE_CREATED.has((error as ApplicationFailure).type ?? ''))
+          // A submit that provably created no job gives its slot back, unless Temporal runs it again: the
+          // retry asks for it again (one slot per key). One that may have created a job (ambiguous, or
+          // accepted with a broken answer) keeps it until the workflow settles what became of it.
+          if (permit && !MAY_HAVE_CREATED.has((error as ApplicationFailure).type ?? '') && !retriedWithSlot(error))
             await slots.release(idempotencyKey);
           throw error;
         }

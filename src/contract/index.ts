@@ -18,6 +18,7 @@ export { API_VERSION, EVENT_TYPES, resultFromEvent, terminalStateOf } from './ev
 // The words the layers share (plain data).
 export * from './errors';
 export * from './failure-types';
+export * from './submit-attempts';
 export * from './workflow-names';
 export * from './workflow-messages';
 export * from './route-workflow';

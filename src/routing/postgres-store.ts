@@ -12,7 +12,7 @@ import {
 } from './store';
 import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
 import { traceLinksOver, type TraceLinks } from './trace-links';
-import { slotStoreOver, type SlotProgram, type SlotProgramKind, type SlotRow } from './slot-programs';
+import { purgeProgram, slotStoreOver, type SlotProgram, type SlotProgramKind, type SlotRow } from './slot-programs';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresRouteStoreOptions {
@@ -232,7 +232,7 @@ function subscriptionMethods({
 }
 
 /** The bridge's half: the inbox of deliveries, and the purge of both halves. */
-function inboxMethods({ query }: Postgres): InboxMethods {
+function inboxMethods({ query, slots }: Postgres): InboxMethods {
   return {
     async append(entries, now) {
       if (entries.length === 0) return 0;
@@ -323,8 +323,9 @@ function inboxMethods({ query }: Postgres): InboxMethods {
       const prepared = await query('purge', 'DELETE FROM reelflow_prepared WHERE created_at < $1', [
         subscriptionsBefore,
       ]);
-      // The slot log's released grants age out with the subscriptions of their jobs.
-      await query('purge', 'DELETE FROM reelflow_slot_log WHERE released_at < $1', [subscriptionsBefore]);
+      // The slot log's released grants age out with the subscriptions of their jobs, idle keys' shares with
+      // them: behind the slot lock, so no key starts waiting between the check and the delete.
+      await slots('write', 'purge', purgeProgram(subscriptionsBefore));
       return {
         deliveries: deliveries.rowCount ?? 0,
         subscriptions: subscriptions.rowCount ?? 0,

@@ -271,6 +271,22 @@ export function* snapshotProgram(): SlotProgram<SlotSnapshot> {
   return snapshot;
 }
 
+/**
+ * What the slots keep after their jobs ages out (the route store's purge, with the subscriptions):
+ * grants released before `releasedBefore` leave the log, then the shares of fairness keys left with
+ * nothing (no row waiting or in use, no grant in the log), one row per batch ever run otherwise. A
+ * forgotten key that waits again joins at the least share of the keys waiting then (joinQueue),
+ * uncharged for what it was served before it went idle. The shares purged.
+ */
+export function* purgeProgram(releasedBefore: number): SlotProgram<number> {
+  yield* query('DELETE FROM reelflow_slot_log WHERE released_at < ?', releasedBefore);
+  const purged = yield* query(
+    `DELETE FROM reelflow_slot_shares WHERE fairness_key NOT IN (SELECT fairness_key FROM reelflow_slots)
+       AND fairness_key NOT IN (SELECT fairness_key FROM reelflow_slot_log) RETURNING fairness_key`,
+  );
+  return purged.length;
+}
+
 /** Grants logged after `afterSeq`. */
 export function* logProgram(afterSeq: number, limit: number): SlotProgram<SlotLogEntry[]> {
   const rows = yield* query(

@@ -14,7 +14,7 @@ import {
 } from './store';
 import { RouteStoreSchemaError, RouteStoreUnavailableError } from './errors';
 import { traceLinksOver, type TraceLinks } from './trace-links';
-import { slotStoreOver, type SlotProgram, type SlotRow } from './slot-programs';
+import { purgeProgram, slotStoreOver, type SlotProgram, type SlotRow } from './slot-programs';
 
 /** Options of the embedded store. */
 export interface SqliteRouteStoreOptions {
@@ -141,7 +141,7 @@ function connect(path: string, options: SqliteRouteStoreOptions): Sqlite {
 }
 
 /** Runs a slot program's statements one after the other, synchronously (inside the caller's transaction). */
-function drive<T>({ statement }: Sqlite, program: SlotProgram<T>): T {
+function drive<T>({ statement }: Pick<Sqlite, 'statement'>, program: SlotProgram<T>): T {
   let step = program.next([]);
   while (!step.done) {
     const rows = statement(step.value.sql).all(...(step.value.params as never[])) as SlotRow[];
@@ -325,8 +325,8 @@ function inboxMethods({ statement, transaction, run }: Sqlite): InboxMethods {
               statement('DELETE FROM reelflow_prepared WHERE created_at < ?').run(subscriptionsBefore).changes,
             ),
           };
-          // The slot log's released grants age out with the subscriptions of their jobs.
-          statement('DELETE FROM reelflow_slot_log WHERE released_at < ?').run(subscriptionsBefore);
+          // The slot log's released grants age out with the subscriptions of their jobs, idle keys' shares with them.
+          drive({ statement }, purgeProgram(subscriptionsBefore));
           return purged;
         }),
       );

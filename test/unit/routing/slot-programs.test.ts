@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { Pool } from 'pg';
 import { openPostgresRouteStore, openSqliteRouteStore, type RouteStore } from '../../../src/routing';
 import type { SlotCaps, SlotRequest, SlotStore } from '../../../src/routing/slot-store';
@@ -26,14 +27,26 @@ afterAll(async () => {
   postgres?.close();
 });
 
+const SHARE_KEYS = 'SELECT fairness_key FROM reelflow_slot_shares ORDER BY fairness_key';
 let purge: (before: number) => Promise<unknown>;
+/** The fairness keys with a row in `reelflow_slot_shares`, read beside the store. */
+let shareKeys: () => Promise<string[]>;
 const backends: [string, () => Promise<SlotStore>][] = [
   [
     'sqlite',
     async () => {
-      const store = openSqliteRouteStore(join(mkdtempSync(join(tmpdir(), 'slots-')), 'routes.sqlite'));
+      const file = join(mkdtempSync(join(tmpdir(), 'slots-')), 'routes.sqlite');
+      const store = openSqliteRouteStore(file);
       opened.push(store);
       purge = (before) => store.purge(before, before);
+      shareKeys = async () => {
+        const db = new DatabaseSync(file, { readOnly: true });
+        try {
+          return (db.prepare(SHARE_KEYS).all() as { fairness_key: string }[]).map((row) => row.fairness_key);
+        } finally {
+          db.close();
+        }
+      };
       return store.slots;
     },
   ],
@@ -46,6 +59,8 @@ const backends: [string, () => Promise<SlotStore>][] = [
       await store.slots.snapshot();
       await pool.query('TRUNCATE reelflow_slots, reelflow_slot_shares, reelflow_slot_log');
       purge = (before) => store.purge(before, before);
+      shareKeys = async () =>
+        (await pool.query<{ fairness_key: string }>(SHARE_KEYS)).rows.map((row) => row.fairness_key);
       return store.slots;
     },
   ],
@@ -204,6 +219,28 @@ describe.each(backends)('slots on %s', (_name, open) => {
     await slots.acquire(ask('live'), caps, 3);
     await purge(10);
     expect((await slots.log(0, 10)).map((entry) => entry.holder)).toEqual(['live']);
+  });
+
+  it('the purge forgets the share of a key with nothing waiting or held once its grants left the log, and keeps the rest', async () => {
+    const caps: SlotCaps = { account: 10, models: { 'long-form': 1 } };
+    const key = (fairnessKey: string, model = 'upscale') => ({ fairnessKey, model });
+    await slots.acquire(ask('idle', key('batch/idle')), caps, 1);
+    await slots.release('idle', caps, 2);
+    await slots.acquire(ask('recent', key('batch/recent')), caps, 3);
+    await slots.release('recent', caps, 20);
+    await slots.acquire(ask('holding', key('batch/holding', 'long-form')), caps, 4);
+    await slots.acquire(ask('waiting', key('batch/waiting', 'long-form')), caps, 5);
+    expect(await shareKeys()).toEqual(['batch/holding', 'batch/idle', 'batch/recent', 'batch/waiting']);
+    await purge(10);
+    // Idle: released before the cutoff. Recent: released after it (its grant still in the log).
+    expect(await shareKeys()).toEqual(['batch/holding', 'batch/recent', 'batch/waiting']);
+    // A key goes once its last grant left the log; the waiter its slot held back was granted as usual.
+    await slots.release('holding', caps, 30);
+    await purge(25);
+    expect(await shareKeys()).toEqual(['batch/holding', 'batch/waiting']);
+    await purge(31);
+    expect(await shareKeys()).toEqual(['batch/waiting']);
+    expect((await slots.heldSince(100, 10)).map((slot) => slot.holder)).toEqual(['waiting']);
   });
 
   it('grants waiting work when caps were raised', async () => {

@@ -8,7 +8,7 @@ import {
 import { FAILURE_TYPES } from '../../../contract/failure-types';
 import { batchItemWaitingSignal, batchResumedSignal } from '../../definitions';
 import type { StepAttempt } from '../../pipeline-types';
-import { SUBMIT_MAX_ATTEMPTS } from './proxies';
+import { SUBMIT_MAX_ATTEMPTS } from '../../../contract/submit-attempts';
 import type { AccountRefusal, JobHandle } from './types';
 
 /**

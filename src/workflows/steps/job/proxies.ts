@@ -1,5 +1,6 @@
 import { proxyReelflowActivities, proxyReelflowLocalActivities } from '../../activity-proxy';
 import type { ReelflowActivities, SubmitAs } from '../../../activities';
+import { SUBMIT_MAX_ATTEMPTS } from '../../../contract/submit-attempts';
 
 /** Idempotent service calls (quote, poll, fetch, cancel): retried by Temporal with backoff; non-retryable failures stop at once. */
 const API_OPTIONS = {
@@ -13,9 +14,6 @@ export const api = proxyReelflowActivities<ReelflowActivities>(API_OPTIONS);
 export function apiWith(summary: string): ReelflowActivities {
   return proxyReelflowActivities<ReelflowActivities>({ ...API_OPTIONS, summary });
 }
-
-/** Attempts of the submit activity: a submit whose every attempt answered 429 is an account-level refusal (./account-refusal.ts). */
-export const SUBMIT_MAX_ATTEMPTS = 10;
 
 /**
  * The submit-and-subscribe activity (a retry mostly covers a worker that died mid-submit: the key makes
