@@ -2,17 +2,19 @@ import type { Command } from 'commander';
 import { progressOf, registerWorkflowCommand } from '../lib/context';
 import { withoutInlineMedia } from '../../pipeline-spec/ui-text';
 import { printJson, say } from '../lib/output';
-import { slotLines } from '../lib/slot-status';
+import { readSlotStatus, slotStatusLines } from '../lib/slot-status';
 
 /** `reelflow status <id>`: progress or summary of a pipeline or a batch. */
 export function registerStatusCommand(program: Command): void {
   const help = {
     description:
       "Show the progress or summary of a pipeline or batch, and the account's slots when capped (exit 0 found, 4 unknown id, 3 unreachable)",
-    json: 'print {kind, workflowId, temporalStatus, progress} as JSON',
+    json: 'print {kind, workflowId, temporalStatus, progress, slots?} as JSON (slots when capped)',
   };
   registerWorkflowCommand(program, 'status', help, async (found, options) => {
     const { progress, lines } = await progressOf(found);
+    // The account's slots, when capped: this pipeline's or batch's share (its default fairness key is its id).
+    const slots = await readSlotStatus(found.workflowId);
     if (options.json) {
       // Inline media (a small data URI the user gave) is described, never printed.
       printJson({
@@ -20,10 +22,10 @@ export function registerStatusCommand(program: Command): void {
         workflowId: found.workflowId,
         temporalStatus: found.status,
         progress: withoutInlineMedia(progress),
+        ...(slots ? { slots } : {}),
       });
       return;
     }
-    // The account's slots, when capped: this pipeline's or batch's share (its default fairness key is its id).
-    say([...lines, ...(await slotLines(found.workflowId))].join('\n'));
+    say([...lines, ...slotStatusLines(slots)].join('\n'));
   });
 }

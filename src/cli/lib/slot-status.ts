@@ -3,13 +3,31 @@ import { loadAccountLimits, loadRouteStoreSettings, type Env } from '../../confi
 import { openRouteStore } from '../../routing/open-store';
 import type { SlotCaps, SlotSnapshot } from '../../routing/slot-store';
 
+/** The account's slots as `reelflow status --json` prints them (`slots`), for one pipeline's or batch's fairness key. */
+export interface SlotStatus {
+  caps: SlotCaps;
+  /** Slots in use (granted or held): the account's sum and each capped model's. */
+  inUse: { account: number; models: Record<string, number> };
+  /** Waiters by priority (1 highest), then fairness key. */
+  waiting: SlotSnapshot['waiting'];
+  fairnessKey: string;
+  /** Slots `fairnessKey` holds, and its submissions waiting. */
+  held: number;
+  waitingForKey: number;
+}
+
+/** What `readSlotStatus` finds: nothing (no cap, no store yet), the slots, or that the store did not answer. */
+export type SlotStatusRead = undefined | SlotStatus | { unavailable: string };
+
+const UNAVAILABLE = 'the route store does not answer (reelflow doctor checks it)';
+
 /**
- * The account's slots as `reelflow status` shows them under a pipeline or batch: slots in use against
- * each cap, the waiters by priority and fairness key, and the share `key` (the batch's or pipeline's
- * fairness key) holds. Read from the route store the workers share; nothing when no cap is set or no
- * store exists yet, one line saying so when the store does not answer (status never fails for it).
+ * The account's slots under a pipeline or batch: slots in use against each cap, the waiters by priority
+ * and fairness key, and what `key` (the batch's or pipeline's fairness key) holds. Read from the route
+ * store the workers share; undefined when no cap is set or no store exists yet, `unavailable` when the
+ * store does not answer (status never fails for it).
  */
-export async function slotLines(key: string, env?: Env): Promise<string[]> {
+export async function readSlotStatus(key: string, env?: Env): Promise<SlotStatusRead> {
   let caps: SlotCaps;
   let location;
   try {
@@ -17,43 +35,56 @@ export async function slotLines(key: string, env?: Env): Promise<string[]> {
     caps = { ...(account.concurrency !== undefined ? { account: account.concurrency } : {}), models: account.models };
     location = loadRouteStoreSettings(env).location;
   } catch {
-    return [];
+    return undefined;
   }
-  if (caps.account === undefined && Object.keys(caps.models).length === 0) return [];
-  if (location.backend === 'sqlite' && !existsSync(location.path)) return [];
+  if (caps.account === undefined && Object.keys(caps.models).length === 0) return undefined;
+  if (location.backend === 'sqlite' && !existsSync(location.path)) return undefined;
   const store = openRouteStore(location, { postgres: { statementTimeoutMs: 3_000, maxConnections: 1 } });
   try {
-    return formatSlotLines(await store.slots.snapshot(), caps, key);
+    return slotStatusOf(await store.slots.snapshot(), caps, key);
   } catch {
-    return ['slots: the route store does not answer (reelflow doctor checks it)'];
+    return { unavailable: UNAVAILABLE };
   } finally {
     await store.close().catch(() => undefined);
   }
 }
 
-/** The lines of `slotLines`, from a snapshot. */
-export function formatSlotLines(snapshot: SlotSnapshot, caps: SlotCaps, key: string): string[] {
-  const held = Object.values(snapshot.heldByModel).reduce((sum, n) => sum + n, 0);
+/** The slots of `snapshot` under `caps`, as `key` sees them. */
+export function slotStatusOf(snapshot: SlotSnapshot, caps: SlotCaps, key: string): SlotStatus {
+  const models = Object.fromEntries(Object.keys(caps.models).map((model) => [model, snapshot.heldByModel[model] ?? 0]));
+  return {
+    caps,
+    inUse: { account: Object.values(snapshot.heldByModel).reduce((sum, n) => sum + n, 0), models },
+    waiting: [...snapshot.waiting].sort((a, b) => a.priority - b.priority),
+    fairnessKey: key,
+    held: snapshot.heldByKey[key] ?? 0,
+    waitingForKey: snapshot.waiting.filter((w) => w.fairnessKey === key).reduce((sum, w) => sum + w.count, 0),
+  };
+}
+
+/** The lines `reelflow status` prints for a `readSlotStatus` answer (none when it found nothing). */
+export function slotStatusLines(read: SlotStatusRead): string[] {
+  if (read === undefined) return [];
+  if ('unavailable' in read) return [`slots: ${read.unavailable}`];
+  const { caps, inUse, fairnessKey: key } = read;
   const scopes = [
-    `account ${held}/${caps.account ?? 'no cap'}`,
-    ...Object.entries(caps.models).map(([model, cap]) => `${model} ${snapshot.heldByModel[model] ?? 0}/${cap}`),
+    `account ${inUse.account}/${caps.account ?? 'no cap'}`,
+    ...Object.entries(caps.models).map(([model, cap]) => `${model} ${inUse.models[model] ?? 0}/${cap}`),
   ];
   const byPriority = new Map<number, { total: number; keys: string[] }>();
-  for (const w of snapshot.waiting) {
+  for (const w of read.waiting) {
     const entry = byPriority.get(w.priority) ?? { total: 0, keys: [] };
     entry.total += w.count;
     entry.keys.push(`${w.fairnessKey} ${w.count}`);
     byPriority.set(w.priority, entry);
   }
-  const waiting = [...byPriority.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([priority, entry]) => `priority ${priority}: ${entry.total} (${entry.keys.join(', ')})`);
-  const mine = snapshot.heldByKey[key] ?? 0;
-  const mineWaiting = snapshot.waiting.filter((w) => w.fairnessKey === key).reduce((sum, w) => sum + w.count, 0);
-  const share = held > 0 ? ` (${Math.round((100 * mine) / held)}%)` : '';
+  const waiting = [...byPriority.entries()].map(
+    ([priority, entry]) => `priority ${priority}: ${entry.total} (${entry.keys.join(', ')})`,
+  );
+  const share = inUse.account > 0 ? ` (${Math.round((100 * read.held) / inUse.account)}%)` : '';
   return [
     `slots: ${scopes.join(' · ')}`,
     `waiting for a slot: ${waiting.length ? waiting.join(' · ') : 'none'}`,
-    `${key} holds ${mine} of the ${held} in use${share}, ${mineWaiting} waiting`,
+    `${key} holds ${read.held} of the ${inUse.account} in use${share}, ${read.waitingForKey} waiting`,
   ];
 }
