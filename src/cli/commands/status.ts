@@ -8,12 +8,12 @@ import { readSlotStatus, slotStatusLines } from '../lib/slot-status';
 export function registerStatusCommand(program: Command): void {
   const help = {
     description:
-      "Show the progress or summary of a pipeline or batch, and the account's slots when capped (exit 0 found, 4 unknown id, 3 unreachable)",
-    json: 'print {kind, workflowId, temporalStatus, progress, slots?} as JSON (slots when capped)',
+      "Show the progress or summary of a pipeline or batch, and the account's slots when capped or in use (exit 0 found, 4 unknown id, 3 unreachable)",
+    json: 'print {kind, workflowId, temporalStatus, progress, slots?} as JSON (slots when capped or in use)',
   };
   registerWorkflowCommand(program, 'status', help, async (found, options) => {
     const { progress, lines } = await progressOf(found);
-    // The account's slots, when capped: this pipeline's or batch's share (its default fairness key is its id).
+    // The account's slots, when capped or in use: this pipeline's or batch's share (its default fairness key is its id).
     const slots = await readSlotStatus(found.workflowId);
     if (options.json) {
       // Inline media (a small data URI the user gave) is described, never printed.

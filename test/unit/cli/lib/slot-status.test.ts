@@ -49,7 +49,18 @@ describe('reelflow status: the account’s slots', () => {
       held: 1,
       waitingForKey: 2,
     });
-    // No cap set: nothing to show, and no `slots` in the JSON.
+    // No cap in this environment (an operator's shell): the workers' slots still show, caps unknown.
+    const unknown = await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` });
+    expect(unknown).toMatchObject({ caps: null, inUse: { account: 2, models: { [UPSCALE]: 2 } }, held: 1 });
+    expect(slotStatusLines(unknown)[0]).toBe(
+      `slots in use: account 2 · ${UPSCALE} 2 (caps unknown: set the workers' REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY here too)`,
+    );
+  });
+
+  it('shows nothing without caps when no slot is in use or waiting, or when there is no store', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'slot-status-')), 'routes.sqlite');
+    expect(await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` })).toBeUndefined();
+    await openSqliteRouteStore(file).close();
     expect(await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` })).toBeUndefined();
     expect(slotStatusLines(undefined)).toEqual([]);
   });
@@ -64,7 +75,7 @@ describe('reelflow status: the account’s slots', () => {
     ]);
   });
 
-  it('says so when the route store does not answer, and status goes on', async () => {
+  it('says so when the route store does not answer and caps are set, and status goes on', async () => {
     // A PostgreSQL address nobody listens on (port 9, discard): the read fails, status does not.
     const read = await readSlotStatus('batch/a', {
       REELFLOW_ROUTE_STORE: 'postgres://reelflow@127.0.0.1:9/reelflow',
@@ -72,5 +83,9 @@ describe('reelflow status: the account’s slots', () => {
     });
     expect(read).toEqual({ unavailable: expect.stringMatching(/route store does not answer/) });
     expect(slotStatusLines(read)).toEqual(['slots: the route store does not answer (reelflow doctor checks it)']);
+    // Without caps nobody asked for the slots: no line.
+    expect(await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: 'postgres://reelflow@127.0.0.1:9/reelflow' })).toBe(
+      undefined,
+    );
   });
 });
