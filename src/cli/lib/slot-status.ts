@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { loadAccountLimits, loadRouteStoreSettings, type Env } from '../../config';
 import { openRouteStore } from '../../routing/open-store';
 import type { SlotCaps, SlotSnapshot } from '../../routing/slot-store';
+import type { RouteStore } from '../../routing/store';
 
 /** The account's slots as `reelflow status --json` prints them (`slots`), for one pipeline's or batch's fairness key. */
 export interface SlotStatus {
@@ -43,8 +44,10 @@ export async function readSlotStatus(key: string, env?: Env): Promise<SlotStatus
   }
   if (caps.account === undefined && Object.keys(caps.models).length === 0) caps = null;
   if (location.backend === 'sqlite' && !existsSync(location.path)) return undefined;
-  const store = openRouteStore(location, { postgres: { statementTimeoutMs: 3_000, maxConnections: 1 } });
+  let store: RouteStore | undefined;
   try {
+    // Inside the try: a PostgreSQL store without its optional `pg` package throws here.
+    store = openRouteStore(location, { postgres: { statementTimeoutMs: 3_000, maxConnections: 1 } });
     const snapshot = await store.slots.snapshot();
     // Uncapped workers take no slots: with no caps here and none in the store, there is nothing to show.
     if (!caps && Object.keys(snapshot.heldByModel).length === 0 && snapshot.waiting.length === 0) return undefined;
@@ -52,7 +55,7 @@ export async function readSlotStatus(key: string, env?: Env): Promise<SlotStatus
   } catch {
     return caps ? { unavailable: UNAVAILABLE } : undefined;
   } finally {
-    await store.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
   }
 }
 
