@@ -13,6 +13,8 @@ export interface SlotMetricsSource {
   readonly caps: { account?: number; models: Readonly<Record<string, number>> };
 }
 
+type Snapshot = Awaited<ReturnType<SlotMetricsSource['snapshot']>>;
+
 /** The scope label of the account-wide cap (models are labelled by their id). */
 const ACCOUNT_SCOPE = 'account';
 
@@ -23,6 +25,8 @@ const ACCOUNT_SCOPE = 'account';
 export const SLOT_KEY_LABELS = 10;
 /** The `fairness_key` label of the keys past the top SLOT_KEY_LABELS. */
 export const OTHER_KEYS = 'other';
+/** The grant counter's `fairness_key` label of every lone pipeline (key `pipeline/<name>`). */
+export const LONE_PIPELINES = 'pipeline/*';
 
 /**
  * The `fairness_key` label of each key in `counts`: its own for the SLOT_KEY_LABELS keys with the most
@@ -58,6 +62,41 @@ function gauge(
   });
 }
 
+/** The gauges labelled by fairness key, capped at the SLOT_KEY_LABELS biggest keys plus `other`. */
+function keyGauges(registry: Registry, read: () => Promise<Snapshot | undefined>): void {
+  gauge(
+    registry,
+    'reelflow_slots_waiting',
+    `Submissions waiting for one of the account’s slots, by priority (1 highest) and fairness key (the ${SLOT_KEY_LABELS} with most waiters, the rest as ${OTHER_KEYS}).`,
+    ['priority', 'fairness_key'],
+    async (g) => {
+      const snapshot = await read();
+      if (!snapshot) return;
+      g.reset();
+      const byKey = new Map<string, number>();
+      for (const w of snapshot.waiting) byKey.set(w.fairnessKey, (byKey.get(w.fairnessKey) ?? 0) + w.count);
+      const labelOf = keyLabels(byKey);
+      // inc, not set: the keys past the top add up under one label.
+      for (const w of snapshot.waiting)
+        g.inc({ priority: String(w.priority), fairness_key: labelOf(w.fairnessKey) }, w.count);
+    },
+  );
+  gauge(
+    registry,
+    'reelflow_slots_in_use_by_key',
+    `The account's slots in use by fairness key (the ${SLOT_KEY_LABELS} holding most, the rest as ${OTHER_KEYS}).`,
+    ['fairness_key'],
+    async (g) => {
+      const snapshot = await read();
+      if (!snapshot) return;
+      g.reset();
+      const held = new Map(Object.entries(snapshot.heldByKey).filter(([, n]) => n > 0));
+      const labelOf = keyLabels(held);
+      for (const [key, n] of held) g.inc({ fairness_key: labelOf(key) }, n);
+    },
+  );
+}
+
 let source: SlotMetricsSource | undefined;
 
 /**
@@ -65,7 +104,8 @@ let source: SlotMetricsSource | undefined;
  * `reelflow_slots_cap{scope}` (scope `account` or a model id), `reelflow_slots_waiting{priority,fairness_key}`
  * and `reelflow_slots_in_use_by_key{fairness_key}` (the SLOT_KEY_LABELS keys with most waiters or slots by
  * name, the rest as `other`), read from the route store when scraped (every worker on one store shows the same account), and
- * `reelflow_slot_grants_total{fairness_key}`, the grants this process made. The last source wins when
+ * `reelflow_slot_grants_total{fairness_key}`, the grants this process made (lone pipelines summed as
+ * LONE_PIPELINES). The last source wins when
  * several workers run in one process (they share the store).
  */
 export function slotMetrics(
@@ -74,7 +114,7 @@ export function slotMetrics(
 ): { granted(key: string): void } {
   source = from;
   // One store read per scrape: the registry collects every gauge at once, so they share the read in flight.
-  let reading: Promise<Awaited<ReturnType<SlotMetricsSource['snapshot']>> | undefined> | undefined;
+  let reading: Promise<Snapshot | undefined> | undefined;
   const read = () =>
     (reading ??= (source ? source.snapshot().catch(() => undefined) : Promise.resolve(undefined)).finally(() => {
       reading = undefined;
@@ -108,46 +148,17 @@ export function slotMetrics(
       for (const [model, cap] of Object.entries(caps?.models ?? {})) g.set({ scope: model }, cap);
     },
   );
-  gauge(
-    registry,
-    'reelflow_slots_waiting',
-    `Submissions waiting for one of the account’s slots, by priority (1 highest) and fairness key (the ${SLOT_KEY_LABELS} with most waiters, the rest as ${OTHER_KEYS}).`,
-    ['priority', 'fairness_key'],
-    async (g) => {
-      const snapshot = await read();
-      if (!snapshot) return;
-      g.reset();
-      const byKey = new Map<string, number>();
-      for (const w of snapshot.waiting) byKey.set(w.fairnessKey, (byKey.get(w.fairnessKey) ?? 0) + w.count);
-      const labelOf = keyLabels(byKey);
-      // inc, not set: the keys past the top add up under one label.
-      for (const w of snapshot.waiting)
-        g.inc({ priority: String(w.priority), fairness_key: labelOf(w.fairnessKey) }, w.count);
-    },
-  );
-  gauge(
-    registry,
-    'reelflow_slots_in_use_by_key',
-    `The account's slots in use by fairness key (the ${SLOT_KEY_LABELS} holding most, the rest as ${OTHER_KEYS}).`,
-    ['fairness_key'],
-    async (g) => {
-      const snapshot = await read();
-      if (!snapshot) return;
-      g.reset();
-      const held = new Map(Object.entries(snapshot.heldByKey).filter(([, n]) => n > 0));
-      const labelOf = keyLabels(held);
-      for (const [key, n] of held) g.inc({ fairness_key: labelOf(key) }, n);
-    },
-  );
+  keyGauges(registry, read);
   const existing = registry.getSingleMetric('reelflow_slot_grants_total');
   const grants =
     existing instanceof Counter
       ? existing
       : new Counter({
           name: 'reelflow_slot_grants_total',
-          help: 'Slots this process granted, by fairness key (a batch id, a lone pipeline, or --fairness-key).',
+          help: `Slots this process granted, by fairness key (a batch id or --fairness-key; lone pipelines as ${LONE_PIPELINES}).`,
           labelNames: ['fairness_key'],
           registers: [registry],
         });
-  return { granted: (key) => grants.inc({ fairness_key: key }) };
+  // A lone pipeline's key is its workflow id: one series per pipeline run would never end.
+  return { granted: (key) => grants.inc({ fairness_key: key.startsWith('pipeline/') ? LONE_PIPELINES : key }) };
 }

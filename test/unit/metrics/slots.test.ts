@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { openSqliteRouteStore } from '../../../src/routing';
-import { OTHER_KEYS, SLOT_KEY_LABELS, slotMetrics } from '../../../src/metrics/slots';
+import { LONE_PIPELINES, OTHER_KEYS, SLOT_KEY_LABELS, slotMetrics } from '../../../src/metrics/slots';
 import type { SlotCaps } from '../../../src/routing/slot-store';
 
 describe('slot metrics', () => {
@@ -25,6 +25,8 @@ describe('slot metrics', () => {
     const registry = new Registry();
     const metrics = slotMetrics({ snapshot: () => store.slots.snapshot(), caps }, registry);
     metrics.granted('batch/a');
+    metrics.granted('pipeline/rush');
+    metrics.granted('pipeline/teaser');
     const text = await registry.metrics();
     expect(text).toContain('reelflow_slots_in_use{scope="account"} 1');
     expect(text).toContain('reelflow_slots_in_use{scope="service-upscale-video-fast"} 1');
@@ -34,6 +36,8 @@ describe('slot metrics', () => {
     expect(text).toContain('reelflow_slots_waiting{priority="3",fairness_key="batch/a"} 1');
     expect(text).toContain('reelflow_slots_in_use_by_key{fairness_key="batch/a"} 1');
     expect(text).toContain('reelflow_slot_grants_total{fairness_key="batch/a"} 1');
+    // Lone pipelines (key `pipeline/<name>`) count under one label, not one series per run.
+    expect(text).toContain(`reelflow_slot_grants_total{fairness_key="${LONE_PIPELINES}"} 2`);
 
     // Lone pipelines each wait under their own key: past the top keys by waiters, they add up as `other`.
     const lone = Array.from({ length: SLOT_KEY_LABELS + 2 }, (_, i) => `pipeline/p${String(i).padStart(2, '0')}`);
