@@ -196,7 +196,6 @@ export class AccountLimits implements RateGate {
     return (await fs.promises.readdir(path.join(this.dir, SLOTS))).length;
   }
 
-  /** Resolves once the shared back-off of `kind` has passed (at once when there is none). */
   async wait(kind: CallKind, signal?: AbortSignal): Promise<void> {
     const until = await this.backoffUntil(kind);
     const left = until - this.now();
@@ -204,7 +203,6 @@ export class AccountLimits implements RateGate {
     if (left > 0) await sleep(left + Math.floor(Math.random() * Math.min(250, left / 5)), undefined, { signal });
   }
 
-  /** Tells every worker of the directory not to call `kind` for `retryAfterMs`. */
   limited(kind: CallKind, retryAfterMs: number): void {
     // Best effort: the caller backs off on its own anyway; this tells the other callers.
     void this.backOff(kind, this.now() + retryAfterMs).catch(() => undefined);
