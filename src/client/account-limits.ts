@@ -4,7 +4,10 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallKind, RateGate } from './types';
 
-/** Who holds a permit: one submission, named by its Idempotency-Key. */
+/**
+ * Who holds a permit: one submission, named by its Idempotency-Key.
+ * @deprecated The filesystem permits are retired (caps are the route store's slots); removed in the next minor release.
+ */
 export interface PermitHolder {
   idempotencyKey: string;
   /** The pipeline that submits it (shown to an operator; the reaper does not trust it). */
@@ -17,16 +20,25 @@ export interface AccountLimitsOptions {
    * or a shared filesystem path when workers run on several machines).
    */
   dir: string;
-  /** Jobs in flight at the service for the whole account; undefined = no cap (the back-off is still shared). */
+  /**
+   * Filesystem permits for jobs in flight; undefined = none (the back-off is shared either way).
+   * @deprecated Caps are the route store's slots (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY); removed in the next minor release.
+   */
   concurrency?: number;
   /**
-   * Whether a request's job is terminal at the service: the reaper frees a permit whose holder never
-   * released it (a terminated pipeline) once the service says its job is over.
+   * Whether a request's job is terminal at the service (the permits' reaper asks it).
+   * @deprecated With `concurrency`; removed in the next minor release.
    */
   isTerminal?: (requestId: string) => Promise<boolean>;
-  /** A permit is looked at by the reaper only once it is this old (default 30 s). */
+  /**
+   * A permit is looked at by the reaper only once it is this old (default 30 s).
+   * @deprecated With `concurrency`; removed in the next minor release.
+   */
   reapAfterMs?: number;
-  /** A permit whose submit never recorded a request id is freed after this long (default 30 min, past every submit retry). */
+  /**
+   * A permit whose submit never recorded a request id is freed after this long (default 30 min).
+   * @deprecated With `concurrency`; removed in the next minor release.
+   */
   orphanAfterMs?: number;
   now?: () => number;
 }
@@ -48,17 +60,19 @@ const WAIT_POLL_MS = 250;
 const REAP_EVERY_MS = 5_000;
 
 /**
- * The account's limits, shared by every worker that points at the same directory: a cap on jobs in
- * flight at the service (`concurrency` permits) and one back-off per kind of call after the service
- * answered 429 with Retry-After. Everything is in the filesystem (nothing in memory to leak when a
- * worker dies), with atomic operations only:
- * - permit `i` is the symlink `slots/<i>`, created with symlink(2) (fails if it exists), its target
- *   the holder; `held/<hash of the key>` points at the slot, `requests/<hash>` at the job's request id;
- * - a back-off is the symlink `backoff/<kind>` whose target is the time it ends, replaced by rename(2).
- * Acquiring is idempotent per Idempotency-Key (a retried submit finds its permit), releasing too.
+ * The account's shared 429 back-off, a `RateGate` for the service client: one back-off per kind of call
+ * after the service answered 429 with Retry-After, shared by every worker that points at the same
+ * directory (REELFLOW_ACCOUNT_LIMITS_DIR). A back-off is the symlink `backoff/<kind>` whose target is
+ * the time it ends, replaced by rename(2): nothing in memory to lose when a worker dies.
+ *
+ * Caps on jobs in flight are not here: they are the route store's slots, shared by every worker of the
+ * store (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY; docs/decisions/account-slots.md).
+ * The filesystem permits of 0.3.0 (`concurrency`, `tryAcquire`, `acquire`, `attachRequest`, `release`,
+ * `held`) still work but no reelflow worker takes them; they are deprecated and go in the next minor release.
  */
 export class AccountLimits implements RateGate {
   readonly dir: string;
+  /** @deprecated The filesystem permits' cap; removed in the next minor release. */
   readonly concurrency: number | undefined;
   private readonly now: () => number;
   private readonly reapAfterMs: number;
@@ -76,7 +90,10 @@ export class AccountLimits implements RateGate {
     this.orphanAfterMs = options.orphanAfterMs ?? 30 * 60_000;
   }
 
-  /** Whether jobs in flight are capped (otherwise acquire/release are never needed). */
+  /**
+   * Whether the filesystem permits are capped.
+   * @deprecated With the permits; removed in the next minor release.
+   */
   get capped(): boolean {
     return this.concurrency !== undefined;
   }
@@ -90,6 +107,7 @@ export class AccountLimits implements RateGate {
   /**
    * Takes a permit for `holder` if one is free (or it holds one already); false when all are taken.
    * Always true without a cap.
+   * @deprecated Caps are the route store's slots; removed in the next minor release.
    */
   async tryAcquire(holder: PermitHolder): Promise<boolean> {
     const limit = this.concurrency;
@@ -121,6 +139,7 @@ export class AccountLimits implements RateGate {
    * Waits for a permit for `holder`, up to `maxWaitMs` (default: until `signal` aborts); true once it
    * is held, false when the wait ran out. `onWait` is called about every second while waiting
    * (activities heartbeat there).
+   * @deprecated Caps are the route store's slots; removed in the next minor release.
    */
   async acquire(
     holder: PermitHolder,
@@ -141,14 +160,20 @@ export class AccountLimits implements RateGate {
     }
   }
 
-  /** Records the request id the holder's submit created (the reaper asks the service about it). */
+  /**
+   * Records the request id the holder's submit created (the reaper asks the service about it).
+   * @deprecated With the permits; removed in the next minor release.
+   */
   async attachRequest(idempotencyKey: string, requestId: string): Promise<void> {
     if (!this.capped) return;
     await this.prepare();
     await replaceLink(path.join(this.dir, REQUESTS, hashOf(idempotencyKey)), requestId);
   }
 
-  /** Frees the permit of `idempotencyKey`; false when it held none (released already, or reaped). */
+  /**
+   * Frees the permit of `idempotencyKey`; false when it held none (released already, or reaped).
+   * @deprecated With the permits; removed in the next minor release.
+   */
   async release(idempotencyKey: string): Promise<boolean> {
     if (!this.capped) return false;
     await this.prepare();
@@ -161,7 +186,10 @@ export class AccountLimits implements RateGate {
     return released;
   }
 
-  /** Permits held now. */
+  /**
+   * Permits held now.
+   * @deprecated With the permits; removed in the next minor release.
+   */
   async held(): Promise<number> {
     if (!this.capped) return 0;
     await this.prepare();
@@ -197,7 +225,7 @@ export class AccountLimits implements RateGate {
     await replaceLink(path.join(this.dir, BACKOFF, kind), String(Math.round(untilMs)));
   }
 
-  /** Stops watching the directory. */
+  /** Stops watching the directory (only a deprecated permit wait watches it). */
   close(): void {
     this.watcher?.close();
     this.watcher = undefined;

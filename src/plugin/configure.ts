@@ -6,7 +6,7 @@ import { openRouteStore } from '../routing/open-store';
 import { loadRouteStoreSettings } from '../config/route-store';
 import { loadAccountLimits, loadPluginSettings, loadWorkerDeployment, type PluginSettings } from '../config/worker';
 import { createServiceClient } from '../client/service-client';
-import type { ServiceClient } from '../client/types';
+import type { RateGate, ServiceClient } from '../client/types';
 import { accountLimits, mediaDeps, slotCapsOf } from '../workers/worker';
 import { AccountSlots } from '../routing/account-slots';
 import { temporalSlotSignaller } from '../routing/slot-signaller';
@@ -50,7 +50,7 @@ const isServiceClient = (value: unknown): value is ServiceClient =>
 function serviceOf(
   checked: ReelflowPluginOptions,
   settings: PluginSettings | undefined,
-  limits: ReturnType<typeof accountLimits> | undefined,
+  limits: RateGate | undefined,
   closers: Closers,
 ): { service: ServiceClient; serviceUrl?: string } {
   if (isServiceClient(checked.service)) return { service: checked.service };
@@ -122,19 +122,16 @@ export function configureWorkerOptions(
 ): WorkerOptions {
   const needsEnv = checked.service === undefined || checked.media === undefined || checked.limits === undefined;
   const settings = needsEnv ? loadPluginSettings(checked.env) : undefined;
-  // The limits' reaper asks the service, which is built after them (they are its rate gate).
-  const late: { service?: ServiceClient } = {};
   const limits =
     checked.limits === false
       ? undefined
       : (checked.limits ??
         (() => {
-          const made = accountLimits(settings!.account, () => late.service!);
+          const made = accountLimits(settings!.account);
           closers.push(() => made.close());
           return made;
         })());
   const made = serviceOf(checked, settings, limits, closers);
-  late.service = made.service;
   const routeStore =
     checked.routeStore ??
     (() => {

@@ -1,7 +1,6 @@
 import type { PreflightOptions } from '../activities/preflight';
 import type { MediaDeps } from '../activities';
-import type { AccountLimits } from '../client/account-limits';
-import type { ServiceClient } from '../client/types';
+import type { RateGate, ServiceClient } from '../client/types';
 import type { Env } from '../config/read';
 import type { RouteStore } from '../routing/store';
 import { ReelflowPluginOptionsError } from './errors';
@@ -34,10 +33,11 @@ export interface ReelflowPluginOptions {
   /** Preflight settings; default trusts the service's own origin. */
   preflight?: PreflightOptions;
   /**
-   * The account's shared 429 back-off; `false` for none and no caps either. The caps on jobs in flight are
-   * the route store's slots: REELFLOW_ACCOUNT_CONCURRENCY and REELFLOW_MODEL_CONCURRENCY (uncapped when unset).
+   * The account's shared 429 back-off (`AccountLimits`, or any `RateGate`); `false` for none and no caps either.
+   * The caps on jobs in flight are the route store's slots: REELFLOW_ACCOUNT_CONCURRENCY and
+   * REELFLOW_MODEL_CONCURRENCY (uncapped when unset).
    */
-  limits?: AccountLimits | false;
+  limits?: RateGate | false;
   /**
    * Also register reelflow's workflow types (pipeline, batch, webhook route) on this worker. Default false:
    * only the activities, which reelflow's step functions in your own workflows need.
@@ -149,8 +149,13 @@ export function checkPluginOptions(options: unknown): ReelflowPluginOptions {
   if (media !== undefined && !(isObject(media) && isObject(media.store)))
     refuse('media', 'must be { store, urlLifetimeSeconds } (a media store)');
   if (preflight !== undefined && !isObject(preflight)) refuse('preflight', 'must be an object');
-  if (limits !== undefined && limits !== false && !(isObject(limits) && typeof limits.acquire === 'function'))
-    refuse('limits', 'must be AccountLimits or false');
+  // The worker uses only the RateGate half (the service client's rate gate); caps are the route store's slots.
+  if (
+    limits !== undefined &&
+    limits !== false &&
+    !(isObject(limits) && typeof limits.wait === 'function' && typeof limits.limited === 'function')
+  )
+    refuse('limits', 'must be AccountLimits or false (a RateGate: wait and limited)');
   if (env !== undefined && !isObject(env)) refuse('env', 'must be an object of variables');
   if (versioning !== undefined) checkVersioning(versioning);
   return options as ReelflowPluginOptions;

@@ -24,7 +24,10 @@ export function createReelflowWorker(
   return workerModule().createReelflowWorker(...args);
 }
 
-/** The account's limits of REELFLOW_ACCOUNT_* settings: permits for jobs in flight and the shared 429 back-off. */
+/**
+ * The account's shared 429 back-off (REELFLOW_ACCOUNT_LIMITS_DIR), the service client's `rateGate`. Caps on
+ * jobs in flight are the route store's slots (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY), not this.
+ */
 export function accountLimits(
   ...args: Parameters<typeof WorkerModule.accountLimits>
 ): ReturnType<typeof WorkerModule.accountLimits> {

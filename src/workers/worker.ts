@@ -18,7 +18,6 @@ import { AccountLimits } from '../client/account-limits';
 import { AccountSlots } from '../routing/account-slots';
 import { temporalSlotSignaller } from '../routing/slot-signaller';
 import type { SlotCaps } from '../routing/slot-store';
-import { isTerminalState } from '../contract';
 import type { CallKind, ServiceClient } from '../client/types';
 import {
   ConfigError,
@@ -99,15 +98,12 @@ export interface ReelflowWorkerOptions {
 }
 
 /**
- * The account's shared 429 back-off of `settings` (REELFLOW_ACCOUNT_LIMITS_DIR). Its caps on jobs in
- * flight are the route store's slots now (slotCapsOf()), so it holds no permits; `service` is kept for
- * callers of earlier releases.
+ * The account's shared 429 back-off of `settings` (REELFLOW_ACCOUNT_LIMITS_DIR). Caps on jobs in flight
+ * are the route store's slots (slotCapsOf()), so it holds no permits.
+ * @param _service Unused: 0.3.0's permit reaper asked it; still taken so earlier callers compile.
  */
-export function accountLimits(settings: AccountLimitSettings, service: () => ServiceClient): AccountLimits {
-  return new AccountLimits({
-    dir: settings.dir,
-    isTerminal: async (requestId) => isTerminalState((await service().status(requestId)).status),
-  });
+export function accountLimits(settings: AccountLimitSettings, _service?: () => ServiceClient): AccountLimits {
+  return new AccountLimits({ dir: settings.dir });
 }
 
 /** The caps as the worker's start line names them (empty when none). */
@@ -277,7 +273,7 @@ export async function main(): Promise<void> {
     namespace: settings.namespace,
     interceptors: tracingClientInterceptors(),
   });
-  const limits = accountLimits(config.account, () => service);
+  const limits = accountLimits(config.account);
   const service = createServiceClient({
     baseUrl: serviceSettings.url,
     apiKey: serviceSettings.apiKey,

@@ -32,7 +32,7 @@ import type { JobView } from '../../src/local-service';
  * The account's slots in the route store (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY)
  * and its shared 429 back-off, with real parts: a Temporal dev server, the local service (stub
  * renders), the bridge and a worker. Caps are read from the service's own records; priority and fair
- * share from the slot log (test/unit/routing/slots.test.ts checks the grant order on both stores).
+ * share from the slot log (test/unit/routing/slot-programs.test.ts checks the grant order on both stores).
  */
 let bundle: WorkflowBundleWithSourceMap;
 let env: TestWorkflowEnvironment;

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { fork } from 'node:child_process';
 import { AccountLimits } from '../../../src/client/account-limits';
 
+// The permit tests cover 0.3.0's filesystem permits, deprecated (no worker takes them) until the next minor
+// release removes them; the back-off (the last test) is what workers use.
 const holder = (n: number) => ({ idempotencyKey: `reelflow:p${n}/job/a:run:1`, workflowId: `pipeline/p${n}` });
 
 describe('AccountLimits', () => {

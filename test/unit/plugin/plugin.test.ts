@@ -39,7 +39,9 @@ describe('checkPluginOptions', () => {
     [{ routeStore: {} }, 'routeStore', 'must be a route store (openRouteStore)'],
     [{ media: {} }, 'media', 'must be { store, urlLifetimeSeconds }'],
     [{ preflight: 3 }, 'preflight', 'must be an object'],
-    [{ limits: true }, 'limits', 'must be AccountLimits or false'],
+    [{ limits: true }, 'limits', 'must be AccountLimits or false (a RateGate: wait and limited)'],
+    // 0.3.0's permit half alone is not enough: the worker calls only the back-off's wait and limited.
+    [{ limits: { acquire: () => true } }, 'limits', 'must be AccountLimits or false'],
     [{ env: 'prod' }, 'env', 'must be an object of variables'],
     [{ tracing: 'on' }, 'tracing', 'must be true or false'],
   ])('refuses %j naming the option', (options, option, reason) => {
@@ -60,6 +62,8 @@ describe('checkPluginOptions', () => {
       env: {},
     };
     expect(checkPluginOptions(all)).toBe(all);
+    const gate = { limits: { wait: async () => undefined, limited: () => undefined } };
+    expect(checkPluginOptions(gate)).toBe(gate);
   });
 });
 

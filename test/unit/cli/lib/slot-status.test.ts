@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatSlotLines, slotLines } from '../../../../src/cli/lib/slot-status';
+import { readSlotStatus, slotStatusLines, slotStatusOf } from '../../../../src/cli/lib/slot-status';
 import { openSqliteRouteStore } from '../../../../src/routing';
 
 const UPSCALE = 'service-upscale-video-fast';
@@ -31,21 +31,61 @@ describe('reelflow status: the account’s slots', () => {
       REELFLOW_ACCOUNT_CONCURRENCY: '6',
       REELFLOW_MODEL_CONCURRENCY: `${UPSCALE}=2`,
     };
-    expect(await slotLines('batch/a', env)).toEqual([
+    const read = await readSlotStatus('batch/a', env);
+    expect(slotStatusLines(read)).toEqual([
       `slots: account 2/6 · ${UPSCALE} 2/2`,
       'waiting for a slot: priority 1: 1 (pipeline/rush 1) · priority 3: 2 (batch/a 2)',
       'batch/a holds 1 of the 2 in use (50%), 2 waiting',
     ]);
-    // No cap set: nothing to show.
-    expect(await slotLines('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` })).toEqual([]);
+    // The same as `reelflow status --json` prints it (`slots`).
+    expect(read).toEqual({
+      caps,
+      inUse: { account: 2, models: { [UPSCALE]: 2 } },
+      waiting: [
+        { priority: 1, fairnessKey: 'pipeline/rush', count: 1 },
+        { priority: 3, fairnessKey: 'batch/a', count: 2 },
+      ],
+      fairnessKey: 'batch/a',
+      held: 1,
+      waitingForKey: 2,
+    });
+    // No cap in this environment (an operator's shell): the workers' slots still show, caps unknown.
+    const unknown = await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` });
+    expect(unknown).toMatchObject({ caps: null, inUse: { account: 2, models: { [UPSCALE]: 2 } }, held: 1 });
+    expect(slotStatusLines(unknown)[0]).toBe(
+      `slots in use: account 2 · ${UPSCALE} 2 (caps unknown: set the workers' REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY here too)`,
+    );
+  });
+
+  it('shows nothing without caps when no slot is in use or waiting, or when there is no store', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'slot-status-')), 'routes.sqlite');
+    expect(await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` })).toBeUndefined();
+    await openSqliteRouteStore(file).close();
+    expect(await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: `sqlite:${file}` })).toBeUndefined();
+    expect(slotStatusLines(undefined)).toEqual([]);
   });
 
   it('says when no cap is set on the account but models are capped', () => {
-    const lines = formatSlotLines({ heldByModel: {}, heldByKey: {}, waiting: [] }, { models: { [UPSCALE]: 1 } }, 'x');
+    const snapshot = { heldByModel: {}, heldByKey: {}, waiting: [] };
+    const lines = slotStatusLines(slotStatusOf(snapshot, { models: { [UPSCALE]: 1 } }, 'x'));
     expect(lines).toEqual([
       `slots: account 0/no cap · ${UPSCALE} 0/1`,
       'waiting for a slot: none',
       'x holds 0 of the 0 in use, 0 waiting',
     ]);
+  });
+
+  it('says so when the route store does not answer and caps are set, and status goes on', async () => {
+    // A PostgreSQL address nobody listens on (port 9, discard): the read fails, status does not.
+    const read = await readSlotStatus('batch/a', {
+      REELFLOW_ROUTE_STORE: 'postgres://reelflow@127.0.0.1:9/reelflow',
+      REELFLOW_ACCOUNT_CONCURRENCY: '6',
+    });
+    expect(read).toEqual({ unavailable: expect.stringMatching(/route store does not answer/) });
+    expect(slotStatusLines(read)).toEqual(['slots: the route store does not answer (reelflow doctor checks it)']);
+    // Without caps nobody asked for the slots: no line.
+    expect(await readSlotStatus('batch/a', { REELFLOW_ROUTE_STORE: 'postgres://reelflow@127.0.0.1:9/reelflow' })).toBe(
+      undefined,
+    );
   });
 });
