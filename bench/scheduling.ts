@@ -9,9 +9,7 @@
  *
  *   npm run bench -- --only scheduling [--waiters 10000]
  *
- * Not measured here yet (named in the design record as still to build): the local-stack runs (a
- * 40-item three-step batch against the flow-shop ideal, a priority-1 pipeline during it, weighted
- * batches sharing slots, the 10,000-item provider-bound batch's busy fraction).
+ * The same `--only scheduling` then runs the slots on the local stack (./scheduling-stack.ts).
  */
 import { mkdtempSync, rmSync, chmodSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';

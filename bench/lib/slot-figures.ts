@@ -31,26 +31,33 @@ export interface FlowShopIdeal {
   busiest: string;
   /** That stage's job-seconds ÷ its slots. */
   busiestLoadMs: number;
-  /** One job (the mean) of each stage after the busiest. */
+  /** One job (the stage's mean) of each stage before the busiest: its first job waits for them. */
+  earlierStagesMs: number;
+  /** One job (the stage's mean) of each stage after the busiest: they follow its last job. */
   laterStagesMs: number;
 }
 
 const jobMs = (job: EndedJob) => job.completedAt - job.startedAt;
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0);
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /**
  * The flow-shop ideal of a batch of chained jobs, from the service's own clocks: the busiest model's
- * job-seconds (started → completed) ÷ its slots, plus one job (the stage's mean) of every later stage.
+ * job-seconds (started → completed) ÷ its slots, plus one job (the stage's mean) of every later stage —
+ * and of every earlier one, which must run before the busiest stage's first job (when the busiest stage
+ * is the first, that part is nothing).
  */
 export function flowShopIdeal(jobs: readonly EndedJob[], stages: readonly Stage[]): FlowShopIdeal {
   const durations = stages.map((stage) => jobs.filter((j) => j.model === stage.model).map(jobMs));
-  const loads = stages.map((stage, i) => (durations[i] ?? []).reduce((a, b) => a + b, 0) / stage.slots);
+  const loads = stages.map((stage, i) => sum(durations[i] ?? []) / stage.slots);
   const busiest = loads.indexOf(Math.max(...loads));
-  const laterStagesMs = durations.slice(busiest + 1).reduce((sum, stage) => sum + mean(stage), 0);
+  const earlierStagesMs = sum(durations.slice(0, busiest).map(mean));
+  const laterStagesMs = sum(durations.slice(busiest + 1).map(mean));
   return {
-    idealMs: (loads[busiest] ?? 0) + laterStagesMs,
+    idealMs: earlierStagesMs + (loads[busiest] ?? 0) + laterStagesMs,
     busiest: stages[busiest]?.model ?? '',
     busiestLoadMs: loads[busiest] ?? 0,
+    earlierStagesMs,
     laterStagesMs,
   };
 }

@@ -45,16 +45,22 @@ describe('the flow-shop ideal', () => {
       { model: 'a', slots: 2 },
       { model: 'b', slots: 2 },
     ]);
-    expect(ideal).toEqual({ idealMs: 2_500, busiest: 'a', busiestLoadMs: 2_000, laterStagesMs: 500 });
+    expect(ideal).toEqual({
+      idealMs: 2_500,
+      busiest: 'a',
+      busiestLoadMs: 2_000,
+      earlierStagesMs: 0,
+      laterStagesMs: 500,
+    });
   });
 
-  it('adds nothing after a busiest last stage', () => {
+  it('adds one job of each earlier stage before a busiest later one', () => {
     const jobs = [job('a', 'a', 0, 0, 100), job('b1', 'b', 0, 0, 1_000), job('b2', 'b', 0, 0, 1_000)];
     const stages = [
       { model: 'a', slots: 1 },
       { model: 'b', slots: 1 },
     ];
-    expect(flowShopIdeal(jobs, stages).idealMs).toBe(2_000);
+    expect(flowShopIdeal(jobs, stages)).toMatchObject({ idealMs: 2_100, busiest: 'b', earlierStagesMs: 100 });
   });
 
   it('measures the makespan from the first submit received to the last completion', () => {
