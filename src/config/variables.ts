@@ -175,7 +175,7 @@ export const VARIABLES = {
     type: 'integer 1-100000',
     defaultText: 'no cap',
     description:
-      "Jobs in flight at the service for the whole account: slots in the route store (`REELFLOW_ROUTE_STORE`), shared by every pipeline, batch and worker on that store, granted by priority and fair share; set the same value on every worker ([docs/decisions/account-slots.md](decisions/account-slots.md)). A batch's `--concurrency` sits under it.",
+      "Jobs in flight at the service for the whole account: slots in the route store (`REELFLOW_ROUTE_STORE`), shared by every pipeline, batch and worker on that store, granted by priority and fair share; set the same value on every worker and bridge (a bridge frees a finished job's slot at its webhook) ([docs/decisions/account-slots.md](decisions/account-slots.md)). A batch's `--concurrency` sits under it.",
   },
   REELFLOW_MODEL_CONCURRENCY: {
     schema: modelCapsSchema(MODEL_IDS).optional(),
