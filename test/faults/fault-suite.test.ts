@@ -6,11 +6,12 @@ import { expectLedgersAgree, runFaultSuite, type FaultRunFigures } from './fault
 /**
  * Nothing lost, nothing billed twice: pipelines under every fault the service can inject, with the
  * worker killed twice, the bridge once and the service once (all SIGKILL, all real child processes).
- * `npm test` runs FAULT_PIPELINES (default 20) pipelines; `npm run test:faults` runs 50.
+ * `npm test` runs FAULT_PIPELINES (default 30: enough that the run is not drained before its last kill) pipelines;
+ * `npm run test:faults` runs 50.
  * FAULT_IDEMPOTENCY (default honoured) is the worker's REELFLOW_SERVICE_IDEMPOTENCY:
  * `npm run test:faults:unknown` runs the same suite with `unknown`, resolving ambiguous steps by update.
  */
-const COUNT = Number(process.env.FAULT_PIPELINES ?? 20);
+const COUNT = Number(process.env.FAULT_PIPELINES ?? 30);
 const MODE = process.env.FAULT_IDEMPOTENCY === 'unknown' ? 'unknown' : 'honoured';
 let env: TestWorkflowEnvironment;
 let figures: FaultRunFigures;
