@@ -11,13 +11,12 @@
  *
  * The same `--only scheduling` then runs the slots on the local stack (./scheduling-stack.ts).
  */
-import { mkdtempSync, rmSync, chmodSync, existsSync, readdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgresRouteStore, openSqliteRouteStore, type RouteStore } from '../src/routing';
 import type { SlotCaps, SlotRequest } from '../src/routing/slot-store';
-import { freePort } from '../src/stack/stack-state';
-import { initPostgres, startPostgres, stopPostgres, type PostgresServer } from '../scripts/cluster/postgres';
+import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres';
 import { summarize, type Summary } from './lib/stats';
 
 export interface SchedulingSize {
@@ -101,39 +100,24 @@ async function measure(store: RouteStore, size: SchedulingSize): Promise<SlotCos
   };
 }
 
-function postgresBin(): string {
-  const base = '/usr/lib/postgresql';
-  const versions = existsSync(base) ? readdirSync(base).map(Number).filter(Number.isInteger) : [];
-  if (versions.length === 0) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql');
-  return join(base, String(Math.max(...versions)), 'bin');
-}
-
 /** Runs the slot-cost measurement on SQLite and PostgreSQL. */
 export async function runScheduling(
   size: SchedulingSize,
   log: (line: string) => void,
 ): Promise<{ size: SchedulingSize; costs: SlotCost[] }> {
   const home = mkdtempSync(join(tmpdir(), 'reelflow-bench-slots-'));
-  chmodSync(home, 0o755);
-  const pg: PostgresServer = {
-    bin: postgresBin(),
-    home: join(home, 'pg'),
-    port: await freePort(),
-    user: 'reelflow',
-    password: 'reelflow-bench-password',
-  };
   const costs: SlotCost[] = [];
+  let pg: TestPostgres | undefined;
   try {
     const sqlite = openSqliteRouteStore(join(home, 'routes.sqlite'));
     costs.push(await measure(sqlite, size));
     await sqlite.close();
-    initPostgres(pg);
-    await startPostgres(pg);
-    const postgres = openPostgresRouteStore(`postgres://${pg.user}:${pg.password}@127.0.0.1:${pg.port}/postgres`);
+    pg = await startTestPostgres();
+    const postgres = openPostgresRouteStore(pg.url);
     costs.push(await measure(postgres, size));
     await postgres.close();
   } finally {
-    stopPostgres(pg);
+    pg?.close();
     rmSync(home, { recursive: true, force: true });
   }
   for (const cost of costs)

@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { debianPostgresBin } from '../../src/routing/backup/postgres-tools';
 
 /**
  * The Temporal server and temporal-sql-tool of one pinned version, built with `go install` through
@@ -62,12 +63,7 @@ function ensureTemporalBinaries(log: (line: string) => void): { server: string; 
 
 /** The newest PostgreSQL bin directory of the Debian layout, installing the package when missing and root. */
 function ensurePostgres(log: (line: string) => void): string {
-  const find = () => {
-    const base = '/usr/lib/postgresql';
-    if (!existsSync(base)) return null;
-    const versions = readdirNumeric(base).filter((v) => existsSync(join(base, String(v), 'bin', 'pg_ctl')));
-    return versions.length > 0 ? join(base, String(Math.max(...versions)), 'bin') : null;
-  };
+  const find = () => debianPostgresBin('pg_ctl');
   let bin = find();
   if (!bin && process.getuid?.() === 0 && spawnSync('apt-get', ['--version']).status === 0) {
     log('PostgreSQL not found: apt-get install postgresql');
@@ -79,12 +75,6 @@ function ensurePostgres(log: (line: string) => void): string {
       'PostgreSQL server binaries not found under /usr/lib/postgresql/<version>/bin; install the `postgresql` package',
     );
   return bin;
-}
-
-function readdirNumeric(dir: string): number[] {
-  return readdirSync(dir)
-    .map(Number)
-    .filter((n) => Number.isInteger(n));
 }
 
 /** Everything the cluster runs, installed when missing. */

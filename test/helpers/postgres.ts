@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
+import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initPostgres, startPostgres, stopPostgres, type PostgresServer } from '../../scripts/cluster/postgres';
+import { debianPostgresBin } from '../../src/routing/backup/postgres-tools';
 import { freePort } from '../../src/stack/stack-state';
 
 /** A throwaway PostgreSQL server for one test file. */
@@ -15,17 +16,11 @@ export interface TestPostgres {
   close(): void;
 }
 
-/** The newest PostgreSQL bin directory of the Debian layout (the one `npm run cluster` uses). */
+/** The newest PostgreSQL server bin directory of the Debian layout (the one `npm run cluster` uses). */
 function postgresBin(): string {
-  const base = '/usr/lib/postgresql';
-  const versions = existsSync(base)
-    ? readdirSync(base)
-        .map(Number)
-        .filter((v) => Number.isInteger(v) && existsSync(join(base, String(v), 'bin', 'pg_ctl')))
-    : [];
-  if (versions.length === 0)
-    throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/<version>/bin');
-  return join(base, String(Math.max(...versions)), 'bin');
+  const bin = debianPostgresBin('pg_ctl');
+  if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/<version>/bin');
+  return bin;
 }
 
 /**

@@ -4,18 +4,24 @@ import { join } from 'node:path';
 import { RouteStoreBackupError } from '../errors';
 
 /**
- * The directory of `pg_dump` and `pg_restore`: `explicit` (`--pg-bin`), else the newest
- * `/usr/lib/postgresql/<version>/bin` (Debian's layout, where PostgreSQL 15's are on this machine),
- * else whatever `PATH` has. pg_dump must be at least the server's version.
+ * The newest `/usr/lib/postgresql/<version>/bin` holding `program` (Debian's layout, where PostgreSQL 15's
+ * are on this machine), or null: the one lookup of the backup commands, the test servers and `npm run cluster`.
  */
-export function postgresBinDir(explicit?: string): string | null {
-  if (explicit) return explicit;
+export function debianPostgresBin(program: string): string | null {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return null;
   const versions = readdirSync(base)
     .map(Number)
-    .filter((v) => Number.isInteger(v) && existsSync(join(base, String(v), 'bin', 'pg_dump')));
+    .filter((v) => Number.isInteger(v) && existsSync(join(base, String(v), 'bin', program)));
   return versions.length > 0 ? join(base, String(Math.max(...versions)), 'bin') : null;
+}
+
+/**
+ * The directory of `pg_dump` and `pg_restore`: `explicit` (`--pg-bin`), else the newest Debian one (above),
+ * else whatever `PATH` has (null). pg_dump must be at least the server's version.
+ */
+export function postgresBinDir(explicit?: string): string | null {
+  return explicit ?? debianPostgresBin('pg_dump');
 }
 
 /**
