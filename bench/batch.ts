@@ -27,10 +27,9 @@ import type { BatchItemResult, BatchProgress } from '../src/workflows/batch-type
 import { isTerminalState } from '../src/contract';
 import { openMediaStore } from '../src/media/store';
 import { maxJobsInFlight } from '../test/helpers/jobs-in-flight';
-import { silentWavDataUri } from '../test/helpers/inputs';
 import { jsonOf, runCli } from './lib/cli';
+import { THREE_STEPS, writeCsv, writeMediaFiles, writeSpecFile } from './lib/cli-inputs';
 import { sampleProcess } from './lib/processes';
-import { LONG_FORM, PIXEL_PNG, REVOICE, UPSCALE } from './lib/shapes';
 import { BENCH_ADMIN_KEY, BENCH_API_KEY, serviceCall, startBenchStack, type BenchStack } from './lib/stack';
 import { round } from './lib/stats';
 import { climb, level, peakOf, type Level } from './throughput';
@@ -159,51 +158,13 @@ function rssSampler(pid: number): { stop(): { peak: number; mean: number; sample
   };
 }
 
-/** The spec of the throughput bench's three-step pipeline, its media as files beside it (the CLI stores them). */
 /**
- * The items' spec: the throughput bench's three-step pipeline (same models and inputs) as a user's
- * CSV gives it — the image and the voice as files, which the CLI moves into the media store — with
- * `archive: never`, the mode the baseline's pipelines run with (the workflow's default), so that
- * both do the same work and the ratio measures the batch's machinery. (`reelflow batch` would
- * otherwise fill in `on-expiry-risk` and copy all three outputs into the store.)
+ * The items' spec: the throughput bench's three-step pipeline (same models and inputs) as a user's CSV gives
+ * it, with `archive: never` as the baseline's pipelines run, so that the ratio measures the batch's machinery.
  */
 function writeSpec(dir: string): void {
-  const bytesOf = (dataUri: string) => Buffer.from(dataUri.slice(dataUri.indexOf(',') + 1), 'base64');
-  fs.writeFileSync(path.join(dir, 'hero.png'), bytesOf(PIXEL_PNG));
-  fs.writeFileSync(path.join(dir, 'voice.wav'), bytesOf(silentWavDataUri()));
-  fs.writeFileSync(
-    path.join(dir, 'three-step.json'),
-    JSON.stringify({
-      name: 'three-step',
-      archive: 'never',
-      steps: [
-        {
-          id: 'generate',
-          model: LONG_FORM,
-          input: { image_urls: ['hero.png'], duration: '4', resolution: '480p', aspect_ratio: '16:9' },
-        },
-        { id: 'revoice', model: REVOICE, input: { video_url: { $from: 'generate' }, audio_url: 'voice.wav' } },
-        { id: 'upscale', model: UPSCALE, input: { video_url: { $from: 'revoice' } } },
-      ],
-    }),
-  );
-}
-
-/** A CSV of `rows` items of the spec, named `<prefix>-<n>`. */
-function writeCsv(dir: string, prefix: string, rows: number): string {
-  const file = path.join(dir, `${prefix}.csv`);
-  const out = fs.openSync(file, 'w');
-  try {
-    fs.writeSync(out, 'spec,name\n');
-    for (let start = 0; start < rows; start += 10_000) {
-      const lines = [];
-      for (let n = start; n < Math.min(rows, start + 10_000); n += 1) lines.push(`three-step.json,${prefix}-${n}\n`);
-      fs.writeSync(out, lines.join(''));
-    }
-  } finally {
-    fs.closeSync(out);
-  }
-  return file;
+  writeMediaFiles(dir);
+  writeSpecFile(dir, 'three-step', THREE_STEPS);
 }
 
 /** The item name in a job's Idempotency-Key (`reelflow:<item>/job/<step>:…`). */
@@ -266,7 +227,7 @@ export async function runBatch(size: BatchSize, log: (line: string) => void): Pr
     const concurrency = size.concurrency ?? Math.min(500, 2 * peak.concurrency);
 
     // 2. The batch, a share of its jobs failed by the service.
-    const itemsCsv = writeCsv(dir, 'b', size.items);
+    const itemsCsv = writeCsv(dir, 'b', 'three-step', size.items);
     await setFaults(stack, { failureRate: JOB_FAILURE_RATE });
     const before = await stack.clocks();
     log(
@@ -354,7 +315,7 @@ export async function runBatch(size: BatchSize, log: (line: string) => void): Pr
     );
 
     // 4. A large manifest accepted, started, then cancelled while its jobs are in progress at the service.
-    const manifestCsv = writeCsv(dir, 'm', size.manifestRows);
+    const manifestCsv = writeCsv(dir, 'm', 'three-step', size.manifestRows);
     await setFaults(stack, { modelDurationMs: 3_600_000 });
     rss = rssSampler(workerPid);
     log(`  manifest of ${size.manifestRows} rows: accept, start, cancel…`);

@@ -25,10 +25,10 @@ import { openSqliteRouteStore } from '../src/routing';
 import type { SlotLogEntry } from '../src/routing/slot-store';
 import type { BatchProgress } from '../src/workflows/batch-types';
 import { maxJobsInFlight } from '../test/helpers/jobs-in-flight';
-import { silentWavDataUri } from '../test/helpers/inputs';
 import { jsonOf, runCli, type CliRun } from './lib/cli';
+import { ONE_STEP, THREE_STEPS, writeCsv, writeMediaFiles, writeSpecFile } from './lib/cli-inputs';
 import { historySpanMs } from './lib/history-times';
-import { LONG_FORM, PIXEL_PNG, REVOICE, UPSCALE } from './lib/shapes';
+import { LONG_FORM, REVOICE, UPSCALE } from './lib/shapes';
 import {
   busyFraction,
   endedJobs,
@@ -117,35 +117,13 @@ export interface SchedulingStackResult {
   };
 }
 
-/** The specs and media the CLI runs (the image and the voice as files: the CLI moves them into the media store). */
+/** The specs and media the CLI runs: the batches' items and the priority-1 pipeline (alone, and during a batch). */
 function writeInputs(dir: string): void {
-  const bytesOf = (dataUri: string) => Buffer.from(dataUri.slice(dataUri.indexOf(',') + 1), 'base64');
-  fs.writeFileSync(path.join(dir, 'hero.png'), bytesOf(PIXEL_PNG));
-  fs.writeFileSync(path.join(dir, 'voice.wav'), bytesOf(silentWavDataUri()));
-  const generate = {
-    id: 'generate',
-    model: LONG_FORM,
-    input: { image_urls: ['hero.png'], duration: '4', resolution: '480p', aspect_ratio: '16:9' },
-  };
-  const threeSteps = [
-    generate,
-    { id: 'revoice', model: REVOICE, input: { video_url: { $from: 'generate' }, audio_url: 'voice.wav' } },
-    { id: 'upscale', model: UPSCALE, input: { video_url: { $from: 'revoice' } } },
-  ];
-  const spec = (name: string, steps: unknown[]) =>
-    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ name, archive: 'never', steps }));
-  spec('three-step', threeSteps);
-  spec('one-step', [generate]);
-  spec('rush-alone', threeSteps);
-  spec('rush', threeSteps);
-}
-
-/** A CSV of `rows` items of `spec`, named `<prefix>-<n>`. */
-function writeCsv(dir: string, prefix: string, spec: string, rows: number): string {
-  const file = path.join(dir, `${prefix}.csv`);
-  const lines = Array.from({ length: rows }, (_, n) => `${spec}.json,${prefix}-${n}\n`);
-  fs.writeFileSync(file, `spec,name\n${lines.join('')}`);
-  return file;
+  writeMediaFiles(dir);
+  writeSpecFile(dir, 'three-step', THREE_STEPS);
+  writeSpecFile(dir, 'one-step', ONE_STEP);
+  writeSpecFile(dir, 'rush-alone', THREE_STEPS);
+  writeSpecFile(dir, 'rush', THREE_STEPS);
 }
 
 /** The jobs of the items named `<prefix>-<n>` (their Idempotency-Keys begin `reelflow:<prefix>-`). */
