@@ -11,6 +11,7 @@ import {
   type TemporalConnectionSettings,
 } from './temporal';
 import { loadTracingSettings, type TracingSettings } from './tracing';
+import { slotCapsOf, type SlotCapSettings } from './worker';
 
 /** The bridge's defaults, for code that builds a BridgeConfig in-process (the local stack). */
 export const DEFAULT_BODY_LIMIT_BYTES = VARIABLES.REELFLOW_BRIDGE_BODY_LIMIT.schema.parse(undefined);
@@ -25,12 +26,6 @@ export const DEFAULT_BRIDGE_CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: VARIABLES.REELFLOW_BRIDGE_REQUEST_TIMEOUT_MS.schema.parse(undefined),
   idleTimeoutMs: VARIABLES.REELFLOW_BRIDGE_IDLE_TIMEOUT_MS.schema.parse(undefined),
 };
-
-/** The account's caps as the bridge reads them (the shape of the route store's SlotCaps). */
-export interface BridgeSlotCaps {
-  account?: number;
-  models: Record<string, number>;
-}
 
 /** Validated bridge configuration (variables: BRIDGE_VARIABLES in ./processes.ts). */
 export interface BridgeConfig {
@@ -62,7 +57,7 @@ export interface BridgeConfig {
    * The account's caps (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY), the workers' own: the
    * bridge then frees the slot of a job whose terminal webhook it committed and hands it on. Absent: none set.
    */
-  slotCaps?: BridgeSlotCaps;
+  slotCaps?: SlotCapSettings;
   logLevel: string;
   /** Tracing (OTEL_EXPORTER_OTLP_*): absent when no endpoint is set. */
   tracing?: TracingSettings;
@@ -106,17 +101,13 @@ export function loadBridgeConfig(env: Env = process.env, flags: Flags = {}): Bri
       : {}),
     routeStore: loadRouteStoreSettings(env),
     ...(service ? { service } : {}),
-    ...bridgeSlotCaps(e.REELFLOW_ACCOUNT_CONCURRENCY, e.REELFLOW_MODEL_CONCURRENCY),
+    ...withSlotCaps(
+      slotCapsOf({ concurrency: e.REELFLOW_ACCOUNT_CONCURRENCY, models: e.REELFLOW_MODEL_CONCURRENCY ?? {} }),
+    ),
     logLevel: e.REELFLOW_LOG_LEVEL,
     ...(tracing ? { tracing } : {}),
   };
 }
 
-/** `{ slotCaps }` when either cap is set, else nothing. */
-function bridgeSlotCaps(
-  account: number | undefined,
-  models: Record<string, number> | undefined,
-): { slotCaps?: BridgeSlotCaps } {
-  if (account === undefined && Object.keys(models ?? {}).length === 0) return {};
-  return { slotCaps: { ...(account !== undefined ? { account } : {}), models: models ?? {} } };
-}
+/** `{ slotCaps }` when a cap is set, else nothing. */
+const withSlotCaps = (slotCaps: SlotCapSettings | undefined) => (slotCaps ? { slotCaps } : {});

@@ -23,6 +23,7 @@ export { loadServiceSettings, type ServiceSettings } from './service-client';
 export { loadEnv, loadEnvWithService, loadStackSettings, type ReelflowEnv, type EnvNeeds } from './cli';
 export {
   loadAccountLimits,
+  slotCapsOf,
   loadWorkerConfig,
   loadWorkerDeployment,
   loadWorkerTuning,

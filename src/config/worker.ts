@@ -70,6 +70,26 @@ export interface AccountLimitSettings {
   models: Record<string, number>;
 }
 
+/** The caps the account's slots count against (the route store's SlotCaps: an account cap, caps per model). */
+export interface SlotCapSettings {
+  account?: number;
+  models: Record<string, number>;
+}
+
+/**
+ * The slot caps of REELFLOW_ACCOUNT_CONCURRENCY and REELFLOW_MODEL_CONCURRENCY as `settings` read them;
+ * undefined when neither is set (no job takes a slot). The worker, the bridge and `reelflow status` read them so.
+ */
+export function slotCapsOf(
+  settings: Pick<AccountLimitSettings, 'concurrency' | 'models'>,
+): SlotCapSettings | undefined {
+  if (settings.concurrency === undefined && Object.keys(settings.models).length === 0) return undefined;
+  return {
+    ...(settings.concurrency !== undefined ? { account: settings.concurrency } : {}),
+    models: settings.models,
+  };
+}
+
 /** The variables of the account's limits. */
 export const ACCOUNT_VARIABLE_NAMES = [
   'REELFLOW_ACCOUNT_CONCURRENCY',

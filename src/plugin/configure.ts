@@ -33,12 +33,10 @@ import { activeTracing, startTracing, stopTracing, withTracing, type Tracing } f
  * own client; the host worker runs no reaper (a `reelflow worker` on the same store reaps).
  */
 function slotsOf(routeStore: RouteStore, checked: ReelflowPluginOptions): { slots?: AccountSlots } {
-  const slots = new AccountSlots({
-    store: routeStore.slots,
-    caps: slotCapsOf(loadAccountLimits(checked.env)),
-    signaller: () => temporalSlotSignaller(Context.current().client),
-  });
-  return slots.capped ? { slots } : {};
+  const caps = slotCapsOf(loadAccountLimits(checked.env));
+  if (!caps) return {};
+  const signaller = () => temporalSlotSignaller(Context.current().client);
+  return { slots: new AccountSlots({ store: routeStore.slots, caps, signaller }) };
 }
 
 /** Closes what a worker start opened, in reverse order, when the worker stops (or its start is refused). */

@@ -29,6 +29,7 @@ import {
   loadWorkerConfig,
   type AccountLimitSettings,
   loadWorkerTuning,
+  slotCapsOf,
   type Env,
   type MediaStoreSettings,
   type WorkerTuning,
@@ -107,7 +108,8 @@ export function accountLimits(settings: AccountLimitSettings, _service?: () => S
 }
 
 /** The caps as the worker's start line names them (empty when none). */
-function describeCaps(caps: SlotCaps): string {
+function describeCaps(caps: SlotCaps | undefined): string {
+  if (!caps) return '';
   const parts = [
     ...(caps.account !== undefined ? [`${caps.account} for the account`] : []),
     ...Object.entries(caps.models).map(([model, cap]) => `${cap} of ${model}`),
@@ -115,13 +117,8 @@ function describeCaps(caps: SlotCaps): string {
   return parts.length ? `, at most ${parts.join(', ')} in flight (slots in the route store)` : '';
 }
 
-/** The slot caps of `settings` (REELFLOW_ACCOUNT_CONCURRENCY, REELFLOW_MODEL_CONCURRENCY). */
-export function slotCapsOf(settings: AccountLimitSettings): SlotCaps {
-  return {
-    ...(settings.concurrency !== undefined ? { account: settings.concurrency } : {}),
-    models: settings.models,
-  };
-}
+/** The slot caps of the account's settings (src/config/worker.ts), undefined when none is set. */
+export { slotCapsOf };
 
 /** How often each worker's slot reaper sweeps (a leaked slot is freed within 30 s of its grant plus this). */
 export const SLOT_REAPER_EVERY_MS = 10_000;
@@ -137,7 +134,6 @@ function accountSlots(
   stopped: () => boolean,
 ): AccountSlots | undefined {
   if (!store || !caps) return undefined;
-  if (caps.account === undefined && Object.keys(caps.models).length === 0) return undefined;
   const metrics = slotMetrics({ snapshot: () => store.slots.snapshot(), caps });
   const slots = new AccountSlots({
     store: store.slots,

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { loadAccountLimits, loadRouteStoreSettings, type Env } from '../../config';
+import { loadAccountLimits, loadRouteStoreSettings, slotCapsOf, type Env } from '../../config';
 import { openRouteStore } from '../../routing/open-store';
 import type { SlotCaps, SlotSnapshot } from '../../routing/slot-store';
 import type { RouteStore } from '../../routing/store';
@@ -36,13 +36,11 @@ export async function readSlotStatus(key: string, env?: Env): Promise<SlotStatus
   let caps: SlotCaps | null;
   let location;
   try {
-    const account = loadAccountLimits(env);
-    caps = { ...(account.concurrency !== undefined ? { account: account.concurrency } : {}), models: account.models };
+    caps = slotCapsOf(loadAccountLimits(env)) ?? null;
     location = loadRouteStoreSettings(env).location;
   } catch {
     return undefined;
   }
-  if (caps.account === undefined && Object.keys(caps.models).length === 0) caps = null;
   if (location.backend === 'sqlite' && !existsSync(location.path)) return undefined;
   let store: RouteStore | undefined;
   try {
