@@ -63,6 +63,8 @@ interface CallSpec<T> {
   schema: z.ZodType<T>;
   /** Aborts the call and any backoff before the next attempt (activity cancellation, its deadline). */
   signal?: AbortSignal;
+  /** A submit's tries, when fewer than its rule's. */
+  attempts?: number;
 }
 
 /** What one call needs besides its spec: the client's connection pool and settings. */
@@ -109,7 +111,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const calls: Calls = {
     baseUrl,
     idempotent: (spec) => withRetries(once, spec, retryRule, (error) => error.retryable),
-    submit: (spec) => submitWithPolicy(once, spec, submitRule, idempotency),
+    submit: (spec) =>
+      submitWithPolicy(
+        once,
+        spec,
+        spec.attempts ? { ...submitRule, maxAttempts: Math.min(submitRule.maxAttempts, spec.attempts) } : submitRule,
+        idempotency,
+      ),
     requestUrl: (requestId, suffix = '') => `${baseUrl}/v1/queue/requests/${encodeURIComponent(requestId)}${suffix}`,
   };
   return {
@@ -129,7 +137,7 @@ function jobCalls(
     submit<M extends ModelId>(
       model: M,
       input: ModelInputs[M],
-      submitOptions: { idempotencyKey?: string; signal?: AbortSignal } = {},
+      submitOptions: { idempotencyKey?: string; signal?: AbortSignal; attempts?: number } = {},
     ) {
       const spec: CallSpec<z.infer<typeof generationRequestSchema>> = {
         kind: 'submit',
@@ -139,6 +147,7 @@ function jobCalls(
         headers: submitOptions.idempotencyKey ? { 'idempotency-key': submitOptions.idempotencyKey } : {},
         schema: generationRequestSchema,
         ...(submitOptions.signal ? { signal: submitOptions.signal } : {}),
+        ...(submitOptions.attempts ? { attempts: submitOptions.attempts } : {}),
       };
       return calls.submit(spec);
     },

@@ -70,12 +70,13 @@ export interface ServiceClient {
   readonly idempotency?: IdempotencySetting;
   /**
    * Queues a job. `idempotencyKey` is sent as `Idempotency-Key`; `signal` stops the call and its
-   * retries (an activity passes its cancellation and deadline).
+   * retries (an activity passes its cancellation and deadline); `attempts` caps the tries below the
+   * client's submit rule (1: a caller that leaves a refused submit to someone else, without waiting).
    */
   submit<M extends ModelId>(
     model: M,
     input: ModelInputs[M],
-    options?: { idempotencyKey?: string; signal?: AbortSignal },
+    options?: { idempotencyKey?: string; signal?: AbortSignal; attempts?: number },
   ): Promise<GenerationRequest>;
   /** Reads a job's state; pass `statusUrl` from the submit answer to follow it as given. */
   status(requestId: string, options?: { statusUrl?: string }): Promise<StatusResponse>;

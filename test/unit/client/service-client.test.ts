@@ -226,6 +226,18 @@ describe('service client', () => {
     expect(recorded.map((r) => r.headers['idempotency-key'])).toEqual(['k-1', 'k-1']);
   });
 
+  it('a submit with `attempts: 1` answers the first refusal without retrying or waiting', async () => {
+    handler = (_req, res) => problem(res, 429, { code: 'rate_limited' }, { 'retry-after': '30' });
+    await expect(
+      client({ idempotency: 'honoured' }).submit('service-upscale-video-fast', input, {
+        idempotencyKey: 'k-once',
+        attempts: 1,
+      }),
+    ).rejects.toMatchObject({ status: 429, code: 'rate_limited' });
+    // One request, and its Retry-After of 30 s not waited out (the default rule would, then try again).
+    expect(recorded).toHaveLength(1);
+  });
+
   it('unknown: a 500 whose problem does not say the job was refused is ambiguous, never retried', async () => {
     handler = (_req, res) => problem(res, 500, { code: 'internal_error' });
     const error = await client()
