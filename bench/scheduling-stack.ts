@@ -15,7 +15,9 @@
  * provider's limit is the account's): one-step batches, the slots' busy fraction at the service while items
  * waited, and the time from a slot freed to the next submit — `compareItems` items with the slots freed by
  * the pipelines' settles alone, as many with the bridge freeing them at the job's webhook too (both in the
- * same run), then `providerItems` items as shipped.
+ * same run), then `providerItems` items as shipped. In both, the process that frees a slot submits the
+ * waiting job itself (its submit kept beside its place in the queue), unless the service is not told to
+ * honour Idempotency-Key (REELFLOW_SERVICE_IDEMPOTENCY=unknown): then the waiter's workflow submits it.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';

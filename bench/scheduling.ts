@@ -86,7 +86,7 @@ async function measure(store: RouteStore, size: SchedulingSize): Promise<SlotCos
     let granted: string | undefined;
     handOn.push(
       await timed(async () => {
-        granted = (await store.slots.release(holder, caps, Date.now()))[0]?.holder;
+        granted = (await store.slots.release(holder, caps, Date.now())).grants[0]?.holder;
       }),
     );
     if (!granted) throw new Error(`release ${i} granted nothing: fewer waiters than grants`);

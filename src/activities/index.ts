@@ -20,7 +20,7 @@ import { validatePipelineSpec } from '../pipeline-spec/spec';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tooLateToCancel } from '../client/errors';
 import type { AccountSlots } from '../routing/account-slots';
-import { SLOT_PRIORITY_DEFAULT, type SlotRequest } from '../routing/slot-store';
+import { SLOT_PRIORITY_DEFAULT, WAITER_SUBMIT_MAX_BYTES, type SlotRequest } from '../routing/slot-store';
 import { guardedSubmit } from './submit-guard';
 import { candidateOrphans } from './candidates';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
@@ -231,6 +231,8 @@ interface ServiceCalls {
   readonly metrics: WorkerMetrics;
   /** Media references in an input made URLs or data URIs, at the call: never in workflow history. */
   readonly sendable: ReturnType<typeof createInputResolver>;
+  /** How long the media store's signed URLs live (a queued submit's resolved input is kept for half of it). */
+  readonly urlLifetimeSeconds?: number;
   /** Runs a service call as an activity's (callWrapper). */
   readonly wrap: <T>(kind: CallKind | 'subscribe', call: () => Promise<T>) => Promise<T>;
 }
@@ -241,7 +243,13 @@ export function createActivities(deps: ActivityDeps): ReelflowActivities {
   const metrics = deps.metrics ?? workerMetrics();
   const sendable = createInputResolver(deps.media);
   const wrap = callWrapper(deps.heartbeatEveryMs ?? 5_000, metrics, deps.onCall);
-  const calls: ServiceCalls = { client, metrics, sendable, wrap };
+  const calls: ServiceCalls = {
+    client,
+    metrics,
+    sendable,
+    wrap,
+    ...(deps.media ? { urlLifetimeSeconds: deps.media.urlLifetimeSeconds } : {}),
+  };
   const preflight = createPreflightActivities(deps.preflight);
   const refusal = (errors: FieldError[]) => ({ ok: false as const, errors, message: describeFieldErrors(errors) });
 
@@ -332,6 +340,12 @@ function callWrapper(every: number, metrics: WorkerMetrics, onCall: ActivityDeps
   };
 }
 
+/** The job the process that granted this submission's slot submitted for it, counted here as this worker's submit. */
+function adoptedAhead(calls: ServiceCalls, model: ModelId, request: GenerationRequest): void {
+  calls.metrics.submitted.inc({ model });
+  logInActivity('job submitted for it with its slot adopted', { requestId: request.request_id, model });
+}
+
 async function submitJob(
   calls: ServiceCalls,
   model: ModelId,
@@ -409,6 +423,50 @@ function slotRequest(
 }
 
 /**
+ * Keeps a queued job's submit beside its place in the queue, so the process that frees a slot for it
+ * submits it at once (src/routing/account-slots.ts): only where the service honours Idempotency-Key
+ * (the pipeline adopts that job by its key), with its media references resolved now (signed URLs
+ * count as valid for half their lifetime) and small enough to keep in the route store. Best effort:
+ * without it the pipeline submits after its grant, as it would have.
+ */
+async function keepWaiterSubmit(
+  calls: ServiceCalls,
+  slots: AccountSlots,
+  model: ModelId,
+  input: Record<string, unknown>,
+  idempotencyKey: string,
+): Promise<void> {
+  if (calls.client.idempotency !== 'honoured') return;
+  try {
+    const sent = await calls.sendable(input);
+    if (Buffer.byteLength(JSON.stringify(sent)) > WAITER_SUBMIT_MAX_BYTES) return;
+    const validFor = hasMedia(input) ? (calls.urlLifetimeSeconds ?? 0) * 500 : undefined;
+    await slots.keepSubmit(idempotencyKey, {
+      model,
+      input: sent,
+      ...(validFor !== undefined ? { validUntil: Date.now() + validFor } : {}),
+    });
+  } catch {
+    // Nothing kept: the pipeline resolves and submits after its grant (and meets the same error, if any).
+  }
+}
+
+/**
+ * What the process that granted this slot did with the submit kept for it: the job it submitted (the
+ * pipeline adopts it, sending nothing), else the input to send as it was kept (while its media URLs are
+ * valid: a releaser whose POST failed may have created a job bound to that body), else nothing.
+ */
+async function grantedAhead(
+  slots: AccountSlots,
+  idempotencyKey: string,
+): Promise<{ request?: GenerationRequest; sent?: Record<string, unknown> }> {
+  const { request, submit } = await slots.ahead(idempotencyKey);
+  if (request) return { request };
+  if (submit && (submit.validUntil === undefined || submit.validUntil > Date.now())) return { sent: submit.input };
+  return {};
+}
+
+/**
  * Whether a failed submit keeps its slot for the retry Temporal will run: a retryable failure before
  * the activity's last attempt. Given back, the slot would go to the next waiter, the retry would queue
  * and end the activity `atCapacity`, and its attempts would start again after the wait: 429s would
@@ -445,13 +503,21 @@ function submitActivities(
     async submitAndSubscribe({ model, input, idempotencyKey, subscriberWorkflowId, prepareNext, slot }) {
       let request = submittedByEarlierAttempt();
       const permit = slots?.capped === true;
-      if (!request) {
+      let sent: Record<string, unknown> | undefined;
+      if (!request && permit) {
         // One transaction: a slot now, or a place in the queue; the wait itself is the workflow's
         // (a signal, where a cancel reaches it), never this activity's.
-        if (permit && !(await slots.acquire(slotRequest(model, idempotencyKey, subscriberWorkflowId, slot))))
+        const slotState = await slots.acquire(slotRequest(model, idempotencyKey, subscriberWorkflowId, slot));
+        if (slotState === 'waiting') {
+          await keepWaiterSubmit(calls, slots, model, input, idempotencyKey);
           return { atCapacity: true };
+        }
+        if (slotState === 'held') ({ request, sent } = await grantedAhead(slots, idempotencyKey));
+        if (request) adoptedAhead(calls, model, request);
+      }
+      if (!request) {
         try {
-          request = await submitJob(calls, model, input, idempotencyKey);
+          request = await submitJob(calls, model, sent ?? input, idempotencyKey);
         } catch (error) {
           // A submit that provably created no job gives its slot back, unless Temporal runs it again: the
           // retry asks for it again (one slot per key). One that may have created a job (ambiguous, or
@@ -509,7 +575,7 @@ function submitActivities(
       const request = slotRequest('' as ModelId, idempotencyKey, workflowId, {
         runId: info.workflowExecution?.runId ?? '',
       });
-      while (!(await slots.acquire(request))) {
+      while ((await slots.acquire(request)) === 'waiting') {
         heartbeat();
         await sleep(PERMIT_ASK_EVERY_MS, undefined, { signal: cancellationSignal });
       }

@@ -10,6 +10,7 @@ import { Inbox, startForwarder, type ForwarderOptions, type ForwardOutcome } fro
 import { openRouteStore } from '../routing/open-store';
 import { createPreparedSubmitter } from '../routing/prepared';
 import { createServiceClient } from '../client/service-client';
+import type { ServiceClient } from '../client/types';
 import type { RouteStore } from '../routing/store';
 import { describeRouteStoreLocation } from '../config/route-store-location';
 import type { EventSink } from './event-sink';
@@ -92,13 +93,22 @@ export function createInboxSink(inbox: Inbox, _store?: RouteStore): EventSink {
  * The account's slots as the bridge uses them: it frees the slot of a job whose terminal webhook it
  * forwards and signals the run the room went to (the workers' reapers sweep; the bridge runs none).
  */
-function bridgeSlots(store: RouteStore, caps: SlotCaps, client: Client): AccountSlots {
+function bridgeSlots(
+  store: RouteStore,
+  caps: SlotCaps,
+  client: Client,
+  service: ServiceClient | undefined,
+  logger: Logger,
+): AccountSlots {
   const metrics = slotMetrics({ snapshot: () => store.slots.snapshot(), caps });
   return new AccountSlots({
     store: store.slots,
     caps,
     signaller: () => temporalSlotSignaller(client),
+    // With the account's key, the next waiting job goes to the service in the webhook's forward.
+    ...(service ? { service } : {}),
     onGrant: (grant) => metrics.granted(grant.fairnessKey ?? ''),
+    onProblem: (message, details) => logger.warn(details, message),
   });
 }
 
@@ -168,7 +178,7 @@ export async function startBridgeServer(
           logger.warn({ request_id: requestId, reason }, 'prepared submit left to the pipeline'),
       })
     : undefined;
-  const slots = config.slotCaps ? bridgeSlots(store, config.slotCaps, client) : undefined;
+  const slots = config.slotCaps ? bridgeSlots(store, config.slotCaps, client, service, logger) : undefined;
   const { sink, stop } = startInboxSink({
     store,
     client,

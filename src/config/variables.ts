@@ -168,14 +168,14 @@ export const VARIABLES = {
     schema: serviceIdempotencySchema.default('unknown'),
     type: '`honoured` | `unknown`',
     description:
-      '`honoured` when the service returns the original job for a repeated `Idempotency-Key` (the local service does): an ambiguous submit is retried with the same key and the submits of pipelines run as local activities; `unknown` waits for an operator decision ([docs/submit-policy.md](submit-policy.md)).',
+      '`honoured` when the service returns the original job for a repeated `Idempotency-Key` (the local service does): an ambiguous submit is retried with the same key, the submits of pipelines run as local activities and a job waiting for a slot is submitted by the process that frees one; `unknown` waits for an operator decision ([docs/submit-policy.md](submit-policy.md)).',
   },
   REELFLOW_ACCOUNT_CONCURRENCY: {
     schema: wholeNumberText(1, 100_000).optional(),
     type: 'integer 1-100000',
     defaultText: 'no cap',
     description:
-      "Jobs in flight at the service for the whole account: slots in the route store (`REELFLOW_ROUTE_STORE`), shared by every pipeline, batch and worker on that store, granted by priority and fair share; set the same value on every worker and bridge (a bridge frees a finished job's slot at its webhook) ([docs/decisions/account-slots.md](decisions/account-slots.md)). A batch's `--concurrency` sits under it.",
+      "Jobs in flight at the service for the whole account: slots in the route store (`REELFLOW_ROUTE_STORE`), shared by every pipeline, batch and worker on that store, granted by priority and fair share; set the same value on every worker and bridge (a bridge frees a finished job's slot at its webhook and, with the account's key, submits the next waiting job) ([docs/decisions/account-slots.md](decisions/account-slots.md)). A batch's `--concurrency` sits under it.",
   },
   REELFLOW_MODEL_CONCURRENCY: {
     schema: modelCapsSchema(MODEL_IDS).optional(),

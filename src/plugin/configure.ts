@@ -32,11 +32,16 @@ import { activeTracing, startTracing, stopTracing, withTracing, type Tracing } f
  * REELFLOW_MODEL_CONCURRENCY), none when nothing is capped. Grants are signalled with the activity's
  * own client; the host worker runs no reaper (a `reelflow worker` on the same store reaps).
  */
-function slotsOf(routeStore: RouteStore, checked: ReelflowPluginOptions): { slots?: AccountSlots } {
+function slotsOf(
+  routeStore: RouteStore,
+  checked: ReelflowPluginOptions,
+  service: ServiceClient,
+): { slots?: AccountSlots } {
   const caps = slotCapsOf(loadAccountLimits(checked.env));
   if (!caps) return {};
   const signaller = () => temporalSlotSignaller(Context.current().client);
-  return { slots: new AccountSlots({ store: routeStore.slots, caps, signaller }) };
+  const onProblem = (message: string, details: Record<string, unknown>) => Context.current().log.warn(message, details);
+  return { slots: new AccountSlots({ store: routeStore.slots, caps, signaller, service, onProblem }) };
 }
 
 /** Closes what a worker start opened, in reverse order, when the worker stops (or its start is refused). */
@@ -142,7 +147,7 @@ export function configureWorkerOptions(
     routes: createRouteSubscriber(routeStore),
     media: checked.media ?? mediaDeps(made.serviceUrl, settings!.media),
     preflight: checked.preflight ?? (made.serviceUrl ? { trustedOrigins: [made.serviceUrl] } : {}),
-    ...(checked.limits === false ? {} : slotsOf(routeStore, checked)),
+    ...(checked.limits === false ? {} : slotsOf(routeStore, checked, made.service)),
   });
   const workflows = checked.workflows ? withWorkflows(worker) : {};
   return withTracing(

@@ -1,4 +1,7 @@
-import type { SlotCaps, SlotGrant, SlotRequest, SlotStore } from './slot-store';
+import type { GenerationRequest, ModelId, ModelInputs } from '../contract';
+import { tooLateToCancel } from '../client/errors';
+import type { ServiceClient } from '../client/types';
+import type { SlotCaps, SlotGrant, SlotRelease, SlotRequest, SlotStore, WaiterAhead, WaiterSubmit } from './slot-store';
 
 /** How grants reach waiting workflows (./slot-signaller.ts over a Temporal client). */
 export interface SlotSignaller {
@@ -20,6 +23,14 @@ export interface AccountSlotsOptions {
   resignalAfterMs?: number;
   /** Told of every grant this process made (metrics: its fairness key). */
   onGrant?: (grant: SlotGrant) => void;
+  /**
+   * The service, with the account's key: a grant that carries its waiter's submit is submitted here,
+   * before the waiter is signalled, and a job submitted so that no pipeline adopted is cancelled.
+   * Absent: grants are only signalled (the waiter submits after its workflow task).
+   */
+  service?: Pick<ServiceClient, 'submit' | 'cancel'>;
+  /** Told of what could not be done for a waiter (a submit left to its pipeline, a cancel that failed). */
+  onProblem?: (message: string, details: Record<string, unknown>) => void;
   now?: () => number;
 }
 
@@ -32,6 +43,9 @@ export interface SweepResult {
 
 /** At most this many slots are looked at per sweep (caps are far below it; the next sweep goes on). */
 const SWEEP_LIMIT = 500;
+
+/** Tries of the cancel of a job submitted for a waiter that left (each with the client's own retries). */
+const CANCEL_TRIES = 3;
 
 /**
  * The account's slots as a worker uses them: asks the store for a slot (granted at once, or queued),
@@ -59,17 +73,39 @@ export class AccountSlots {
     return this.caps.account !== undefined || Object.keys(this.caps.models).length > 0;
   }
 
-  /** True when `request` holds a slot now; false when it was queued (its workflow waits for `slotGranted`). */
-  async acquire(request: SlotRequest): Promise<boolean> {
+  /**
+   * `granted`: `request` took a slot now; `held`: it was granted one earlier (by a release: see `ahead`);
+   * `waiting`: it was queued (its workflow waits for `slotGranted`).
+   */
+  async acquire(request: SlotRequest): Promise<'granted' | 'held' | 'waiting'> {
     const answer = await this.store.acquire(request, this.caps, this.now());
     // A second ask for a slot granted earlier is counted by the release that granted it, not here.
     if (answer === 'granted') this.options.onGrant?.(request);
-    return answer !== 'waiting';
+    return answer;
   }
 
-  /** Frees `holder`'s slot (or its place in the queue) and signals the workflows its room went to. */
+  /** Keeps a queued holder's submit beside its place, for the process that grants it a slot to send. */
+  async keepSubmit(holder: string, submit: WaiterSubmit): Promise<void> {
+    await this.store.keepSubmit(holder, submit);
+  }
+
+  /** What the process that granted `holder` its slot submitted for it (the job, or the submit it kept). */
+  ahead(holder: string): Promise<WaiterAhead> {
+    return this.store.ahead(holder);
+  }
+
+  /**
+   * Frees `holder`'s slot (or its place in the queue) and signals the workflows its room went to. A job
+   * submitted for `holder` that its pipeline never took (it was cancelled, or its run is gone) is cancelled.
+   */
   async release(holder: string): Promise<void> {
-    await this.hand(await this.store.release(holder, this.caps, this.now()));
+    await this.freed(await this.store.release(holder, this.caps, this.now()));
+  }
+
+  private async freed({ grants, unadopted }: SlotRelease): Promise<void> {
+    // The room goes on first: the cancel below waits on the service.
+    await this.hand(grants);
+    if (unadopted) await this.cancelUnadopted(unadopted);
   }
 
   /** Names the job `holder`'s slot went to, so the bridge can free it when the job's terminal webhook arrives. */
@@ -86,8 +122,9 @@ export class AccountSlots {
   }
 
   /**
-   * Signals `grants`; a grant to a run that is gone is freed again (its room goes on to the next
-   * waiter). A grant whose signal failed stays `granted`: the reaper signals it again.
+   * Submits each grant's waiting job where it carries one (submitForWaiter), then signals it; a grant to
+   * a run that is gone is freed again (its room goes on to the next waiter, a job submitted for it is
+   * cancelled). A grant whose signal failed stays `granted`: the reaper signals it again.
    */
   private async hand(grants: SlotGrant[]): Promise<void> {
     let pending = grants;
@@ -96,15 +133,75 @@ export class AccountSlots {
       const next: SlotGrant[] = [];
       for (const grant of pending) {
         if (grant.fairnessKey !== undefined) this.options.onGrant?.(grant);
+        await this.submitForWaiter(grant);
         const outcome = await this.options
           .signaller()
           .grant(grant)
           .catch(() => 'failed' as const);
         if (outcome === 'signalled') signalled.push(grant.holder);
-        else if (outcome === 'gone') next.push(...(await this.store.release(grant.holder, this.caps, this.now())));
+        else if (outcome === 'gone') {
+          const { grants: regranted, unadopted } = await this.store.release(grant.holder, this.caps, this.now());
+          next.push(...regranted);
+          if (unadopted) await this.cancelUnadopted(unadopted);
+        }
       }
       await this.store.markSignalled(signalled);
       pending = next;
+    }
+  }
+
+  /**
+   * Submits the waiter's job with its own Idempotency-Key (the holder) as soon as its slot is granted,
+   * instead of after the signal and its workflow task: the service's slot stands idle for one POST, not
+   * one workflow task. The pipeline finds the job by its key (`ahead`) and adopts it without a POST.
+   * Nothing is lost when this fails: the pipeline submits the kept body with the same key (a job this POST
+   * created after all is the one it gets).
+   */
+  private async submitForWaiter(grant: SlotGrant): Promise<void> {
+    const { service } = this.options;
+    if (!grant.submit || !service) return;
+    let request: GenerationRequest;
+    try {
+      const model = grant.submit.model as ModelId;
+      // One try: a refusal (429, 402, 503) is the pipeline's to wait out or pause on, not this release's.
+      request = await service.submit(model, grant.submit.input as ModelInputs[typeof model], {
+        idempotencyKey: grant.holder,
+        attempts: 1,
+      });
+    } catch (error) {
+      this.options.onProblem?.('submit for a granted waiter left to its pipeline', {
+        holder: grant.holder,
+        reason: (error as Error).message,
+      });
+      return;
+    }
+    // Its waiter left between the grant and here (cancelled, its run reaped): nobody will take the job.
+    if (!(await this.store.attachAhead(grant.holder, request))) await this.cancelUnadopted(request);
+  }
+
+  /** Cancels a job submitted for a waiter that will never take it (refunded by the service). */
+  private async cancelUnadopted(request: GenerationRequest): Promise<void> {
+    const { service } = this.options;
+    if (!service) {
+      this.options.onProblem?.('a job submitted for a waiter that left is not cancelled: no service client here', {
+        requestId: request.request_id,
+      });
+      return;
+    }
+    for (let tries = 1; ; tries += 1) {
+      try {
+        await service.cancel(request.request_id, { cancelUrl: request.cancel_url });
+        return;
+      } catch (error) {
+        if (tooLateToCancel(error)) return;
+        if (tries >= CANCEL_TRIES) {
+          this.options.onProblem?.('could not cancel a job submitted for a waiter that left', {
+            requestId: request.request_id,
+            reason: (error as Error).message,
+          });
+          return;
+        }
+      }
     }
   }
 

@@ -1,11 +1,15 @@
+import type { GenerationRequest } from '../contract';
 import {
   SLOT_STATE,
   type HeldSlot,
   type SlotCaps,
   type SlotGrant,
   type SlotLogEntry,
+  type SlotRelease,
   type SlotRequest,
   type SlotSnapshot,
+  type WaiterAhead,
+  type WaiterSubmit,
 } from './slot-store';
 
 /** A row as either driver returns it (PostgreSQL gives BIGINT as text: read every number with Number()). */
@@ -31,6 +35,11 @@ export type SlotProgramKind = 'read' | 'write';
 const W = SLOT_STATE.waiting;
 const G = SLOT_STATE.granted;
 const H = SLOT_STATE.held;
+/**
+ * Rows whose job counts against the caps: granted or held, and not `spent` (the job submitted ahead for
+ * it ended before its pipeline adopted it: its room went on, the row stays so the pipeline finds the job).
+ */
+const IN_USE = `state <> ${W} AND spent = 0`;
 
 function* query(sql: string, ...params: unknown[]): SlotProgram<SlotRow[]> {
   return yield { sql, params };
@@ -38,7 +47,7 @@ function* query(sql: string, ...params: unknown[]): SlotProgram<SlotRow[]> {
 
 /** Slots in use by model. */
 function* heldByModel(): SlotProgram<Map<string, number>> {
-  const rows = yield* query(`SELECT model, count(*) AS n FROM reelflow_slots WHERE state <> ${W} GROUP BY model`);
+  const rows = yield* query(`SELECT model, count(*) AS n FROM reelflow_slots WHERE ${IN_USE} GROUP BY model`);
   return new Map(rows.map((row) => [String(row.model), Number(row.n)]));
 }
 
@@ -170,7 +179,7 @@ function* nextWaiter(blocked: string[]): SlotProgram<SlotRow | undefined> {
   );
   if (!key) return undefined;
   const [row] = yield* query(
-    `SELECT holder, workflow_id, run_id, model, priority, fairness_key, weight FROM reelflow_slots
+    `SELECT holder, workflow_id, run_id, model, priority, fairness_key, weight, waiter_submit FROM reelflow_slots
      WHERE state = ${W} AND priority = ? AND fairness_key = ?${where.sql} ORDER BY enqueued_at, holder LIMIT 1`,
     priority,
     String(key.k),
@@ -186,12 +195,15 @@ export function* grantProgram(caps: SlotCaps, now: number): SlotProgram<SlotGran
   while (caps.account === undefined || total(held) < caps.account) {
     const row = yield* nextWaiter(blockedModels(held, caps));
     if (!row) break;
-    const grant = {
+    const grant: SlotGrant = {
       holder: String(row.holder),
       workflowId: String(row.workflow_id),
       runId: String(row.run_id),
       fairnessKey: String(row.fairness_key),
     };
+    const submit = parseSubmit(row.waiter_submit);
+    // One whose media URLs expired is left to the pipeline, which resolves them again.
+    if (submit && (submit.validUntil === undefined || submit.validUntil > now)) grant.submit = submit;
     const model = String(row.model);
     yield* query(`UPDATE reelflow_slots SET state = ${G}, granted_at = ? WHERE holder = ?`, now, grant.holder);
     yield* countGrant(String(row.fairness_key), Number(row.weight));
@@ -202,23 +214,88 @@ export function* grantProgram(caps: SlotCaps, now: number): SlotProgram<SlotGran
   return grants;
 }
 
-/** Frees `holder`'s slot (or its place in the queue) and hands the room on. */
-export function* releaseProgram(holder: string, caps: SlotCaps, now: number): SlotProgram<SlotGrant[]> {
-  const [row] = yield* query('DELETE FROM reelflow_slots WHERE holder = ? RETURNING state', holder);
-  if (!row || Number(row.state) === W) return [];
+/** Frees `holder`'s slot (or its place in the queue) and hands the room on; with a job submitted ahead that nobody adopted. */
+export function* releaseProgram(holder: string, caps: SlotCaps, now: number): SlotProgram<SlotRelease> {
+  const [row] = yield* query(
+    'DELETE FROM reelflow_slots WHERE holder = ? RETURNING state, spent, submitted_ahead',
+    holder,
+  );
+  // A waiter leaves the queue; a spent row's room was handed on when its job ended (nothing to cancel).
+  if (!row || Number(row.state) === W || Number(row.spent) === 1) return { grants: [] };
+  const grants = yield* freedRoom(holder, caps, now);
+  if (typeof row.submitted_ahead !== 'string') return { grants };
+  return { grants, unadopted: JSON.parse(row.submitted_ahead) as GenerationRequest };
+}
+
+/** Logs `holder`'s grant released and grants the room it left. */
+function* freedRoom(holder: string, caps: SlotCaps, now: number): SlotProgram<SlotGrant[]> {
   yield* query('UPDATE reelflow_slot_log SET released_at = ? WHERE holder = ? AND released_at IS NULL', now, holder);
   return yield* grantProgram(caps, now);
 }
 
-/** Names the job a held slot was used for (its submit was accepted). */
+/** Names the job a held slot was used for (its pipeline's submit was accepted): a job submitted ahead is adopted. */
 export function* attachRequestProgram(holder: string, requestId: string): SlotProgram<void> {
-  yield* query(`UPDATE reelflow_slots SET request_id = ? WHERE holder = ? AND state <> ${W}`, requestId, holder);
+  yield* query(
+    `UPDATE reelflow_slots SET request_id = ?, submitted_ahead = NULL, waiter_submit = NULL
+     WHERE holder = ? AND state <> ${W}`,
+    requestId,
+    holder,
+  );
 }
 
-/** Frees the slot of the job `requestId` (it reached a terminal state) and hands the room on. */
+function parseSubmit(value: unknown): WaiterSubmit | undefined {
+  return typeof value === 'string' ? (JSON.parse(value) as WaiterSubmit) : undefined;
+}
+
+/** Keeps a waiter's submit beside its place; false when it is no longer waiting. */
+export function* keepSubmitProgram(holder: string, submit: WaiterSubmit): SlotProgram<boolean> {
+  const rows = yield* query(
+    `UPDATE reelflow_slots SET waiter_submit = ? WHERE holder = ? AND state = ${W} RETURNING holder`,
+    JSON.stringify(submit),
+    holder,
+  );
+  return rows.length > 0;
+}
+
+/** The submit kept for a granted holder and the job submitted ahead with it. */
+export function* aheadProgram(holder: string): SlotProgram<WaiterAhead> {
+  const [row] = yield* query(
+    `SELECT waiter_submit, submitted_ahead FROM reelflow_slots WHERE holder = ? AND state <> ${W}`,
+    holder,
+  );
+  const ahead: WaiterAhead = {};
+  const submit = parseSubmit(row?.waiter_submit);
+  if (submit) ahead.submit = submit;
+  if (typeof row?.submitted_ahead === 'string') ahead.request = JSON.parse(row.submitted_ahead) as GenerationRequest;
+  return ahead;
+}
+
+/** Names the job submitted ahead for a granted slot's pipeline; false when the slot is gone. */
+export function* attachAheadProgram(holder: string, request: GenerationRequest): SlotProgram<boolean> {
+  const rows = yield* query(
+    `UPDATE reelflow_slots SET request_id = ?, submitted_ahead = ? WHERE holder = ? AND state <> ${W} RETURNING holder`,
+    request.request_id,
+    JSON.stringify(request),
+    holder,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Frees the slot of the job `requestId` (it reached a terminal state) and hands the room on. A job
+ * submitted ahead that its pipeline has not adopted yet leaves its row `spent` (its room free), so the
+ * pipeline still finds the job instead of taking a slot and submitting again.
+ */
 export function* releaseRequestProgram(requestId: string, caps: SlotCaps, now: number): SlotProgram<SlotGrant[]> {
-  const [row] = yield* query('SELECT holder FROM reelflow_slots WHERE request_id = ?', requestId);
-  return row ? yield* releaseProgram(String(row.holder), caps, now) : [];
+  const [row] = yield* query(
+    'SELECT holder, spent, submitted_ahead FROM reelflow_slots WHERE request_id = ?',
+    requestId,
+  );
+  if (!row || Number(row.spent) === 1) return [];
+  const holder = String(row.holder);
+  if (typeof row.submitted_ahead !== 'string') return (yield* releaseProgram(holder, caps, now)).grants;
+  yield* query('UPDATE reelflow_slots SET spent = 1 WHERE holder = ?', holder);
+  return yield* freedRoom(holder, caps, now);
 }
 
 /** Marks signalled grants held. */
@@ -250,7 +327,7 @@ export function* heldSinceProgram(before: number, limit: number): SlotProgram<He
 /** The slots in use and the queue, counted. */
 export function* snapshotProgram(): SlotProgram<SlotSnapshot> {
   const held = yield* query(
-    `SELECT model, fairness_key, count(*) AS n FROM reelflow_slots WHERE state <> ${W} GROUP BY model, fairness_key`,
+    `SELECT model, fairness_key, count(*) AS n FROM reelflow_slots WHERE ${IN_USE} GROUP BY model, fairness_key`,
   );
   const waiting = yield* query(
     `SELECT priority, fairness_key, count(*) AS n FROM reelflow_slots WHERE state = ${W}
@@ -318,6 +395,9 @@ export function slotStoreOver(
     acquire: (request, caps, now) => run('write', 'slot acquire', acquireProgram(request, caps, now)),
     release: (holder, caps, now) => run('write', 'slot release', releaseProgram(holder, caps, now)),
     attachRequest: (holder, requestId) => run('write', 'slot attach', attachRequestProgram(holder, requestId)),
+    attachAhead: (holder, request) => run('write', 'slot attach', attachAheadProgram(holder, request)),
+    keepSubmit: (holder, submit) => run('write', 'slot keep', keepSubmitProgram(holder, submit)),
+    ahead: (holder) => run('read', 'slot ahead', aheadProgram(holder)),
     releaseRequest: (requestId, caps, now) => run('write', 'slot release', releaseRequestProgram(requestId, caps, now)),
     grantWaiting: (caps, now) => run('write', 'slot grant', grantProgram(caps, now)),
     markSignalled: (holders) => run('write', 'slot mark', markSignalledProgram(holders)),

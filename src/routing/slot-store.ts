@@ -6,6 +6,8 @@
  * waiter in the transaction that frees it.
  */
 
+import type { GenerationRequest } from '../contract';
+
 /** Priority of a job whose pipeline names none (Temporal's default on its 1 (highest) … 5 scale). */
 export const SLOT_PRIORITY_DEFAULT = 3;
 
@@ -37,6 +39,29 @@ export interface SlotRequest {
   weight: number;
 }
 
+/** A waiter's submit larger than this (JSON bytes) is not kept: its pipeline submits it after the grant. */
+export const WAITER_SUBMIT_MAX_BYTES = 64 * 1024;
+
+/**
+ * A waiting job's submit as it is sent (its media references resolved), kept beside its place in the
+ * queue so whichever process frees a slot for it submits it at once with the holder as its
+ * Idempotency-Key (./account-slots.ts); only where the service honours the key.
+ */
+export interface WaiterSubmit {
+  model: string;
+  input: Record<string, unknown>;
+  /** Epoch ms after which the input's resolved media URLs may no longer be fetched: not sent after it. */
+  validUntil?: number;
+}
+
+/** What a releasing process did for a granted holder (SlotStore.ahead). */
+export interface WaiterAhead {
+  /** The submit kept for it (sent by the releaser, or to be sent by the pipeline as it is). */
+  submit?: WaiterSubmit;
+  /** The job the releaser submitted for it. */
+  request?: GenerationRequest;
+}
+
 /** A slot handed to a waiter: its workflow must be told (the `slotGranted` signal). */
 export interface SlotGrant {
   holder: string;
@@ -44,6 +69,19 @@ export interface SlotGrant {
   runId: string;
   /** Absent on slots the reaper lists. */
   fairnessKey?: string;
+  /** The waiter's submit (SlotStore.keepSubmit), on grants made by a release or a sweep while it is valid. */
+  submit?: WaiterSubmit;
+}
+
+/** What freeing a slot did. */
+export interface SlotRelease {
+  /** The grants whose workflows must now be signalled. */
+  grants: SlotGrant[];
+  /**
+   * The job a releasing process submitted for this holder (SlotStore.attachAhead) that its pipeline never
+   * took as its own (SlotStore.attachRequest): nobody waits for it any more, so it must be cancelled.
+   */
+  unadopted?: GenerationRequest;
 }
 
 /** A slot in use, as the reaper looks at it. */
@@ -84,11 +122,23 @@ export interface SlotStore {
   acquire(request: SlotRequest, caps: SlotCaps, now: number): Promise<'granted' | 'held' | 'waiting'>;
   /**
    * Frees `holder`'s slot (or drops it from the queue) and, in the same transaction, grants the freed
-   * room to the next waiters in order: the grants whose workflows must now be signalled.
+   * room to the next waiters in order; with the job submitted ahead for it that its pipeline never adopted.
    */
-  release(holder: string, caps: SlotCaps, now: number): Promise<SlotGrant[]>;
-  /** Names the job (`requestId`) `holder`'s slot was used for, so releaseRequest finds it. */
+  release(holder: string, caps: SlotCaps, now: number): Promise<SlotRelease>;
+  /**
+   * Names the job (`requestId`) `holder`'s slot was used for, so releaseRequest finds it: the pipeline's
+   * own submit, which also adopts a job submitted ahead for it.
+   */
   attachRequest(holder: string, requestId: string): Promise<void>;
+  /**
+   * Names the job a releasing process submitted for `holder` before its pipeline was told of the grant;
+   * false when the slot is gone (its waiter left meanwhile): the caller cancels the job.
+   */
+  attachAhead(holder: string, request: GenerationRequest): Promise<boolean>;
+  /** Keeps `submit` beside `holder`'s place in the queue; false when it is no longer waiting. */
+  keepSubmit(holder: string, submit: WaiterSubmit): Promise<boolean>;
+  /** The submit kept for a granted `holder` and the job a releaser submitted with it (empty when none). */
+  ahead(holder: string): Promise<WaiterAhead>;
   /**
    * Frees the slot of job `requestId` (its terminal webhook arrived) and grants the room on, as release
    * does; nothing when no slot names that job (never attached, or freed already).

@@ -130,7 +130,7 @@ export const SLOT_REAPER_EVERY_MS = 10_000;
 function accountSlots(
   store: RouteStore | undefined,
   caps: SlotCaps | undefined,
-  client: Client,
+  clients: { temporal: Client; service: ServiceClient },
   stopped: () => boolean,
 ): AccountSlots | undefined {
   if (!store || !caps) return undefined;
@@ -138,8 +138,10 @@ function accountSlots(
   const slots = new AccountSlots({
     store: store.slots,
     caps,
-    signaller: () => temporalSlotSignaller(client),
+    signaller: () => temporalSlotSignaller(clients.temporal),
+    service: clients.service,
     onGrant: (grant) => metrics.granted(grant.fairnessKey ?? ''),
+    onProblem: (message, details) => Runtime.instance().logger.warn(message, details),
   });
   const stop = slots.startReaper(SLOT_REAPER_EVERY_MS, () => {
     if (stopped()) stop();
@@ -163,7 +165,12 @@ export async function createReelflowWorker(options: ReelflowWorkerOptions): Prom
     ? options.routeStore
     : (options.routeStore ?? openRouteStore(loadRouteStoreSettings().location));
   const late: { worker?: Worker } = {};
-  const slots = accountSlots(routeStore, options.slotCaps, options.client, () => late.worker?.getState() === 'STOPPED');
+  const slots = accountSlots(
+    routeStore,
+    options.slotCaps,
+    { temporal: options.client, service: options.service },
+    () => late.worker?.getState() === 'STOPPED',
+  );
   const activities = createActivities({
     client: options.service,
     routes: options.routes ?? createRouteSubscriber(routeStore as RouteStore),

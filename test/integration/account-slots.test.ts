@@ -58,7 +58,8 @@ beforeAll(async () => {
     bundle,
     TASK_QUEUE,
     { render: 'stub', concurrencyPerModel: 64 },
-    { limits: backoff, slotCaps: caps },
+    // The local service honours Idempotency-Key: a queued job's submit waits beside its place (submitted by whoever frees a slot).
+    { limits: backoff, slotCaps: caps, idempotency: 'honoured' },
   );
   slots = testRouteStore(TASK_QUEUE).slots;
   bridge = await startTestBridge(h.service, env, TASK_QUEUE, { slotCaps: caps });
@@ -104,6 +105,11 @@ async function runBatches(inputs: TestBatch[], meanwhile?: () => Promise<unknown
   return (await Promise.all(progress.map((p) => testBatchResults(p, h.media.store)))).flat();
 }
 
+/** The jobs of the lone pipeline `name`. */
+function pipelineJobs(name: string): JobView[] {
+  return h.service.service.jobs().filter((j) => j.idempotencyKey?.startsWith(`reelflow:${name}/`));
+}
+
 function jobsOf(prefixes: string[]): JobView[] {
   return h.service.service
     .jobs()
@@ -140,12 +146,21 @@ describe('the account’s slots', () => {
     // Each job stays in flight for 300 ms, so 2 × 6 pipelines would overlap far beyond the caps without them.
     h.service.service.setFaults({ modelDurationMs: 300 });
     const names = ['cap-a', 'cap-b'];
+    const before = { ...h.service.service.counters() };
+    const workerSubmitsBefore = h.calls.submit;
     try {
       const results = await runBatches(names.map((name) => batch(name, 6, twoSteps)));
       expect(results.every((r) => r.status === 'completed')).toBe(true);
       const jobs = jobsOf(names);
       expect(jobs).toHaveLength(24);
       expect(new Set(jobs.map((j) => j.idempotencyKey)).size).toBe(24);
+      // Waiting jobs were submitted by whoever freed their slot (the bridge at the webhook, a settle) and
+      // adopted by their pipelines without a second POST: fewer submits by the worker's activities than
+      // jobs, one POST and one job per key.
+      const after = h.service.service.counters();
+      expect(after.jobsCreated - before.jobsCreated).toBe(24);
+      expect(after.submits - before.submits).toBe(24);
+      expect(h.calls.submit - workerSubmitsBefore).toBeLessThan(24);
       const ofModel = (model: string) => maxJobsInFlight(jobs.filter((j) => j.model === model));
       // Each cap was reached (so a broken one would show), and none was passed.
       expect(maxJobsInFlight(jobs)).toBe(caps.account);
@@ -223,32 +238,39 @@ describe('the account’s slots', () => {
     await expectAllFree();
   }, 180_000);
 
+  /**
+   * Starts three one-step pipelines whose jobs stay in flight, in order: the first two hold the long-form
+   * model's slots, the third waits for one.
+   */
+  async function twoHoldingOneWaiting(names: [string, string, string]) {
+    const handles = [];
+    for (const name of names) {
+      handles.push(
+        await env.client.workflow.start('pipelineWorkflow', {
+          taskQueue: TASK_QUEUE,
+          workflowId: pipelineWorkflowId(name),
+          args: [{ spec: oneStep(name), defaultPacing: { earlyCheckSeconds: 0 } }],
+        }),
+      );
+      await eventually(
+        async () =>
+          (await logAfter(0)).some((e) => e.workflowId === pipelineWorkflowId(name)) ||
+          (await slots.snapshot()).waiting.length > 0,
+        `${name} to ask`,
+      );
+    }
+    await eventually(async () => {
+      const snapshot = await slots.snapshot();
+      return snapshot.heldByModel[LONG_FORM] === 2 && snapshot.waiting.length === 1;
+    }, 'two slots held and one waiter');
+    return handles;
+  }
+
   it('the reaper frees the slot of a terminated pipeline and skips a terminated waiter', async () => {
     // Jobs that stay in flight: the pipelines hold their slots until they are terminated.
     h.service.service.setFaults({ modelDurationMs: 600_000 });
-    const names = ['leak-1', 'leak-2', 'leak-3'];
     try {
-      const handles = [];
-      for (const name of names) {
-        handles.push(
-          await env.client.workflow.start('pipelineWorkflow', {
-            taskQueue: TASK_QUEUE,
-            workflowId: pipelineWorkflowId(name),
-            args: [{ spec: oneStep(name), defaultPacing: { earlyCheckSeconds: 0 } }],
-          }),
-        );
-        // In this order: the first two hold the model's slots, the third waits.
-        await eventually(
-          async () =>
-            (await logAfter(0)).some((e) => e.workflowId === pipelineWorkflowId(name)) ||
-            (await slots.snapshot()).waiting.length > 0,
-          `${name} to ask`,
-        );
-      }
-      await eventually(async () => {
-        const snapshot = await slots.snapshot();
-        return snapshot.heldByModel[LONG_FORM] === 2 && snapshot.waiting.length === 1;
-      }, 'two slots held and one waiter');
+      const handles = await twoHoldingOneWaiting(['leak-1', 'leak-2', 'leak-3']);
       // Terminated: no settle frees the first's slot, and the third will never take one.
       await handles[0]!.terminate('leaked on purpose');
       await handles[2]!.terminate('leaked on purpose');
@@ -256,11 +278,17 @@ describe('the account’s slots', () => {
         store: slots,
         caps,
         signaller: () => temporalSlotSignaller(env.client),
+        service: h.sideClient,
         reapAfterMs: 0,
       });
       const swept = await reaper.sweep();
       expect(swept.reaped).toBe(1);
-      // The freed slot went to the terminated waiter, whose signal found it gone: handed on, nobody left.
+      // The freed slot went to the terminated waiter: its job was submitted with the grant, the signal
+      // found the run gone, and the job was cancelled and refunded (nobody would ever take it).
+      const [unadopted, ...more] = pipelineJobs('leak-3');
+      expect(more).toEqual([]);
+      expect(unadopted).toMatchObject({ status: 'CANCELLED' });
+      expect(unadopted!.creditsRefunded).toBe(unadopted!.creditsCharged);
       const after = await slots.snapshot();
       expect(after.heldByModel).toEqual({ [LONG_FORM]: 1 });
       expect(after.heldByKey).toEqual({ 'pipeline/leak-2': 1 });
@@ -273,7 +301,49 @@ describe('the account’s slots', () => {
     await expectAllFree();
   }, 120_000);
 
+  it('a waiter cancelled after its job was submitted for it has that job cancelled, refunded', async () => {
+    h.service.service.setFaults({ modelDurationMs: 600_000 });
+    try {
+      const [first, second, waiter] = await twoHoldingOneWaiting(['ahead-1', 'ahead-2', 'ahead-3']);
+      const holderOf = async (name: string) =>
+        (await logAfter(0)).find((e) => e.workflowId === pipelineWorkflowId(name))!.holder;
+      const temporal = temporalSlotSignaller(env.client);
+      // Frees the first pipeline's slot by hand; the waiter is cancelled (and closes) between the submit of
+      // its job and the grant's signal: the job is never taken by its pipeline.
+      const releaser = new AccountSlots({
+        store: slots,
+        caps,
+        service: h.sideClient,
+        signaller: () => ({
+          async grant(grant) {
+            await waiter!.cancel();
+            await waiter!.result().catch(() => undefined);
+            return temporal.grant(grant);
+          },
+          running: (workflowId, runId) => temporal.running(workflowId, runId),
+        }),
+      });
+      await first!.terminate('its slot is freed by hand');
+      await releaser.release(await holderOf('ahead-1'));
+      const [job, ...more] = pipelineJobs('ahead-3');
+      expect(more).toEqual([]);
+      expect(job).toMatchObject({ status: 'CANCELLED' });
+      expect(job!.creditsRefunded).toBe(job!.creditsCharged);
+      expect((await waiter!.describe()).status.name).toBe('CANCELLED');
+      expect((await slots.snapshot()).heldByKey).toEqual({ 'pipeline/ahead-2': 1 });
+      await second!.terminate('its slot is freed by hand');
+      await releaser.release(await holderOf('ahead-2'));
+    } finally {
+      h.service.service.setFaults({ modelDurationMs: 0 });
+    }
+    await expectAllFree();
+  }, 120_000);
+
   it('with the service answering 429 to a share of submits, every item completes exactly once and the back-off is shared', async () => {
+    // The back-off is shared by the workers' clients (this machine's); a bridge with the account's key
+    // submits for waiters in one try and leaves a 429 to the pipeline, without a back-off of its own.
+    await bridge.stop();
+    bridge = await startTestBridge(h.service, env, TASK_QUEUE, { slotCaps: caps, submits: false });
     const faultsBefore = h.service.service.injectedFaults().length;
     h.service.service.setFaults({
       modelDurationMs: 100,

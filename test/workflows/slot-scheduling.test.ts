@@ -175,4 +175,23 @@ describe('a graph step whose submit waits for a slot', () => {
       .map((c) => (c.args[0] as SubmitRequest).idempotencyKey);
     expect(sent).toEqual([key]);
   });
+
+  it('cancelled while it waits: gives its place back once and submits nothing', async () => {
+    const workflowId = 'pipeline/slot-cancel';
+    atCapacityOnce.add(workflowId);
+    const handle = await scripted.env.client.workflow.start('pipelineWorkflow', {
+      taskQueue: TASK_QUEUE,
+      workflowId,
+      args: [{ spec: spec('slot-cancel'), publishSearchAttributes: false }],
+    });
+    await eventually(async () => {
+      const summary = await handle.query<PipelineSummary>('pipelineProgress');
+      return summary.steps[0]?.phase === 'slot';
+    }, 'the step to wait for a slot');
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow('Workflow execution cancelled');
+    expect(service.calls(workflowId, 'submitAndSubscribe')).toEqual([]);
+    const key = queued.get(workflowId)?.idempotencyKey;
+    expect(service.calls(workflowId, 'releaseAccountPermit').map((c) => c.args[0])).toEqual([key]);
+  });
 });

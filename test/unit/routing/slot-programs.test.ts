@@ -96,14 +96,14 @@ describe.each(backends)('slots on %s', (_name, open) => {
     expect((await slots.snapshot()).heldByModel).toEqual({ upscale: 2, 'long-form': 1 });
 
     // An upscale slot frees: the upscale waiter gets it (the long-form one waited, but the account is full again).
-    expect(await slots.release('u1', caps, 10)).toEqual([
+    expect((await slots.release('u1', caps, 10)).grants).toEqual([
       { holder: 'u3', workflowId: 'wf-u3', runId: 'run-u3', fairnessKey: 'batch/a' },
     ]);
     expect(await slots.acquire(ask('u3'), caps, 11)).toBe('held');
     // Releasing twice, or a holder never seen, grants nothing.
-    expect(await slots.release('u1', caps, 12)).toEqual([]);
-    expect(await slots.release('nobody', caps, 12)).toEqual([]);
-    expect(await slots.release('l1', caps, 13)).toEqual([
+    expect((await slots.release('u1', caps, 12)).grants).toEqual([]);
+    expect((await slots.release('nobody', caps, 12)).grants).toEqual([]);
+    expect((await slots.release('l1', caps, 13)).grants).toEqual([
       { holder: 'l2', workflowId: 'wf-l2', runId: 'run-l2', fairnessKey: 'batch/a' },
     ]);
     const snapshot = await slots.snapshot();
@@ -123,7 +123,7 @@ describe.each(backends)('slots on %s', (_name, open) => {
       { holder: 'b', workflowId: 'wf-b', runId: 'run-b', fairnessKey: 'batch/a' },
     ]);
     // The pipeline's own release (its settle) and a second webhook find nothing left to free.
-    expect(await slots.release('a', caps, 5)).toEqual([]);
+    expect((await slots.release('a', caps, 5)).grants).toEqual([]);
     expect(await slots.releaseRequest('req-a', caps, 5)).toEqual([]);
     expect(await slots.releaseRequest('req-unknown', caps, 5)).toEqual([]);
     expect((await slots.snapshot()).heldByModel).toEqual({ upscale: 1 });
@@ -134,13 +134,82 @@ describe.each(backends)('slots on %s', (_name, open) => {
     ]);
   });
 
+  it('keeps a waiter’s submit beside its place and hands it over with its grant while it is valid', async () => {
+    const caps: SlotCaps = { account: 1, models: {} };
+    const submit = { model: 'upscale', input: { video_url: 'https://cdn.example/a.mp4', scale: 2 } };
+    expect(await slots.acquire(ask('h'), caps, 1)).toBe('granted');
+    // Kept only while it waits: a slot taken at once is used by the submit that asked.
+    expect(await slots.keepSubmit('h', submit)).toBe(false);
+    for (const [i, holder] of ['w', 'expired', 'plain'].entries())
+      expect(await slots.acquire(ask(holder), caps, 2 + i)).toBe('waiting');
+    expect(await slots.keepSubmit('w', submit)).toBe(true);
+    expect(await slots.keepSubmit('expired', { ...submit, validUntil: 5 })).toBe(true);
+    expect((await slots.release('h', caps, 5)).grants).toEqual([
+      { holder: 'w', workflowId: 'wf-w', runId: 'run-w', fairnessKey: 'batch/a', submit },
+    ]);
+    // The pipeline finds it after its grant (nothing submitted with it yet).
+    expect(await slots.ahead('w')).toEqual({ submit });
+    // Its signed URLs expired (valid until 5, granted at 6): the pipeline resolves its input again.
+    expect((await slots.release('w', caps, 6)).grants).toEqual([
+      { holder: 'expired', workflowId: 'wf-expired', runId: 'run-expired', fairnessKey: 'batch/a' },
+    ]);
+    // A waiter that kept none is granted without one.
+    expect((await slots.release('expired', caps, 7)).grants).toEqual([
+      { holder: 'plain', workflowId: 'wf-plain', runId: 'run-plain', fairnessKey: 'batch/a' },
+    ]);
+    expect(await slots.ahead('plain')).toEqual({});
+  });
+
+  it('a job submitted ahead is adopted by its pipeline, cancelled when its waiter left, and over at its webhook', async () => {
+    const caps: SlotCaps = { account: 2, models: {} };
+    const job = (id: string) => ({
+      request_id: id,
+      status: 'IN_QUEUE' as const,
+      model: 'upscale',
+      status_url: `https://svc/requests/${id}/status`,
+      response_url: `https://svc/requests/${id}`,
+      cancel_url: `https://svc/requests/${id}/cancel`,
+    });
+    await slots.acquire(ask('adopted'), caps, 1);
+    await slots.acquire(ask('left'), caps, 1);
+    await slots.acquire(ask('done'), caps, 1);
+    // Submitted ahead, then the pipeline finds that job and adopts it: its release cancels nothing.
+    expect(await slots.attachAhead('adopted', job('req-adopted'))).toBe(true);
+    expect(await slots.ahead('adopted')).toEqual({ request: job('req-adopted') });
+    await slots.attachRequest('adopted', 'req-adopted');
+    expect(await slots.release('adopted', caps, 2)).toEqual({
+      grants: [{ holder: 'done', workflowId: 'wf-done', runId: 'run-done', fairnessKey: 'batch/a' }],
+    });
+    // Its waiter left before adopting it: the release hands the job back to be cancelled.
+    expect(await slots.attachAhead('left', job('req-left'))).toBe(true);
+    expect(await slots.release('left', caps, 3)).toEqual({ grants: [], unadopted: job('req-left') });
+    // A waiter gone before the attach: the submitter learns it (and cancels the job itself).
+    expect(await slots.attachAhead('left', job('req-late'))).toBe(false);
+    // A job that ended before its pipeline adopted it frees its room at its terminal webhook (handed on),
+    // and its row stays for the pipeline, which finds the job and adopts it; its release grants nothing more.
+    expect(await slots.acquire(ask('other'), caps, 4)).toBe('granted');
+    expect(await slots.acquire(ask('next'), caps, 4)).toBe('waiting');
+    expect(await slots.attachAhead('done', job('req-done'))).toBe(true);
+    expect(await slots.releaseRequest('req-done', caps, 5)).toEqual([
+      { holder: 'next', workflowId: 'wf-next', runId: 'run-next', fairnessKey: 'batch/a' },
+    ]);
+    expect(await slots.releaseRequest('req-done', caps, 5)).toEqual([]);
+    expect((await slots.snapshot()).heldByKey).toEqual({ 'batch/a': 2 });
+    expect(await slots.acquire(ask('done'), caps, 6)).toBe('held');
+    expect(await slots.ahead('done')).toEqual({ request: job('req-done') });
+    await slots.attachRequest('done', 'req-done');
+    expect(await slots.release('done', caps, 7)).toEqual({ grants: [] });
+    for (const holder of ['other', 'next']) await slots.release(holder, caps, 8);
+    expect((await slots.snapshot()).heldByModel).toEqual({});
+  });
+
   it('a waiter that leaves the queue is never granted', async () => {
     const caps: SlotCaps = { account: 1, models: {} };
     await slots.acquire(ask('h'), caps, 1);
     await slots.acquire(ask('w1'), caps, 2);
     await slots.acquire(ask('w2'), caps, 3);
-    expect(await slots.release('w1', caps, 4)).toEqual([]);
-    expect((await slots.release('h', caps, 5)).map((grant) => grant.holder)).toEqual(['w2']);
+    expect((await slots.release('w1', caps, 4)).grants).toEqual([]);
+    expect((await slots.release('h', caps, 5)).grants.map((grant) => grant.holder)).toEqual(['w2']);
   });
 
   it('grants the best priority first, then the oldest waiter', async () => {
@@ -152,7 +221,7 @@ describe.each(backends)('slots on %s', (_name, open) => {
     const order: string[] = [];
     let holder = 'h';
     for (let i = 0; i < 5; i += 1) {
-      const [grant] = await slots.release(holder, caps, 100 + i);
+      const [grant] = (await slots.release(holder, caps, 100 + i)).grants;
       if (!grant) break;
       order.push(grant.holder);
       holder = grant.holder;
@@ -173,7 +242,7 @@ describe.each(backends)('slots on %s', (_name, open) => {
     const counts = { light: 0, heavy: 0 };
     let holder = 'h';
     for (let i = 0; i < 16; i += 1) {
-      const [grant] = await slots.release(holder, caps, 100 + i);
+      const [grant] = (await slots.release(holder, caps, 100 + i)).grants;
       holder = (grant as { holder: string }).holder;
       counts[holder.startsWith('a') ? 'light' : 'heavy'] += 1;
     }
@@ -190,11 +259,11 @@ describe.each(backends)('slots on %s', (_name, open) => {
     await slots.acquire(ask('h'), caps, 1);
     for (let i = 0; i < 12; i += 1) await slots.acquire(ask(`a${i}`, { fairnessKey: 'batch/old' }), caps, 10 + i);
     let holder = 'h';
-    for (let i = 0; i < 8; i += 1) holder = (await slots.release(holder, caps, 100 + i))[0]!.holder;
+    for (let i = 0; i < 8; i += 1) holder = (await slots.release(holder, caps, 100 + i)).grants[0]!.holder;
     for (let i = 0; i < 4; i += 1) await slots.acquire(ask(`n${i}`, { fairnessKey: 'batch/new' }), caps, 200 + i);
     const next: string[] = [];
     for (let i = 0; i < 4; i += 1) {
-      holder = (await slots.release(holder, caps, 300 + i))[0]!.holder;
+      holder = (await slots.release(holder, caps, 300 + i)).grants[0]!.holder;
       next.push(holder[0]!);
     }
     // Alternating (the newcomer is not owed the eight grants the old key had before it came).
