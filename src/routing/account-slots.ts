@@ -44,9 +44,6 @@ export interface SweepResult {
 /** At most this many slots are looked at per sweep (caps are far below it; the next sweep goes on). */
 const SWEEP_LIMIT = 500;
 
-/** Tries of the cancel of a job submitted for a waiter that left (each with the client's own retries). */
-const CANCEL_TRIES = 3;
-
 /**
  * The account's slots as a worker uses them: asks the store for a slot (granted at once, or queued),
  * frees one and signals the workflows its room was granted to, and reaps slots whose holder's run
@@ -179,30 +176,18 @@ export class AccountSlots {
     if (!(await this.store.attachAhead(grant.holder, request))) await this.cancelUnadopted(request);
   }
 
-  /** Cancels a job submitted for a waiter that will never take it (refunded by the service). */
+  /** Cancels a job submitted for a waiter that will never take it (refunded; the client retries the cancel). */
   private async cancelUnadopted(request: GenerationRequest): Promise<void> {
     const { service } = this.options;
-    if (!service) {
-      this.options.onProblem?.('a job submitted for a waiter that left is not cancelled: no service client here', {
+    const problem = (reason: string) =>
+      this.options.onProblem?.('a job submitted for a waiter that left is not cancelled', {
         requestId: request.request_id,
+        reason,
       });
-      return;
-    }
-    for (let tries = 1; ; tries += 1) {
-      try {
-        await service.cancel(request.request_id, { cancelUrl: request.cancel_url });
-        return;
-      } catch (error) {
-        if (tooLateToCancel(error)) return;
-        if (tries >= CANCEL_TRIES) {
-          this.options.onProblem?.('could not cancel a job submitted for a waiter that left', {
-            requestId: request.request_id,
-            reason: (error as Error).message,
-          });
-          return;
-        }
-      }
-    }
+    if (!service) return problem('no service client in this process');
+    await service.cancel(request.request_id, { cancelUrl: request.cancel_url }).catch((error: unknown) => {
+      if (!tooLateToCancel(error)) problem((error as Error).message);
+    });
   }
 
   /**
