@@ -20,7 +20,12 @@ import { validatePipelineSpec } from '../pipeline-spec/spec';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tooLateToCancel } from '../client/errors';
 import type { AccountSlots } from '../routing/account-slots';
-import { SLOT_PRIORITY_DEFAULT, WAITER_SUBMIT_MAX_BYTES, type SlotRequest } from '../routing/slot-store';
+import {
+  SLOT_PRIORITY_DEFAULT,
+  WAITER_SUBMIT_MAX_BYTES,
+  waiterSubmitValid,
+  type SlotRequest,
+} from '../routing/slot-store';
 import { guardedSubmit } from './submit-guard';
 import { candidateOrphans } from './candidates';
 import { recordSubmitted, submittedByEarlierAttempt } from './submitted-record';
@@ -462,7 +467,7 @@ async function grantedAhead(
 ): Promise<{ request?: GenerationRequest; sent?: Record<string, unknown> }> {
   const { request, submit } = await slots.ahead(idempotencyKey);
   if (request) return { request };
-  if (submit && (submit.validUntil === undefined || submit.validUntil > Date.now())) return { sent: submit.input };
+  if (submit && waiterSubmitValid(submit, Date.now())) return { sent: submit.input };
   return {};
 }
 

@@ -1,6 +1,6 @@
 import type { GenerationRequest, ModelId, ModelInputs } from '../contract';
-import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
+import { cancelUnlessEnded } from './cancel-job';
 import type { SlotCaps, SlotGrant, SlotRelease, SlotRequest, SlotStore, WaiterAhead, WaiterSubmit } from './slot-store';
 
 /** How grants reach waiting workflows (./slot-signaller.ts over a Temporal client). */
@@ -185,9 +185,7 @@ export class AccountSlots {
         reason,
       });
     if (!service) return problem('no service client in this process');
-    await service.cancel(request.request_id, { cancelUrl: request.cancel_url }).catch((error: unknown) => {
-      if (!tooLateToCancel(error)) problem((error as Error).message);
-    });
+    await cancelUnlessEnded(service, request).catch((error: unknown) => problem((error as Error).message));
   }
 
   /**

@@ -11,10 +11,10 @@ import {
   uriProblem,
   SIGNAL_NAMES,
 } from '../contract';
-import { tooLateToCancel } from '../client/errors';
 import type { ServiceClient } from '../client/types';
 import { forEachReference, resolveReferences } from '../pipeline-spec/references';
 import { PREPARED_STATE, type RouteStore } from './store';
+import { cancelUnlessEnded } from './cancel-job';
 import { linkActiveTrace } from './trace-links';
 
 /**
@@ -84,11 +84,6 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
   const { store, client } = options;
   const now = options.now ?? Date.now;
   const leaseMs = options.takeLeaseMs ?? 30_000;
-  const cancel = async (request: GenerationRequest) => {
-    await client.cancel(request.request_id, { cancelUrl: request.cancel_url }).catch((error: unknown) => {
-      if (!tooLateToCancel(error)) throw error;
-    });
-  };
   const giveUp = async (requestId: string, reason: string) => {
     options.onGiveUp?.(requestId, reason);
     await store.settlePrepared(requestId, null);
@@ -131,7 +126,7 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
       const state = await store.settlePrepared(requestId, JSON.stringify(request));
       if (state === PREPARED_STATE.cancelledByBridge) {
         // The pipeline ended while this submit ran: it starts no later step, so the job is cancelled (refunded).
-        await cancel(request);
+        await cancelUnlessEnded(client, request);
         return null;
       }
       return {
@@ -141,6 +136,6 @@ export function createPreparedSubmitter(options: PreparedSubmitterOptions): Prep
         ...(rest[0] ? { nextKey: rest[0].idempotencyKey } : {}),
       };
     },
-    cancel: (submission) => cancel(submission.request),
+    cancel: (submission) => cancelUnlessEnded(client, submission.request),
   };
 }

@@ -10,6 +10,7 @@ import {
   type SlotSnapshot,
   type WaiterAhead,
   type WaiterSubmit,
+  waiterSubmitValid,
 } from './slot-store';
 
 /** A row as either driver returns it (PostgreSQL gives BIGINT as text: read every number with Number()). */
@@ -203,7 +204,7 @@ export function* grantProgram(caps: SlotCaps, now: number): SlotProgram<SlotGran
     };
     const submit = parseSubmit(row.waiter_submit);
     // One whose media URLs expired is left to the pipeline, which resolves them again.
-    if (submit && (submit.validUntil === undefined || submit.validUntil > now)) grant.submit = submit;
+    if (submit && waiterSubmitValid(submit, now)) grant.submit = submit;
     const model = String(row.model);
     yield* query(`UPDATE reelflow_slots SET state = ${G}, granted_at = ? WHERE holder = ?`, now, grant.holder);
     yield* countGrant(String(row.fairness_key), Number(row.weight));

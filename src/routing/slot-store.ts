@@ -54,6 +54,11 @@ export interface WaiterSubmit {
   validUntil?: number;
 }
 
+/** Whether `submit` may still be sent at `now` (its resolved media URLs have not expired). */
+export function waiterSubmitValid(submit: WaiterSubmit, now: number): boolean {
+  return submit.validUntil === undefined || submit.validUntil > now;
+}
+
 /** What a releasing process did for a granted holder (SlotStore.ahead). */
 export interface WaiterAhead {
   /** The submit kept for it (sent by the releaser, or to be sent by the pipeline as it is). */
